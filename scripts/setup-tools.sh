@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs the real tools the integration tests (and `launch:` targets) use. Idempotent: Debian packages are
+# installed only when missing, Go-built servers are cached outside the checkout so fresh clones reuse them.
+set -euo pipefail
+
+KUBO_VERSION="v0.42.0"
+MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
+TOOLS_DIR="${BENCHSPEC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/benchspec/tools}"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+install_debian_packages() {
+  local missing=()
+  command -v fio >/dev/null || missing+=(fio)
+  command -v shellcheck >/dev/null || missing+=(shellcheck)
+  command -v chromium >/dev/null || missing+=(chromium)
+  command -v losetup >/dev/null || missing+=(mount)
+  command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
+  if ((${#missing[@]} == 0)); then
+    log "Debian packages present"
+    return
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  local sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Builds a Go binary from a module downloaded through the module proxy (`go install pkg@version` cannot list
+# versions here, so the module directory is fetched explicitly and built in a writable copy).
+build_go_tool() {
+  local name=$1 module=$2 version=$3 package=$4 binary=$5
+  local dest="$TOOLS_DIR/$name-$version"
+  if [[ -x "$dest/$binary" ]]; then
+    log "$name $version cached at $dest"
+    return
+  fi
+  log "building $name $version (a few minutes on 2 cores)"
+  local dir work
+  dir=$(go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [[ -n "$dir" && -d "$dir" ]] || { log "could not download $module@$version"; exit 1; }
+  work=$(mktemp -d -t benchspec-build-XXXXXX)
+  # Removed on any exit: a failed build would otherwise leave a few hundred MB of module copy in /tmp.
+  # shellcheck disable=SC2064 # expand now: $work is local and may be out of scope when the trap fires
+  trap "rm -rf $(printf %q "$work")" EXIT
+  cp -r "$dir/." "$work/"
+  chmod -R u+w "$work"
+  mkdir -p "$dest"
+  (cd "$work" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$dest/$binary.tmp" "$package")
+  mv "$dest/$binary.tmp" "$dest/$binary"
+  rm -rf "$work"
+  trap - EXIT
+  log "$name built: $dest/$binary"
+}
+
+install_debian_packages
+mkdir -p "$TOOLS_DIR"
+build_go_tool kubo github.com/ipfs/kubo "$KUBO_VERSION" ./cmd/ipfs ipfs
+build_go_tool minio github.com/minio/minio "$MINIO_VERSION" . minio
+log "tools ready in $TOOLS_DIR"

@@ -1,0 +1,42 @@
+/** What every command shares: output streams, colour, the package version, exit codes. */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { renderDiagnostics } from "../diagnostics/render.js";
+
+export const EXIT = { ok: 0, failure: 1, invalid: 2, interrupted: 130 } as const;
+
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+/** The package root (where package.json, schema/ and templates/ live), from src/cli or dist/cli alike. */
+export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+export function useColor(io: Io, stream: Io["stdout"]): boolean {
+  return !("NO_COLOR" in io.env) && stream.isTTY === true && io.env.TERM !== "dumb";
+}
+
+export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): void {
+  if (diagnostics.length === 0) return;
+  io.stderr.write(`${renderDiagnostics(diagnostics, { color: useColor(io, io.stderr) })}\n`);
+}
+
+/** Thrown by commands to end with a message and an exit code, never a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failure,
+  ) {
+    super(message);
+  }
+}
+
+/** Collects a repeatable option (`--set a=1 --set b=2`). */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -1,0 +1,41 @@
+import { Command } from "commander";
+import { access, readFile, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { CliError, EXIT, PACKAGE_ROOT, type Io } from "./context.js";
+
+export function makeInitCommand(io: Io, setExit: (code: number) => void): Command {
+  return new Command("init")
+    .description("write a commented starter spec")
+    .argument("[file]", "where to write it", "benchspec.yaml")
+    .option("-f, --force", "overwrite an existing file")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ benchspec init                     # writes benchspec.yaml
+  $ benchspec init specs/nvme.yaml`,
+    )
+    .action(async (file: string, options: { force?: boolean }) => {
+      if (!options.force && (await exists(file))) {
+        throw new CliError(`${file} exists; use --force to overwrite it`, EXIT.invalid);
+      }
+      await writeFile(file, await starterSpec(file), { flag: options.force ? "w" : "wx" });
+      io.stdout.write(`wrote ${file}; next: benchspec validate ${file}\n`);
+      setExit(EXIT.ok);
+    });
+}
+
+export async function starterSpec(file: string): Promise<string> {
+  const template = await readFile(join(PACKAGE_ROOT, "templates", "init.yaml"), "utf8");
+  const schemaPath = relative(dirname(resolve(file)), join(PACKAGE_ROOT, "schema", "benchspec.schema.json"));
+  return template.replaceAll("{{schema}}", schemaPath.split(sep).join("/")).replaceAll("{{file}}", file);
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

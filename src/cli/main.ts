@@ -1,0 +1,55 @@
+/**
+ * The benchspec command line: wiring only. Each command lives in its own module and reports its exit code;
+ * errors become one line on stderr, never a stack trace.
+ */
+import { Command, CommanderError } from "commander";
+import { CliError, EXIT, VERSION, type Io } from "./context.js";
+import { makeInitCommand } from "./init.js";
+import { makePlanCommand } from "./plan.js";
+import { makeSchemaCommand } from "./schema.js";
+import { makeValidateCommand } from "./validate.js";
+
+export function makeProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command("benchspec")
+    .description("declarative storage benchmarks: validate, plan, compile and run specs")
+    .version(VERSION)
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ benchspec init my.yaml
+  $ benchspec validate specs/*.yaml
+  $ benchspec plan specs/quickstart.yaml`,
+    );
+  for (const make of [makeValidateCommand, makePlanCommand, makeSchemaCommand, makeInitCommand]) {
+    program.addCommand(make(io, setExit));
+  }
+  program.commands.forEach((command) => command.exitOverride().configureOutput(program.configureOutput()));
+  return program.exitOverride();
+}
+
+export async function main(argv: readonly string[], io: Io = process): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const program = makeProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and version exit 0; usage errors (already printed by commander) are "invalid input".
+      return error.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+    }
+    if (error instanceof CliError) {
+      io.stderr.write(`benchspec: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.stderr.write(`benchspec: internal error: ${(error as Error)?.message ?? String(error)}\n`);
+    if (io.env.BENCHSPEC_DEBUG) io.stderr.write(`${(error as Error)?.stack}\n`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,30 @@
+import { Command } from "commander";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { specJsonSchema } from "../spec/json-schema.js";
+import { EXIT, type Io } from "./context.js";
+
+export function makeSchemaCommand(io: Io, setExit: (code: number) => void): Command {
+  return new Command("schema")
+    .description("write the JSON Schema of the spec language (for editors)")
+    .option("-o, --out <file>", 'where to write it ("-" for stdout)', "schema/benchspec.schema.json")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ benchspec schema                      # writes schema/benchspec.schema.json
+  $ benchspec schema -o - | jq .title
+
+Reference it from a spec with:  # yaml-language-server: $schema=<path to the file>`,
+    )
+    .action(async (options: { out: string }) => {
+      const text = specJsonSchema();
+      if (options.out === "-") io.stdout.write(text);
+      else {
+        await mkdir(dirname(options.out), { recursive: true });
+        await writeFile(options.out, text);
+        io.stdout.write(`wrote ${options.out}\n`);
+      }
+      setExit(EXIT.ok);
+    });
+}

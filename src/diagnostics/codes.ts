@@ -1,0 +1,43 @@
+/**
+ * Every diagnostic code benchspec emits, with what it means. Codes are stable: tests, editors and scripts
+ * may match on them.
+ */
+export const DIAGNOSTIC_CODES = {
+  "yaml-syntax": "the file is not valid YAML",
+  "file-too-large": "the spec file exceeds the size limit",
+  "too-deep": "the document nests deeper than the limit",
+  "too-many-nodes": "the document has more values than the limit",
+  "alias-limit": "YAML aliases expand beyond the limit (alias bomb)",
+  "duplicate-key": "a mapping has the same key twice",
+  "forbidden-key": "a key such as __proto__ that could alter objects",
+  "unknown-key": "a key that is not part of the language here",
+  "missing-key": "a required key is absent",
+  "invalid-type": "a value has the wrong type",
+  "invalid-value": "a value is outside what is allowed",
+  "invalid-unit": "a value lacks a unit or has one that is not accepted",
+  "invalid-name": "a name uses characters that are not allowed",
+  "invalid-env-ref": "a ${...} reference other than ${env:NAME}",
+  "expr-syntax": "an expression cannot be parsed",
+  "unknown-var": "an expression uses a variable that is not defined",
+  "unknown-target": "a workload names a target that is not defined",
+  "unknown-workload": "an expect or chart names a workload that is not defined",
+  "unknown-param": "a name that is not a workload parameter",
+  "duplicate-name": "two workloads share a name",
+  "duplicate-dimension": "a parameter is swept both as a list and in the matrix",
+  "engine-target-mismatch": "the engine cannot drive this kind of target",
+  "unsupported-op": "the engine does not support the operation",
+  "param-not-applicable": "the parameter has no meaning for the engine",
+  "bs-exceeds-size": "the block size is larger than the data size",
+  "not-destructive": "a block device would be written without destructive: true",
+  "no-endpoint": "an object or IPFS target has neither an endpoint nor launch",
+  "conflicting-keys": "two keys that exclude each other are both set",
+  "missing-runtime": "steady-state detection needs a duration",
+  "empty-matrix": "the matrix excludes every combination",
+  "too-many-cases": "the plan expands to more cases than the limit",
+  "invalid-set": "a --set override is malformed",
+  "file-not-found": "the spec file cannot be read",
+  "literal-secret": "a credential is written into the spec instead of ${env:NAME} (warning)",
+  "matches-nothing": "an expectation or filter matches no case (warning)",
+} as const;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

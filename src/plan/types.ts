@@ -1,0 +1,65 @@
+/**
+ * The Plan IR: what a spec expands into. Every case carries fully resolved, typed parameters; nothing
+ * downstream (compile, run, report) re-reads the YAML or applies a default.
+ */
+import type { EngineName, Op } from "../spec/engines.js";
+import type { Metric, ParamName, Params, Spec, Target, TargetKind } from "../spec/schema.js";
+
+/** Where a case's parameter value came from. */
+export type ParamSource = "builtin" | "defaults" | "workload" | "matrix" | "include";
+
+export type CaseParams = Partial<Params> & {
+  target: string;
+  engine: EngineName;
+  op: Op;
+  repeat: number;
+  warmup: number;
+};
+
+export interface Case {
+  /** Stable, file-name-safe id: workload.target.op followed by the swept parameters. */
+  id: string;
+  index: number;
+  workload: string;
+  target: string;
+  targetKind: TargetKind;
+  engine: EngineName;
+  op: Op;
+  params: CaseParams;
+  sources: Partial<Record<ParamName, ParamSource>>;
+  /** The parameters that vary across this workload's cases, in matrix order. */
+  dims: ParamName[];
+}
+
+export interface PlannedExpect {
+  index: number;
+  workload: string;
+  where: Partial<Params>;
+  metric: Metric;
+  atLeast?: number;
+  atMost?: number;
+  /** The expressions as written, for reports ("min(1000 + 6 * capacityGiB, 3000)"). */
+  atLeastText?: string;
+  atMostText?: string;
+  description?: string;
+  /** Ids of the cases the assertion applies to. */
+  cases: string[];
+}
+
+export interface Plan {
+  benchspec: 1;
+  name: string;
+  description?: string;
+  /** sha256 of the spec's canonical JSON (after --set), so formatting and comments do not change it. */
+  specHash: string;
+  vars: Record<string, number>;
+  targets: Record<string, Target>;
+  cases: Case[];
+  expect: PlannedExpect[];
+  report: NonNullable<Spec["report"]>;
+}
+
+/** Measured repetitions plus warm-ups: what a run will execute. */
+export function countRepetitions(plan: Plan): number {
+  return plan.cases.reduce((sum, c) => sum + c.params.repeat + c.params.warmup, 0);
+}

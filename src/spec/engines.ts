@@ -1,0 +1,81 @@
+/**
+ * What each engine of the language can do: the target kinds it drives, its operations, the workload
+ * parameters that mean something to it, and its defaults. A typed record, so a new engine that forgets an
+ * entry is a type error; shared stages read this table and never branch on an engine's name.
+ */
+import type { ParamName, Params, TargetKind } from "./schema.js";
+
+export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+export const OPS = [
+  "read",
+  "write",
+  "randread",
+  "randwrite",
+  "readwrite",
+  "randrw",
+  "put",
+  "get",
+  "delete",
+  "stat",
+  "list",
+] as const;
+export type Op = (typeof OPS)[number];
+
+/** Operations that change the target's contents (a block device needs destructive: true for these). */
+export const WRITING_OPS: ReadonlySet<Op> = new Set(["write", "randwrite", "readwrite", "randrw", "put", "delete"]);
+/** Operations that mix reads and writes, where the `read` percentage applies. */
+export const MIXED_OPS: ReadonlySet<Op> = new Set(["readwrite", "randrw"]);
+
+export interface EngineInfo {
+  summary: string;
+  targetKinds: readonly TargetKind[];
+  ops: readonly Op[];
+  /** Parameters beyond the common ones that this engine understands. */
+  params: readonly ParamName[];
+  defaults: Partial<Params>;
+}
+
+/** Parameters every engine understands. */
+export const COMMON_PARAMS: readonly ParamName[] = ["target", "engine", "op", "repeat", "warmup", "data", "sample"];
+
+export const ENGINES: Record<EngineName, EngineInfo> = {
+  fio: {
+    summary: "fio jobs against a file system directory or a block device",
+    targetKinds: ["fs", "block"],
+    ops: ["read", "write", "randread", "randwrite", "readwrite", "randrw"],
+    params: ["size", "bs", "iodepth", "jobs", "read", "duration", "ramp", "direct", "precondition", "steady", "ioengine", "autotune"],
+    defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
+  },
+  dd: {
+    summary: "parallel dd processes behind a start barrier",
+    targetKinds: ["fs", "block"],
+    ops: ["read", "write"],
+    params: ["bs", "count", "parallel", "direct", "autotune"],
+    defaults: { bs: 2 ** 20, count: 64, parallel: 1, direct: false },
+  },
+  s3: {
+    summary: "the AWS SDK against an S3-compatible object store",
+    targetKinds: ["s3"],
+    ops: ["put", "get", "delete", "stat", "list"],
+    params: ["size", "objects", "concurrency", "multipart", "duration", "autotune"],
+    defaults: { size: 2 ** 20, objects: 16, concurrency: 4, multipart: false },
+  },
+  ipfs: {
+    summary: "the Kubo RPC API (put = add, get = cat)",
+    targetKinds: ["ipfs"],
+    ops: ["put", "get"],
+    params: ["size", "objects", "concurrency", "chunker", "cidVersion", "rawLeaves", "pin", "autotune"],
+    defaults: { size: 2 ** 20, objects: 4, concurrency: 1, chunker: "size-262144", cidVersion: 1, rawLeaves: true, pin: true },
+  },
+};
+
+/** Defaults every engine shares, applied before the engine's own. */
+export const COMMON_DEFAULTS: Partial<Params> = { repeat: 1, warmup: 0, data: "random" };
+
+export const DEFAULT_ENGINE: Record<TargetKind, EngineName> = { fs: "fio", block: "fio", s3: "s3", ipfs: "ipfs" };
+
+export function engineParams(engine: EngineName): ReadonlySet<ParamName> {
+  return new Set([...COMMON_PARAMS, ...ENGINES[engine].params]);
+}

@@ -1,0 +1,264 @@
+/**
+ * Expansion: Spec → Plan. Each workload's matrix cells are resolved against the layered parameter
+ * sources (cell, workload, spec defaults, engine defaults, common defaults) into cases with stable ids,
+ * and the rules that need a resolved case (engine vs target, op, bs vs size, destructive…) run here.
+ */
+import type { SpecPath } from "../diagnostics/diagnostic.js";
+import type { Case, CaseParams, ParamSource, Plan, PlannedExpect } from "../plan/types.js";
+import {
+  COMMON_DEFAULTS,
+  DEFAULT_ENGINE,
+  ENGINES,
+  engineParams,
+  MIXED_OPS,
+  WRITING_OPS,
+  type EngineName,
+  type Op,
+} from "./engines.js";
+import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
+import { idFragment, sameValue } from "./params.js";
+import { PARAM_NAMES, SWEEPABLE_PARAMS, type ParamName, type ParamValue, type Spec, type Workload } from "./schema.js";
+import type { DiagnosticSink } from "./sink.js";
+import { evaluate } from "./vars.js";
+
+export const MAX_CASES = 100_000;
+
+interface Origin {
+  source: ParamSource;
+  path: SpecPath;
+}
+
+export function expand(spec: Spec, vars: Record<string, number>, specHash: string, sink: DiagnosticSink): Plan {
+  const cases: Case[] = [];
+  const ids = new Set<string>();
+  for (const [index, workload] of spec.workloads.entries()) {
+    const base: SpecPath = ["workloads", index];
+    const cells = expandMatrix(
+      dimensionsOf(workload, base),
+      workload.matrix?.exclude ?? [],
+      workload.matrix?.include ?? [],
+      [...base, "matrix", "include"],
+    );
+    if (cells.length === 0) sink.error("empty-matrix", "the matrix excludes every combination", [...base, "matrix"]);
+    if (cases.length + cells.length > MAX_CASES) {
+      sink.error("too-many-cases", `the plan would have more than ${MAX_CASES} cases`, base);
+      break;
+    }
+    for (const cell of cells) {
+      const resolved = resolveCase(spec, workload, base, cell, sink);
+      if (!resolved) continue;
+      const id = uniqueId(caseId(workload.name, resolved), ids);
+      cases.push({ ...resolved, id, index: cases.length });
+    }
+  }
+  return {
+    benchspec: 1,
+    name: spec.name,
+    ...(spec.description !== undefined && { description: spec.description }),
+    specHash,
+    vars,
+    targets: spec.targets,
+    cases,
+    expect: planExpectations(spec, vars, cases, sink),
+    report: spec.report ?? {},
+  };
+}
+
+function dimensionsOf(workload: Workload, base: SpecPath): Dimension[] {
+  const dimensions: Dimension[] = [];
+  for (const key of SWEEPABLE_PARAMS) {
+    const value = workload[key];
+    if (Array.isArray(value)) dimensions.push({ key, values: value, path: [...base, key] });
+  }
+  for (const key of PARAM_NAMES) {
+    const values = workload.matrix?.[key];
+    if (values) dimensions.push({ key, values, path: [...base, "matrix", key] });
+  }
+  return dimensions;
+}
+
+type ResolvedCase = Omit<Case, "id" | "index">;
+
+function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell, sink: DiagnosticSink): ResolvedCase | undefined {
+  /** The user's value for a parameter, most specific source first. */
+  const userValue = (key: ParamName): { value: ParamValue; origin: Origin } | undefined => {
+    const fromCell = cell.values[key];
+    if (fromCell !== undefined) return { value: fromCell, origin: cell.origins[key]! };
+    const fromWorkload = (workload as Record<string, unknown>)[key];
+    if (fromWorkload !== undefined && !Array.isArray(fromWorkload)) {
+      return { value: fromWorkload as ParamValue, origin: { source: "workload", path: [...base, key] } };
+    }
+    const fromDefaults = spec.defaults?.[key];
+    if (fromDefaults !== undefined) return { value: fromDefaults, origin: { source: "defaults", path: ["defaults", key] } };
+    return undefined;
+  };
+
+  const targetNames = Object.keys(spec.targets);
+  const target = (userValue("target")?.value as string | undefined) ?? (targetNames.length === 1 ? targetNames[0] : undefined);
+  if (target === undefined) {
+    sink.error("missing-key", `missing required key "target"; this spec defines ${targetNames.join(", ")}`, base);
+    return undefined;
+  }
+  const targetSpec = spec.targets[target];
+  if (!targetSpec) return undefined; // reported by the targetsExist rule
+
+  const engineChoice = userValue("engine");
+  const engine = (engineChoice?.value as EngineName | undefined) ?? DEFAULT_ENGINE[targetSpec.kind];
+  const info = ENGINES[engine];
+  if (!info.targetKinds.includes(targetSpec.kind)) {
+    const able = Object.entries(ENGINES).filter(([, e]) => e.targetKinds.includes(targetSpec.kind)).map(([n]) => n);
+    sink.error(
+      "engine-target-mismatch",
+      `engine ${engine} cannot drive ${targetSpec.kind} target "${target}"; engines for ${targetSpec.kind}: ${able.join(", ")}`,
+      engineChoice?.origin.path ?? [...base, "target"],
+    );
+    return undefined;
+  }
+
+  const opChoice = userValue("op");
+  if (!opChoice) {
+    sink.error("missing-key", `missing required key "op"; ${engine} supports ${info.ops.join(", ")}`, base);
+    return undefined;
+  }
+  const op = opChoice.value as Op;
+  if (!info.ops.includes(op)) {
+    sink.error("unsupported-op", `engine ${engine} has no op "${op}"; it supports ${info.ops.join(", ")}`, opChoice.origin.path);
+    return undefined;
+  }
+
+  const applicable = engineParams(engine);
+  const builtin: Partial<Record<ParamName, ParamValue>> = {
+    ...COMMON_DEFAULTS,
+    ...info.defaults,
+    ...(MIXED_OPS.has(op) && { read: 50 }),
+  };
+  const params: Partial<Record<ParamName, ParamValue>> = {};
+  const sources: Partial<Record<ParamName, ParamSource>> = {};
+  const origins: Partial<Record<ParamName, Origin>> = {};
+  let valid = true;
+  for (const key of PARAM_NAMES) {
+    const choice = userValue(key);
+    if (choice && !applicable.has(key)) {
+      // A spec-wide default that does not fit this engine is simply not used; a workload value is a mistake.
+      if (choice.origin.source === "defaults") continue;
+      const users = Object.entries(ENGINES).filter(([name, e]) => e.params.includes(key) && name !== engine).map(([n]) => n);
+      sink.error("param-not-applicable", `"${key}" has no meaning for engine ${engine}${users.length ? ` (used by ${users.join(", ")})` : ""}`, choice.origin.path);
+      valid = false;
+      continue;
+    }
+    if (key === "read" && choice && !MIXED_OPS.has(op)) {
+      if (choice.origin.source === "defaults") continue;
+      sink.error("param-not-applicable", `"read" sets the mix of readwrite/randrw; op is ${op}`, choice.origin.path);
+      valid = false;
+      continue;
+    }
+    const value = choice?.value ?? builtin[key];
+    if (value === undefined || !applicable.has(key)) continue;
+    params[key] = value;
+    sources[key] = choice?.origin.source ?? "builtin";
+    if (choice) origins[key] = choice.origin;
+  }
+  params.target = target;
+  params.engine = engine;
+  params.op = op;
+  sources.engine = engineChoice?.origin.source ?? "builtin";
+
+  const caseParams = params as CaseParams;
+  if (!checkCase(caseParams, origins, targetSpec, target, base, sink) || !valid) return undefined;
+  return {
+    workload: workload.name,
+    target,
+    targetKind: targetSpec.kind,
+    engine,
+    op,
+    params: caseParams,
+    sources,
+    dims: PARAM_NAMES.filter((key) => cell.values[key] !== undefined),
+  };
+}
+
+/** Rules over one resolved case. */
+function checkCase(
+  params: CaseParams,
+  origins: Partial<Record<ParamName, Origin>>,
+  target: Spec["targets"][string],
+  targetName: string,
+  base: SpecPath,
+  sink: DiagnosticSink,
+): boolean {
+  let ok = true;
+  const pathOf = (key: ParamName) => origins[key]?.path ?? base;
+  if (params.bs !== undefined && params.size !== undefined && params.bs > params.size) {
+    sink.error("bs-exceeds-size", `bs ${idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`, pathOf(origins.bs ? "bs" : "size"));
+    ok = false;
+  }
+  const writes = WRITING_OPS.has(params.op) || params.precondition !== undefined;
+  if (target.kind === "block" && writes && target.destructive !== true) {
+    const why = params.precondition && !WRITING_OPS.has(params.op) ? "preconditioning writes" : `op ${params.op} writes`;
+    sink.error(
+      "not-destructive",
+      `${why} to block device ${target.device}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
+      ["targets", targetName],
+    );
+    ok = false;
+  }
+  if (params.steady && params.duration === undefined) {
+    sink.error("missing-runtime", 'steady-state detection is time-based: set "duration" (the longest a repetition may run)', pathOf("steady"));
+    ok = false;
+  }
+  if (params.autotune && !engineParams(params.engine).has(params.autotune.param)) {
+    sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [...pathOf("autotune"), "param"]);
+    ok = false;
+  }
+  return ok;
+}
+
+function caseId(workload: string, resolved: ResolvedCase): string {
+  const parts = [workload, resolved.target, resolved.op];
+  for (const key of resolved.dims) {
+    if (key === "target" || key === "op") continue;
+    parts.push(`${key}-${idFragment(key, resolved.params[key]!)}`);
+  }
+  return parts.join(".");
+}
+
+function uniqueId(id: string, ids: Set<string>): string {
+  let unique = id;
+  for (let n = 2; ids.has(unique); n++) unique = `${id}.${n}`;
+  ids.add(unique);
+  return unique;
+}
+
+function planExpectations(spec: Spec, vars: Record<string, number>, cases: Case[], sink: DiagnosticSink): PlannedExpect[] {
+  return (spec.expect ?? []).map((expect, index) => {
+    const path = ["expect", index];
+    const where = expect.where ?? {};
+    const matching = cases.filter(
+      (c) =>
+        c.workload === expect.workload &&
+        Object.entries(where).every(([key, value]) => sameValue(c.params[key as ParamName], value)),
+    );
+    if (matching.length === 0 && !sink.hasErrors) {
+      sink.warning("matches-nothing", "this expectation matches no case", [...path, "where"]);
+    }
+    const bound = (key: "atLeast" | "atMost") => {
+      const value = expect[key];
+      if (value === undefined) return {};
+      const result = evaluate(value, vars, [...path, key], sink);
+      return {
+        ...(result !== undefined && { [key]: result }),
+        ...(typeof value === "string" && { [`${key}Text`]: value }),
+      };
+    };
+    return {
+      index,
+      workload: expect.workload,
+      where,
+      metric: expect.metric,
+      ...bound("atLeast"),
+      ...bound("atMost"),
+      ...(expect.description !== undefined && { description: expect.description }),
+      cases: matching.map((c) => c.id),
+    };
+  });
+}

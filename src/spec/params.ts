@@ -1,0 +1,72 @@
+/** How each parameter's normalized value is written back for people: in ids, tables and artifacts. */
+import { createHash } from "node:crypto";
+import type { ParamName, ParamValue } from "./schema.js";
+import { formatDuration, formatSize } from "./units.js";
+
+type Format = "size" | "duration" | "percent" | "plain";
+
+const PARAM_FORMATS: Record<ParamName, Format> = {
+  target: "plain",
+  engine: "plain",
+  op: "plain",
+  size: "size",
+  bs: "size",
+  count: "plain",
+  iodepth: "plain",
+  jobs: "plain",
+  parallel: "plain",
+  concurrency: "plain",
+  objects: "plain",
+  read: "percent",
+  duration: "duration",
+  ramp: "duration",
+  warmup: "plain",
+  repeat: "plain",
+  direct: "plain",
+  data: "plain",
+  multipart: "plain",
+  sample: "duration",
+  precondition: "plain",
+  steady: "plain",
+  autotune: "plain",
+  ioengine: "plain",
+  chunker: "plain",
+  cidVersion: "plain",
+  rawLeaves: "plain",
+  pin: "plain",
+};
+
+export function formatParam(name: ParamName, value: ParamValue): string {
+  if (typeof value === "number") {
+    const format = PARAM_FORMATS[name];
+    if (format === "size") return formatSize(value);
+    if (format === "duration") return formatDuration(value);
+    if (format === "percent") return `${value}%`;
+    return String(value);
+  }
+  if (typeof value === "object" && value !== null) return canonicalJson(value);
+  return String(value);
+}
+
+/** A short, file-name-safe form of a value for case ids. */
+export function idFragment(name: ParamName, value: ParamValue): string {
+  if (typeof value === "object" && value !== null) return shortHash(canonicalJson(value));
+  return formatParam(name, value).replace(/%$/, "").replace(/[^A-Za-z0-9._-]/g, "_");
+}
+
+/** JSON with sorted keys: the same value always gives the same bytes. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+export function shortHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 8);
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}

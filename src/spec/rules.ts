@@ -1,0 +1,203 @@
+/**
+ * Cross-field rules that run after the shape check, in the manner of changesets' rules.ts: each rule is a
+ * named function over the whole spec that reports through the sink. Rules that need the resolved cases
+ * (engine, op, bs vs size…) run during expansion instead (see case-rules.ts).
+ */
+import { didYouMean } from "../diagnostics/suggest.js";
+import { PARAM_NAMES, SWEEPABLE_PARAMS, type Spec, type Workload } from "./schema.js";
+import type { DiagnosticSink } from "./sink.js";
+import { evaluate } from "./vars.js";
+
+export interface RuleContext {
+  spec: Spec;
+  sink: DiagnosticSink;
+  vars: Readonly<Record<string, number>>;
+}
+
+type Rule = (context: RuleContext) => void;
+
+const uniqueWorkloadNames: Rule = ({ spec, sink }) => {
+  const seen = new Set<string>();
+  spec.workloads.forEach((workload, index) => {
+    if (seen.has(workload.name)) {
+      sink.error("duplicate-name", `another workload is already named "${workload.name}"`, ["workloads", index, "name"]);
+    }
+    seen.add(workload.name);
+  });
+};
+
+/** Every place a target is named: workload values and lists, matrix, include/exclude, defaults. */
+function* targetReferences(spec: Spec) {
+  if (spec.defaults?.target !== undefined) yield { name: spec.defaults.target, path: ["defaults", "target"] };
+  for (const [index, workload] of spec.workloads.entries()) {
+    const base = ["workloads", index];
+    const { target, matrix } = workload;
+    if (typeof target === "string") yield { name: target, path: [...base, "target"] };
+    else for (const [i, name] of (target ?? []).entries()) yield { name, path: [...base, "target", i] };
+    for (const [i, name] of (matrix?.target ?? []).entries()) yield { name, path: [...base, "matrix", "target", i] };
+    for (const list of ["include", "exclude"] as const) {
+      for (const [i, entry] of (matrix?.[list] ?? []).entries()) {
+        if (entry.target !== undefined) yield { name: entry.target, path: [...base, "matrix", list, i, "target"] };
+      }
+    }
+  }
+}
+
+const targetsExist: Rule = ({ spec, sink }) => {
+  const known = Object.keys(spec.targets);
+  for (const { name, path } of targetReferences(spec)) {
+    if (!Object.hasOwn(spec.targets, name)) {
+      const hint = didYouMean(name, known) || ` (defined targets: ${known.join(", ") || "none"})`;
+      sink.error("unknown-target", `no target named "${name}"${hint}`, path);
+    }
+  }
+};
+
+const serversReachable: Rule = ({ spec, sink }) => {
+  for (const [name, target] of Object.entries(spec.targets)) {
+    const path = ["targets", name];
+    if (target.kind !== "s3" && target.kind !== "ipfs") continue;
+    const address = target.kind === "s3" ? target.endpoint : target.api;
+    const addressKey = target.kind === "s3" ? "endpoint" : "api";
+    const server = target.kind === "s3" ? "minio" : "kubo";
+    if (address === undefined && target.launch === undefined) {
+      sink.error("no-endpoint", `an ${target.kind} target needs "${addressKey}" or "launch: ${server}"`, path);
+    } else if (address !== undefined && target.launch !== undefined) {
+      sink.error("conflicting-keys", `"${addressKey}" and "launch" exclude each other`, [...path, "launch"], { at: "key" });
+    }
+    if (target.kind === "ipfs" && target.fresh !== undefined && target.launch === undefined) {
+      sink.error("conflicting-keys", '"fresh" needs "launch: kubo" (an external node is never wiped)', [...path, "fresh"], { at: "key" });
+    }
+    if (target.kind === "s3") {
+      for (const key of ["accessKey", "secretKey"] as const) {
+        const value = target[key];
+        if (value !== undefined && !value.includes("${env:")) {
+          sink.warning("literal-secret", `${key} is written into the spec; prefer \${env:NAME} so it stays out of git`, [...path, key]);
+        }
+      }
+    }
+  }
+};
+
+const sweptOnce: Rule = ({ spec, sink }) => {
+  spec.workloads.forEach((workload, index) => {
+    for (const key of SWEEPABLE_PARAMS) {
+      if (workload[key] !== undefined && workload.matrix?.[key] !== undefined) {
+        sink.error(
+          "duplicate-dimension",
+          `"${key}" is set on the workload and in its matrix; keep one`,
+          ["workloads", index, "matrix", key],
+          { at: "key" },
+        );
+      }
+    }
+  });
+};
+
+const matrixFilters: Rule = ({ spec, sink }) => {
+  spec.workloads.forEach((workload, index) => {
+    const dims = new Set(PARAM_NAMES.filter((key) => isSwept(workload, key)));
+    (workload.matrix?.exclude ?? []).forEach((entry, i) => {
+      for (const key of Object.keys(entry)) {
+        if (!dims.has(key as never)) {
+          const hint = didYouMean(key, [...dims]);
+          sink.error("unknown-param", `exclude key "${key}" is not a swept dimension${hint}; it can never match`, [
+            "workloads",
+            index,
+            "matrix",
+            "exclude",
+            i,
+            key,
+          ], { at: "key" });
+        }
+      }
+    });
+  });
+};
+
+export function isSwept(workload: Workload, key: (typeof PARAM_NAMES)[number]): boolean {
+  return Array.isArray((workload as Record<string, unknown>)[key]) || workload.matrix?.[key] !== undefined;
+}
+
+const steadyCriterion: Rule = ({ spec, sink }) => {
+  const check = (steady: Spec["workloads"][number]["steady"], path: (string | number)[]) => {
+    if (!steady) return;
+    if (steady.slope === undefined && steady.range === undefined) {
+      sink.error("missing-key", 'steady needs a criterion: "slope: 10%" or "range: 2%"', path);
+    } else if (steady.slope !== undefined && steady.range !== undefined) {
+      sink.error("conflicting-keys", '"slope" and "range" exclude each other', [...path, "range"], { at: "key" });
+    }
+  };
+  check(spec.defaults?.steady, ["defaults", "steady"]);
+  spec.workloads.forEach((workload, index) => check(workload.steady, ["workloads", index, "steady"]));
+};
+
+const autotuneRange: Rule = ({ spec, sink }) => {
+  spec.workloads.forEach((workload, index) => {
+    const autotune = workload.autotune;
+    if (!autotune) return;
+    const path = ["workloads", index, "autotune"];
+    if (autotune.max < autotune.start) sink.error("invalid-value", "max must be at least start", [...path, "max"]);
+    if (isSwept(workload, autotune.param)) {
+      sink.error("conflicting-keys", `"${autotune.param}" is both tuned and swept; remove it from the matrix`, [...path, "param"]);
+    }
+  });
+};
+
+const expectations: Rule = ({ spec, sink, vars }) => {
+  const names = spec.workloads.map((w) => w.name);
+  (spec.expect ?? []).forEach((expect, index) => {
+    const path = ["expect", index];
+    if (!names.includes(expect.workload)) {
+      const hint = didYouMean(expect.workload, names) || ` (workloads: ${names.join(", ")})`;
+      sink.error("unknown-workload", `no workload named "${expect.workload}"${hint}`, [...path, "workload"]);
+    }
+    if (expect.atLeast === undefined && expect.atMost === undefined) {
+      sink.error("missing-key", 'an expectation needs "atLeast" or "atMost"', path);
+    }
+    for (const bound of ["atLeast", "atMost"] as const) {
+      const value = expect[bound];
+      if (value !== undefined) evaluate(value, vars, [...path, bound], sink);
+    }
+  });
+};
+
+const charts: Rule = ({ spec, sink }) => {
+  const names = spec.workloads.map((w) => w.name);
+  const axes = [...PARAM_NAMES, "time"];
+  (spec.report?.charts ?? []).forEach((chart, index) => {
+    const path = ["report", "charts", index];
+    if (!names.includes(chart.workload)) {
+      sink.error("unknown-workload", `no workload named "${chart.workload}"${didYouMean(chart.workload, names)}`, [...path, "workload"]);
+    }
+    for (const key of ["x", "color", "facet"] as const) {
+      const value = chart[key];
+      if (value !== undefined && !axes.includes(value)) {
+        const hint = didYouMean(value, axes) ||  ' (use a parameter name such as bs or concurrency, or "time")';
+        sink.error("unknown-param", `"${value}" is not a parameter${hint}`, [...path, key]);
+      }
+    }
+  });
+  (spec.report?.limits ?? []).forEach((limit, index) => {
+    const set = (["throughput", "iops", "latency"] as const).filter((key) => limit[key] !== undefined);
+    if (set.length !== 1) {
+      sink.error("invalid-value", `a limit sets exactly one of throughput, iops, latency (found ${set.length})`, ["report", "limits", index]);
+    }
+  });
+};
+
+export const RULES: Record<string, Rule> = {
+  uniqueWorkloadNames,
+  targetsExist,
+  serversReachable,
+  sweptOnce,
+  matrixFilters,
+  steadyCriterion,
+  autotuneRange,
+  expectations,
+  charts,
+};
+
+export function runRules(context: RuleContext): void {
+  for (const rule of Object.values(RULES)) rule(context);
+}

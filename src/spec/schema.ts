@@ -1,0 +1,322 @@
+/**
+ * The benchspec language, v1: the single source of truth for the spec's types, its validation and
+ * schema/benchspec.schema.json. Objects are strict (unknown keys are errors), values with units are
+ * normalized here (sizes → bytes, rates → bytes/s, durations → seconds, percentages → 0–100).
+ * Cross-field rules live in rules.ts; expansion into cases in expand.ts.
+ */
+import { z } from "zod";
+import type { DiagnosticCode } from "../diagnostics/codes.js";
+import { ENGINE_NAMES, OPS } from "./engines.js";
+import { envRefs, hasControlChars, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
+import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, type UnitKind } from "./units.js";
+
+/** Custom issues carry their diagnostic code in `params.code`. */
+const issue = (code: DiagnosticCode, message: string) => ({ code: "custom" as const, message, params: { code } });
+
+const unit = (kind: UnitKind) =>
+  z
+    .union([z.number(), z.string().meta({ pattern: UNIT_PATTERNS[kind].source })], {
+      error: `expected ${UNIT_EXAMPLES[kind]}`,
+    })
+    .transform((input, ctx) => {
+      const parsed = parseUnit(kind, input);
+      if (parsed.ok) return parsed.value;
+      ctx.issues.push({ ...issue("invalid-unit", parsed.message), input });
+      return z.NEVER;
+    })
+    .meta({ description: UNIT_EXAMPLES[kind] });
+
+const size = unit("size");
+const positiveSize = size.refine((bytes) => bytes > 0, { message: "must be larger than 0B" });
+const rate = unit("rate");
+const duration = unit("duration");
+const positiveDuration = duration.refine((s) => s > 0, { message: "must be longer than 0s" });
+const percent = unit("percent");
+
+const name = (what: string) =>
+  z
+    .string()
+    .refine((text) => NAME_PATTERN.test(text), {
+      message: `${what} must be ${NAME_RULE}`,
+      params: { code: "invalid-name" },
+    })
+    .meta({ pattern: NAME_PATTERN.source });
+
+const count = (min: number, max: number, what: string) =>
+  z.number().int(`${what} must be a whole number`).min(min).max(max);
+
+/** Text shown to people (descriptions, labels): anything printable, escaped wherever it is emitted. */
+const text = z.string().max(4096).refine((value) => !value.includes("\u0000"), { message: "must not contain NUL" });
+
+/** A single-line string that may hold `${env:NAME}` references, resolved at run time, never inlined. */
+const envString = z
+  .string()
+  .min(1)
+  .max(4096)
+  .superRefine((value, ctx) => {
+    if (hasControlChars(value)) {
+      ctx.addIssue({ ...issue("invalid-value", "must be a single line without control characters"), input: value });
+      return;
+    }
+    const refs = envRefs(value);
+    if ("error" in refs) ctx.addIssue({ ...issue("invalid-env-ref", refs.error), input: value });
+  });
+
+/* ---------- targets ---------- */
+
+const keep = z.boolean().optional().describe("keep the data the run created instead of removing it");
+
+const fsTarget = z.strictObject({
+  kind: z.literal("fs"),
+  description: text.optional(),
+  path: envString.optional().describe("directory to benchmark in (default: a fresh temp dir)"),
+  keep,
+});
+
+const blockTarget = z.strictObject({
+  kind: z.literal("block"),
+  description: text.optional(),
+  device: envString.describe("block device, e.g. /dev/nvme1n1 or /dev/disk/by-id/…"),
+  destructive: z.boolean().optional().describe("required for any workload that writes to the device"),
+});
+
+const s3Target = z.strictObject({
+  kind: z.literal("s3"),
+  description: text.optional(),
+  endpoint: envString.optional().describe("S3 endpoint URL, e.g. https://s3.example.com or ${env:S3_ENDPOINT}"),
+  launch: z.literal("minio").optional().describe("start a throwaway local MinIO for the run"),
+  bucket: envString.optional().describe("bucket to use (default: benchspec)"),
+  region: envString.optional(),
+  accessKey: envString.optional().describe("use ${env:NAME}; default: the AWS credential chain"),
+  secretKey: envString.optional().describe("use ${env:NAME}; default: the AWS credential chain"),
+  pathStyle: z.boolean().optional(),
+  keep,
+});
+
+const ipfsTarget = z.strictObject({
+  kind: z.literal("ipfs"),
+  description: text.optional(),
+  api: envString.optional().describe("Kubo RPC API URL, e.g. http://127.0.0.1:5001"),
+  launch: z.literal("kubo").optional().describe("start a throwaway offline Kubo node"),
+  fresh: z
+    .enum(["once", "per-case", "per-repetition"])
+    .optional()
+    .describe("with launch: how often to start from an empty repo"),
+  keep,
+});
+
+export const TargetSchema = z.discriminatedUnion("kind", [fsTarget, blockTarget, s3Target, ipfsTarget]);
+export type Target = z.output<typeof TargetSchema>;
+export type TargetKind = Target["kind"];
+export const TARGET_KINDS = ["fs", "block", "s3", "ipfs"] as const satisfies readonly TargetKind[];
+
+/* ---------- workload parameters ---------- */
+
+const dataSchema = z.union([
+  z.enum(["random", "zero"]),
+  z.strictObject({ compressible: percent.describe("share of each block that compresses") }),
+]);
+
+const multipartSchema = z.union([
+  z.literal(false),
+  z.strictObject({
+    partSize: positiveSize.describe("size of each part (S3 allows 5MiB…5GiB)"),
+    queue: count(1, 1024, "queue").describe("parts in flight per object"),
+  }),
+]);
+
+const preconditionSchema = z.strictObject({
+  write: z.enum(["seq", "random"]).describe("sequential or random fill of the whole target"),
+  passes: count(1, 10, "passes"),
+  bs: positiveSize.optional(),
+});
+
+const steadySchema = z.strictObject({
+  metric: z.enum(["iops", "throughput"]),
+  window: positiveDuration.describe("fio ss_dur: the window the criterion must hold over"),
+  slope: percent.optional().describe("stop when the slope over the window is below this"),
+  range: percent.optional().describe("stop when all samples are within this of the mean"),
+  ramp: duration.optional().describe("fio ss_ramp: time before the criterion is checked"),
+});
+
+const autotuneSchema = z.strictObject({
+  param: z.enum(["concurrency", "parallel", "iodepth", "jobs"]),
+  start: count(1, 1_000_000, "start"),
+  factor: z.number().gt(1, "factor must be greater than 1").max(16),
+  max: count(1, 1_000_000, "max"),
+  stopWhenGainBelow: percent,
+});
+
+/** Every workload parameter: usable in a workload, in `defaults`, as a matrix dimension and in include/exclude. */
+export const paramShape = {
+  target: name("a target name").describe("name of a target in `targets`"),
+  engine: z.enum(ENGINE_NAMES).describe("default: fio for fs/block, s3 for s3, ipfs for ipfs"),
+  op: z.enum(OPS),
+  size: positiveSize.describe("fio: file size per job; s3/ipfs: object size"),
+  bs: positiveSize.describe("block size"),
+  count: count(1, 1e9, "count").describe("dd: blocks per process"),
+  iodepth: count(1, 65536, "iodepth"),
+  jobs: count(1, 4096, "jobs").describe("fio numjobs"),
+  parallel: count(1, 4096, "parallel").describe("dd: processes started together"),
+  concurrency: count(1, 65536, "concurrency").describe("operations in flight"),
+  objects: count(1, 1e9, "objects").describe("objects per repetition"),
+  read: percent.describe("read share of a mixed workload"),
+  duration: positiveDuration.describe("run time per repetition (time-based)"),
+  ramp: duration.describe("warm-up time excluded from each repetition (fio ramp_time)"),
+  warmup: count(0, 100, "warmup").describe("uncounted repetitions before the measured ones"),
+  repeat: count(1, 1000, "repeat").describe("measured repetitions"),
+  direct: z.boolean().describe("O_DIRECT: bypass the page cache"),
+  data: dataSchema.describe("payload: random (unique per repetition), zero, or { compressible: N% }"),
+  multipart: multipartSchema,
+  sample: positiveDuration.describe("interval of the throughput/IOPS time series"),
+  precondition: preconditionSchema,
+  steady: steadySchema,
+  autotune: autotuneSchema,
+  ioengine: z.enum(["libaio", "io_uring", "psync", "sync", "pvsync2", "posixaio", "mmap"]),
+  chunker: z
+    .string()
+    .regex(/^(size-\d{1,9}|rabin(-\d{1,9}){0,3}|buzhash)$/, "chunker must be size-N, rabin[-min-avg-max] or buzhash"),
+  cidVersion: z.literal([0, 1]),
+  rawLeaves: z.boolean(),
+  pin: z.boolean(),
+};
+export type ParamName = keyof typeof paramShape;
+export const PARAM_NAMES = Object.keys(paramShape) as ParamName[];
+export type Params = { [K in ParamName]: z.output<(typeof paramShape)[K]> };
+export type ParamValue = Params[ParamName];
+
+/** Parameters whose values are scalars: in a workload, a list of them is a matrix dimension. */
+export const SWEEPABLE_PARAMS = [
+  "target",
+  "engine",
+  "op",
+  "size",
+  "bs",
+  "count",
+  "iodepth",
+  "jobs",
+  "parallel",
+  "concurrency",
+  "objects",
+  "read",
+  "duration",
+  "direct",
+  "data",
+  "ioengine",
+  "chunker",
+  "cidVersion",
+  "rawLeaves",
+] as const satisfies readonly ParamName[];
+type SweepableParam = (typeof SWEEPABLE_PARAMS)[number];
+
+type Shape = typeof paramShape;
+const pick = <K extends ParamName>(keys: readonly K[]) => keys.map((key) => [key, paramShape[key]] as const);
+
+const listOf = <S extends z.ZodType>(schema: S) => z.array(schema).min(1).max(10_000);
+
+/** In `matrix`, every parameter takes a list of values. */
+const matrixDimensions = () =>
+  Object.fromEntries(pick(PARAM_NAMES).map(([key, schema]) => [key, listOf(schema).optional()])) as {
+    [P in ParamName]: z.ZodOptional<z.ZodArray<Shape[P]>>;
+  };
+
+/** On a workload, a scalar parameter takes a value or a list of values (a list is a matrix dimension). */
+const sweepShape = Object.fromEntries(
+  pick(SWEEPABLE_PARAMS).map(([key, schema]) => [key, z.union([schema, listOf(schema)]).optional()]),
+) as { [P in SweepableParam]: z.ZodOptional<z.ZodUnion<[Shape[P], z.ZodArray<Shape[P]>]>> };
+
+type FixedParam = Exclude<ParamName, SweepableParam>;
+const fixedShape = Object.fromEntries(
+  pick(PARAM_NAMES.filter((key): key is FixedParam => !(SWEEPABLE_PARAMS as readonly string[]).includes(key))).map(
+    ([key, schema]) => [key, schema.optional()],
+  ),
+) as { [P in FixedParam]: z.ZodOptional<Shape[P]> };
+
+const partialParams = z.strictObject(paramShape).partial();
+export type PartialParams = z.output<typeof partialParams>;
+
+const matrixSchema = z.strictObject({
+  ...matrixDimensions(),
+  include: z.array(partialParams).optional().describe("cells to add, or values to add to matching cells"),
+  exclude: z.array(partialParams).optional().describe("remove the cells that match every key given"),
+});
+
+export const WorkloadSchema = z.strictObject({
+  name: name("a workload name"),
+  description: text.optional(),
+  ...sweepShape,
+  ...fixedShape,
+  matrix: matrixSchema.optional().describe("GitHub Actions-style matrix: cartesian product with include/exclude"),
+});
+export type Workload = z.output<typeof WorkloadSchema>;
+
+/* ---------- expectations and report ---------- */
+
+export const METRICS = ["throughput", "iops", "latency", "p50", "p90", "p99", "p99.9", "seconds"] as const;
+export type Metric = (typeof METRICS)[number];
+
+/** A number, or an expression over vars with units: "min(1000 + 6 * capacityGiB, 3000)", "80MB/s". */
+const exprSchema = z.union([z.number(), z.string().min(1).max(1000)], {
+  error: 'expected a number or an expression such as "min(1000 + 6 * capacityGiB, 3000)"',
+});
+
+const expectSchema = z.strictObject({
+  workload: name("a workload name"),
+  description: text.optional(),
+  where: partialParams.optional().describe("only the cases whose parameters match every key given"),
+  metric: z.enum(METRICS),
+  atLeast: exprSchema.optional(),
+  atMost: exprSchema.optional(),
+});
+export type Expect = z.output<typeof expectSchema>;
+
+const limitSchema = z.strictObject({
+  label: text.min(1),
+  throughput: rate.optional(),
+  iops: z.number().positive().optional(),
+  latency: positiveDuration.optional(),
+});
+
+const chartSchema = z.strictObject({
+  workload: name("a workload name"),
+  title: text.optional(),
+  x: z.string().describe('a parameter name, or "time" for a time series'),
+  y: z.enum(METRICS),
+  color: z.string().optional(),
+  facet: z.string().optional(),
+  mark: z.enum(["bar", "line", "point"]).optional(),
+});
+
+const reportSchema = z.strictObject({
+  title: text.optional(),
+  limits: z.array(limitSchema).optional(),
+  charts: z.array(chartSchema).optional(),
+});
+
+/* ---------- the spec ---------- */
+
+export const SpecSchema = z
+  .strictObject({
+    benchspec: z.literal(1).describe("language version"),
+    name: name("the spec name"),
+    description: text.optional(),
+    vars: z
+      .record(
+        z.string().refine((key) => VAR_PATTERN.test(key), {
+          message: 'a variable name must be a letter or "_" followed by letters, digits or "_"',
+          params: { code: "invalid-name" },
+        }),
+        exprSchema,
+      )
+      .optional()
+      .describe("named numbers and expressions, usable in expect formulas"),
+    targets: z.record(name("a target name"), TargetSchema).describe("the storage to benchmark, by name"),
+    defaults: partialParams.optional().describe("parameter values for every workload"),
+    workloads: z.array(WorkloadSchema).min(1, "a spec needs at least one workload"),
+    expect: z.array(expectSchema).optional(),
+    report: reportSchema.optional(),
+  })
+  .meta({ title: "benchspec spec", description: "A declarative storage benchmark (benchspec language v1)" });
+
+export type Spec = z.output<typeof SpecSchema>;
+export type SpecInput = z.input<typeof SpecSchema>;

@@ -1,0 +1,43 @@
+/** Shared string checks of the language: names, env references, control characters. */
+
+export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
+export const VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const NAME_RULE = 'a letter followed by letters, digits, "_" or "-" (at most 63 characters)';
+
+const ENV_REF = /\$\{([^}]*)\}/g;
+
+/** The `${env:NAME}` references in a string, or a message naming the first malformed `${…}`. */
+export function envRefs(text: string): { names: string[] } | { error: string } {
+  const names: string[] = [];
+  for (const match of text.matchAll(ENV_REF)) {
+    const inner = match[1]!;
+    const name = inner.startsWith("env:") ? inner.slice(4) : undefined;
+    if (name === undefined || !ENV_NAME_PATTERN.test(name)) {
+      return {
+        error: `"\${${inner}}" is not a reference benchspec understands; only \${env:NAME} is substituted (at run time)`,
+      };
+    }
+    names.push(name);
+  }
+  if (/\$\{(?![^}]*\})/.test(text)) return { error: 'unterminated "${"; only ${env:NAME} is substituted' };
+  return { names };
+}
+
+/** Substitutes `${env:NAME}` at run time; a missing variable is reported by name, never by value. */
+export function resolveEnvRefs(text: string, env: NodeJS.ProcessEnv): string {
+  return text.replace(ENV_REF, (_, inner: string) => {
+    const name = inner.slice(4);
+    const value = env[name];
+    if (value === undefined) throw new Error(`environment variable ${name} is not set`);
+    return value;
+  });
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export function hasControlChars(text: string): boolean {
+  return CONTROL.test(text);
+}

@@ -1,0 +1,77 @@
+/**
+ * The front of the pipeline, written down once:
+ *   1. load     YAML → document with positions, guarded (size, depth, aliases, duplicate keys)
+ *   2. override --set key=value applied to the document
+ *   3. shape    zod schema: types, units, unknown keys ("did you mean")
+ *   4. rules    cross-field rules over the whole spec
+ *   5. expand   matrix → cases, with the rules that need resolved cases
+ * Every problem of every stage that can run is reported at once; a stage runs only on valid input.
+ */
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Plan } from "../plan/types.js";
+import { expand } from "./expand.js";
+import { issuesToDiagnostics } from "./issues.js";
+import { applyOverride, OverrideError } from "./overrides.js";
+import { canonicalJson } from "./params.js";
+import { runRules } from "./rules.js";
+import { SpecSchema, type Spec } from "./schema.js";
+import { DiagnosticSink } from "./sink.js";
+import { parseSpecText, type SpecSource } from "./source.js";
+import { resolveVars } from "./vars.js";
+
+export interface ValidateOptions {
+  sets?: readonly string[];
+}
+
+export interface Validated {
+  diagnostics: Diagnostic[];
+  source?: SpecSource;
+  spec?: Spec;
+  plan?: Plan;
+}
+
+export async function loadSpec(file: string, options: ValidateOptions = {}): Promise<Validated> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    return { diagnostics: [fileDiagnostic(file, "file-not-found", `cannot read spec: ${reason}`)] };
+  }
+  return validateText(file, text, options);
+}
+
+export function validateText(file: string, text: string, options: ValidateOptions = {}): Validated {
+  const loaded = parseSpecText(file, text);
+  const { source } = loaded;
+  if (loaded.diagnostics.length > 0) return { diagnostics: loaded.diagnostics, source };
+
+  let value = loaded.value;
+  if (options.sets?.length) {
+    try {
+      for (const assignment of options.sets) applyOverride(source.doc, assignment);
+    } catch (error) {
+      if (!(error instanceof OverrideError)) throw error;
+      return { diagnostics: [fileDiagnostic(file, "invalid-set", error.message)], source };
+    }
+    value = source.doc.toJS();
+  }
+
+  const parsed = SpecSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    return { diagnostics: issuesToDiagnostics(parsed.error.issues, SpecSchema, value, source), source };
+  }
+  const spec = parsed.data;
+  const sink = new DiagnosticSink(source);
+  const vars = resolveVars(spec, sink);
+  runRules({ spec, sink, vars });
+  const specHash = createHash("sha256").update(canonicalJson(value)).digest("hex");
+  const plan = expand(spec, vars, specHash, sink);
+  return { diagnostics: sink.diagnostics, source, spec, ...(!sink.hasErrors && { plan }) };
+}
+
+function fileDiagnostic(file: string, code: Diagnostic["code"], message: string): Diagnostic {
+  return { code, severity: "error", message, path: [], file, line: 0, column: 0 };
+}

@@ -1,0 +1,47 @@
+/** Evaluation of `vars` and of the expressions that use them (expect bounds). */
+import type { SpecPath } from "../diagnostics/diagnostic.js";
+import { didYouMean } from "../diagnostics/suggest.js";
+import { evalExpr, ExprError, exprVars, parseExpr } from "./expr.js";
+import type { Spec } from "./schema.js";
+import type { DiagnosticSink } from "./sink.js";
+
+/** Evaluates vars in the order written; a var may use the ones before it. */
+export function resolveVars(spec: Spec, sink: DiagnosticSink): Record<string, number> {
+  const values: Record<string, number> = Object.create(null);
+  for (const [name, value] of Object.entries(spec.vars ?? {})) {
+    const result = evaluate(value, values, ["vars", name], sink);
+    if (result !== undefined) values[name] = result;
+  }
+  return values;
+}
+
+/** A number or expression evaluated against vars; undefined (with a diagnostic) when it cannot be. */
+export function evaluate(
+  value: number | string,
+  vars: Readonly<Record<string, number>>,
+  path: SpecPath,
+  sink: DiagnosticSink,
+): number | undefined {
+  if (typeof value === "number") return value;
+  try {
+    const expr = parseExpr(value);
+    for (const { name, offset } of exprVars(expr)) {
+      if (!Object.hasOwn(vars, name)) {
+        const known = Object.keys(vars);
+        const hint = didYouMean(name, known) || (known.length ? ` (defined: ${known.join(", ")})` : " (no vars are defined)");
+        sink.error("unknown-var", `unknown variable "${name}"${hint}`, path, { offset });
+        return undefined;
+      }
+    }
+    const result = evalExpr(expr, vars);
+    if (!Number.isFinite(result)) {
+      sink.error("invalid-value", `"${value}" does not evaluate to a finite number`, path);
+      return undefined;
+    }
+    return result;
+  } catch (error) {
+    if (!(error instanceof ExprError)) throw error;
+    sink.error("expr-syntax", `${error.message} in "${value}"`, path, { offset: error.offset });
+    return undefined;
+  }
+}

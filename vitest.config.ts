@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    // Integration tests start real servers and real fio; two cores do not profit from more parallel files.
+    maxWorkers: 2,
+    reporters: ["default", "./test/support/summary-reporter.ts"],
+  },
+});
