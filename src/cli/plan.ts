@@ -28,7 +28,9 @@ Examples:
       const result = await loadSpec(file, { sets: options.set });
       printDiagnostics(io, result.diagnostics);
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
-      io.stdout.write(options.json ? `${JSON.stringify(result.plan, null, 2)}\n` : `${renderPlan(result.plan)}\n`);
+      io.stdout.write(
+        options.json ? `${JSON.stringify(result.plan, null, 2)}\n` : `${renderPlan(result.plan)}\n`,
+      );
       setExit(EXIT.ok);
     });
 }

@@ -30,7 +30,9 @@ Exit codes: 0 valid, 2 invalid.`,
         }
         if (!options.quiet) {
           const { cases } = result.plan;
-          io.stdout.write(`${file}: valid — ${cases.length} cases, ${countRepetitions(result.plan)} repetitions\n`);
+          io.stdout.write(
+            `${file}: valid — ${cases.length} cases, ${countRepetitions(result.plan)} repetitions\n`,
+          );
         }
       }
       setExit(invalid ? EXIT.invalid : EXIT.ok);

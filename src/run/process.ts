@@ -43,7 +43,11 @@ const POLL_MS = 25;
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-export async function startGroup(file: string, args: readonly string[], options: StartOptions = {}) {
+export async function startGroup(
+  file: string,
+  args: readonly string[],
+  options: StartOptions = {},
+): Promise<GroupProcess> {
   const label = options.label ?? file;
   installExitHook();
   const subprocess = execa(file, args, {
@@ -79,14 +83,7 @@ export async function startGroup(file: string, args: readonly string[], options:
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= stopGroup(pid, exited, options.stopTimeoutMs ?? 10_000));
 
-  return {
-    pid,
-    label,
-    exited,
-    hasExited: () => done,
-    output: () => tail,
-    stop,
-  } satisfies GroupProcess as GroupProcess;
+  return { pid, label, exited, hasExited: () => done, output: () => tail, stop };
 }
 
 async function stopGroup(pgid: number, exited: Promise<ExitInfo>, timeoutMs: number): Promise<void> {

@@ -24,7 +24,14 @@ export const OPS = [
 export type Op = (typeof OPS)[number];
 
 /** Operations that change the target's contents (a block device needs destructive: true for these). */
-export const WRITING_OPS: ReadonlySet<Op> = new Set(["write", "randwrite", "readwrite", "randrw", "put", "delete"]);
+export const WRITING_OPS: ReadonlySet<Op> = new Set([
+  "write",
+  "randwrite",
+  "readwrite",
+  "randrw",
+  "put",
+  "delete",
+]);
 /** Operations that mix reads and writes, where the `read` percentage applies. */
 export const MIXED_OPS: ReadonlySet<Op> = new Set(["readwrite", "randrw"]);
 
@@ -38,14 +45,35 @@ export interface EngineInfo {
 }
 
 /** Parameters every engine understands. */
-export const COMMON_PARAMS: readonly ParamName[] = ["target", "engine", "op", "repeat", "warmup", "data", "sample"];
+export const COMMON_PARAMS: readonly ParamName[] = [
+  "target",
+  "engine",
+  "op",
+  "repeat",
+  "warmup",
+  "data",
+  "sample",
+];
 
 export const ENGINES: Record<EngineName, EngineInfo> = {
   fio: {
     summary: "fio jobs against a file system directory or a block device",
     targetKinds: ["fs", "block"],
     ops: ["read", "write", "randread", "randwrite", "readwrite", "randrw"],
-    params: ["size", "bs", "iodepth", "jobs", "read", "duration", "ramp", "direct", "precondition", "steady", "ioengine", "autotune"],
+    params: [
+      "size",
+      "bs",
+      "iodepth",
+      "jobs",
+      "read",
+      "duration",
+      "ramp",
+      "direct",
+      "precondition",
+      "steady",
+      "ioengine",
+      "autotune",
+    ],
     defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
   },
   dd: {
@@ -67,14 +95,27 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     targetKinds: ["ipfs"],
     ops: ["put", "get"],
     params: ["size", "objects", "concurrency", "chunker", "cidVersion", "rawLeaves", "pin", "autotune"],
-    defaults: { size: 2 ** 20, objects: 4, concurrency: 1, chunker: "size-262144", cidVersion: 1, rawLeaves: true, pin: true },
+    defaults: {
+      size: 2 ** 20,
+      objects: 4,
+      concurrency: 1,
+      chunker: "size-262144",
+      cidVersion: 1,
+      rawLeaves: true,
+      pin: true,
+    },
   },
 };
 
 /** Defaults every engine shares, applied before the engine's own. */
 export const COMMON_DEFAULTS: Partial<Params> = { repeat: 1, warmup: 0, data: "random" };
 
-export const DEFAULT_ENGINE: Record<TargetKind, EngineName> = { fs: "fio", block: "fio", s3: "s3", ipfs: "ipfs" };
+export const DEFAULT_ENGINE: Record<TargetKind, EngineName> = {
+  fs: "fio",
+  block: "fio",
+  s3: "s3",
+  ipfs: "ipfs",
+};
 
 export function engineParams(engine: EngineName): ReadonlySet<ParamName> {
   return new Set([...COMMON_PARAMS, ...ENGINES[engine].params]);

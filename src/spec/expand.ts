@@ -17,7 +17,14 @@ import {
 } from "./engines.js";
 import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
 import { idFragment, sameValue } from "./params.js";
-import { PARAM_NAMES, SWEEPABLE_PARAMS, type ParamName, type ParamValue, type Spec, type Workload } from "./schema.js";
+import {
+  PARAM_NAMES,
+  SWEEPABLE_PARAMS,
+  type ParamName,
+  type ParamValue,
+  type Spec,
+  type Workload,
+} from "./schema.js";
 import type { DiagnosticSink } from "./sink.js";
 import { evaluate } from "./vars.js";
 
@@ -28,7 +35,12 @@ interface Origin {
   path: SpecPath;
 }
 
-export function expand(spec: Spec, vars: Record<string, number>, specHash: string, sink: DiagnosticSink): Plan {
+export function expand(
+  spec: Spec,
+  vars: Record<string, number>,
+  specHash: string,
+  sink: DiagnosticSink,
+): Plan {
   const cases: Case[] = [];
   const ids = new Set<string>();
   for (const [index, workload] of spec.workloads.entries()) {
@@ -39,17 +51,26 @@ export function expand(spec: Spec, vars: Record<string, number>, specHash: strin
       workload.matrix?.include ?? [],
       [...base, "matrix", "include"],
     );
-    if (cells.length === 0) sink.error("empty-matrix", "the matrix excludes every combination", [...base, "matrix"]);
+    if (cells.length === 0)
+      sink.error("empty-matrix", "the matrix excludes every combination", [...base, "matrix"]);
     if (cases.length + cells.length > MAX_CASES) {
       sink.error("too-many-cases", `the plan would have more than ${MAX_CASES} cases`, base);
       break;
     }
+    const unused = new Map<ParamName, Origin>();
+    const used = new Set<ParamName>();
+    const engines = new Set<EngineName>();
+    const ops = new Set<Op>();
     for (const cell of cells) {
-      const resolved = resolveCase(spec, workload, base, cell, sink);
+      const resolved = resolveCase(spec, workload, base, cell, sink, unused);
       if (!resolved) continue;
+      for (const key of Object.keys(resolved.sources) as ParamName[]) used.add(key);
+      engines.add(resolved.engine);
+      ops.add(resolved.op);
       const id = uniqueId(caseId(workload.name, resolved), ids);
       cases.push({ ...resolved, id, index: cases.length });
     }
+    reportUnused(unused, used, engines, ops, sink);
   }
   return {
     benchspec: 1,
@@ -79,7 +100,14 @@ function dimensionsOf(workload: Workload, base: SpecPath): Dimension[] {
 
 type ResolvedCase = Omit<Case, "id" | "index">;
 
-function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell, sink: DiagnosticSink): ResolvedCase | undefined {
+function resolveCase(
+  spec: Spec,
+  workload: Workload,
+  base: SpecPath,
+  cell: Cell,
+  sink: DiagnosticSink,
+  unused: Map<ParamName, Origin>,
+): ResolvedCase | undefined {
   /** The user's value for a parameter, most specific source first. */
   const userValue = (key: ParamName): { value: ParamValue; origin: Origin } | undefined => {
     const fromCell = cell.values[key];
@@ -89,14 +117,21 @@ function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell,
       return { value: fromWorkload as ParamValue, origin: { source: "workload", path: [...base, key] } };
     }
     const fromDefaults = spec.defaults?.[key];
-    if (fromDefaults !== undefined) return { value: fromDefaults, origin: { source: "defaults", path: ["defaults", key] } };
+    if (fromDefaults !== undefined)
+      return { value: fromDefaults, origin: { source: "defaults", path: ["defaults", key] } };
     return undefined;
   };
 
   const targetNames = Object.keys(spec.targets);
-  const target = (userValue("target")?.value as string | undefined) ?? (targetNames.length === 1 ? targetNames[0] : undefined);
+  const target =
+    (userValue("target")?.value as string | undefined) ??
+    (targetNames.length === 1 ? targetNames[0] : undefined);
   if (target === undefined) {
-    sink.error("missing-key", `missing required key "target"; this spec defines ${targetNames.join(", ")}`, base);
+    sink.error(
+      "missing-key",
+      `missing required key "target"; this spec defines ${targetNames.join(", ")}`,
+      base,
+    );
     return undefined;
   }
   const targetSpec = spec.targets[target];
@@ -106,7 +141,9 @@ function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell,
   const engine = (engineChoice?.value as EngineName | undefined) ?? DEFAULT_ENGINE[targetSpec.kind];
   const info = ENGINES[engine];
   if (!info.targetKinds.includes(targetSpec.kind)) {
-    const able = Object.entries(ENGINES).filter(([, e]) => e.targetKinds.includes(targetSpec.kind)).map(([n]) => n);
+    const able = Object.entries(ENGINES)
+      .filter(([, e]) => e.targetKinds.includes(targetSpec.kind))
+      .map(([n]) => n);
     sink.error(
       "engine-target-mismatch",
       `engine ${engine} cannot drive ${targetSpec.kind} target "${target}"; engines for ${targetSpec.kind}: ${able.join(", ")}`,
@@ -122,7 +159,11 @@ function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell,
   }
   const op = opChoice.value as Op;
   if (!info.ops.includes(op)) {
-    sink.error("unsupported-op", `engine ${engine} has no op "${op}"; it supports ${info.ops.join(", ")}`, opChoice.origin.path);
+    sink.error(
+      "unsupported-op",
+      `engine ${engine} has no op "${op}"; it supports ${info.ops.join(", ")}`,
+      opChoice.origin.path,
+    );
     return undefined;
   }
 
@@ -135,21 +176,13 @@ function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell,
   const params: Partial<Record<ParamName, ParamValue>> = {};
   const sources: Partial<Record<ParamName, ParamSource>> = {};
   const origins: Partial<Record<ParamName, Origin>> = {};
-  let valid = true;
   for (const key of PARAM_NAMES) {
     const choice = userValue(key);
-    if (choice && !applicable.has(key)) {
-      // A spec-wide default that does not fit this engine is simply not used; a workload value is a mistake.
-      if (choice.origin.source === "defaults") continue;
-      const users = Object.entries(ENGINES).filter(([name, e]) => e.params.includes(key) && name !== engine).map(([n]) => n);
-      sink.error("param-not-applicable", `"${key}" has no meaning for engine ${engine}${users.length ? ` (used by ${users.join(", ")})` : ""}`, choice.origin.path);
-      valid = false;
-      continue;
-    }
-    if (key === "read" && choice && !MIXED_OPS.has(op)) {
-      if (choice.origin.source === "defaults") continue;
-      sink.error("param-not-applicable", `"read" sets the mix of readwrite/randrw; op is ${op}`, choice.origin.path);
-      valid = false;
+    const meaningful = applicable.has(key) && (key !== "read" || MIXED_OPS.has(op));
+    if (choice && !meaningful) {
+      // A spec-wide default that does not fit this engine is simply not used; a workload value that fits
+      // none of the workload's cases is a mistake (reported once the whole workload is expanded).
+      if (choice.origin.source !== "defaults") unused.set(key, choice.origin);
       continue;
     }
     const value = choice?.value ?? builtin[key];
@@ -164,7 +197,7 @@ function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell,
   sources.engine = engineChoice?.origin.source ?? "builtin";
 
   const caseParams = params as CaseParams;
-  if (!checkCase(caseParams, origins, targetSpec, target, base, sink) || !valid) return undefined;
+  if (!checkCase(caseParams, origins, targetSpec, target, base, sink)) return undefined;
   return {
     workload: workload.name,
     target,
@@ -175,6 +208,35 @@ function resolveCase(spec: Spec, workload: Workload, base: SpecPath, cell: Cell,
     sources,
     dims: PARAM_NAMES.filter((key) => cell.values[key] !== undefined),
   };
+}
+
+/** Parameters the user set on a workload that mean nothing to any of its cases. */
+function reportUnused(
+  unused: ReadonlyMap<ParamName, Origin>,
+  used: ReadonlySet<ParamName>,
+  engines: ReadonlySet<EngineName>,
+  ops: ReadonlySet<Op>,
+  sink: DiagnosticSink,
+): void {
+  for (const [key, origin] of unused) {
+    if (used.has(key) || engines.size === 0) continue;
+    if (key === "read" && [...engines].some((engine) => engineParams(engine).has("read"))) {
+      sink.error(
+        "param-not-applicable",
+        `"read" sets the mix of readwrite/randrw; this workload's ops are ${[...ops].join(", ")}`,
+        origin.path,
+      );
+      continue;
+    }
+    const users = Object.entries(ENGINES)
+      .filter(([, e]) => e.params.includes(key))
+      .map(([name]) => name);
+    sink.error(
+      "param-not-applicable",
+      `"${key}" has no meaning for engine ${[...engines].join(", ")}${users.length ? ` (it is used by ${users.join(", ")})` : ""}`,
+      origin.path,
+    );
+  }
 }
 
 /** Rules over one resolved case. */
@@ -189,12 +251,19 @@ function checkCase(
   let ok = true;
   const pathOf = (key: ParamName) => origins[key]?.path ?? base;
   if (params.bs !== undefined && params.size !== undefined && params.bs > params.size) {
-    sink.error("bs-exceeds-size", `bs ${idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`, pathOf(origins.bs ? "bs" : "size"));
+    sink.error(
+      "bs-exceeds-size",
+      `bs ${idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`,
+      pathOf(origins.bs ? "bs" : "size"),
+    );
     ok = false;
   }
   const writes = WRITING_OPS.has(params.op) || params.precondition !== undefined;
   if (target.kind === "block" && writes && target.destructive !== true) {
-    const why = params.precondition && !WRITING_OPS.has(params.op) ? "preconditioning writes" : `op ${params.op} writes`;
+    const why =
+      params.precondition && !WRITING_OPS.has(params.op)
+        ? "preconditioning writes"
+        : `op ${params.op} writes`;
     sink.error(
       "not-destructive",
       `${why} to block device ${target.device}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
@@ -203,11 +272,18 @@ function checkCase(
     ok = false;
   }
   if (params.steady && params.duration === undefined) {
-    sink.error("missing-runtime", 'steady-state detection is time-based: set "duration" (the longest a repetition may run)', pathOf("steady"));
+    sink.error(
+      "missing-runtime",
+      'steady-state detection is time-based: set "duration" (the longest a repetition may run)',
+      pathOf("steady"),
+    );
     ok = false;
   }
   if (params.autotune && !engineParams(params.engine).has(params.autotune.param)) {
-    sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [...pathOf("autotune"), "param"]);
+    sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [
+      ...pathOf("autotune"),
+      "param",
+    ]);
     ok = false;
   }
   return ok;
@@ -229,7 +305,12 @@ function uniqueId(id: string, ids: Set<string>): string {
   return unique;
 }
 
-function planExpectations(spec: Spec, vars: Record<string, number>, cases: Case[], sink: DiagnosticSink): PlannedExpect[] {
+function planExpectations(
+  spec: Spec,
+  vars: Record<string, number>,
+  cases: Case[],
+  sink: DiagnosticSink,
+): PlannedExpect[] {
   return (spec.expect ?? []).map((expect, index) => {
     const path = ["expect", index];
     const where = expect.where ?? {};

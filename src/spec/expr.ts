@@ -118,7 +118,8 @@ class Parser {
   private factor(): Expr {
     this.skipSpace();
     const char = this.text[this.pos];
-    if (char === undefined) throw new ExprError("expression ends too early; expected a number or name", this.pos);
+    if (char === undefined)
+      throw new ExprError("expression ends too early; expected a number or name", this.pos);
     if (char === "-") {
       this.pos++;
       return { type: "neg", arg: this.factor() };
@@ -143,7 +144,10 @@ class Parser {
     if (!match[2]) return { type: "num", value };
     const factor = unitFactor(match[2]);
     if (factor === undefined) {
-      throw new ExprError(`unknown unit "${match[2]}" (sizes B…PiB/KB…PB, rates …/s or bit/s, durations us ms s m h)`, start);
+      throw new ExprError(
+        `unknown unit "${match[2]}" (sizes B…PiB/KB…PB, rates …/s or bit/s, durations us ms s m h)`,
+        start,
+      );
     }
     return { type: "num", value: value * factor };
   }
@@ -155,7 +159,10 @@ class Parser {
     this.skipSpace();
     if (this.text[this.pos] !== "(") return { type: "var", name, offset: start };
     if (!Object.hasOwn(FUNCTIONS, name)) {
-      throw new ExprError(`unknown function "${name}"; available: ${Object.keys(FUNCTIONS).join(", ")}`, start);
+      throw new ExprError(
+        `unknown function "${name}"; available: ${Object.keys(FUNCTIONS).join(", ")}`,
+        start,
+      );
     }
     this.pos++;
     const args = [this.expression()];

@@ -18,7 +18,9 @@ export function issuesToDiagnostics(
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const emit = (code: DiagnosticCode, message: string, path: SpecPath, at: "key" | "value" = "value") => {
-    diagnostics.push({ code, severity: "error", message, path, file: source.file, ...locate(source, path, at) });
+    const { line, column, fromOverride } = locate(source, path, at);
+    const text = fromOverride ? `${message} (value given with --set)` : message;
+    diagnostics.push({ code, severity: "error", message: text, path, file: source.file, line, column });
   };
   for (const issue of flatten(issues, [])) {
     const path = issue.path as SpecPath;
@@ -33,23 +35,38 @@ export function issuesToDiagnostics(
         break;
       }
       case "invalid_type":
-        if (issue.input === undefined) emit("missing-key", `missing required key "${String(path.at(-1))}"`, path, "key");
+        if (issue.input === undefined)
+          emit("missing-key", `missing required key "${String(path.at(-1))}"`, path, "key");
         else emit("invalid-type", `expected ${issue.expected}, got ${describe(issue.input)}`, path);
         break;
       case "invalid_value": {
         const values = issue.values.map(String);
         const hint = typeof issue.input === "string" ? didYouMean(issue.input, values) : "";
-        emit("invalid-value", `${describe(issue.input)} is not allowed; expected ${oneOf(values)}${hint}`, path);
+        emit(
+          "invalid-value",
+          `${describe(issue.input)} is not allowed; expected ${oneOf(values)}${hint}`,
+          path,
+        );
         break;
       }
       case "invalid_union":
         if ("discriminator" in issue && issue.discriminator && "options" in issue && issue.options) {
           const options = issue.options.map(String);
           const value = (issue.input as Record<string, unknown> | undefined)?.[issue.discriminator];
-          if (value === undefined) emit("missing-key", `missing required key "${issue.discriminator}"; expected ${oneOf(options)}`, path, "key");
+          if (value === undefined)
+            emit(
+              "missing-key",
+              `missing required key "${issue.discriminator}"; expected ${oneOf(options)}`,
+              path,
+              "key",
+            );
           else {
             const hint = typeof value === "string" ? didYouMean(value, options) : "";
-            emit("invalid-value", `${describe(value)} is not allowed; expected ${oneOf(options)}${hint}`, path);
+            emit(
+              "invalid-value",
+              `${describe(value)} is not allowed; expected ${oneOf(options)}${hint}`,
+              path,
+            );
           }
         } else emit("invalid-type", issue.message, path);
         break;
@@ -58,7 +75,12 @@ export function issuesToDiagnostics(
         break;
       case "custom": {
         const code = (issue.params as { code?: DiagnosticCode } | undefined)?.code ?? "invalid-value";
-        emit(code, issue.message, path, code === "invalid-name" && isRecordKey(input, path) ? "key" : "value");
+        emit(
+          code,
+          issue.message,
+          path,
+          code === "invalid-name" && isRecordKey(input, path) ? "key" : "value",
+        );
         break;
       }
       default:
@@ -78,7 +100,8 @@ function flatten(issues: readonly Issue[], prefix: SpecPath): Issue[] {
     if (issue.code !== "invalid_union" || issue.errors.length === 0) return [{ ...issue, path } as Issue];
     const meant = issue.errors.find((branch) => !isTypeMismatch(branch));
     if (meant) return flatten(meant, path);
-    if (issue.message === "Invalid input") return flatten(issue.errors[0]!, path).map((i) => ({ ...i, path }) as Issue);
+    if (issue.message === "Invalid input")
+      return flatten(issue.errors[0]!, path).map((i) => ({ ...i, path }) as Issue);
     return [{ ...issue, path, errors: [] } as Issue];
   });
 }
@@ -87,7 +110,8 @@ function isTypeMismatch(branch: readonly Issue[]): boolean {
   return branch.every(
     (issue) =>
       issue.path.length === 0 &&
-      (issue.code === "invalid_type" || (issue.code === "invalid_union" && issue.errors.every(isTypeMismatch))),
+      (issue.code === "invalid_type" ||
+        (issue.code === "invalid_union" && issue.errors.every(isTypeMismatch))),
   );
 }
 
@@ -128,17 +152,24 @@ function unwrap(schema: unknown, value: unknown): unknown {
 }
 
 type LooseDef = Record<string, unknown> & { type?: string; values?: unknown[] };
-const defOf = (schema: unknown): LooseDef => ((schema as { _zod?: { def: LooseDef } })?._zod?.def ?? {}) as LooseDef;
+const defOf = (schema: unknown): LooseDef =>
+  ((schema as { _zod?: { def: LooseDef } })?._zod?.def ?? {}) as LooseDef;
 
 function isRecordKey(input: unknown, path: SpecPath): boolean {
-  return path.length >= 2 && (path[0] === "targets" || path[0] === "vars") && path.length === 2 && input !== undefined;
+  return (
+    path.length >= 2 &&
+    (path[0] === "targets" || path[0] === "vars") &&
+    path.length === 2 &&
+    input !== undefined
+  );
 }
 
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   return `${typeof value} ${String(value)}`;
 }
 

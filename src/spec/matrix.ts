@@ -31,7 +31,10 @@ export function expandMatrix(
     cells = cells.flatMap((cell) =>
       dimension.values.map((value, index) => ({
         values: { ...cell.values, [dimension.key]: value },
-        origins: { ...cell.origins, [dimension.key]: { path: [...dimension.path, index], source: "matrix" as const } },
+        origins: {
+          ...cell.origins,
+          [dimension.key]: { path: [...dimension.path, index], source: "matrix" as const },
+        },
       })),
     );
   }

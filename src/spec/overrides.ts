@@ -2,8 +2,9 @@
  * `--set key=value` overrides, applied to the parsed YAML document before validation so the values are
  * checked exactly like the spec's own. Keys:
  *   vars.NAME=…, targets.NAME.KEY=…, defaults.PARAM=…, report.…  — a path in the spec
- *   WORKLOAD.PARAM=…                                              — one workload (replaces a swept list)
- *   PARAM=…                                                        — every workload that sets it, and defaults
+ *   WORKLOAD.PARAM=…, WORKLOAD.matrix.include=…                   — one workload (a value replaces a swept list)
+ *   PARAM=…                                                        — every workload that sets it; a single
+ *                                                                    value also goes into defaults
  * Values are YAML: `--set size=4KiB`, `--set 'bs=[4KiB, 1MiB]'`.
  */
 import { isMap, isSeq, parse, type Document, type YAMLMap } from "yaml";
@@ -22,7 +23,9 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   try {
     value = parse(assignment.slice(eq + 1), { maxAliasCount: 0 });
   } catch (error) {
-    throw new OverrideError(`--set ${key}: the value is not valid YAML (${(error as Error).message.split("\n")[0]})`);
+    throw new OverrideError(
+      `--set ${key}: the value is not valid YAML (${(error as Error).message.split("\n")[0]})`,
+    );
   }
   const path = key.split(".");
   if (SPEC_ROOTS.has(path[0]!)) {
@@ -31,30 +34,35 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   }
   const workloads = doc.get("workloads");
   const items = isSeq(workloads) ? workloads.items.filter(isMap) : [];
-  const [first, second] = path;
-  if (path.length === 2) {
-    const workload = items.find((item) => item.get("name") === first);
-    if (!workload) {
-      const names = items.map((item) => String(item.get("name")));
-      const hint = suggestSimilar(first!, names);
-      throw new OverrideError(`--set ${key}: no workload named "${first}"${hint ? `; did you mean "${hint}"?` : ""}`);
-    }
-    setParam(doc, workload, second!, value);
+  const [first, ...rest] = path;
+  if (path.length === 1 && (PARAM_NAMES as string[]).includes(first!)) {
+    const users = items.filter((workload) => {
+      const matrix = workload.get("matrix");
+      return workload.has(first) || (isMap(matrix) && matrix.has(first));
+    });
+    if (Array.isArray(value)) {
+      if (users.length === 0)
+        throw new OverrideError(`--set ${key}: no workload sets "${first}"; a list must replace one`);
+    } else doc.setIn(["defaults", first], doc.createNode(value));
+    for (const workload of users) setParam(doc, workload, first!, value);
     return;
   }
-  if (path.length === 1 && (PARAM_NAMES as string[]).includes(first!)) {
-    doc.setIn(["defaults", first], doc.createNode(value));
-    for (const workload of items) {
-      const matrix = workload.get("matrix");
-      if (workload.has(first) || (isMap(matrix) && matrix.has(first))) {
-        setParam(doc, workload, first!, value);
-      }
-    }
+  const workload = items.find((item) => item.get("name") === first);
+  if (workload && rest.length > 0) {
+    if (rest.length === 1) setParam(doc, workload, rest[0]!, value);
+    else workload.setIn(rest, doc.createNode(value));
     return;
+  }
+  if (rest.length > 0) {
+    const names = items.map((item) => String(item.get("name")));
+    const hint = suggestSimilar(first!, names);
+    throw new OverrideError(
+      `--set ${key}: no workload named "${first}"${hint ? ` — did you mean "${hint}"?` : ""}`,
+    );
   }
   const hint = suggestSimilar(first!, [...SPEC_ROOTS, ...PARAM_NAMES]);
   throw new OverrideError(
-    `--set ${key}: expected PARAM, WORKLOAD.PARAM or a path under ${[...SPEC_ROOTS].join("/")}${hint ? `; did you mean "${hint}"?` : ""}`,
+    `--set ${key}: expected PARAM, WORKLOAD.PARAM or a path under ${[...SPEC_ROOTS].join("/")}${hint ? ` — did you mean "${hint}"?` : ""}`,
   );
 }
 

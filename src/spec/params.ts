@@ -51,14 +51,18 @@ export function formatParam(name: ParamName, value: ParamValue): string {
 /** A short, file-name-safe form of a value for case ids. */
 export function idFragment(name: ParamName, value: ParamValue): string {
   if (typeof value === "object" && value !== null) return shortHash(canonicalJson(value));
-  return formatParam(name, value).replace(/%$/, "").replace(/[^A-Za-z0-9._-]/g, "_");
+  return formatParam(name, value)
+    .replace(/%$/, "")
+    .replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
 /** JSON with sorted keys: the same value always gives the same bytes. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }

@@ -20,7 +20,11 @@ const uniqueWorkloadNames: Rule = ({ spec, sink }) => {
   const seen = new Set<string>();
   spec.workloads.forEach((workload, index) => {
     if (seen.has(workload.name)) {
-      sink.error("duplicate-name", `another workload is already named "${workload.name}"`, ["workloads", index, "name"]);
+      sink.error("duplicate-name", `another workload is already named "${workload.name}"`, [
+        "workloads",
+        index,
+        "name",
+      ]);
     }
     seen.add(workload.name);
   });
@@ -34,10 +38,12 @@ function* targetReferences(spec: Spec) {
     const { target, matrix } = workload;
     if (typeof target === "string") yield { name: target, path: [...base, "target"] };
     else for (const [i, name] of (target ?? []).entries()) yield { name, path: [...base, "target", i] };
-    for (const [i, name] of (matrix?.target ?? []).entries()) yield { name, path: [...base, "matrix", "target", i] };
+    for (const [i, name] of (matrix?.target ?? []).entries())
+      yield { name, path: [...base, "matrix", "target", i] };
     for (const list of ["include", "exclude"] as const) {
       for (const [i, entry] of (matrix?.[list] ?? []).entries()) {
-        if (entry.target !== undefined) yield { name: entry.target, path: [...base, "matrix", list, i, "target"] };
+        if (entry.target !== undefined)
+          yield { name: entry.target, path: [...base, "matrix", list, i, "target"] };
       }
     }
   }
@@ -61,18 +67,33 @@ const serversReachable: Rule = ({ spec, sink }) => {
     const addressKey = target.kind === "s3" ? "endpoint" : "api";
     const server = target.kind === "s3" ? "minio" : "kubo";
     if (address === undefined && target.launch === undefined) {
-      sink.error("no-endpoint", `an ${target.kind} target needs "${addressKey}" or "launch: ${server}"`, path);
+      sink.error(
+        "no-endpoint",
+        `an ${target.kind} target needs "${addressKey}" or "launch: ${server}"`,
+        path,
+      );
     } else if (address !== undefined && target.launch !== undefined) {
-      sink.error("conflicting-keys", `"${addressKey}" and "launch" exclude each other`, [...path, "launch"], { at: "key" });
+      sink.error("conflicting-keys", `"${addressKey}" and "launch" exclude each other`, [...path, "launch"], {
+        at: "key",
+      });
     }
     if (target.kind === "ipfs" && target.fresh !== undefined && target.launch === undefined) {
-      sink.error("conflicting-keys", '"fresh" needs "launch: kubo" (an external node is never wiped)', [...path, "fresh"], { at: "key" });
+      sink.error(
+        "conflicting-keys",
+        '"fresh" needs "launch: kubo" (an external node is never wiped)',
+        [...path, "fresh"],
+        { at: "key" },
+      );
     }
     if (target.kind === "s3") {
       for (const key of ["accessKey", "secretKey"] as const) {
         const value = target[key];
         if (value !== undefined && !value.includes("${env:")) {
-          sink.warning("literal-secret", `${key} is written into the spec; prefer \${env:NAME} so it stays out of git`, [...path, key]);
+          sink.warning(
+            "literal-secret",
+            `${key} is written into the spec; prefer \${env:NAME} so it stays out of git`,
+            [...path, key],
+          );
         }
       }
     }
@@ -101,14 +122,12 @@ const matrixFilters: Rule = ({ spec, sink }) => {
       for (const key of Object.keys(entry)) {
         if (!dims.has(key as never)) {
           const hint = didYouMean(key, [...dims]);
-          sink.error("unknown-param", `exclude key "${key}" is not a swept dimension${hint}; it can never match`, [
-            "workloads",
-            index,
-            "matrix",
-            "exclude",
-            i,
-            key,
-          ], { at: "key" });
+          sink.error(
+            "unknown-param",
+            `exclude key "${key}" is not a swept dimension${hint}; it can never match`,
+            ["workloads", index, "matrix", "exclude", i, key],
+            { at: "key" },
+          );
         }
       }
     });
@@ -125,7 +144,9 @@ const steadyCriterion: Rule = ({ spec, sink }) => {
     if (steady.slope === undefined && steady.range === undefined) {
       sink.error("missing-key", 'steady needs a criterion: "slope: 10%" or "range: 2%"', path);
     } else if (steady.slope !== undefined && steady.range !== undefined) {
-      sink.error("conflicting-keys", '"slope" and "range" exclude each other', [...path, "range"], { at: "key" });
+      sink.error("conflicting-keys", '"slope" and "range" exclude each other', [...path, "range"], {
+        at: "key",
+      });
     }
   };
   check(spec.defaults?.steady, ["defaults", "steady"]);
@@ -137,9 +158,14 @@ const autotuneRange: Rule = ({ spec, sink }) => {
     const autotune = workload.autotune;
     if (!autotune) return;
     const path = ["workloads", index, "autotune"];
-    if (autotune.max < autotune.start) sink.error("invalid-value", "max must be at least start", [...path, "max"]);
+    if (autotune.max < autotune.start)
+      sink.error("invalid-value", "max must be at least start", [...path, "max"]);
     if (isSwept(workload, autotune.param)) {
-      sink.error("conflicting-keys", `"${autotune.param}" is both tuned and swept; remove it from the matrix`, [...path, "param"]);
+      sink.error(
+        "conflicting-keys",
+        `"${autotune.param}" is both tuned and swept; remove it from the matrix`,
+        [...path, "param"],
+      );
     }
   });
 };
@@ -168,12 +194,17 @@ const charts: Rule = ({ spec, sink }) => {
   (spec.report?.charts ?? []).forEach((chart, index) => {
     const path = ["report", "charts", index];
     if (!names.includes(chart.workload)) {
-      sink.error("unknown-workload", `no workload named "${chart.workload}"${didYouMean(chart.workload, names)}`, [...path, "workload"]);
+      sink.error(
+        "unknown-workload",
+        `no workload named "${chart.workload}"${didYouMean(chart.workload, names)}`,
+        [...path, "workload"],
+      );
     }
     for (const key of ["x", "color", "facet"] as const) {
       const value = chart[key];
       if (value !== undefined && !axes.includes(value)) {
-        const hint = didYouMean(value, axes) ||  ' (use a parameter name such as bs or concurrency, or "time")';
+        const hint =
+          didYouMean(value, axes) || ' (use a parameter name such as bs or concurrency, or "time")';
         sink.error("unknown-param", `"${value}" is not a parameter${hint}`, [...path, key]);
       }
     }
@@ -181,7 +212,11 @@ const charts: Rule = ({ spec, sink }) => {
   (spec.report?.limits ?? []).forEach((limit, index) => {
     const set = (["throughput", "iops", "latency"] as const).filter((key) => limit[key] !== undefined);
     if (set.length !== 1) {
-      sink.error("invalid-value", `a limit sets exactly one of throughput, iops, latency (found ${set.length})`, ["report", "limits", index]);
+      sink.error(
+        "invalid-value",
+        `a limit sets exactly one of throughput, iops, latency (found ${set.length})`,
+        ["report", "limits", index],
+      );
     }
   });
 };

@@ -11,7 +11,11 @@ import { envRefs, hasControlChars, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "
 import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, type UnitKind } from "./units.js";
 
 /** Custom issues carry their diagnostic code in `params.code`. */
-const issue = (code: DiagnosticCode, message: string) => ({ code: "custom" as const, message, params: { code } });
+const issue = (code: DiagnosticCode, message: string) => ({
+  code: "custom" as const,
+  message,
+  params: { code },
+});
 
 const unit = (kind: UnitKind) =>
   z
@@ -46,7 +50,10 @@ const count = (min: number, max: number, what: string) =>
   z.number().int(`${what} must be a whole number`).min(min).max(max);
 
 /** Text shown to people (descriptions, labels): anything printable, escaped wherever it is emitted. */
-const text = z.string().max(4096).refine((value) => !value.includes("\u0000"), { message: "must not contain NUL" });
+const text = z
+  .string()
+  .max(4096)
+  .refine((value) => !value.includes("\u0000"), { message: "must not contain NUL" });
 
 /** A single-line string that may hold `${env:NAME}` references, resolved at run time, never inlined. */
 const envString = z
@@ -55,7 +62,10 @@ const envString = z
   .max(4096)
   .superRefine((value, ctx) => {
     if (hasControlChars(value)) {
-      ctx.addIssue({ ...issue("invalid-value", "must be a single line without control characters"), input: value });
+      ctx.addIssue({
+        ...issue("invalid-value", "must be a single line without control characters"),
+        input: value,
+      });
       return;
     }
     const refs = envRefs(value);
@@ -83,7 +93,9 @@ const blockTarget = z.strictObject({
 const s3Target = z.strictObject({
   kind: z.literal("s3"),
   description: text.optional(),
-  endpoint: envString.optional().describe("S3 endpoint URL, e.g. https://s3.example.com or ${env:S3_ENDPOINT}"),
+  endpoint: envString
+    .optional()
+    .describe("S3 endpoint URL, e.g. https://s3.example.com or ${env:S3_ENDPOINT}"),
   launch: z.literal("minio").optional().describe("start a throwaway local MinIO for the run"),
   bucket: envString.optional().describe("bucket to use (default: benchspec)"),
   region: envString.optional(),
@@ -175,7 +187,10 @@ export const paramShape = {
   ioengine: z.enum(["libaio", "io_uring", "psync", "sync", "pvsync2", "posixaio", "mmap"]),
   chunker: z
     .string()
-    .regex(/^(size-\d{1,9}|rabin(-\d{1,9}){0,3}|buzhash)$/, "chunker must be size-N, rabin[-min-avg-max] or buzhash"),
+    .regex(
+      /^(size-\d{1,9}|rabin(-\d{1,9}){0,3}|buzhash)$/,
+      "chunker must be size-N, rabin[-min-avg-max] or buzhash",
+    ),
   cidVersion: z.literal([0, 1]),
   rawLeaves: z.boolean(),
   pin: z.boolean(),
@@ -227,9 +242,9 @@ const sweepShape = Object.fromEntries(
 
 type FixedParam = Exclude<ParamName, SweepableParam>;
 const fixedShape = Object.fromEntries(
-  pick(PARAM_NAMES.filter((key): key is FixedParam => !(SWEEPABLE_PARAMS as readonly string[]).includes(key))).map(
-    ([key, schema]) => [key, schema.optional()],
-  ),
+  pick(
+    PARAM_NAMES.filter((key): key is FixedParam => !(SWEEPABLE_PARAMS as readonly string[]).includes(key)),
+  ).map(([key, schema]) => [key, schema.optional()]),
 ) as { [P in FixedParam]: z.ZodOptional<Shape[P]> };
 
 const partialParams = z.strictObject(paramShape).partial();
@@ -246,7 +261,9 @@ export const WorkloadSchema = z.strictObject({
   description: text.optional(),
   ...sweepShape,
   ...fixedShape,
-  matrix: matrixSchema.optional().describe("GitHub Actions-style matrix: cartesian product with include/exclude"),
+  matrix: matrixSchema
+    .optional()
+    .describe("GitHub Actions-style matrix: cartesian product with include/exclude"),
 });
 export type Workload = z.output<typeof WorkloadSchema>;
 

@@ -28,11 +28,18 @@ export class DiagnosticSink {
     return this.diagnostics.some((d) => d.severity === "error");
   }
 
-  private add(severity: Diagnostic["severity"], code: DiagnosticCode, message: string, path: SpecPath, options: ReportOptions) {
+  private add(
+    severity: Diagnostic["severity"],
+    code: DiagnosticCode,
+    message: string,
+    path: SpecPath,
+    options: ReportOptions,
+  ) {
     const key = JSON.stringify([severity, code, message, path]);
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    const position = locate(this.source, path, options.at, options.offset);
-    this.diagnostics.push({ code, severity, message, path, file: this.source.file, ...position });
+    const { line, column, fromOverride } = locate(this.source, path, options.at, options.offset);
+    const text = fromOverride ? `${message} (value given with --set)` : message;
+    this.diagnostics.push({ code, severity, message: text, path, file: this.source.file, line, column });
   }
 }

@@ -3,7 +3,18 @@
  * node count, alias expansion, duplicate and prototype-polluting keys. The result keeps the parsed document
  * so every later stage can point at `file:line:column`.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  Scalar,
+  type Document,
+  type Node,
+} from "yaml";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import type { Diagnostic, SpecPath } from "../diagnostics/diagnostic.js";
 
@@ -33,11 +44,25 @@ export function parseSpecText(file: string, text: string): LoadResult {
       source: { file, text, doc, lineCounter },
       value: undefined,
       diagnostics: [
-        { code: "file-too-large", severity: "error", message: `spec is larger than ${LIMITS.bytes} bytes`, path: [], file, line: 0, column: 0 },
+        {
+          code: "file-too-large",
+          severity: "error",
+          message: `spec is larger than ${LIMITS.bytes} bytes`,
+          path: [],
+          file,
+          line: 0,
+          column: 0,
+        },
       ],
     };
   }
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: false, strict: true });
+  const doc = parseDocument(text, {
+    lineCounter,
+    uniqueKeys: true,
+    prettyErrors: false,
+    merge: false,
+    strict: true,
+  });
   const source: SpecSource = { file, text, doc, lineCounter };
   for (const error of [...doc.errors, ...doc.warnings]) {
     const code: DiagnosticCode = error.code === "DUPLICATE_KEY" ? "duplicate-key" : "yaml-syntax";
@@ -67,22 +92,37 @@ function checkStructure(root: Node | null, at: At): Diagnostic[] {
     const { node, depth, path } = stack.pop()!;
     if (++nodes > LIMITS.nodes) return [at("too-many-nodes", `more than ${LIMITS.nodes} values`, 0)];
     const offset = (node as Node | null)?.range?.[0] ?? 0;
-    if (depth > LIMITS.depth) return [at("too-deep", `nested deeper than ${LIMITS.depth} levels`, offset, path)];
+    if (depth > LIMITS.depth)
+      return [at("too-deep", `nested deeper than ${LIMITS.depth} levels`, offset, path)];
     if (isMap(node)) {
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? pair.key.value : undefined;
         if (typeof key !== "string" && typeof key !== "number") {
-          diagnostics.push(at("invalid-type", "keys must be plain strings", (pair.key as Node | null)?.range?.[0] ?? offset, path));
+          diagnostics.push(
+            at(
+              "invalid-type",
+              "keys must be plain strings",
+              (pair.key as Node | null)?.range?.[0] ?? offset,
+              path,
+            ),
+          );
           continue;
         }
         if (FORBIDDEN_KEYS.has(String(key))) {
-          diagnostics.push(at("forbidden-key", `"${key}" is not allowed as a key`, (pair.key as Node).range![0], [...path, String(key)]));
+          diagnostics.push(
+            at("forbidden-key", `"${key}" is not allowed as a key`, (pair.key as Node).range![0], [
+              ...path,
+              String(key),
+            ]),
+          );
           continue;
         }
         stack.push({ node: pair.value, depth: depth + 1, path: [...path, String(key)] });
       }
     } else if (isSeq(node)) {
-      node.items.forEach((item, index) => stack.push({ node: item, depth: depth + 1, path: [...path, index] }));
+      node.items.forEach((item, index) =>
+        stack.push({ node: item, depth: depth + 1, path: [...path, index] }),
+      );
     } else if (isPair(node)) {
       stack.push({ node: node.value, depth: depth + 1, path });
     }
@@ -91,7 +131,12 @@ function checkStructure(root: Node | null, at: At): Diagnostic[] {
 }
 
 /** Source position of a spec path: the key itself for `key` problems, otherwise the value. */
-export function locate(source: SpecSource, path: SpecPath, target: "key" | "value" = "value", innerOffset = 0) {
+export function locate(
+  source: SpecSource,
+  path: SpecPath,
+  target: "key" | "value" = "value",
+  innerOffset = 0,
+) {
   let node: unknown = source.doc.contents;
   let offset = (node as Node | null)?.range?.[0] ?? 0;
   for (const [index, segment] of path.entries()) {
@@ -99,7 +144,10 @@ export function locate(source: SpecSource, path: SpecPath, target: "key" | "valu
     let next: unknown;
     let keyNode: Node | undefined;
     if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      // Keys added by --set are plain values, not Scalar nodes.
+      const pair = node.items.find(
+        (item) => String(isScalar(item.key) ? item.key.value : item.key) === String(segment),
+      );
       keyNode = pair?.key as Node | undefined;
       next = pair?.value;
     } else if (isSeq(node) && typeof segment === "number") {
@@ -109,7 +157,13 @@ export function locate(source: SpecSource, path: SpecPath, target: "key" | "valu
       offset = keyNode.range[0];
       break;
     }
-    if (!next || !(next as Node).range) {
+    if (next && !(next as Node).range) {
+      // Nodes made by --set have no place in the file: point at their key and say where they came from.
+      if (keyNode?.range) offset = keyNode.range[0];
+      const { line, col } = source.lineCounter.linePos(offset);
+      return { line, column: col, fromOverride: true };
+    }
+    if (!next) {
       if (keyNode?.range) offset = keyNode.range[0];
       break;
     }
@@ -118,7 +172,7 @@ export function locate(source: SpecSource, path: SpecPath, target: "key" | "valu
   }
   if (innerOffset > 0 && isScalar(node)) offset += innerOffset + (isQuoted(node) ? 1 : 0);
   const { line, col } = source.lineCounter.linePos(offset);
-  return { line, column: col };
+  return { line, column: col, fromOverride: false };
 }
 
 function isQuoted(node: Scalar): boolean {

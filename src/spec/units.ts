@@ -74,7 +74,8 @@ export function parseUnit(kind: UnitKind, input: string | number): UnitResult {
   }
   const text = input.trim();
   const match = UNIT_PATTERNS[kind].exec(text);
-  if (!match) return { ok: false, message: `"${input}" is not ${UNIT_EXAMPLES[kind]}${unitHint(kind, text)}` };
+  if (!match)
+    return { ok: false, message: `"${input}" is not ${UNIT_EXAMPLES[kind]}${unitHint(kind, text)}` };
   const amount = Number(match[1]);
   if (kind === "percent") return checkPercent(amount);
   const value = amount * (UNIT_TABLES[kind][match[2]!] ?? Number.NaN);

@@ -37,7 +37,8 @@ export async function loadSpec(file: string, options: ValidateOptions = {}): Pro
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
     return { diagnostics: [fileDiagnostic(file, "file-not-found", `cannot read spec: ${reason}`)] };
   }
   return validateText(file, text, options);

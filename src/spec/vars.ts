@@ -28,7 +28,9 @@ export function evaluate(
     for (const { name, offset } of exprVars(expr)) {
       if (!Object.hasOwn(vars, name)) {
         const known = Object.keys(vars);
-        const hint = didYouMean(name, known) || (known.length ? ` (defined: ${known.join(", ")})` : " (no vars are defined)");
+        const hint =
+          didYouMean(name, known) ||
+          (known.length ? ` (defined: ${known.join(", ")})` : " (no vars are defined)");
         sink.error("unknown-var", `unknown variable "${name}"${hint}`, path, { offset });
         return undefined;
       }

@@ -14,6 +14,7 @@ import { launchKubo, type KuboNode } from "../../src/backends/ipfs/kubo-server.j
 import { launchMinio, type MinioServer } from "../../src/backends/s3/minio-server.js";
 import { groupAlive } from "../../src/run/process.js";
 import { fioBinary, kuboBinary } from "../../src/run/tools.js";
+import { listeningAddresses } from "../support/listening.js";
 import { signedS3Fetch } from "../support/sigv4.js";
 
 describe("fio", () => {
@@ -56,8 +57,9 @@ describe("launchMinio", () => {
   });
   afterAll(() => minio?.stop());
 
-  it("listens on loopback only, with generated credentials", () => {
+  it("listens on loopback only, with generated credentials", async () => {
     expect(minio.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await expectLoopbackOnly(minio.pid, minio.endpoint);
     expect(minio.accessKey).not.toBe("minioadmin");
     expect(minio.secretKey.length).toBeGreaterThanOrEqual(8);
     expect(existsSync(minio.dataDir)).toBe(true);
@@ -126,6 +128,7 @@ describe("launchKubo", () => {
     expect(config.Bootstrap).toEqual([]);
     const argv = (await readFile(`/proc/${kubo.pid}/cmdline`, "utf8")).split("\0");
     expect(argv).toContain("--offline");
+    await expectLoopbackOnly(kubo.pid, kubo.api);
   });
 
   it("answers /api/v0/id with the node's peer ID", async () => {
@@ -165,6 +168,13 @@ describe("launchKubo", () => {
     await kubo.stop(); // idempotent
   });
 });
+
+async function expectLoopbackOnly(pid: number, url: string): Promise<void> {
+  const addresses = await listeningAddresses(pid);
+  // MinIO also binds [::1] for a 127.0.0.1 address; both are loopback.
+  expect(addresses).toContain(`127.0.0.1:${new URL(url).port}`);
+  for (const address of addresses) expect(address).toMatch(/^(127\.\d+\.\d+\.\d+|\[::1\]):\d+$/);
+}
 
 function expectGone(pid: number): void {
   expect(groupAlive(pid)).toBe(false);

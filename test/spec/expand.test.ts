@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { diagnosticsOf, fsSpec, planOf } from "../support/spec.js";
+
+describe("expansion", () => {
+  it("resolves every parameter and records where it came from", () => {
+    const plan = planOf(
+      fsSpec([{ name: "w", op: "randrw", bs: ["4KiB", "1MiB"], iodepth: 8 }], {
+        defaults: { repeat: 3, concurrency: 9 },
+      }),
+    );
+    expect(plan.cases.map((c) => c.id)).toEqual(["w.scratch.randrw.bs-4KiB", "w.scratch.randrw.bs-1MiB"]);
+    const [first] = plan.cases;
+    expect(first?.engine).toBe("fio");
+    expect(first?.params).toMatchObject({ bs: 4096, iodepth: 8, repeat: 3, read: 50, size: 64 * 2 ** 20 });
+    expect(first?.sources).toMatchObject({
+      bs: "matrix",
+      iodepth: "workload",
+      repeat: "defaults",
+      read: "builtin",
+    });
+    // a spec-wide default that means nothing to fio is not carried into the case
+    expect(first?.params).not.toHaveProperty("concurrency");
+    expect(first?.dims).toEqual(["bs"]);
+  });
+
+  it("gives the same ids for the same spec and distinct ids to every case", () => {
+    const spec = fsSpec([
+      {
+        name: "w",
+        op: ["read", "write"],
+        matrix: { bs: ["4KiB", "8KiB"], iodepth: [1, 32], include: [{ bs: "8KiB", iodepth: 32, jobs: 4 }] },
+      },
+    ]);
+    const ids = planOf(spec).cases.map((c) => c.id);
+    expect(planOf(spec).cases.map((c) => c.id)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain("w.scratch.write.bs-8KiB.iodepth-32.jobs-4");
+  });
+
+  it("defaults the target when the spec has only one, and the engine from the target kind", () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "t",
+      targets: { obj: { kind: "s3", launch: "minio" } },
+      workloads: [{ name: "w", op: "put" }],
+    });
+    expect(plan.cases[0]).toMatchObject({
+      target: "obj",
+      engine: "s3",
+      params: { concurrency: 4, objects: 16 },
+    });
+  });
+
+  it("keeps engine-specific parameters to the cases whose engine uses them", () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "t",
+      targets: { ipfs: { kind: "ipfs", launch: "kubo" }, s3: { kind: "s3", launch: "minio" } },
+      workloads: [{ name: "w", target: ["ipfs", "s3"], op: "put", chunker: "size-1048576" }],
+    });
+    expect(plan.cases[0]?.params.chunker).toBe("size-1048576");
+    expect(plan.cases[1]?.params).not.toHaveProperty("chunker");
+  });
+
+  it("rejects a parameter that none of the workload's cases can use", () => {
+    const diagnostics = diagnosticsOf(fsSpec([{ name: "w", engine: "dd", op: "write", iodepth: 4 }]));
+    expect(diagnostics).toMatchObject([{ code: "param-not-applicable", path: ["workloads", 0, "iodepth"] }]);
+    expect(diagnostics[0]?.message).toMatch(/used by fio/);
+  });
+
+  it("evaluates expectations and finds the cases they apply to", () => {
+    const plan = planOf(
+      fsSpec([{ name: "w", op: "randread", bs: ["4KiB", "8KiB"] }], {
+        vars: { capacityGiB: 400, floor: "capacityGiB / 2" },
+        expect: [
+          {
+            workload: "w",
+            where: { bs: "4KiB" },
+            metric: "iops",
+            atLeast: "min(1000 + 6 * capacityGiB, 3000) + floor",
+          },
+        ],
+      }),
+    );
+    expect(plan.vars).toEqual({ capacityGiB: 400, floor: 200 });
+    expect(plan.expect[0]).toMatchObject({ atLeast: 3200, cases: ["w.scratch.randread.bs-4KiB"] });
+  });
+
+  it("applies --set overrides like spec values", () => {
+    const spec = fsSpec([
+      { name: "w", op: "write", engine: "dd", bs: "1MiB", matrix: { parallel: [10, 20, 40] } },
+    ]);
+    const plan = planOf(spec, ["parallel=[1, 2]", "w.bs=4KiB", "repeat=2"]);
+    expect(plan.cases.map((c) => [c.params.parallel, c.params.bs, c.params.repeat])).toEqual([
+      [1, 4096, 2],
+      [2, 4096, 2],
+    ]);
+    expect(diagnosticsOf(spec, ["w.bs=4K"])[0]).toMatchObject({ code: "invalid-unit" });
+    expect(diagnosticsOf(spec, ["w.bs=4K"])[0]?.message).toMatch(/--set/);
+    expect(diagnosticsOf(spec, ["nope.bs=4KiB"])[0]).toMatchObject({ code: "invalid-set" });
+    expect(diagnosticsOf(spec, ["novalue"])[0]).toMatchObject({ code: "invalid-set" });
+  });
+
+  it("reports the spec hash independent of formatting and comments", () => {
+    const a = planOf(fsSpec([{ name: "w", op: "read" }]));
+    const text =
+      "# a comment\nbenchspec: 1\nname: t\ntargets:\n  scratch: {kind: fs}\nworkloads: [{name: w, op: read}]\n";
+    const b = diagnosticsOf(text);
+    expect(b).toEqual([]);
+    expect(a.specHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
