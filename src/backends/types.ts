@@ -1,0 +1,38 @@
+/**
+ * The backend interface. One backend per engine, each in its own folder, registered in index.ts as a
+ * Record<EngineName, Backend> (a missing engine is a type error). Shared stages call these hooks and never
+ * branch on an engine's name.
+ */
+import type { EngineName } from "../spec/engines.js";
+import type { Case, Plan } from "../plan/types.js";
+import type { ShellScriptWriter } from "./writer.js";
+
+export const COMPILE_TARGETS = ["fio", "shell", "sdk"] as const;
+export type CompileTarget = (typeof COMPILE_TARGETS)[number];
+
+/** A file of the compiled output, relative to the output directory. */
+export interface Artifact {
+  path: string;
+  content: string;
+}
+
+export interface CompileContext {
+  plan: Plan;
+  /** benchspec's version, for headers. */
+  version: string;
+}
+
+export interface Backend {
+  engine: EngineName;
+  /** The compile targets that can express this engine's cases; `shell` is shared by all. */
+  targets: readonly CompileTarget[];
+  /** Per-case artifacts for the fio and sdk targets (jobfiles, call sequences). */
+  artifacts?(c: Case, target: Exclude<CompileTarget, "shell">, ctx: CompileContext): Artifact[];
+  /** The CLIs the shell fragment needs (checked by the script before anything runs). */
+  shellTools: readonly string[];
+  /**
+   * Writes the bash function body that runs one repetition of the case and prints its result row.
+   * The function receives the repetition number as $1 and "true"/"false" (warm-up) as $2.
+   */
+  shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
+}

@@ -1,0 +1,56 @@
+/**
+ * benchspec's result row: one JSON object per line of results.ndjson, one per case × repetition × op.
+ * `benchspec run` writes these, the compiled shell script prints them, `benchspec report` reads them.
+ * Units: bytes, seconds, bytes per second, operations per second.
+ */
+import { z } from "zod";
+
+export const RESULT_FORMAT_VERSION = 1;
+
+const latency = z.strictObject({
+  mean: z.number().optional(),
+  p50: z.number().optional(),
+  p90: z.number().optional(),
+  p99: z.number().optional(),
+  "p99.9": z.number().optional(),
+});
+
+/** One process or worker of a parallel case (a dd process, an fio job). */
+const jobResult = z.object({
+  job: z.number().int(),
+  bytes: z.number(),
+  seconds: z.number(),
+  throughput: z.number(),
+  error: z.string().optional(),
+});
+
+export const ResultRowSchema = z.object({
+  v: z.literal(RESULT_FORMAT_VERSION),
+  /** Where the row came from: "run" (benchspec run) or "shell" (a compiled script). */
+  source: z.enum(["run", "shell"]),
+  spec: z.string(),
+  specHash: z.string(),
+  case: z.string(),
+  workload: z.string(),
+  target: z.string(),
+  engine: z.string(),
+  op: z.string(),
+  /** Every resolved parameter of the case, normalized (bytes, seconds, percent). */
+  params: z.record(z.string(), z.unknown()),
+  repetition: z.number().int().min(1),
+  warmup: z.boolean(),
+  ok: z.boolean(),
+  error: z.string().optional(),
+  /** ISO 8601 start and end of the measured interval. */
+  start: z.string(),
+  end: z.string(),
+  bytes: z.number(),
+  ops: z.number(),
+  seconds: z.number(),
+  throughput: z.number(),
+  iops: z.number(),
+  latency: latency.optional(),
+  jobs: z.array(jobResult).optional(),
+});
+
+export type ResultRow = z.infer<typeof ResultRowSchema>;
