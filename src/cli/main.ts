@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { CliError, EXIT, VERSION, type Io } from "./context.js";
+import { makeCompileCommand } from "./compile.js";
 import { makeInitCommand } from "./init.js";
 import { makePlanCommand } from "./plan.js";
 import { makeSchemaCommand } from "./schema.js";
@@ -26,7 +27,7 @@ Examples:
   $ benchspec validate specs/*.yaml
   $ benchspec plan specs/quickstart.yaml`,
     );
-  for (const make of [makeValidateCommand, makePlanCommand, makeSchemaCommand, makeInitCommand]) {
+  for (const make of [makeValidateCommand, makePlanCommand, makeCompileCommand, makeSchemaCommand, makeInitCommand]) {
     program.addCommand(make(io, setExit));
   }
   program.commands.forEach((command) => command.exitOverride().configureOutput(program.configureOutput()));

@@ -1,0 +1,89 @@
+/**
+ * `compile`: Plan → artifacts, all in memory first, so a case that a target cannot express stops the
+ * compile before anything is written.
+ *   1. check  every case can be expressed by the requested targets (or, for `all`, by at least shell)
+ *   2. emit   per-case artifacts (fio jobfiles, sdk call sequences) and the one shell script
+ *   3. index  plan.json: every case, its resolved parameters and its artifacts
+ */
+import type { Case, Plan } from "../plan/types.js";
+import { BACKENDS } from "./index.js";
+import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
+import { COMPILE_TARGETS, type Artifact, type CompileContext, type CompileTarget } from "./types.js";
+import { jsonArtifact } from "./writer.js";
+
+export const PLAN_INDEX_PATH = "plan.json";
+export const PLAN_FORMAT = "benchspec-plan/1";
+
+export class CompileError extends Error {}
+
+export interface CompileOutput {
+  artifacts: Artifact[];
+}
+
+export function compilePlan(plan: Plan, targets: readonly CompileTarget[], version: string): CompileOutput {
+  const ctx: CompileContext = { plan, version };
+  checkExpressible(plan.cases, targets);
+  const artifacts: Artifact[] = [];
+  const byCase = new Map<string, Partial<Record<CompileTarget, string[]>>>();
+  for (const c of plan.cases) {
+    const backend = BACKENDS[c.engine];
+    const entry: Partial<Record<CompileTarget, string[]>> = {};
+    for (const target of targets) {
+      if (target === "shell" || !backend.targets.includes(target) || !backend.artifacts) continue;
+      const files = backend.artifacts(c, target, ctx);
+      artifacts.push(...files);
+      entry[target] = files.map((file) => file.path);
+    }
+    if (targets.includes("shell")) entry.shell = [SHELL_SCRIPT_PATH];
+    byCase.set(c.id, entry);
+  }
+  if (targets.includes("shell")) artifacts.push(compileShellScript(plan, ctx));
+  artifacts.push({ path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
+  return { artifacts: artifacts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+}
+
+/** With one target, every case must be expressible; with several, each case needs at least one of them. */
+function checkExpressible(cases: readonly Case[], targets: readonly CompileTarget[]) {
+  const problems = new Map<string, string>();
+  for (const c of cases) {
+    const able = BACKENDS[c.engine].targets;
+    if (targets.some((target) => able.includes(target))) continue;
+    problems.set(
+      c.workload,
+      `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${targets.join("/")}; targets that can: ${able.join(", ")}`,
+    );
+  }
+  if (problems.size > 0) throw new CompileError([...problems.values()].join("\n"));
+}
+
+function planIndex(ctx: CompileContext, byCase: Map<string, Partial<Record<CompileTarget, string[]>>>): string {
+  const { plan } = ctx;
+  return jsonArtifact(ctx, PLAN_FORMAT, {
+    vars: plan.vars,
+    targets: plan.targets,
+    fio: { args: ["--output-format=json+"] },
+    cases: plan.cases.map((c) => ({
+      id: c.id,
+      workload: c.workload,
+      target: c.target,
+      engine: c.engine,
+      op: c.op,
+      params: c.params,
+      sources: c.sources,
+      artifacts: byCase.get(c.id) ?? {},
+    })),
+    expect: plan.expect,
+    report: plan.report,
+  });
+}
+
+export function parseTargets(value: string): CompileTarget[] {
+  if (value === "all") return [...COMPILE_TARGETS];
+  const targets = value.split(",").map((t) => t.trim());
+  for (const target of targets) {
+    if (!(COMPILE_TARGETS as readonly string[]).includes(target)) {
+      throw new CompileError(`unknown compile target "${target}"; expected ${COMPILE_TARGETS.join(", ")} or all`);
+    }
+  }
+  return targets as CompileTarget[];
+}

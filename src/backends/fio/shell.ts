@@ -1,0 +1,6 @@
+import type { Backend } from "../types.js";
+
+// PLACEHOLDER — replaced by the shell emitter work.
+export const fioShellCase: Backend["shellCase"] = (c, w) => {
+  w.line(`echo ${w.quote(c.id)}`);
+};

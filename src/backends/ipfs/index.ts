@@ -1,0 +1,11 @@
+import type { Backend } from "../types.js";
+import { ipfsSdkArtifacts } from "./sdk.js";
+import { ipfsShellCase, ipfsShellTools } from "./shell.js";
+
+export const ipfsBackend: Backend = {
+  engine: "ipfs",
+  targets: ["sdk", "shell"],
+  artifacts: (c, target, ctx) => (target === "sdk" ? ipfsSdkArtifacts(c, ctx) : []),
+  shellTools: ipfsShellTools,
+  shellCase: ipfsShellCase,
+};

@@ -1,0 +1,39 @@
+import { Command } from "commander";
+import { compilePlan, CompileError, parseTargets } from "../backends/compile.js";
+import { OutputDirError, writeArtifacts } from "../backends/output.js";
+import { hasErrors } from "../diagnostics/diagnostic.js";
+import { loadSpec } from "../spec/validate.js";
+import { CliError, collect, EXIT, printDiagnostics, VERSION, type Io } from "./context.js";
+
+export function makeCompileCommand(io: Io, setExit: (code: number) => void): Command {
+  return new Command("compile")
+    .description("compile a spec into fio jobfiles, a bash script and S3/IPFS call sequences")
+    .argument("<spec>", "spec file")
+    .option("-t, --target <targets>", "fio, shell, sdk, a comma-separated list, or all", "all")
+    .option("-o, --out <dir>", "output directory", "compiled")
+    .option("--set <key=value>", "override a var or parameter (repeatable)", collect, [])
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ benchspec compile specs/cloud-disk-pts.yaml --target fio --out build/pts
+  $ benchspec compile specs/shared-storage-dd.yaml --target shell --out build/dd --set count=4
+  $ BENCHSPEC_TARGET_nfs=/mnt/nfs build/dd/benchspec.sh > results.ndjson
+
+The output is deterministic (same spec, same bytes); plan.json maps every case to its artifacts.`,
+    )
+    .action(async (file: string, options: { target: string; out: string; set: string[] }) => {
+      const result = await loadSpec(file, { sets: options.set });
+      printDiagnostics(io, result.diagnostics);
+      if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
+      try {
+        const { artifacts } = compilePlan(result.plan, parseTargets(options.target), VERSION);
+        await writeArtifacts(options.out, artifacts);
+        io.stdout.write(`wrote ${artifacts.length} files to ${options.out} (${result.plan.cases.length} cases)\n`);
+        setExit(EXIT.ok);
+      } catch (error) {
+        if (error instanceof CompileError || error instanceof OutputDirError) throw new CliError(error.message, EXIT.invalid);
+        throw error;
+      }
+    });
+}
