@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Builds dist/ once per run for the tests that start bin/benchspec.js.
+    globalSetup: ["./test/support/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     // Integration tests start real servers and real fio; two cores do not profit from more parallel files.

@@ -5,6 +5,7 @@
  */
 import type { EngineName } from "../spec/engines.js";
 import type { Case, Plan } from "../plan/types.js";
+import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import type { ShellScriptWriter } from "./writer.js";
 
 export const COMPILE_TARGETS = ["fio", "shell", "sdk"] as const;
@@ -35,4 +36,30 @@ export interface Backend {
    * The function receives the repetition number as $1 and "true"/"false" (warm-up) as $2.
    */
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
+  /** Runs the engine's cases for real (benchspec run). */
+  executor?: Executor;
+}
+
+/** What a measured repetition yields; the runner adds the case's identity and writes the row. */
+export type Measurement = Pick<
+  ResultRow,
+  "ok" | "error" | "start" | "end" | "bytes" | "ops" | "seconds" | "throughput" | "iops" | "latency" | "jobs" | "steady"
+> & { timeseries?: Omit<TimeseriesRow, "case" | "repetition">[] };
+
+export interface ExecContext {
+  /** The prepared target: a benchspec-owned directory (fs) or a checked device path (block). */
+  location: string;
+  /** Where compiled artifacts (fio/…) were written for this run. */
+  artifactsDir: string;
+  /** Where raw tool outputs go. */
+  rawDir: string;
+  signal: AbortSignal;
+}
+
+export interface Executor {
+  /** Tools whose versions go into the run's provenance. */
+  tools: readonly string[];
+  /** Once per case before its first repetition: preconditioning, data the reads need. */
+  prepare?(c: Case, ctx: ExecContext): Promise<void>;
+  repetition(c: Case, repetition: number, warmup: boolean, ctx: ExecContext): Promise<Measurement>;
 }

@@ -6,7 +6,7 @@ export interface RenderOptions {
 
 /** The one place diagnostics become text: `file:line:col path: message [code]`. */
 export function renderDiagnostic(d: Diagnostic, { color }: RenderOptions): string {
-  const where = d.line > 0 ? `${d.file}:${d.line}:${d.column}` : d.file;
+  const where = d.line > 0 ? `${d.file}:${d.line}:${d.column}` : `${d.file}:`;
   const path = d.path.length > 0 ? ` ${formatPath(d.path)}:` : "";
   const severity = color ? paint(d.severity) : d.severity;
   return `${where}${path} ${severity}: ${sanitize(d.message)} [${d.code}]`;

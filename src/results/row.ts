@@ -51,6 +51,19 @@ export const ResultRowSchema = z.object({
   iops: z.number(),
   latency: latency.optional(),
   jobs: z.array(jobResult).optional(),
+  /** fio steady-state detection: whether the criterion was met before the time limit. */
+  steady: z.object({ criterion: z.string(), attained: z.boolean() }).optional(),
 });
 
 export type ResultRow = z.infer<typeof ResultRowSchema>;
+
+/** One point of a throughput/IOPS time series (timeseries.ndjson). */
+export const TimeseriesRowSchema = z.object({
+  case: z.string(),
+  repetition: z.number().int(),
+  /** Seconds since the start of the repetition. */
+  t: z.number(),
+  throughput: z.number(),
+  iops: z.number(),
+});
+export type TimeseriesRow = z.infer<typeof TimeseriesRowSchema>;

@@ -132,3 +132,29 @@ function installExitHook(): void {
     for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
   });
 }
+
+export interface GroupResult extends ExitInfo {
+  /** The tail of the output (see GroupProcess.output). */
+  output: string;
+  aborted: boolean;
+}
+
+/** Runs a command to completion in its own process group; aborting the signal stops the whole group. */
+export async function runGroup(
+  file: string,
+  args: readonly string[],
+  options: StartOptions & { signal: AbortSignal },
+): Promise<GroupResult> {
+  if (options.signal.aborted) return { exitCode: undefined, signal: "SIGTERM", output: "", aborted: true };
+  const child = await startGroup(file, args, { stopTimeoutMs: 3_000, ...options });
+  const onAbort = () => void child.stop();
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const exit = await child.exited;
+    // The leader is gone; make sure nothing it forked lingers either.
+    await child.stop();
+    return { ...exit, output: child.output(), aborted: options.signal.aborted };
+  } finally {
+    options.signal.removeEventListener("abort", onAbort);
+  }
+}

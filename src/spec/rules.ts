@@ -1,10 +1,10 @@
 /**
  * Cross-field rules that run after the shape check, in the manner of changesets' rules.ts: each rule is a
  * named function over the whole spec that reports through the sink. Rules that need the resolved cases
- * (engine, op, bs vs size…) run during expansion instead (see case-rules.ts).
+ * (engine, op, bs vs size…) run during expansion instead (see expand.ts).
  */
 import { didYouMean } from "../diagnostics/suggest.js";
-import { PARAM_NAMES, SWEEPABLE_PARAMS, type Spec, type Workload } from "./schema.js";
+import { PARAM_NAMES, type Spec, type Workload } from "./schema.js";
 import type { DiagnosticSink } from "./sink.js";
 import { evaluate } from "./vars.js";
 
@@ -102,8 +102,8 @@ const serversReachable: Rule = ({ spec, sink }) => {
 
 const sweptOnce: Rule = ({ spec, sink }) => {
   spec.workloads.forEach((workload, index) => {
-    for (const key of SWEEPABLE_PARAMS) {
-      if (workload[key] !== undefined && workload.matrix?.[key] !== undefined) {
+    for (const key of PARAM_NAMES) {
+      if ((workload as Record<string, unknown>)[key] !== undefined && workload.matrix?.[key] !== undefined) {
         sink.error(
           "duplicate-dimension",
           `"${key}" is set on the workload and in its matrix; keep one`,

@@ -61,7 +61,7 @@ export const UNIT_PATTERNS = {
   size: unitPattern("size"),
   rate: unitPattern("rate"),
   duration: unitPattern("duration"),
-  percent: new RegExp(`^${NUMBER}\\s?%$`),
+  percent: new RegExp(`^${NUMBER}\\s?%?$`),
 } as const;
 
 export type UnitResult = { ok: true; value: number } | { ok: false; message: string };

@@ -1,0 +1,107 @@
+/**
+ * Reading fio's json+ output: the measured job (named after the case id), read and write sides summed,
+ * latency percentiles computed exactly from the merged completion-latency histograms (json+ bins).
+ */
+import type { Measurement } from "../types.js";
+
+interface FioSide {
+  io_bytes: number;
+  bw_bytes: number;
+  iops: number;
+  runtime: number;
+  total_ios: number;
+  clat_ns?: { mean: number; N?: number; bins?: Record<string, number>; percentile?: Record<string, number> };
+}
+
+interface FioJob {
+  jobname: string;
+  error: number;
+  read: FioSide;
+  write: FioSide;
+  trim?: FioSide;
+  steadystate?: { ss: string; attained: number };
+}
+
+export interface FioOutput {
+  jobs: FioJob[];
+  timestamp_ms?: number;
+}
+
+export function parseFioJson(text: string): FioOutput {
+  // fio may print warnings before the JSON document.
+  const start = text.indexOf("{");
+  if (start < 0) throw new Error("fio printed no JSON");
+  return JSON.parse(text.slice(start)) as FioOutput;
+}
+
+export function measurementFromFio(output: FioOutput, jobName: string, startMs: number, endMs: number): Measurement {
+  const job = output.jobs.find((j) => j.jobname === jobName);
+  if (!job) throw new Error(`fio output has no job named ${jobName}`);
+  const sides = [job.read, job.write].filter((side) => side.total_ios > 0 || side.io_bytes > 0);
+  const bytes = sum(sides.map((s) => s.io_bytes));
+  const ops = sum(sides.map((s) => s.total_ios));
+  const seconds = Math.max(...sides.map((s) => s.runtime), 0) / 1000;
+  const measurement: Measurement = {
+    ok: job.error === 0,
+    ...(job.error !== 0 && { error: `fio job error ${job.error}` }),
+    start: new Date(startMs).toISOString(),
+    end: new Date(endMs).toISOString(),
+    bytes,
+    ops,
+    seconds,
+    throughput: sum(sides.map((s) => s.bw_bytes)),
+    iops: sum(sides.map((s) => s.iops)),
+  };
+  const latency = latencyOf(sides);
+  if (latency) measurement.latency = latency;
+  if (job.steadystate) measurement.steady = { criterion: job.steadystate.ss, attained: job.steadystate.attained === 1 };
+  return measurement;
+}
+
+function latencyOf(sides: FioSide[]): Measurement["latency"] {
+  const weighted = sides.filter((s) => s.clat_ns && s.total_ios > 0);
+  if (weighted.length === 0) return undefined;
+  const total = sum(weighted.map((s) => s.total_ios));
+  const mean = sum(weighted.map((s) => s.clat_ns!.mean * s.total_ios)) / total / 1e9;
+  const bins = new Map<number, number>();
+  for (const side of weighted) {
+    for (const [ns, count] of Object.entries(side.clat_ns!.bins ?? {})) bins.set(Number(ns), (bins.get(Number(ns)) ?? 0) + count);
+  }
+  if (bins.size === 0) return { mean };
+  const sorted = [...bins.entries()].sort((a, b) => a[0] - b[0]);
+  const count = sum(sorted.map(([, n]) => n));
+  const at = (fraction: number) => {
+    let seen = 0;
+    for (const [ns, n] of sorted) {
+      seen += n;
+      if (seen >= fraction * count) return ns / 1e9;
+    }
+    return sorted[sorted.length - 1]![0] / 1e9;
+  };
+  return { mean, p50: at(0.5), p90: at(0.9), p99: at(0.99), "p99.9": at(0.999) };
+}
+
+/**
+ * fio's averaged logs (`log_avg_msec`): "msec, value, direction, bs, offset[, prio]" per line, one file per
+ * job; values of the same instant are summed across jobs and directions.
+ */
+export function seriesFromLogs(logs: { kind: "bw" | "iops"; text: string }[]): NonNullable<Measurement["timeseries"]> {
+  const points = new Map<number, { throughput: number; iops: number }>();
+  for (const { kind, text } of logs) {
+    for (const line of text.split("\n")) {
+      const [msText, valueText] = line.split(",");
+      if (!msText || valueText === undefined) continue;
+      const ms = Number(msText);
+      const value = Number(valueText);
+      if (!Number.isFinite(ms) || !Number.isFinite(value)) continue;
+      const point = points.get(ms) ?? { throughput: 0, iops: 0 };
+      // bw logs are in KiB/s.
+      if (kind === "bw") point.throughput += value * 1024;
+      else point.iops += value;
+      points.set(ms, point);
+    }
+  }
+  return [...points.entries()].sort((a, b) => a[0] - b[0]).map(([ms, point]) => ({ t: ms / 1000, ...point }));
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
