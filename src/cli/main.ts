@@ -7,6 +7,7 @@ import { CliError, EXIT, VERSION, type Io } from "./context.js";
 import { makeCompileCommand } from "./compile.js";
 import { makeInitCommand } from "./init.js";
 import { makePlanCommand } from "./plan.js";
+import { makeRunCommand } from "./run.js";
 import { makeSchemaCommand } from "./schema.js";
 import { makeValidateCommand } from "./validate.js";
 
@@ -27,7 +28,7 @@ Examples:
   $ benchspec validate specs/*.yaml
   $ benchspec plan specs/quickstart.yaml`,
     );
-  for (const make of [makeValidateCommand, makePlanCommand, makeCompileCommand, makeSchemaCommand, makeInitCommand]) {
+  for (const make of [makeValidateCommand, makePlanCommand, makeCompileCommand, makeRunCommand, makeSchemaCommand, makeInitCommand]) {
     program.addCommand(make(io, setExit));
   }
   program.commands.forEach((command) => command.exitOverride().configureOutput(program.configureOutput()));

@@ -1,18 +1,21 @@
 import { Command } from "commander";
 import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { SDK_SCHEMA_FILE, sdkJsonSchema } from "../backends/sdk-format.js";
 import { specJsonSchema } from "../spec/json-schema.js";
 import { EXIT, type Io } from "./context.js";
 
 export function makeSchemaCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("schema")
-    .description("write the JSON Schema of the spec language (for editors)")
+    .description(
+      "write the JSON Schema of the spec language (for editors), and next to it that of the sdk call sequences",
+    )
     .option("-o, --out <file>", 'where to write it ("-" for stdout)', "schema/benchspec.schema.json")
     .addHelpText(
       "after",
       `
 Examples:
-  $ benchspec schema                      # writes schema/benchspec.schema.json
+  $ benchspec schema                      # writes schema/benchspec.schema.json and schema/sdk.schema.json
   $ benchspec schema -o - | jq .title
 
 Reference it from a spec with:  # yaml-language-server: $schema=<path to the file>`,
@@ -23,7 +26,9 @@ Reference it from a spec with:  # yaml-language-server: $schema=<path to the fil
       else {
         await mkdir(dirname(options.out), { recursive: true });
         await writeFile(options.out, text);
-        io.stdout.write(`wrote ${options.out}\n`);
+        const sdkOut = join(dirname(options.out), SDK_SCHEMA_FILE);
+        await writeFile(sdkOut, sdkJsonSchema());
+        io.stdout.write(`wrote ${options.out}\nwrote ${sdkOut}\n`);
       }
       setExit(EXIT.ok);
     });

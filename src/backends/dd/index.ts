@@ -1,4 +1,5 @@
 import type { Backend } from "../types.js";
+import { ddExecutor } from "./run.js";
 
 // PLACEHOLDER — replaced by the shell emitter work.
 export const ddBackend: Backend = {
@@ -6,4 +7,5 @@ export const ddBackend: Backend = {
   targets: ["shell"],
   shellTools: ["dd"],
   shellCase: (c, w) => w.line(`echo ${w.quote(c.id)}`),
+  executor: ddExecutor,
 };

@@ -1,5 +1,6 @@
 import type { Backend } from "../types.js";
 import { fioArtifacts } from "./jobfile.js";
+import { fioExecutor } from "./run.js";
 import { fioShellCase } from "./shell.js";
 
 export const fioBackend: Backend = {
@@ -8,4 +9,5 @@ export const fioBackend: Backend = {
   artifacts: (c, target, ctx) => (target === "fio" ? fioArtifacts(c, ctx) : []),
   shellTools: ["fio"],
   shellCase: fioShellCase,
+  executor: fioExecutor,
 };

@@ -1,7 +1,92 @@
+/**
+ * IPFS (Kubo RPC) call sequences (`sdk/<case-id>.json`, format in ../sdk-format.ts and docs/sdk-format.md).
+ * put = add, get = cat of content added (unmeasured) in the same repetition; cleanup unpins what the
+ * repetition pinned and collects garbage. `fresh` decides on which repetitions the executor starts over on
+ * an empty node.
+ */
 import type { Case } from "../../plan/types.js";
+import type { Target } from "../../spec/schema.js";
+import { CompileError } from "../compile.js";
+import {
+  measuredGroup,
+  param,
+  repetitionSlots,
+  sdkArtifactPath,
+  SDK_FORMAT,
+  setupConcurrency,
+  type IpfsRepetition,
+  type IpfsSdkDocument,
+  type RepetitionSlot,
+  type SdkBody,
+} from "../sdk-format.js";
 import type { Artifact, CompileContext } from "../types.js";
+import { jsonArtifact } from "../writer.js";
 
-// PLACEHOLDER — replaced by the sdk call-sequence work.
-export function ipfsSdkArtifacts(_c: Case, _ctx: CompileContext): Artifact[] {
-  return [];
+type IpfsTarget = Extract<Target, { kind: "ipfs" }>;
+type IpfsOp = IpfsRepetition["measured"]["ops"][number];
+type Add = Extract<IpfsOp, { op: "add" }>;
+
+export function ipfsSdkArtifacts(c: Case, ctx: CompileContext): Artifact[] {
+  const target = ctx.plan.targets[c.target];
+  if (target?.kind !== "ipfs")
+    throw new CompileError(`case ${c.id}: target "${c.target}" is not an ipfs target`);
+  if (c.op !== "put" && c.op !== "get")
+    throw new CompileError(`case ${c.id}: the ipfs engine has no "${c.op}"`);
+  const body: SdkBody<IpfsSdkDocument> = {
+    case: c.id,
+    workload: c.workload,
+    engine: "ipfs",
+    op: c.op,
+    target: ipfsTarget(c.target, target),
+    data: c.params.data ?? "random",
+    repetitions: repetitionSlots(c).map((slot, index) => repetition(c, slot, target, index === 0)),
+  };
+  return [{ path: sdkArtifactPath(c.id), content: jsonArtifact(ctx, SDK_FORMAT, body) }];
+}
+
+function ipfsTarget(name: string, t: IpfsTarget): IpfsSdkDocument["target"] {
+  return {
+    name,
+    kind: "ipfs",
+    ...(t.launch !== undefined && { launch: t.launch, fresh: t.fresh ?? "once" }),
+    ...(t.api !== undefined && { api: t.api }),
+    ...(t.keep !== undefined && { keep: t.keep }),
+  };
+}
+
+/** Launched nodes only: per-repetition → every repetition, per-case → the case's first, once → never here. */
+function freshNode(t: IpfsTarget, first: boolean): boolean {
+  if (t.launch === undefined) return false;
+  if (t.fresh === "per-repetition") return true;
+  return t.fresh === "per-case" && first;
+}
+
+function repetition(c: Case, slot: RepetitionSlot, target: IpfsTarget, first: boolean): IpfsRepetition {
+  const range = { from: 0, count: param(c, "objects") };
+  const ref = `${slot.tag}/o{i}`;
+  const size = param(c, "size");
+  const pin = param(c, "pin");
+  const add: Add = {
+    op: "add",
+    ...range,
+    ref,
+    seed: `${c.id}/${slot.tag}/o{i}`,
+    size,
+    chunker: param(c, "chunker"),
+    cidVersion: param(c, "cidVersion"),
+    rawLeaves: param(c, "rawLeaves"),
+    pin,
+  };
+  const keep = target.keep === true;
+  const ops: IpfsOp[] = c.op === "put" ? [add] : [{ op: "cat", ...range, cid: { ref }, size }];
+  return {
+    repetition: slot.repetition,
+    warmup: slot.warmup,
+    freshNode: freshNode(target, first),
+    ...(c.op === "get" && { setup: { concurrency: setupConcurrency(c), ops: [add] } }),
+    measured: measuredGroup(c, ops),
+    cleanup: keep
+      ? []
+      : [...(pin ? [{ op: "pin/rm" as const, ...range, cid: { ref } }] : []), { op: "repo/gc" as const }],
+  };
 }

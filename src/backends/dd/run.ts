@@ -1,0 +1,150 @@
+/**
+ * Runs dd cases as the shared-storage authors did by hand, but started together: N dd processes wait
+ * behind a barrier (each blocks reading its stdin) and are released at once; each one's bytes and seconds
+ * come from dd's own summary, the aggregate from the wall time between release and the last exit.
+ */
+import { execa, type ResultPromise } from "execa";
+import { randomFillSync } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Case } from "../../plan/types.js";
+import { failedMeasurement, outputTail } from "../measurement.js";
+import type { ExecContext, Executor, Measurement } from "../types.js";
+
+const SUMMARY = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m;
+const RELEASE_DELAY_MS = 100;
+
+interface DdJob {
+  job: number;
+  args: string[];
+}
+
+/** The dd invocations of one repetition: process i works on its own file, or its own region of a device. */
+export function ddJobs(c: Case, location: string, source: string): DdJob[] {
+  const { bs, count, parallel, direct } = c.params as Required<Pick<Case["params"], "bs" | "count" | "parallel">> &
+    Case["params"];
+  const block = c.targetKind === "block";
+  return Array.from({ length: parallel }, (_, job) => {
+    const file = block ? location : join(location, `dd.${job}`);
+    const common = [`bs=${bs}`, `count=${count}`];
+    if (c.op === "write") {
+      const args = [`if=${source}`, `of=${file}`, ...common];
+      if (direct) args.push("oflag=direct");
+      if (block) args.push(`seek=${job * count}`, "conv=notrunc");
+      return { job, args };
+    }
+    const args = [`if=${file}`, "of=/dev/null", ...common];
+    if (direct) args.push("iflag=direct");
+    if (block) args.push(`skip=${job * count}`);
+    return { job, args };
+  });
+}
+
+/** Fresh random bytes for every repetition, written once to a temp file dd copies from (never the bottleneck). */
+async function randomSource(bytes: number): Promise<{ path: string; dispose: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-dd-"));
+  const path = join(dir, "source");
+  const out = createWriteStream(path);
+  const chunkSize = 16 * 2 ** 20;
+  for (let left = bytes; left > 0; left -= chunkSize) {
+    // A new buffer per chunk: the stream may still hold the previous one.
+    const piece = randomFillSync(Buffer.allocUnsafe(Math.min(left, chunkSize)));
+    if (!out.write(piece)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => {
+    out.once("error", reject);
+    out.end(resolve);
+  });
+  return { path, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+async function runBarrier(jobs: DdJob[], signal: AbortSignal) {
+  const children: ResultPromise[] = jobs.map((job) =>
+    execa("bash", ["-c", 'read -r _ && exec dd "$@"', "dd", ...job.args], {
+      detached: true,
+      cleanup: false,
+      stdin: "pipe",
+      reject: false,
+      env: { LC_ALL: "C" },
+    }),
+  );
+  const kill = () => children.forEach((child) => child.pid && killGroup(child.pid));
+  signal.addEventListener("abort", kill, { once: true });
+  try {
+    await Promise.all(children.map((child) => new Promise((resolve) => child.once("spawn", () => resolve(undefined)))));
+    await new Promise((resolve) => setTimeout(resolve, RELEASE_DELAY_MS));
+    const released = performance.now();
+    const start = Date.now();
+    for (const child of children) child.stdin?.end("go\n");
+    const results = await Promise.all(children.map(async (child) => ({ result: await child, end: performance.now() })));
+    const last = Math.max(...results.map((r) => r.end));
+    return { start, seconds: (last - released) / 1000, results: results.map((r) => r.result) };
+  } finally {
+    signal.removeEventListener("abort", kill);
+  }
+}
+
+function killGroup(pid: number) {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measurement> {
+  const jobs = ddJobs(c, ctx.location, source);
+  const { start, seconds, results } = await runBarrier(jobs, ctx.signal);
+  if (ctx.signal.aborted) throw new Error("interrupted");
+  const end = start + seconds * 1000;
+  const perJob = results.map((result, job) => {
+    const summary = SUMMARY.exec(String(result.stderr));
+    const bytes = summary ? Number(summary[1]) : 0;
+    const jobSeconds = summary ? Number(summary[2]) : 0;
+    const error = result.exitCode !== 0 ? outputTail(String(result.stderr)) || `exit ${result.exitCode}` : undefined;
+    return { job, bytes, seconds: jobSeconds, throughput: jobSeconds > 0 ? bytes / jobSeconds : 0, ...(error && { error }) };
+  });
+  const failure = perJob.find((job) => job.error);
+  if (failure) return { ...failedMeasurement(start, end, `dd process ${failure.job}: ${failure.error}`), jobs: perJob };
+  const bytes = perJob.reduce((sum, job) => sum + job.bytes, 0);
+  const ops = bytes / c.params.bs!;
+  return {
+    ok: true,
+    start: new Date(start).toISOString(),
+    end: new Date(end).toISOString(),
+    bytes,
+    ops,
+    seconds,
+    throughput: bytes / seconds,
+    iops: ops / seconds,
+    jobs: perJob,
+  };
+}
+
+export const ddExecutor: Executor = {
+  tools: ["dd"],
+
+  /** Reads need their files first (written here, unmeasured). */
+  async prepare(c, ctx) {
+    if (c.op !== "read" || c.targetKind === "block") return;
+    const source = await randomSource(c.params.bs! * c.params.count!);
+    try {
+      const write = await measure({ ...c, op: "write", params: { ...c.params, direct: false } }, ctx, source.path);
+      if (!write.ok) throw new Error(`creating the files to read failed: ${write.error}`);
+    } finally {
+      await source.dispose();
+    }
+  },
+
+  async repetition(c, _repetition, _warmup, ctx) {
+    if (c.op !== "write" || c.params.data === "zero") return measure(c, ctx, "/dev/zero");
+    const source = await randomSource(c.params.bs! * c.params.count!);
+    try {
+      return await measure(c, ctx, source.path);
+    } finally {
+      await source.dispose();
+    }
+  },
+};

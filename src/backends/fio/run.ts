@@ -1,0 +1,66 @@
+/**
+ * Runs fio cases: the compiled jobfiles, in their own process group, json+ output kept raw and parsed,
+ * averaged bw/iops logs turned into the time series.
+ */
+import { readdir, readFile, rename } from "node:fs/promises";
+import { join } from "node:path";
+import type { Case } from "../../plan/types.js";
+import { runGroup } from "../../run/process.js";
+import { fioBinary } from "../../run/tools.js";
+import { failedMeasurement, outputTail } from "../measurement.js";
+import type { ExecContext, Executor, Measurement } from "../types.js";
+import { FIO_OUTPUT_ARGS, jobfilePath, preconditionPath, targetVariable } from "./jobfile.js";
+import { measurementFromFio, parseFioJson, seriesFromLogs } from "./results.js";
+
+/** fio splits `filename` at ':'; a device path such as /dev/disk/by-path/pci-0000:00:1f.2 needs escaping. */
+const fioPath = (path: string) => path.replaceAll(":", "\\:");
+
+async function runFio(c: Case, jobfile: string, output: string, ctx: ExecContext, cwd: string) {
+  return runGroup(fioBinary(), [...FIO_OUTPUT_ARGS, `--output=${output}`, join(ctx.artifactsDir, jobfile)], {
+    env: { [targetVariable(c)]: fioPath(ctx.location) },
+    cwd,
+    label: "fio",
+    signal: ctx.signal,
+  });
+}
+
+export const fioExecutor: Executor = {
+  tools: ["fio"],
+
+  async prepare(c, ctx) {
+    if (!c.params.precondition) return;
+    const output = join(ctx.rawDir, `${c.id}.precondition.json`);
+    const result = await runFio(c, preconditionPath(c), output, ctx, ctx.rawDir);
+    if (result.aborted) throw new Error("interrupted");
+    if (result.exitCode !== 0) throw new Error(`fio preconditioning failed: ${outputTail(result.output)}`);
+  },
+
+  async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
+    const name = `${c.id}.${warmup ? "w" : "r"}${repetition}`;
+    const output = join(ctx.rawDir, `${name}.json`);
+    const start = Date.now();
+    const result = await runFio(c, jobfilePath(c), output, ctx, ctx.rawDir);
+    const end = Date.now();
+    if (result.aborted) throw new Error("interrupted");
+    const text = await readFile(output, "utf8").catch(() => "");
+    if (result.exitCode !== 0 || text === "") {
+      return failedMeasurement(start, end, `fio exited with ${result.exitCode ?? result.signal}: ${outputTail(result.output || text)}`);
+    }
+    const measurement = measurementFromFio(parseFioJson(text), c.id, start, end);
+    if (c.params.sample !== undefined) measurement.timeseries = await collectLogs(c.id, name, ctx.rawDir);
+    return measurement;
+  },
+};
+
+/** Moves this repetition's logs aside (fio reuses the names) and merges them into one series. */
+async function collectLogs(caseId: string, name: string, dir: string) {
+  const logs: { kind: "bw" | "iops"; text: string }[] = [];
+  for (const file of await readdir(dir)) {
+    const match = file.startsWith(`${caseId}_`) ? /_(bw|iops)\.\d+\.log$/.exec(file) : null;
+    if (!match) continue;
+    const kept = `${name}.${file.slice(caseId.length + 1)}`;
+    await rename(join(dir, file), join(dir, kept));
+    logs.push({ kind: match[1] as "bw" | "iops", text: await readFile(join(dir, kept), "utf8") });
+  }
+  return seriesFromLogs(logs);
+}

@@ -1,0 +1,98 @@
+import { Command } from "commander";
+import type { RunSummary } from "../results/summary.js";
+import { makeObserver, type ProgressMode } from "../run/progress.js";
+import { run, RunSetupError } from "../run/run.js";
+import { UnsupportedEngineError } from "../run/orchestrate.js";
+import { TargetError } from "../run/targets.js";
+import { CliError, collect, EXIT, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
+
+interface RunOptions {
+  set: string[];
+  out?: string;
+  resume?: string;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+export function makeRunCommand(io: Io, setExit: (code: number) => void): Command {
+  return new Command("run")
+    .description("run a spec against real storage and keep every sample")
+    .argument("[spec]", "spec file (not needed with --resume)")
+    .option("--set <key=value>", "override a var or parameter (repeatable)", collect, [])
+    .option("-o, --out <dir>", "run directory (default: runs/<date>-<name>)")
+    .option("--resume <dir>", "complete an interrupted run: exactly the missing repetitions")
+    .option("-q, --quiet", "print only the run directory and failures")
+    .option("--json", "print progress as NDJSON events")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ benchspec run specs/quickstart.yaml
+  $ benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]'
+  $ benchspec run --resume runs/2026-11-22T07-58-01-quickstart
+
+Ctrl-C stops the running tool, keeps every row measured so far and exits 130; a second Ctrl-C exits at once.
+Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2 invalid spec, 130 interrupted.`,
+    )
+    .action(async (spec: string | undefined, options: RunOptions) => {
+      const mode: ProgressMode = options.json ? "json" : options.quiet ? "quiet" : io.stderr.isTTY ? "tty" : "plain";
+      const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
+      const controller = new AbortController();
+      let interrupts = 0;
+      const onSignal = () => {
+        if (++interrupts > 1) process.exit(EXIT.interrupted);
+        observer.message("interrupting: stopping the running tool and keeping the results so far (Ctrl-C again to exit now)");
+        controller.abort();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      try {
+        const result = await run({
+          specFile: spec,
+          sets: options.set,
+          out: options.out,
+          resume: options.resume,
+          cwd: process.cwd(),
+          env: io.env,
+          signal: controller.signal,
+          observer,
+          version: VERSION,
+        });
+        observer.stop();
+        printDiagnostics(io, result.diagnostics);
+        if (result.kind === "invalid") return setExit(EXIT.invalid);
+        const verdict = describeVerdict(result.summary);
+        if (mode !== "json") io.stderr.write(verdict.lines.join("\n") + (verdict.lines.length ? "\n" : ""));
+        io.stdout.write(mode === "json" ? `${JSON.stringify({ event: "done", dir: result.dir, interrupted: result.interrupted })}\n` : `${result.dir}\n`);
+        if (result.interrupted) {
+          io.stderr.write(`interrupted: resume with  benchspec run --resume ${result.dir}\n`);
+          return setExit(EXIT.interrupted);
+        }
+        setExit(verdict.ok ? EXIT.ok : EXIT.failure);
+      } catch (error) {
+        observer.stop();
+        if (error instanceof RunSetupError || error instanceof UnsupportedEngineError || error instanceof TargetError) {
+          throw new CliError(error.message, EXIT.failure);
+        }
+        throw error;
+      } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+      }
+    });
+}
+
+function describeVerdict(summary: RunSummary): { ok: boolean; lines: string[] } {
+  const lines: string[] = [];
+  for (const id of summary.failedCases) {
+    const c = summary.cases.find((x) => x.id === id)!;
+    lines.push(`failed: ${id}: ${c.failed} of ${c.repetitions} repetitions (${c.errors.join("; ")})`);
+  }
+  for (const e of summary.expect.filter((x) => !x.pass)) {
+    const bound = [e.atLeast !== undefined && `≥ ${e.atLeast}`, e.atMost !== undefined && `≤ ${e.atMost}`].filter(Boolean).join(" and ");
+    lines.push(`expectation not met: expect[${e.index}] ${e.case} ${e.metric} ${e.measured ?? e.reason} (expected ${bound})`);
+  }
+  const passed = summary.expect.filter((e) => e.pass).length;
+  if (summary.expect.length > 0) lines.push(`expectations: ${passed} of ${summary.expect.length} met`);
+  return { ok: summary.failedCases.length === 0 && summary.failedExpectations === 0, lines };
+}

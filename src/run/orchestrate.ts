@@ -1,0 +1,137 @@
+/**
+ * The case loop, written down once:
+ *   1. find what is missing (all of it, or on --resume what results.ndjson lacks)
+ *   2. prepare each target once (fs: an owned subdirectory; block: the safety check)
+ *   3. per case: prepare (precondition, files to read), warm-ups, then the missing measured repetitions,
+ *      each row appended and flushed as it is measured
+ *   4. on abort: stop the running tool (its process group), clean up, report what was measured
+ */
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { BACKENDS } from "../backends/index.js";
+import { failedMeasurement } from "../backends/measurement.js";
+import type { ExecContext, Measurement } from "../backends/types.js";
+import type { Case, Plan } from "../plan/types.js";
+import { appendRow, readRows } from "../results/ndjson.js";
+import type { ResultRow, TimeseriesRow } from "../results/row.js";
+import { summarizeCase } from "../results/summary.js";
+import { WRITING_OPS } from "../spec/engines.js";
+import type { RunObserver } from "./observer.js";
+import { prepareTarget, type PreparedTarget } from "./targets.js";
+
+export interface RunPaths {
+  dir: string;
+  results: string;
+  timeseries: string;
+  raw: string;
+  artifacts: string;
+}
+
+export interface ExecuteOptions {
+  plan: Plan;
+  paths: RunPaths;
+  runId: string;
+  signal: AbortSignal;
+  observer: RunObserver;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface ExecuteOutcome {
+  interrupted: boolean;
+  targets: Record<string, PreparedTarget>;
+}
+
+export class UnsupportedEngineError extends Error {}
+
+const repKey = (caseId: string, repetition: number) => `${caseId}#${repetition}`;
+
+export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutcome> {
+  const { plan, paths, signal, observer } = options;
+  const missingEngines = [...new Set(plan.cases.map((c) => c.engine))].filter((engine) => !BACKENDS[engine].executor);
+  if (missingEngines.length > 0) {
+    throw new UnsupportedEngineError(`benchspec run cannot execute engine ${missingEngines.join(", ")} yet; compile it instead`);
+  }
+  const measured = new Set(
+    readRows<ResultRow>(paths.results)
+      .filter((row) => !row.warmup)
+      .map((row) => repKey(row.case, row.repetition)),
+  );
+  const targets: Record<string, PreparedTarget> = {};
+  try {
+    for (const [position, c] of plan.cases.entries()) {
+      if (signal.aborted) break;
+      const missing = range(c.params.repeat).filter((rep) => !measured.has(repKey(c.id, rep)));
+      observer.caseStart(c, position + 1, plan.cases.length);
+      if (missing.length > 0) await runCase(c, missing, targets, options);
+      if (signal.aborted) break;
+      observer.caseDone(c, summarizeCase(c, readRows<ResultRow>(paths.results)), missing.length === 0);
+    }
+  } finally {
+    for (const target of Object.values(targets)) await target.cleanup();
+  }
+  return { interrupted: signal.aborted, targets };
+}
+
+async function runCase(c: Case, missing: number[], targets: Record<string, PreparedTarget>, options: ExecuteOptions) {
+  const { plan, paths, signal } = options;
+  const executor = BACKENDS[c.engine].executor!;
+  let failure: string | undefined;
+  let caseDir: string | undefined;
+  let ctx: ExecContext | undefined;
+  try {
+    targets[c.target] ??= await prepareTarget(c.target, plan.targets[c.target]!, {
+      runId: options.runId,
+      writes: plan.cases.some((other) => other.target === c.target && writes(other)),
+      env: options.env,
+    });
+    const target = targets[c.target]!;
+    if (c.targetKind !== "block") {
+      caseDir = join(target.location, c.id);
+      await mkdir(caseDir, { recursive: true });
+    }
+    ctx = { location: caseDir ?? target.location, artifactsDir: paths.artifacts, rawDir: paths.raw, signal };
+    await executor.prepare?.(c, ctx);
+  } catch (error) {
+    if (signal.aborted) return;
+    failure = (error as Error).message;
+  }
+  const steps = [...range(c.params.warmup).map((rep) => ({ rep, warmup: true })), ...missing.map((rep) => ({ rep, warmup: false }))];
+  for (const { rep, warmup } of steps) {
+    if (signal.aborted) break;
+    const start = Date.now();
+    let measurement: Measurement;
+    try {
+      if (failure !== undefined || !ctx) throw new Error(failure);
+      measurement = await executor.repetition(c, rep, warmup, ctx);
+    } catch (error) {
+      if (signal.aborted) break;
+      measurement = failedMeasurement(start, Date.now(), (error as Error).message);
+    }
+    const { timeseries, ...result } = measurement;
+    const row: ResultRow = {
+      v: 1,
+      source: "run",
+      spec: plan.name,
+      specHash: plan.specHash,
+      case: c.id,
+      workload: c.workload,
+      target: c.target,
+      engine: c.engine,
+      op: c.op,
+      params: c.params,
+      repetition: rep,
+      warmup,
+      ...result,
+    };
+    appendRow(paths.results, row);
+    for (const point of timeseries ?? []) {
+      appendRow(paths.timeseries, { case: c.id, repetition: rep, ...point } satisfies TimeseriesRow);
+    }
+    options.observer.repetitionDone(c, row);
+  }
+  const spec = plan.targets[c.target];
+  if (caseDir && !(spec && "keep" in spec && spec.keep)) await rm(caseDir, { recursive: true, force: true });
+}
+
+const writes = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

@@ -1,0 +1,88 @@
+/**
+ * Progress while a run goes: a live bar on a terminal, one plain line per finished case otherwise,
+ * NDJSON events with --json, nothing with --quiet. Colour only on a terminal without NO_COLOR.
+ */
+import { MultiBar, type SingleBar } from "cli-progress";
+import type { Case } from "../plan/types.js";
+import type { ResultRow } from "../results/row.js";
+import type { CaseSummary } from "../results/summary.js";
+import { formatRate } from "../spec/units.js";
+import type { RunObserver } from "./observer.js";
+
+type Stream = NodeJS.WritableStream & { isTTY?: boolean };
+
+export type ProgressMode = "tty" | "plain" | "json" | "quiet";
+
+export function makeObserver(mode: ProgressMode, out: Stream, color: boolean): RunObserver & { stop(): void } {
+  if (mode === "json") return jsonObserver(out);
+  if (mode === "quiet") return { caseStart() {}, repetitionDone() {}, caseDone() {}, message() {}, stop() {} };
+  return mode === "tty" ? ttyObserver(out, color) : plainObserver(out, color);
+}
+
+function describeSummary(summary: CaseSummary): string {
+  const throughput = summary.metrics.throughput;
+  const iops = summary.metrics.iops;
+  const parts = [`${summary.repetitions} rep${summary.repetitions === 1 ? "" : "s"}`];
+  if (throughput) parts.push(`median ${formatRate(throughput.median)}`, `cv ${(throughput.cv * 100).toFixed(1)}%`);
+  if (iops && iops.median > 0) parts.push(`${Math.round(iops.median)} IOPS`);
+  return parts.join("  ");
+}
+
+function plainObserver(out: Stream, color: boolean): RunObserver & { stop(): void } {
+  const paint = (code: number, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  let position = "";
+  return {
+    caseStart(_c, index, total) {
+      position = `[${index}/${total}]`;
+    },
+    repetitionDone() {},
+    caseDone(c, summary, skipped) {
+      const status = skipped ? paint(2, "done earlier") : summary.failed > 0 ? paint(31, `FAILED (${summary.errors[0]})`) : paint(32, "ok");
+      out.write(`${position} ${c.id}  ${describeSummary(summary)}  ${status}\n`);
+      for (const warning of summary.warnings) out.write(`      ${paint(33, "warning")}: ${warning}\n`);
+    },
+    message(text) {
+      out.write(`${text}\n`);
+    },
+    stop() {},
+  };
+}
+
+function ttyObserver(out: Stream, color: boolean): RunObserver & { stop(): void } {
+  const bars = new MultiBar({
+    stream: out,
+    format: " {bar} {value}/{total} cases | {case} | rep {rep} | {rate} | ETA {eta_formatted}",
+    hideCursor: true,
+    clearOnComplete: true,
+    etaBuffer: 20,
+  });
+  let bar: SingleBar | undefined;
+  const lines = plainObserver({ write: (text: string) => (bars.log(text), true) } as unknown as Stream, color);
+  return {
+    caseStart(c, index, total) {
+      bar ??= bars.create(total, index - 1);
+      bar.update(index - 1, { case: c.id, rep: "-", rate: "" });
+      lines.caseStart(c, index, total);
+    },
+    repetitionDone(_c, row) {
+      bar?.update({ rep: `${row.repetition}${row.warmup ? " (warm-up)" : ""}`, rate: row.ok ? formatRate(row.throughput) : "failed" });
+    },
+    caseDone(c, summary, skipped) {
+      bar?.increment();
+      lines.caseDone(c, summary, skipped);
+    },
+    message: (text) => lines.message(text),
+    stop: () => bars.stop(),
+  };
+}
+
+function jsonObserver(out: Stream): RunObserver & { stop(): void } {
+  const emit = (event: object) => out.write(`${JSON.stringify(event)}\n`);
+  return {
+    caseStart: (c: Case, index: number, total: number) => emit({ event: "case-start", case: c.id, index, total }),
+    repetitionDone: (c: Case, row: ResultRow) => emit({ event: "repetition", case: c.id, row }),
+    caseDone: (c: Case, summary: CaseSummary, skipped: boolean) => emit({ event: "case-done", case: c.id, skipped, summary }),
+    message: (text: string) => emit({ event: "message", text }),
+    stop() {},
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * A run end to end, and its resumption:
+ *   1. validate the spec (the same pipeline as `validate`)
+ *   2. create the run directory: compiled artifacts, the spec as run, run.json, provenance.json
+ *   3. execute the missing cases (orchestrate.ts), rows appended as measured
+ *   4. summary.json with statistics and expect results; run.json says complete or partial
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+import { compilePlan } from "../backends/compile.js";
+import { BACKENDS } from "../backends/index.js";
+import { writeArtifacts } from "../backends/output.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { hasErrors } from "../diagnostics/diagnostic.js";
+import type { Plan } from "../plan/types.js";
+import { readRows, repairTail } from "../results/ndjson.js";
+import type { ResultRow } from "../results/row.js";
+import { buildSummary, type RunSummary } from "../results/summary.js";
+import { loadSpec } from "../spec/validate.js";
+import type { RunObserver } from "./observer.js";
+import { executePlan, type RunPaths } from "./orchestrate.js";
+import { gitInfo, hostInfo, toolVersions, type Provenance } from "./provenance.js";
+
+export const RUN_FORMAT = "benchspec-run/1";
+
+export interface RunState {
+  format: typeof RUN_FORMAT;
+  status: "running" | "partial" | "complete";
+  runId: string;
+  specFile: string;
+  specHash: string;
+  sets: string[];
+  start: string;
+  end?: string;
+}
+
+export interface RunRequest {
+  specFile?: string;
+  sets: string[];
+  out?: string;
+  resume?: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  observer: RunObserver;
+  version: string;
+}
+
+export type RunResult =
+  | { kind: "invalid"; diagnostics: Diagnostic[] }
+  | { kind: "done"; dir: string; diagnostics: Diagnostic[]; summary: RunSummary; interrupted: boolean };
+
+export class RunSetupError extends Error {}
+
+export async function run(request: RunRequest): Promise<RunResult> {
+  const dir = request.resume ? resolve(request.cwd, request.resume) : undefined;
+  const previous = dir ? await readState(dir) : undefined;
+  const specFile = previous ? join(dir!, "spec.yaml") : request.specFile;
+  if (!specFile) throw new RunSetupError("name a spec to run, or --resume a run directory");
+  const sets = previous?.sets ?? request.sets;
+  const loaded = await loadSpec(specFile, { sets });
+  if (hasErrors(loaded.diagnostics) || !loaded.plan) return { kind: "invalid", diagnostics: loaded.diagnostics };
+  const plan = loaded.plan;
+  if (previous && previous.specHash !== plan.specHash) {
+    throw new RunSetupError(`${dir}/spec.yaml changed since the run started; it cannot be resumed`);
+  }
+
+  const runDir = dir ?? (await newRunDir(request, plan));
+  const paths: RunPaths = {
+    dir: runDir,
+    results: join(runDir, "results.ndjson"),
+    timeseries: join(runDir, "timeseries.ndjson"),
+    raw: join(runDir, "raw"),
+    artifacts: runDir,
+  };
+  const state: RunState = previous ?? {
+    format: RUN_FORMAT,
+    status: "running",
+    runId: `${timestamp(new Date())}-${randomBytes(3).toString("hex")}`,
+    specFile: resolve(request.cwd, specFile),
+    specHash: plan.specHash,
+    sets,
+    start: new Date().toISOString(),
+  };
+  if (!previous) {
+    await writeArtifacts(runDir, compilePlan(plan, ["fio", "shell", "sdk"], request.version).artifacts);
+    await writeFile(join(runDir, "spec.yaml"), loaded.source!.text);
+    await writeFile(paths.results, "");
+    await writeFile(paths.timeseries, "");
+  } else {
+    repairTail(paths.results);
+    repairTail(paths.timeseries);
+  }
+  await mkdir(paths.raw, { recursive: true });
+  await writeJson(join(runDir, "run.json"), { ...state, status: "running", end: undefined });
+
+  const provenance = await collectProvenance(plan, state, request);
+  // Each attempt gets its own owned directories on fs targets, so a crashed attempt's leftovers never collide.
+  const outcome = await executePlan({
+    plan,
+    paths,
+    runId: `${state.runId}-${randomBytes(2).toString("hex")}`,
+    signal: request.signal,
+    observer: request.observer,
+    env: request.env,
+  });
+  for (const [name, target] of Object.entries(outcome.targets)) {
+    provenance.targets[name] = { location: target.location, ...(target.fsType && { fsType: target.fsType }) };
+  }
+  const end = new Date().toISOString();
+  const summary = buildSummary(plan, readRows<ResultRow>(paths.results));
+  await writeJson(join(runDir, "summary.json"), summary);
+  await writeJson(join(runDir, "provenance.json"), { ...provenance, end });
+  await writeJson(join(runDir, "run.json"), { ...state, status: outcome.interrupted ? "partial" : "complete", end });
+  return { kind: "done", dir: runDir, diagnostics: loaded.diagnostics, summary, interrupted: outcome.interrupted };
+}
+
+async function readState(dir: string): Promise<RunState> {
+  try {
+    const state = JSON.parse(await readFile(join(dir, "run.json"), "utf8")) as RunState;
+    if (state.format !== RUN_FORMAT) throw new Error("not a benchspec run");
+    return state;
+  } catch (error) {
+    throw new RunSetupError(`${dir} is not a benchspec run directory (${(error as Error).message})`);
+  }
+}
+
+async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
+  const dir = request.out ? resolve(request.cwd, request.out) : join(request.cwd, "runs", `${timestamp(new Date())}-${plan.name}`);
+  const entries = await readdir(dir).catch(() => undefined);
+  if (entries && entries.length > 0) throw new RunSetupError(`${dir} is not empty; runs never overwrite anything`);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+async function collectProvenance(plan: Plan, state: RunState, request: RunRequest): Promise<Provenance> {
+  const tools = new Set(plan.cases.flatMap((c) => BACKENDS[c.engine].executor?.tools ?? []));
+  const git = await gitInfo(state.specFile);
+  return {
+    spec: { name: plan.name, file: basename(state.specFile), hash: plan.specHash, sets: state.sets, ...(git && { git }) },
+    host: hostInfo(),
+    versions: { node: process.version, benchspec: request.version, ...(await toolVersions(tools)) },
+    targets: {},
+    start: state.start,
+  };
+}
+
+const writeJson = (file: string, value: unknown) => writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+
+/** 2026-11-22T07-58-01: sortable, and safe in a file name. */
+const timestamp = (date: Date) => date.toISOString().slice(0, 19).replaceAll(":", "-");
