@@ -125,6 +125,16 @@ async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> 
   return true;
 }
 
+/**
+ * For children started elsewhere with `detached: true` (e.g. the dd barrier, which needs their stdin):
+ * their groups are SIGKILLed on exit like startGroup's. Returns the function that forgets the group.
+ */
+export function trackGroup(pgid: number): () => void {
+  installExitHook();
+  liveGroups.add(pgid);
+  return () => liveGroups.delete(pgid);
+}
+
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;

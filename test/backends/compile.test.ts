@@ -126,15 +126,6 @@ describe("fio jobfiles", () => {
     expect(text).not.toMatch(/^size=/m);
   });
 
-  it("marks read-only block cases readonly so fio never opens the device for writing", () => {
-    const spec = {
-      benchspec: 1,
-      name: "t",
-      targets: { d: { kind: "block", device: "/dev/loop7" } },
-      workloads: [{ name: "w", op: "randread" }],
-    };
-    expect(fioOf(spec, "w.d.randread").split("\n")).toContain("readonly=1");
-  });
 });
 
 describe("compile command", () => {

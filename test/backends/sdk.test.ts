@@ -515,3 +515,20 @@ describe("schema/sdk.schema.json", () => {
     expect(schema.$defs.S3Document.additionalProperties).toBe(false);
   });
 });
+
+describe("docs/sdk-format.md", () => {
+  it("its examples are valid documents and repetitions", () => {
+    const text = readFileSync(join(ROOT, "docs/sdk-format.md"), "utf8");
+    const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
+    expect(blocks).toHaveLength(2);
+    SdkDocumentSchema.parse(blocks[0]);
+    const ipfsDoc = {
+      ...blocks[0],
+      engine: "ipfs",
+      target: { name: "node", kind: "ipfs", launch: "kubo", fresh: "per-repetition" },
+      repetitions: [blocks[1]],
+    };
+    delete ipfsDoc.prefix;
+    SdkDocumentSchema.parse(ipfsDoc);
+  });
+});

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Case } from "../../plan/types.js";
+import { trackGroup } from "../../run/process.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
 
@@ -31,7 +32,8 @@ export function ddJobs(c: Case, location: string, source: string): DdJob[] {
     const common = [`bs=${bs}`, `count=${count}`];
     if (c.op === "write") {
       const args = [`if=${source}`, `of=${file}`, ...common];
-      if (direct) args.push("oflag=direct");
+      // Without O_DIRECT, dd would time the page cache; fdatasync makes it time the storage.
+      args.push(direct ? "oflag=direct" : "conv=fdatasync");
       if (block) args.push(`seek=${job * count}`, "conv=notrunc");
       return { job, args };
     }
@@ -71,6 +73,7 @@ async function runBarrier(jobs: DdJob[], signal: AbortSignal) {
     }),
   );
   const kill = () => children.forEach((child) => child.pid && killGroup(child.pid));
+  const untrack = children.map((child) => (child.pid ? trackGroup(child.pid) : () => {}));
   signal.addEventListener("abort", kill, { once: true });
   try {
     await Promise.all(children.map((child) => new Promise((resolve) => child.once("spawn", () => resolve(undefined)))));
@@ -83,6 +86,7 @@ async function runBarrier(jobs: DdJob[], signal: AbortSignal) {
     return { start, seconds: (last - released) / 1000, results: results.map((r) => r.result) };
   } finally {
     signal.removeEventListener("abort", kill);
+    untrack.forEach((forget) => forget());
   }
 }
 
@@ -123,6 +127,13 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
   };
 }
 
+/** Reads must come from the storage, not from the page cache the setup write left behind. */
+async function dropCache(c: Case, ctx: ExecContext) {
+  for (const { args } of ddJobs(c, ctx.location, "/dev/zero")) {
+    await execa("dd", [args[0]!, "iflag=nocache", "count=0"], { reject: false, cancelSignal: ctx.signal });
+  }
+}
+
 export const ddExecutor: Executor = {
   tools: ["dd"],
 
@@ -139,6 +150,7 @@ export const ddExecutor: Executor = {
   },
 
   async repetition(c, _repetition, _warmup, ctx) {
+    if (c.op === "read" && !c.params.direct && c.targetKind !== "block") await dropCache(c, ctx);
     if (c.op !== "write" || c.params.data === "zero") return measure(c, ctx, "/dev/zero");
     const source = await randomSource(c.params.bs! * c.params.count!);
     try {

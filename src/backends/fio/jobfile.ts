@@ -6,7 +6,7 @@
  * 10^6 bytes (kb_base), so a unit suffix would silently change the workload.
  */
 import type { Case } from "../../plan/types.js";
-import type { Op } from "../../spec/engines.js";
+import { WRITING_OPS, type Op } from "../../spec/engines.js";
 import { IniWriter } from "../writer.js";
 import type { Artifact, CompileContext } from "../types.js";
 
@@ -89,7 +89,6 @@ function writeGlobal(w: IniWriter, c: Case) {
   w.option("ioengine", p.ioengine!).option("direct", p.direct ?? false);
   if (c.targetKind === "block") {
     w.optionFromEnv("filename", targetVariable(c));
-    if (!isWriting(c.op)) w.option("readonly");
     // A block case covers the whole device unless the spec bounded it.
     if (c.sources.size !== "builtin") w.option("size", p.size!);
   } else {
@@ -107,6 +106,8 @@ function writeGlobal(w: IniWriter, c: Case) {
 
 export const targetVariable = (c: Case) => (c.targetKind === "block" ? "BENCHSPEC_DEVICE" : "BENCHSPEC_DIR");
 
-const isWriting = (op: Op) => op !== "read" && op !== "randread";
+/** fio opens a device read-only for read jobs; `--readonly` on the command line makes it refuse any write too. */
+export const fioSafetyArgs = (c: Case): string[] =>
+  c.targetKind === "block" && !WRITING_OPS.has(c.op) && !c.params.precondition ? ["--readonly"] : [];
 
 const milliseconds = (seconds: number) => `${Math.round(seconds * 1000)}ms`;

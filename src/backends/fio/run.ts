@@ -9,14 +9,15 @@ import { runGroup } from "../../run/process.js";
 import { fioBinary } from "../../run/tools.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
-import { FIO_OUTPUT_ARGS, jobfilePath, preconditionPath, targetVariable } from "./jobfile.js";
+import { FIO_OUTPUT_ARGS, fioSafetyArgs, jobfilePath, preconditionPath, targetVariable } from "./jobfile.js";
 import { measurementFromFio, parseFioJson, seriesFromLogs } from "./results.js";
 
 /** fio splits `filename` at ':'; a device path such as /dev/disk/by-path/pci-0000:00:1f.2 needs escaping. */
 const fioPath = (path: string) => path.replaceAll(":", "\\:");
 
 async function runFio(c: Case, jobfile: string, output: string, ctx: ExecContext, cwd: string) {
-  return runGroup(fioBinary(), [...FIO_OUTPUT_ARGS, `--output=${output}`, join(ctx.artifactsDir, jobfile)], {
+  const args = [...FIO_OUTPUT_ARGS, ...fioSafetyArgs(c), `--output=${output}`, join(ctx.artifactsDir, jobfile)];
+  return runGroup(fioBinary(), args, {
     env: { [targetVariable(c)]: fioPath(ctx.location) },
     cwd,
     label: "fio",

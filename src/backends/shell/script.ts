@@ -25,7 +25,7 @@ import type { Case, Plan } from "../../plan/types.js";
 import { WRITING_OPS, type EngineName } from "../../spec/engines.js";
 import type { Target } from "../../spec/schema.js";
 import type { Artifact, CompileContext } from "../types.js";
-import { oneLine, ShellScriptWriter, shQuote, UnsafeValueError } from "../writer.js";
+import { ShellScriptWriter, shQuote, UnsafeValueError } from "../writer.js";
 
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
 
@@ -117,7 +117,10 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
     for (const engine of engines) for (const tool of BACKENDS[engine].shellTools) tools.add(tool);
     w.line(`bs_require_tools ${[...tools].sort().map(shQuote).join(" ")}`);
     w.line("bs_init");
-    for (const [, , index] of used) w.line(`bs_target_${index}_setup`);
+    for (const [, , index] of used) {
+      w.line(`BS_RELEASE+=(bs_target_${index}_release)`);
+      w.line(`bs_target_${index}_setup`);
+    }
     for (const c of plan.cases) {
       const index = used.find(([name]) => name === c.target)![2];
       const p = c.params;
@@ -272,7 +275,8 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
           }
         }
         w.line(`BS_TAPI[${shQuote(name)}]=$api`);
-        w.line(`(${fn}_enter && bs_ipfs_target_check ${shQuote(name)})`);
+        w.line(`${fn}_enter`);
+        w.line(`bs_ipfs_target_check ${shQuote(name)}`);
       });
       w.line(`${fn}_enter() { BS_IPFS_API=\${BS_TAPI[${shQuote(name)}]}; }`);
       w.line(`${fn}_leave() { :; }`);
@@ -336,6 +340,7 @@ BS_FAILURES=0
 BS_CHILD=
 BS_STATE=
 BS_CLEAN=()
+BS_RELEASE=()
 BS_LATENCY=
 BS_JOBS=
 BS_ROW=
@@ -618,7 +623,7 @@ bs_child_err() {
 }
 
 bs_child_exit() {
-  local status=$? stat pgrp
+  local status=$? stat pgrp jobs
   set +e
   trap - ERR
   trap '' TERM INT
@@ -630,7 +635,8 @@ bs_child_exit() {
   if [[ $pgrp == "$BASHPID" ]]; then
     kill -TERM 0 2>/dev/null
   else
-    kill -TERM $(jobs -p) 2>/dev/null
+    mapfile -t jobs < <(jobs -p)
+    if ((\${#jobs[@]} > 0)); then kill -TERM "\${jobs[@]}" 2>/dev/null; fi
   fi
   wait 2>/dev/null
   if declare -F bs_rep_cleanup >/dev/null; then bs_rep_cleanup; fi
@@ -645,7 +651,11 @@ bs_rep() {
   BS_REPDIR=$BS_STATE/rep
   rm -rf -- "$BS_REPDIR"
   mkdir -- "$BS_REPDIR"
-  bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: $([[ $BS_WARM == true ]] && echo warm-up || echo repetition) $BS_REP"
+  if [[ $BS_WARM == true ]]; then
+    bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: warm-up $BS_REP"
+  else
+    bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
+  fi
   bs_now t0
   set -m
   bs_child </dev/null &
@@ -686,7 +696,7 @@ bs_run_case() {
 bs_fs_setup() {
   local name=$1 root=$2 keep=$3 work
   if [[ -z $root ]]; then
-    root=$(mktemp -d "$BS_TMP/benchspec-target.XXXXXX")
+    root=$(mktemp -d "$BS_TMPBASE/benchspec-target.XXXXXX")
     if [[ $keep != keep ]]; then BS_CLEAN+=("$root"); fi
   fi
   if [[ $root != /* ]]; then root=$PWD/$root; fi
@@ -767,13 +777,13 @@ bs_block_unused() {
 # ---------- lifecycle ----------
 
 bs_init() {
-  local tmp=\${BENCHSPEC_TMPDIR:-\${TMPDIR:-/tmp}}
+  BS_TMPBASE=\${BENCHSPEC_TMPDIR:-\${TMPDIR:-/tmp}}
   if [[ ! $BS_RUN_ID =~ ^[A-Za-z0-9._-]+$ ]]; then bs_die "BENCHSPEC_RUN_ID may only hold letters, digits, '.', '_' and '-'"; fi
   BS_HERE=$(cd -- "$(dirname -- "$0")" && pwd -P)
   trap 'bs_cleanup' EXIT
   trap 'bs_interrupt 130' INT
   trap 'bs_interrupt 143' TERM
-  BS_STATE=$(mktemp -d "$tmp/benchspec.XXXXXX")
+  BS_STATE=$(mktemp -d "$BS_TMPBASE/benchspec.XXXXXX")
   BS_TMP=$BS_STATE/tmp
   mkdir -- "$BS_STATE/targets" "$BS_TMP"
   BS_REPDIR=$BS_STATE/rep
@@ -794,7 +804,7 @@ bs_cleanup() {
   local status=$? f i
   set +e
   trap '' INT TERM
-  for f in $(compgen -A function bs_target_ | grep '_release$'); do "$f"; done
+  for f in "\${BS_RELEASE[@]}"; do "$f"; done
   for ((i = \${#BS_CLEAN[@]} - 1; i >= 0; i--)); do rm -rf -- "\${BS_CLEAN[i]}"; done
   if [[ -n $BS_STATE ]]; then rm -rf -- "$BS_STATE"; fi
   exit "$status"
@@ -808,6 +818,3 @@ bs_finish() {
   bs_log "done"
 }
 `;
-
-// Re-exported for the engines' fragments, which write comments through the same rules.
-export { oneLine };

@@ -1,0 +1,121 @@
+import { execa } from "execa";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { readRows } from "../../src/results/ndjson.js";
+import type { ResultRow } from "../../src/results/row.js";
+import { ROOT } from "../support/spec.js";
+
+const temps: string[] = [];
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-interrupt-"));
+  temps.push(dir);
+  return dir;
+};
+
+/** Processes whose command line mentions the given text (our run directory: fio's jobfile path, dd's files). */
+function processesMentioning(text: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmdline.includes(text) && !cmdline.includes("vitest")) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const cli = (args: string[]) => execa("node", [join(ROOT, "bin/benchspec.js"), ...args], { reject: false, env: { NO_COLOR: "1" } });
+
+describe("Ctrl-C and --resume", () => {
+  it("keeps every row, kills the tool, exits 130; --resume runs exactly the missing repetitions", async () => {
+    const work = await tempDir();
+    const target = join(work, "target");
+    await execa("mkdir", [target]);
+    await writeFile(join(target, "planted.txt"), "precious");
+    const spec = join(work, "spec.yaml");
+    await writeFile(
+      spec,
+      stringify({
+        benchspec: 1,
+        name: "interrupt",
+        targets: { scratch: { kind: "fs", path: target } },
+        defaults: { repeat: 2 },
+        workloads: [
+          { name: "fio", engine: "fio", op: ["randread", "randwrite"], ioengine: "psync", size: "8MiB", bs: "4KiB", duration: "1500ms" },
+          { name: "dd", engine: "dd", op: "write", bs: "64KiB", count: 8, parallel: 2 },
+        ],
+      }),
+    );
+    const out = join(work, "run");
+    const results = join(out, "results.ndjson");
+    const child = cli(["run", spec, "--out", out]);
+    // Interrupt in the middle of the second fio repetition of the first case.
+    await waitFor(() => readRows(results).length >= 1, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(processesMentioning(out).length).toBeGreaterThan(0);
+    child.kill("SIGINT");
+    const first = await child;
+    expect(first.exitCode).toBe(130);
+    expect(first.stderr).toContain("interrupting");
+    expect(first.stderr).toContain(`benchspec run --resume ${out}`);
+    expect(processesMentioning(out)).toEqual([]);
+    const kept = readRows<ResultRow>(results);
+    expect(kept.length).toBeGreaterThanOrEqual(1);
+    expect(kept.length).toBeLessThan(6);
+    expect(kept.every((row) => row.ok)).toBe(true);
+    expect(JSON.parse(await readFile(join(out, "run.json"), "utf8")).status).toBe("partial");
+    expect(await readdir(target)).toEqual(["planted.txt"]);
+
+    const resumed = await cli(["run", "--resume", out]);
+    expect(resumed.stderr).not.toContain("FAILED");
+    expect(resumed.exitCode).toBe(0);
+    const rows = readRows<ResultRow>(results).filter((row) => !row.warmup);
+    const keys = rows.map((row) => `${row.case}#${row.repetition}`).sort();
+    expect(keys).toEqual(
+      ["fio.scratch.randread", "fio.scratch.randwrite", "dd.scratch.write"].flatMap((id) => [`${id}#1`, `${id}#2`]).sort(),
+    );
+    // The rows kept before the interruption are still there, unchanged.
+    expect(rows.slice(0, kept.length)).toEqual(kept);
+    expect(JSON.parse(await readFile(join(out, "run.json"), "utf8")).status).toBe("complete");
+    expect(await readdir(target)).toEqual(["planted.txt"]);
+  });
+
+  it("a second Ctrl-C exits at once", async () => {
+    const work = await tempDir();
+    const spec = join(work, "spec.yaml");
+    await writeFile(
+      spec,
+      stringify({
+        benchspec: 1,
+        name: "slow",
+        targets: { scratch: { kind: "fs" } },
+        workloads: [{ name: "fio", engine: "fio", op: "randread", ioengine: "psync", size: "8MiB", bs: "4KiB", duration: "30s" }],
+      }),
+    );
+    const out = join(work, "run");
+    const child = cli(["run", spec, "--out", out]);
+    await waitFor(() => processesMentioning(out).some((p) => p.includes("fio")), 30_000);
+    const started = Date.now();
+    child.kill("SIGINT");
+    child.kill("SIGINT");
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await waitFor(() => processesMentioning(out).length === 0, 5_000);
+  });
+});

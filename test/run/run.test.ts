@@ -1,0 +1,214 @@
+import { execa } from "execa";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { readRows } from "../../src/results/ndjson.js";
+import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
+import type { RunSummary } from "../../src/results/summary.js";
+import { runCli } from "../support/cli.js";
+import { loopDevice } from "../support/loop.js";
+
+const temps: string[] = [];
+const tempDir = async (prefix = "benchspec-run-") => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function writeSpec(spec: object): Promise<string> {
+  const file = join(await tempDir(), "spec.yaml");
+  await writeFile(file, stringify({ benchspec: 1, name: "t", ...spec }));
+  return file;
+}
+
+const rowsOf = (dir: string) => readRows<ResultRow>(join(dir, "results.ndjson"));
+const json = async <T>(file: string) => JSON.parse(await readFile(file, "utf8")) as T;
+
+describe("benchspec run on a directory (real dd and fio)", () => {
+  it("measures dd and fio, with exact byte counts, statistics and provenance", async () => {
+    const target = await tempDir();
+    await writeFile(join(target, "planted.txt"), "precious");
+    const spec = await writeSpec({
+      targets: { scratch: { kind: "fs", path: target } },
+      defaults: { repeat: 2 },
+      workloads: [
+        { name: "dd", engine: "dd", op: ["write", "read"], bs: "64KiB", count: 32, matrix: { parallel: [1, 3] } },
+        { name: "fio", engine: "fio", op: "randwrite", ioengine: "psync", size: "8MiB", bs: "4KiB", warmup: 1 },
+        { name: "ts", engine: "fio", op: "randread", ioengine: "psync", size: "4MiB", bs: "4KiB", duration: "1s", sample: "250ms", repeat: 1 },
+      ],
+      expect: [{ workload: "dd", where: { op: "write", parallel: 1 }, metric: "throughput", atLeast: "1MB/s" }],
+    });
+    const out = join(await tempDir(), "run");
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.stderr).toContain("expectations: 1 of 1 met");
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(out);
+
+    const rows = rowsOf(out);
+    for (const row of rows) expect(() => ResultRowSchema.parse(row)).not.toThrow();
+    const measured = rows.filter((r) => !r.warmup);
+    expect(measured).toHaveLength(4 * 2 + 2 + 1);
+    expect(rows.filter((r) => r.warmup).map((r) => r.case)).toEqual(["fio.scratch.randwrite"]);
+    for (const row of measured.filter((r) => r.engine === "dd")) {
+      const parallel = row.params.parallel as number;
+      expect(row.bytes).toBe(parallel * 64 * 1024 * 32);
+      expect(row.jobs).toHaveLength(parallel);
+      expect(row.jobs!.every((job) => job.bytes === 64 * 1024 * 32 && job.seconds > 0)).toBe(true);
+      expect(row.throughput).toBeCloseTo(row.bytes / row.seconds, 0);
+    }
+    const fio = measured.filter((r) => r.case === "fio.scratch.randwrite");
+    for (const row of fio) {
+      expect(row.bytes).toBe(8 * 2 ** 20);
+      expect(row.ops).toBe(2048);
+      expect(row.latency?.p99).toBeGreaterThan(0);
+      expect(row.latency!.p50!).toBeLessThanOrEqual(row.latency!.p99!);
+    }
+    const series = readRows<{ case: string; t: number; iops: number }>(join(out, "timeseries.ndjson"));
+    expect(series.filter((p) => p.case === "ts.scratch.randread").length).toBeGreaterThanOrEqual(3);
+    expect(series.every((p) => p.iops > 0)).toBe(true);
+
+    const summary = await json<RunSummary>(join(out, "summary.json"));
+    const ddWrite = summary.cases.find((c) => c.id === "dd.scratch.write.parallel-1")!;
+    expect(ddWrite.metrics.throughput).toMatchObject({ n: 2, ci95: expect.any(Array), cv: expect.any(Number) });
+    expect(summary.cases.find((c) => c.id === "ts.scratch.randread")!.warnings.join()).toMatch(/only 1 repetition/);
+    expect(summary.expect).toEqual([expect.objectContaining({ pass: true, atLeast: 1e6 })]);
+
+    const provenance = await json<Record<string, any>>(join(out, "provenance.json"));
+    expect(provenance.spec.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(provenance.host).toMatchObject({ cores: expect.any(Number), kernel: expect.any(String), cpu: expect.any(String) });
+    expect(provenance.versions).toMatchObject({ node: process.version, fio: expect.stringMatching(/^fio-/), dd: expect.stringContaining("dd") });
+    expect(provenance.targets.scratch.fsType).toEqual(expect.any(String));
+    expect(provenance.start < provenance.end).toBe(true);
+    expect((await json<{ status: string }>(join(out, "run.json"))).status).toBe("complete");
+    expect(existsSync(join(out, "raw", "fio.scratch.randwrite.r1.json"))).toBe(true);
+
+    // The target keeps what was there before and nothing of the run.
+    expect(await readdir(target)).toEqual(["planted.txt"]);
+    expect(await readFile(join(target, "planted.txt"), "utf8")).toBe("precious");
+  });
+
+  it("agrees with fio and dd run directly on the same workload", async () => {
+    const spec = await writeSpec({
+      targets: { scratch: { kind: "fs" } },
+      workloads: [
+        { name: "fio", engine: "fio", op: "write", ioengine: "psync", size: "32MiB", bs: "1MiB", repeat: 3 },
+        { name: "dd", engine: "dd", op: "write", bs: "1MiB", count: 32, data: "zero", repeat: 3 },
+      ],
+    });
+    const out = join(await tempDir(), "run");
+    expect((await runCli(["run", spec, "--out", out])).code).toBe(0);
+    const summary = await json<RunSummary>(join(out, "summary.json"));
+    const median = (id: string) => summary.cases.find((c) => c.id === id)!.metrics.throughput!.median;
+
+    const dir = await tempDir();
+    const direct: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { stdout } = await execa("fio", ["--name=direct", `--directory=${dir}`, "--rw=write", "--bs=1048576", "--size=33554432", "--ioengine=psync", "--output-format=json"]);
+      direct.push(JSON.parse(stdout).jobs[0].write.bw_bytes);
+      const dd = await execa("dd", ["if=/dev/zero", `of=${join(dir, "dd")}`, "bs=1048576", "count=32"], { env: { LC_ALL: "C" } });
+      direct.push(Number(/copied, ([\d.]+) s/.exec(dd.stderr)![1]));
+    }
+    const fioDirect = [direct[0]!, direct[2]!, direct[4]!].sort((a, b) => a - b)[1]!;
+    const ddDirect = (32 * 2 ** 20) / [direct[1]!, direct[3]!, direct[5]!].sort((a, b) => a - b)[1]!;
+    // Same order of magnitude: a shared 2-core machine is noisy; a unit or byte-count error is not within 10×.
+    expect(median("fio.scratch.write") / fioDirect).toBeGreaterThan(0.1);
+    expect(median("fio.scratch.write") / fioDirect).toBeLessThan(10);
+    expect(median("dd.scratch.write") / ddDirect).toBeGreaterThan(0.1);
+    expect(median("dd.scratch.write") / ddDirect).toBeLessThan(10);
+    expect(rowsOf(out).filter((r) => r.case === "fio.scratch.write").every((r) => r.bytes === 32 * 2 ** 20)).toBe(true);
+  });
+
+  it("exits 1 and names the expectation that was not met, and the case that failed", async () => {
+    const spec = await writeSpec({
+      targets: { scratch: { kind: "fs" } },
+      workloads: [
+        { name: "dd", engine: "dd", op: "write", bs: "64KiB", count: 4 },
+        { name: "bad", engine: "fio", op: "read", ioengine: "libaio", direct: true, size: "1MiB", bs: "512B", repeat: 2 },
+      ],
+      expect: [{ workload: "dd", metric: "throughput", atLeast: "1000GB/s" }],
+    });
+    const out = join(await tempDir(), "run");
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/expectation not met: expect\[0\] dd\.scratch\.write throughput [\d.e+]+ \(expected ≥ 1000000000000\)/);
+    const summary = await json<RunSummary>(join(out, "summary.json"));
+    expect(summary.failedExpectations).toBe(1);
+    // 512-byte O_DIRECT reads on a file system with 4 KiB blocks fail: recorded, never averaged in.
+    const bad = summary.cases.find((c) => c.id === "bad.scratch.read")!;
+    if (bad.failed > 0) {
+      expect(bad.metrics.throughput).toBeUndefined();
+      expect(result.stderr).toContain("failed: bad.scratch.read");
+    }
+  });
+});
+
+describe("benchspec run on block devices (real loop devices)", () => {
+  const blockSpec = (device: string, extra: object = {}) =>
+    writeSpec({
+      targets: { disk: { kind: "block", device, ...extra } },
+      workloads: [{ name: "w", engine: "fio", op: "randwrite", ioengine: "psync", size: "4MiB", bs: "4KiB", direct: true }],
+    });
+
+  it("benchmarks a free device marked destructive, through a /dev/disk-style symlink", async () => {
+    const loop = await loopDevice(16);
+    try {
+      const link = join(await tempDir(), "by-id-disk");
+      await execa("ln", ["-s", loop.device, link]);
+      const out = join(await tempDir(), "run");
+      const result = await runCli(["run", await blockSpec(link, { destructive: true }), "--out", out]);
+      expect(result.stderr).not.toContain("FAILED");
+      expect(result.code).toBe(0);
+      expect(rowsOf(out)[0]).toMatchObject({ ok: true, bytes: 4 * 2 ** 20 });
+    } finally {
+      await loop.detach();
+    }
+  });
+
+  it("refuses a device with a mounted file system whatever the spec says, and never writes to it", async () => {
+    const loop = await loopDevice(16);
+    try {
+      const mountpoint = await loop.mount();
+      await writeFile(join(mountpoint, "data.txt"), "keep me");
+      const out = join(await tempDir(), "run");
+      const result = await runCli(["run", await blockSpec(loop.device, { destructive: true }), "--out", out]);
+      expect(result.code).toBe(1);
+      expect(rowsOf(out)[0]).toMatchObject({ ok: false, error: expect.stringMatching(/mounted on/) });
+      expect(await readFile(join(mountpoint, "data.txt"), "utf8")).toBe("keep me");
+    } finally {
+      await loop.detach();
+    }
+  });
+
+  it("refuses to write without destructive: true (at validation)", async () => {
+    const result = await runCli(["run", await blockSpec("/dev/loop-nonexistent")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("[not-destructive]");
+  });
+
+  it("reads a read-only device: read workloads never open it for writing", async () => {
+    const loop = await loopDevice(16, { readOnly: true });
+    try {
+      const spec = await writeSpec({
+        targets: { disk: { kind: "block", device: loop.device } },
+        workloads: [
+          { name: "fio", engine: "fio", op: "randread", ioengine: "psync", size: "4MiB", bs: "4KiB", direct: true },
+          { name: "dd", engine: "dd", op: "read", bs: "64KiB", count: 16, parallel: 2, direct: true },
+        ],
+      });
+      const out = join(await tempDir(), "run");
+      const result = await runCli(["run", spec, "--out", out]);
+      expect(result.stderr).not.toContain("FAILED");
+      expect(result.code).toBe(0);
+      expect(rowsOf(out).map((r) => [r.case, r.ok, r.bytes])).toEqual([
+        ["fio.disk.randread", true, 4 * 2 ** 20],
+        ["dd.disk.read", true, 2 * 16 * 64 * 1024],
+      ]);
+    } finally {
+      await loop.detach();
+    }
+  });
+});
