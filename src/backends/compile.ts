@@ -8,13 +8,14 @@
 import type { Case, Plan } from "../plan/types.js";
 import { BACKENDS } from "./index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
-import { COMPILE_TARGETS, type Artifact, type CompileContext, type CompileTarget } from "./types.js";
+import { COMPILE_TARGETS, CompileError, type Artifact, type CompileContext, type CompileTarget } from "./types.js";
+
+export { CompileError };
 import { jsonArtifact } from "./writer.js";
 
 export const PLAN_INDEX_PATH = "plan.json";
 export const PLAN_FORMAT = "benchspec-plan/1";
 
-export class CompileError extends Error {}
 
 export interface CompileOutput {
   artifacts: Artifact[];
@@ -60,7 +61,7 @@ function planIndex(ctx: CompileContext, byCase: Map<string, Partial<Record<Compi
   const { plan } = ctx;
   return jsonArtifact(ctx, PLAN_FORMAT, {
     vars: plan.vars,
-    targets: plan.targets,
+    targets: redactLiteralSecrets(plan.targets),
     fio: { args: ["--output-format=json+"] },
     cases: plan.cases.map((c) => ({
       id: c.id,
@@ -75,6 +76,20 @@ function planIndex(ctx: CompileContext, byCase: Map<string, Partial<Record<Compi
     expect: plan.expect,
     report: plan.report,
   });
+}
+
+/** A credential written into the spec (a warning at validation) never travels into artifacts. */
+function redactLiteralSecrets(targets: Plan["targets"]): Plan["targets"] {
+  return Object.fromEntries(
+    Object.entries(targets).map(([name, target]) => {
+      if (target.kind !== "s3") return [name, target];
+      const safe = { ...target };
+      for (const key of ["accessKey", "secretKey"] as const) {
+        if (safe[key] !== undefined && !safe[key]!.startsWith("${env:")) safe[key] = "<redacted: written in the spec>";
+      }
+      return [name, safe];
+    }),
+  );
 }
 
 export function parseTargets(value: string): CompileTarget[] {

@@ -8,6 +8,8 @@ import type { Case, Plan } from "../plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import type { ShellScriptWriter } from "./writer.js";
 
+export class CompileError extends Error {}
+
 export const COMPILE_TARGETS = ["fio", "shell", "sdk"] as const;
 export type CompileTarget = (typeof COMPILE_TARGETS)[number];
 

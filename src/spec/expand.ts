@@ -45,8 +45,15 @@ export function expand(
   const ids = new Set<string>();
   for (const [index, workload] of spec.workloads.entries()) {
     const base: SpecPath = ["workloads", index];
+    const dimensions = dimensionsOf(workload, base);
+    const product = dimensions.reduce((n, d) => n * d.values.length, 1);
+    // Checked before the product is built: a 20-line spec must not be able to exhaust memory.
+    if (cases.length + product > MAX_CASES) {
+      sink.error("too-many-cases", `the plan would have ${product.toLocaleString("en")} cases here; the limit is ${MAX_CASES}`, base);
+      break;
+    }
     const cells = expandMatrix(
-      dimensionsOf(workload, base),
+      dimensions,
       workload.matrix?.exclude ?? [],
       workload.matrix?.include ?? [],
       [...base, "matrix", "include"],

@@ -24,6 +24,14 @@ export function issuesToDiagnostics(
   };
   for (const issue of flatten(issues, [])) {
     const path = issue.path as SpecPath;
+    const missing =
+      (issue.code === "invalid_type" || issue.code === "invalid_value" || issue.code === "invalid_union") &&
+      issue.input === undefined &&
+      !("discriminator" in issue && issue.discriminator);
+    if (missing) {
+      emit("missing-key", `missing required key "${String(path.at(-1))}"${expectedOf(issue)}`, path, "key");
+      continue;
+    }
     switch (issue.code) {
       case "unrecognized_keys": {
         const known = knownKeys(schema, input, path);
@@ -35,32 +43,38 @@ export function issuesToDiagnostics(
         break;
       }
       case "invalid_type":
-        if (issue.input === undefined)
-          emit("missing-key", `missing required key "${String(path.at(-1))}"`, path, "key");
-        else emit("invalid-type", `expected ${issue.expected}, got ${describe(issue.input)}`, path);
+        emit("invalid-type", custom(issue.message) ?? `expected ${issue.expected}, got ${describe(issue.input)}`, path);
         break;
       case "invalid_value": {
         const values = issue.values.map(String);
+        if (typeof issue.input === "string" && values.includes(issue.input)) {
+          emit("invalid-type", `${describe(issue.input)} is a string; expected the ${typeof issue.values[0]} ${issue.input}`, path);
+          break;
+        }
         const hint = typeof issue.input === "string" ? didYouMean(issue.input, values) : "";
-        emit(
-          "invalid-value",
-          `${describe(issue.input)} is not allowed; expected ${oneOf(values)}${hint}`,
-          path,
-        );
+        emit("invalid-value", `${describe(issue.input)} is not allowed; expected ${oneOf(values)}${hint}`, path);
+        break;
+      }
+      case "too_small":
+      case "too_big": {
+        const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
+        const words = issue.code === "too_small" ? "at least" : "at most";
+        const message = issue.origin === "array" ? `needs ${words} ${bound} item${Number(bound) === 1 ? "" : "s"}` : `must be ${words} ${bound}`;
+        emit("invalid-value", custom(issue.message) ?? `${message}, got ${describe(issue.input)}`, path);
         break;
       }
       case "invalid_union":
         if ("discriminator" in issue && issue.discriminator && "options" in issue && issue.options) {
           const options = issue.options.map(String);
           const value = (issue.input as Record<string, unknown> | undefined)?.[issue.discriminator];
-          if (value === undefined)
-            emit(
-              "missing-key",
-              `missing required key "${issue.discriminator}"; expected ${oneOf(options)}`,
-              path,
-              "key",
-            );
-          else {
+          if (value === undefined) {
+            emit("missing-key", `missing required key "${issue.discriminator}"; expected ${oneOf(options)}`, path, "key");
+            const objectPath = path.at(-1) === issue.discriminator ? path.slice(0, -1) : path;
+            const known = unionKeys(schema, input, objectPath);
+            for (const key of Object.keys((issue.input as object | undefined) ?? {})) {
+              if (!known.includes(key)) emit("unknown-key", `unknown key "${key}"${didYouMean(key, known)}`, [...objectPath, key], "key");
+            }
+          } else {
             const hint = typeof value === "string" ? didYouMean(value, options) : "";
             emit(
               "invalid-value",
@@ -106,31 +120,60 @@ function flatten(issues: readonly Issue[], prefix: SpecPath): Issue[] {
   });
 }
 
+/** A branch that failed only because the value has the wrong shape here (e.g. an enum given a list). */
 function isTypeMismatch(branch: readonly Issue[]): boolean {
   return branch.every(
     (issue) =>
       issue.path.length === 0 &&
       (issue.code === "invalid_type" ||
+        (issue.code === "invalid_value" && typeof issue.input === "object" && issue.input !== null) ||
         (issue.code === "invalid_union" && issue.errors.every(isTypeMismatch))),
   );
 }
 
-/** The keys an object schema accepts at `path`, for suggestions (walks zod's public definitions). */
+/** zod's own default messages start like this; anything else was written for the user in schema.ts. */
+const custom = (message: string) => (/^(Invalid|Too (small|big))/.test(message) ? undefined : message);
+
+function expectedOf(issue: Issue): string {
+  if (issue.code === "invalid_value") return `; expected ${oneOf(issue.values.map(String))}`;
+  const message = custom(issue.message);
+  return message ? ` (${message})` : "";
+}
+
+/** Every key any branch of the (discriminated) union at `path` accepts. */
+function unionKeys(schema: z.ZodType, input: unknown, path: SpecPath): string[] {
+  const union = schemaAt(schema, input, path);
+  const options = (defOf(union).options as unknown[] | undefined) ?? [union];
+  return [...new Set(options.flatMap((option) => Object.keys((defOf(option).shape as object) ?? {})))];
+}
+
+/** The keys an object schema accepts at `path`, for suggestions. */
 function knownKeys(schema: z.ZodType, input: unknown, path: SpecPath): string[] {
+  const def = defOf(unwrap(schemaAt(schema, input, path), valueAt(input, path)));
+  return def.type === "object" ? Object.keys(def.shape as object) : [];
+}
+
+const valueAt = (input: unknown, path: SpecPath) =>
+  path.reduce<unknown>((value, segment) => (value as Record<string | number, unknown> | undefined)?.[segment], input);
+
+/** The schema at `path` (walks zod's definitions; unions are resolved by the input's `kind`). */
+function schemaAt(schema: z.ZodType, input: unknown, path: SpecPath): unknown {
   let current: unknown = schema;
   let value: unknown = input;
-  for (const segment of [...path, undefined]) {
+  for (const segment of path) {
     current = unwrap(current, value);
-    if (segment === undefined) break;
     const def = defOf(current);
     value = (value as Record<string | number, unknown> | undefined)?.[segment];
     if (def.type === "object") current = (def.shape as Record<string, unknown>)[segment];
     else if (def.type === "array") current = def.element;
     else if (def.type === "record") current = def.valueType;
-    else return [];
+    else return undefined;
   }
-  const def = defOf(current);
-  return def.type === "object" ? Object.keys(def.shape as object) : [];
+  // Unwrap wrappers but keep a union itself, so its options stay visible.
+  for (let def = defOf(current); "innerType" in def || def.type === "pipe"; def = defOf(current)) {
+    current = "innerType" in def ? def.innerType : def.in;
+  }
+  return current;
 }
 
 function unwrap(schema: unknown, value: unknown): unknown {
@@ -141,12 +184,12 @@ function unwrap(schema: unknown, value: unknown): unknown {
     else if (def.type === "union") {
       const options = def.options as unknown[];
       const kind = (value as { kind?: unknown } | undefined)?.kind;
-      schema =
-        options.find((option) => {
-          const shape = defOf(unwrap(option, value)).shape as Record<string, unknown> | undefined;
-          return shape && (kind === undefined || defOf(shape.kind).values?.includes?.(kind) !== false);
-        }) ?? options[0];
-      if (defOf(schema).type === "union") return schema;
+      const chosen = options.find((option) => {
+        const shape = defOf(unwrap(option, value)).shape as Record<string, unknown> | undefined;
+        return shape && (kind === undefined || defOf(shape.kind).values?.includes?.(kind) !== false);
+      });
+      if (!chosen) return schema;
+      schema = unwrap(chosen, value);
     } else return schema;
   }
 }

@@ -4,6 +4,8 @@
  * so every later stage can point at `file:line:column`.
  */
 import {
+  visit,
+  type YAMLError,
   isAlias,
   isMap,
   isPair,
@@ -18,7 +20,7 @@ import {
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import type { Diagnostic, SpecPath } from "../diagnostics/diagnostic.js";
 
-export const LIMITS = { bytes: 1024 * 1024, depth: 32, nodes: 100_000, aliases: 100 } as const;
+export const LIMITS = { bytes: 1024 * 1024, depth: 32, nodes: 100_000 } as const;
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -56,6 +58,16 @@ export function parseSpecText(file: string, text: string): LoadResult {
       ],
     };
   }
+  const deepAt = flowDepthExceeded(text);
+  if (deepAt !== undefined) {
+    const doc = parseDocument("");
+    withLines(lineCounter, text);
+    return {
+      source: { file, text, doc, lineCounter },
+      value: undefined,
+      diagnostics: [at("too-deep", `nested deeper than ${LIMITS.depth} levels`, deepAt)],
+    };
+  }
   const doc = parseDocument(text, {
     lineCounter,
     uniqueKeys: true,
@@ -66,18 +78,99 @@ export function parseSpecText(file: string, text: string): LoadResult {
   const source: SpecSource = { file, text, doc, lineCounter };
   for (const error of [...doc.errors, ...doc.warnings]) {
     const code: DiagnosticCode = error.code === "DUPLICATE_KEY" ? "duplicate-key" : "yaml-syntax";
-    const message = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    diagnostics.push(at(code, message, error.pos[0]));
+    diagnostics.push(at(code, yamlMessage(error, text), error.pos[0]));
   }
   if (diagnostics.length > 0) return { source, value: undefined, diagnostics };
 
   diagnostics.push(...checkStructure(doc.contents, at));
   if (diagnostics.length > 0) return { source, value: undefined, diagnostics };
-  try {
-    return { source, value: doc.toJS({ maxAliasCount: LIMITS.aliases }), diagnostics };
-  } catch (error) {
-    const message = `aliases expand beyond ${LIMITS.aliases} copies (${(error as Error).message})`;
-    return { source, value: undefined, diagnostics: [at("alias-limit", message, 0)] };
+  const bomb = aliasExpansionExceeded(doc);
+  if (bomb !== undefined) {
+    const message = `aliases expand the document beyond ${LIMITS.nodes} values (an alias bomb?)`;
+    return { source, value: undefined, diagnostics: [at("alias-limit", message, bomb)] };
+  }
+  return { source, value: doc.toJS({ maxAliasCount: -1 }), diagnostics };
+}
+
+/** The library's messages, said in terms of the spec (and naming the key where it knows it). */
+function yamlMessage(error: YAMLError, text: string): string {
+  const first = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+  if (error.code === "DUPLICATE_KEY") {
+    const key = /^("[^"]*"|'[^']*'|[^\s:,{}[\]]+)/.exec(text.slice(error.pos[0]))?.[1];
+    return key ? `the key "${key}" appears twice in this mapping` : "a key appears twice in this mapping";
+  }
+  if (error.code === "MULTIPLE_DOCS") return 'a spec is one YAML document; remove the "---" separator and what follows';
+  if (/Nested mappings are not allowed in compact mappings/.test(first)) {
+    return "a key is indented more than the keys beside it, so YAML reads it as part of the value before it";
+  }
+  return first;
+}
+
+/** Offset where flow collections ([ and {) nest deeper than the limit, found before the parser recurses. */
+function flowDepthExceeded(text: string): number | undefined {
+  let depth = 0;
+  let quote: string | undefined;
+  let comment = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (comment) {
+      if (char === "\n") comment = false;
+      continue;
+    }
+    if (quote) {
+      if (char === "\\" && quote === '"') i++;
+      else if (char === quote) quote = undefined;
+      continue;
+    }
+    if (char === '"' || char === "'") quote = char;
+    else if (char === "#" && (i === 0 || /\s/.test(text[i - 1]!))) comment = true;
+    else if (char === "[" || char === "{") {
+      if (++depth > LIMITS.depth) return i;
+    } else if (char === "]" || char === "}") depth = Math.max(0, depth - 1);
+  }
+  return undefined;
+}
+
+/**
+ * Offset of the alias at which the document, with every alias expanded, passes LIMITS.nodes values
+ * (billion laughs). Sizes are computed once per anchored node, so the check itself stays linear.
+ */
+function aliasExpansionExceeded(doc: Document.Parsed): number | undefined {
+  const sizes = new Map<unknown, number>();
+  const sizeOf = (node: unknown): number => {
+    if (isAlias(node)) return sizeOf(node.resolve(doc));
+    if (sizes.has(node)) return sizes.get(node)!;
+    sizes.set(node, 1); // a self-reference counts once instead of recursing forever
+    let size = 1;
+    if (isMap(node)) for (const pair of node.items) size += sizeOf(pair.key) + sizeOf(pair.value);
+    else if (isSeq(node)) for (const item of node.items) size += sizeOf(item);
+    sizes.set(node, Math.min(size, Number.MAX_SAFE_INTEGER));
+    return size;
+  };
+  let total = 0;
+  let found: number | undefined;
+  visit(doc, {
+    Alias(_, alias) {
+      total += sizeOf(alias);
+      if (total > LIMITS.nodes) {
+        found = alias.range?.[0] ?? 0;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+    Scalar() {
+      total++;
+    },
+  });
+  return found;
+}
+
+/** Fills a line counter without parsing (the parser is what must not run on this text). */
+function withLines(lineCounter: LineCounter, text: string): void {
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    lineCounter.addNewLine(offset);
+    offset += line.length + 1;
   }
 }
 
@@ -135,7 +228,7 @@ export function locate(
   source: SpecSource,
   path: SpecPath,
   target: "key" | "value" = "value",
-  innerOffset = 0,
+  innerOffset?: number,
 ) {
   let node: unknown = source.doc.contents;
   let offset = (node as Node | null)?.range?.[0] ?? 0;
@@ -170,9 +263,24 @@ export function locate(
     node = next;
     offset = (next as Node).range![0];
   }
-  if (innerOffset > 0 && isScalar(node)) offset += innerOffset + (isQuoted(node) ? 1 : 0);
+  if (innerOffset !== undefined && isScalar(node)) offset = offsetInScalar(source.text, node, innerOffset);
   const { line, col } = source.lineCounter.linePos(offset);
   return { line, column: col, fromOverride: false };
+}
+
+/**
+ * Maps an offset in a scalar's value to the file: follows the source text character by character, so a
+ * formula folded over several lines (newline + indentation read as one space) still points at the right place.
+ */
+function offsetInScalar(text: string, node: Scalar, valueOffset: number): number {
+  const value = String(node.value);
+  let j = node.range![0] + (isQuoted(node) ? 1 : 0);
+  for (let i = 0; i < valueOffset && j < text.length; i++) {
+    if (value[i] === " " && (text[j] === "\n" || text[j] === "\r")) {
+      while (j < text.length && /\s/.test(text[j]!)) j++;
+    } else j++;
+  }
+  return j;
 }
 
 function isQuoted(node: Scalar): boolean {

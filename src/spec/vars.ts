@@ -8,8 +8,9 @@ import type { DiagnosticSink } from "./sink.js";
 /** Evaluates vars in the order written; a var may use the ones before it. */
 export function resolveVars(spec: Spec, sink: DiagnosticSink): Record<string, number> {
   const values: Record<string, number> = Object.create(null);
+  const all = Object.keys(spec.vars ?? {});
   for (const [name, value] of Object.entries(spec.vars ?? {})) {
-    const result = evaluate(value, values, ["vars", name], sink);
+    const result = evaluate(value, values, ["vars", name], sink, all);
     if (result !== undefined) values[name] = result;
   }
   return values;
@@ -21,12 +22,18 @@ export function evaluate(
   vars: Readonly<Record<string, number>>,
   path: SpecPath,
   sink: DiagnosticSink,
+  /** Every var of the spec, to tell "defined later" from "not defined". */
+  declared: readonly string[] = [],
 ): number | undefined {
   if (typeof value === "number") return value;
   try {
     const expr = parseExpr(value);
     for (const { name, offset } of exprVars(expr)) {
       if (!Object.hasOwn(vars, name)) {
+        if (declared.includes(name)) {
+          sink.error("unknown-var", `"${name}" is defined further down; a var may only use the vars above it`, path, { offset });
+          return undefined;
+        }
         const known = Object.keys(vars);
         const hint =
           didYouMean(name, known) ||

@@ -31,37 +31,7 @@ const EXPECT_LINE = /^# expect: (\S+) (\d+):(\d+)\s*$/;
  * Fixtures whose diagnostics are wrong today (see the report that came with this corpus). Each test expects the
  * place and code a user would expect; remove the entry once src/ is fixed.
  */
-const KNOWN_SRC_PROBLEMS: Record<string, string> = {
-  "over-indented-key":
-    "yaml-syntax points at the value on the line above (`read`, 'Nested mappings are not allowed in compact mappings') instead of the over-indented `bs` key",
-  "duplicate-top-level-key": "duplicate-key says 'Map keys must be unique' without naming the key",
-  "duplicate-key-in-flow-mapping": "duplicate-key says 'Map keys must be unique' without naming the key",
-  "alias-bomb":
-    "alias-limit is always reported at 1:1 (offset 0) instead of at the alias where the expansion passes the limit",
-  "nested-flow-2000-deep":
-    "the YAML parser overflows the stack before the depth guard runs: dozens of yaml-syntax 'Maximum call stack size exceeded' instead of one too-deep",
-  "multiple-documents": "the message tells the user to 'use YAML.parseAllDocuments()', a library API",
-  "missing-benchspec":
-    "reported as invalid-value 'undefined undefined is not allowed; expected 1' instead of missing-key",
-  "benchspec-quoted":
-    '\'"1" is not allowed; expected 1 — did you mean "1"?\' suggests exactly what was written',
-  "target-kind-key-typo":
-    "a misspelled `kind` key only yields missing-key kind; the unknown key `knd` gets no did-you-mean",
-  "op-typo":
-    "a bad item in a swept enum list is reported on the whole list ('a list is not allowed') instead of on the item with a did-you-mean",
-  "data-key-typo":
-    "a typo inside `data: { … }` is reported as 'a mapping is not allowed; expected one of random, zero'",
-  "multipart-key-typo":
-    "a typo inside `multipart: { … }` is reported as 'a mapping is not allowed; expected false'",
-  "steady-missing-window":
-    "a missing unit-valued key (steady.window) is reported as invalid-type 'expected a duration…'",
-  "var-forward-reference":
-    "the column points at the opening quote (offset 0 in a quoted string), and the message says '(no vars are defined)' though perDisk is defined below",
-  "expr-multiline":
-    "positions inside a multi-line (folded) formula ignore the folding: the column lands on the wrong character",
-  "matrix-product-explodes":
-    "the matrix is materialized before the too-many-cases check: 9 lists of 10 values exhaust the heap instead of one diagnostic",
-};
+const KNOWN_SRC_PROBLEMS: Record<string, string> = {};
 
 /** Fixtures validated in a child process with a small heap, so a resource-exhaustion regression cannot take the test worker down. */
 const ISOLATED = new Set(["matrix-product-explodes"]);

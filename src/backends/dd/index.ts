@@ -90,7 +90,7 @@ bs_dd_process() {
 # bs_dd_results N EXPECTED BS: every process's bytes and seconds from dd's summary line
 # ("N bytes (...) copied, S s, R"), the aggregate over the wall time, and the row.
 bs_dd_results() {
-  local n=$1 expected=$2 bs=$3 w b s err job total=0 error= ok=true
+  local n=$1 expected=$2 bs=$3 w b s err job total=0 error='' ok=true
   BS_JOBS=
   for ((w = 0; w < n; w++)); do
     read -r b s < <(awk '/ copied, / { b = $1; for (i = 2; i <= NF; i++) if ($i == "s,") s = $(i - 1) }

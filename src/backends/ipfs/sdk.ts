@@ -6,7 +6,6 @@
  */
 import type { Case } from "../../plan/types.js";
 import type { Target } from "../../spec/schema.js";
-import { CompileError } from "../compile.js";
 import {
   measuredGroup,
   param,
@@ -19,7 +18,7 @@ import {
   type RepetitionSlot,
   type SdkBody,
 } from "../sdk-format.js";
-import type { Artifact, CompileContext } from "../types.js";
+import { CompileError, type Artifact, type CompileContext } from "../types.js";
 import { jsonArtifact } from "../writer.js";
 
 type IpfsTarget = Extract<Target, { kind: "ipfs" }>;

@@ -48,13 +48,12 @@ bs_ipfs() { ipfs --api="$BS_IPFS_API" "$@"; }
 
 # bs_ipfs_target_check TARGET: the API address as the multiaddr the CLI wants, and a node that answers.
 bs_ipfs_target_check() {
-  local api=$BS_IPFS_API re='^(https?)://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+)(:([0-9]+))?/?$' host port
+  local api=$BS_IPFS_API re='^(https?)://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+)(:([0-9]+))?/?$' scheme host port
   if [[ $api != /* ]]; then
     if [[ ! $api =~ $re ]]; then bs_die "target $1: $api is neither an http(s) URL nor a multiaddr"; fi
-    host=\${BASH_REMATCH[2]}
-    port=\${BASH_REMATCH[4]}
+    scheme=\${BASH_REMATCH[1]} host=\${BASH_REMATCH[2]} port=\${BASH_REMATCH[4]}
     if [[ -z $port ]]; then
-      if [[ \${BASH_REMATCH[1]} == https ]]; then port=443; else port=80; fi
+      if [[ $scheme == https ]]; then port=443; else port=80; fi
     fi
     if [[ $host == \\[* ]]; then
       host=/ip6/\${host:1:\${#host}-2}
@@ -64,7 +63,7 @@ bs_ipfs_target_check() {
       host=/dns/$host
     fi
     api=$host/tcp/$port
-    if [[ \${BASH_REMATCH[1]} == https ]]; then api+=/https; fi
+    if [[ $scheme == https ]]; then api+=/https; fi
   fi
   BS_TAPI[$1]=$api
   BS_IPFS_API=$api
@@ -73,9 +72,9 @@ bs_ipfs_target_check() {
 
 # bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN: one repetition.
 bs_ipfs_case() {
-  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error=
+  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error=''
   BS_IPFS_ADD=(add -Q --cid-version="$6" --raw-leaves="$7" --chunker="$8" --pin="$9")
-  bs_rep_cleanup() { bs_ipfs_cleanup; }
+  BS_REP_CLEANUP=bs_ipfs_cleanup
   mkdir -- "$BS_REPDIR/data" "$BS_REPDIR/cid"
   for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
   if [[ $op != put ]]; then

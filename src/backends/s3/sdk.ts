@@ -6,7 +6,6 @@
 import type { Case } from "../../plan/types.js";
 import type { Target } from "../../spec/schema.js";
 import { envRefs } from "../../spec/strings.js";
-import { CompileError } from "../compile.js";
 import {
   MAX_PARTS,
   measuredGroup,
@@ -22,7 +21,7 @@ import {
   type S3SdkDocument,
   type SdkBody,
 } from "../sdk-format.js";
-import type { Artifact, CompileContext } from "../types.js";
+import { CompileError, type Artifact, type CompileContext } from "../types.js";
 import { jsonArtifact } from "../writer.js";
 
 const DEFAULT_BUCKET = "benchspec";

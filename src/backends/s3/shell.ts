@@ -77,10 +77,10 @@ bs_s3_bucket_release() {
 
 # bs_s3 OP SIZE OBJECTS CONCURRENCY PART-SIZE QUEUE DURATION-µs DATA: one repetition of an S3 case.
 bs_s3() {
-  local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 i ok=true error=
+  local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 i ok=true error=''
   BS_S3_PART=$5 BS_S3_QUEUE=$6
   BS_S3_PREFIX=benchspec/$BS_SPEC/$BS_RUN_ID/$BS_CASE/$BS_REPNAME
-  bs_rep_cleanup() { bs_s3_cleanup; }
+  BS_REP_CLEANUP=bs_s3_cleanup
   mkdir -- "$BS_REPDIR/data"
   for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
   if [[ $op != put ]]; then
@@ -150,7 +150,7 @@ bs_s3_put() {
 
 # bs_s3_multipart KEY FILE: CreateMultipartUpload, QUEUE UploadPart requests in flight, CompleteMultipartUpload.
 bs_s3_multipart() {
-  local key=$1 file=$2 id n=0 i running=0 failed=0 p etag e parts=
+  local key=$1 file=$2 id n=0 i running=0 failed=0 p etag e parts=''
   id=$(bs_aws create-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --query=UploadId --output=text) || return 1
   if [[ -z $id ]]; then return 1; fi
   for p in "$file".part.*; do
@@ -189,7 +189,7 @@ bs_s3_multipart() {
 # Deletes exactly the keys this repetition wrote (DeleteObjects, 1000 at a time) and aborts its incomplete
 # multipart uploads. Runs when the repetition ends, also after a failure or Ctrl-C.
 bs_s3_cleanup() {
-  local keys=$BS_REPDIR/keys.all key e n=0 body= line upload
+  local keys=$BS_REPDIR/keys.all key e n=0 body='' line upload
   cat -- "$BS_REPDIR"/keys.* 2>/dev/null | sort -u >"$keys"
   while IFS= read -r key; do
     bs_json e "$key"
@@ -197,7 +197,7 @@ bs_s3_cleanup() {
     n=$((n + 1))
     if ((n == 1000)); then
       bs_s3_delete_batch "$body"
-      body= n=0
+      body='' n=0
     fi
   done <"$keys"
   if ((n > 0)); then bs_s3_delete_batch "$body"; fi

@@ -344,8 +344,11 @@ BS_RELEASE=()
 BS_LATENCY=
 BS_JOBS=
 BS_ROW=
-BS_DIR=
-BS_DEVICE=
+BS_REP_CLEANUP=
+# Where the current case's target is, per kind; the libraries of the engines a spec uses read some of them.
+# shellcheck disable=SC2034
+declare BS_DIR='' BS_DEVICE='' BS_HERE=''
+# shellcheck disable=SC2034
 declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
 
 bs_log() { printf 'benchspec: %s\\n' "$*" >&2; }
@@ -376,7 +379,7 @@ bs_require_tools() {
 # bs_json VAR TEXT: TEXT as a JSON string. The one JSON-escaping helper: every string in a row that is not
 # fixed at compile time goes through it.
 bs_json() {
-  local s=$2 b='\\' q='"' ctl
+  local s=$2 b=$'\\\\' q='"' ctl
   s=\${s//"$b"/"$b$b"}
   s=\${s//"$q"/"$b$q"}
   s=\${s//$'\\n'/"$b"n}
@@ -536,6 +539,7 @@ bs_pool_stats() {
   for ((w = 0; w < n; w++)); do
     if [[ -e $BS_REPDIR/ops.$w ]]; then cat -- "$BS_REPDIR/ops.$w" >>"$all"; fi
   done
+  # shellcheck disable=SC2034 # BS_BYTES and BS_FAILED_OPS are for the caller
   read -r BS_BYTES BS_OPS BS_FAILED_OPS < <(awk '
     $5 == 1 { ok++; bytes += $4 }
     $5 != 1 { failed++ }
@@ -639,14 +643,15 @@ bs_child_exit() {
     if ((\${#jobs[@]} > 0)); then kill -TERM "\${jobs[@]}" 2>/dev/null; fi
   fi
   wait 2>/dev/null
-  if declare -F bs_rep_cleanup >/dev/null; then bs_rep_cleanup; fi
+  if [[ -n $BS_REP_CLEANUP ]]; then "$BS_REP_CLEANUP"; fi
   exit "$status"
 }
 
 # bs_rep REP WARMUP: runs one repetition of the current case; prints a failure row if the child could not.
 bs_rep() {
   BS_REP=$1 BS_WARM=$2
-  local status=0 t0 t1 error=
+  local status=0 t0 t1 error=''
+  # shellcheck disable=SC2034 # names the repetition in S3 keys and fio log directories
   if [[ $BS_WARM == true ]]; then BS_REPNAME=w$BS_REP; else BS_REPNAME=r$BS_REP; fi
   BS_REPDIR=$BS_STATE/rep
   rm -rf -- "$BS_REPDIR"
@@ -728,11 +733,12 @@ bs_block_setup() {
   dev=$(readlink -f -- "$device") || bs_die "target $name: cannot resolve $device"
   if [[ ! -b $dev ]]; then bs_die "target $name: $device is not a block device"; fi
   bs_block_unused "$name" "$dev"
+  # shellcheck disable=SC2034 # read by the target's enter function
   BS_TDEV[$name]=$dev
 }
 
 bs_block_unused() {
-  local name=$1 dev=$2 base sys p h related=() numbers=() used line src
+  local name=$1 dev=$2 base sys p h related=() numbers=() line src
   base=\${dev##*/}
   sys=/sys/class/block/$base
   related=("$dev")
@@ -779,6 +785,7 @@ bs_block_unused() {
 bs_init() {
   BS_TMPBASE=\${BENCHSPEC_TMPDIR:-\${TMPDIR:-/tmp}}
   if [[ ! $BS_RUN_ID =~ ^[A-Za-z0-9._-]+$ ]]; then bs_die "BENCHSPEC_RUN_ID may only hold letters, digits, '.', '_' and '-'"; fi
+  # shellcheck disable=SC2034 # where the fio jobfiles are
   BS_HERE=$(cd -- "$(dirname -- "$0")" && pwd -P)
   trap 'bs_cleanup' EXIT
   trap 'bs_interrupt 130' INT
@@ -787,7 +794,7 @@ bs_init() {
   BS_TMP=$BS_STATE/tmp
   mkdir -- "$BS_STATE/targets" "$BS_TMP"
   BS_REPDIR=$BS_STATE/rep
-  bs_log "$BS_GENERATOR: spec $BS_SPEC ($BS_CASES cases), run $BS_RUN_ID"
+  bs_log "$BS_GENERATOR: spec $BS_SPEC (sha256 $BS_SPEC_HASH, $BS_CASES cases), run $BS_RUN_ID"
 }
 
 bs_interrupt() {
