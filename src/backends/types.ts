@@ -6,6 +6,7 @@
 import type { EngineName } from "../spec/engines.js";
 import type { Case, Plan } from "../plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
+import type { PreparedTarget } from "../run/targets.js";
 import type { ShellScriptWriter } from "./writer.js";
 
 export class CompileError extends Error {}
@@ -45,12 +46,30 @@ export interface Backend {
 /** What a measured repetition yields; the runner adds the case's identity and writes the row. */
 export type Measurement = Pick<
   ResultRow,
-  "ok" | "error" | "start" | "end" | "bytes" | "ops" | "seconds" | "throughput" | "iops" | "latency" | "jobs" | "steady"
+  | "ok"
+  | "error"
+  | "start"
+  | "end"
+  | "bytes"
+  | "ops"
+  | "seconds"
+  | "throughput"
+  | "iops"
+  | "latency"
+  | "jobs"
+  | "steady"
+  | "ttfb"
+  | "client"
+  | "autotune"
 > & { timeseries?: Omit<TimeseriesRow, "case" | "repetition">[] };
 
 export interface ExecContext {
   /** The prepared target: a benchspec-owned directory (fs) or a checked device path (block). */
   location: string;
+  /** The prepared target with its connection (s3, ipfs). */
+  target: PreparedTarget;
+  /** Unique per run attempt: object keys and data seeds include it. */
+  runId: string;
   /** Where compiled artifacts (fio/…) were written for this run. */
   artifactsDir: string;
   /** Where raw tool outputs go. */
@@ -64,4 +83,6 @@ export interface Executor {
   /** Once per case before its first repetition: preconditioning, data the reads need. */
   prepare?(c: Case, ctx: ExecContext): Promise<void>;
   repetition(c: Case, repetition: number, warmup: boolean, ctx: ExecContext): Promise<Measurement>;
+  /** Always after the case (also after a failure or Ctrl-C, with a fresh signal): release what prepare made. */
+  finish?(c: Case, ctx: ExecContext): Promise<void>;
 }

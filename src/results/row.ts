@@ -51,6 +51,18 @@ export const ResultRowSchema = z.object({
   iops: z.number(),
   latency: latency.optional(),
   jobs: z.array(jobResult).optional(),
+  /** Time to first byte of object reads (GET, cat). */
+  ttfb: latency.optional(),
+  /** What the client itself cost: a busy event loop (> 0.9) means benchspec, not the storage, was the limit. */
+  client: z.object({ cpuSeconds: z.number(), cpuPerGiB: z.number(), eventLoopUtilization: z.number() }).optional(),
+  /** Autotune: every round (the tuned parameter's value and its numbers) and the value chosen. */
+  autotune: z
+    .object({
+      param: z.string(),
+      rounds: z.array(z.object({ value: z.number(), throughput: z.number(), iops: z.number(), bytes: z.number(), seconds: z.number() })),
+      chosen: z.number(),
+    })
+    .optional(),
   /** fio steady-state detection: whether the criterion was met before the time limit. */
   steady: z.object({ criterion: z.string(), attained: z.boolean() }).optional(),
 });

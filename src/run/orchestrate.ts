@@ -6,6 +6,7 @@
  *      each row appended and flushed as it is measured
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
+import { setMaxListeners } from "node:events";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { BACKENDS } from "../backends/index.js";
@@ -47,6 +48,8 @@ const repKey = (caseId: string, repetition: number) => `${caseId}#${repetition}`
 
 export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutcome> {
   const { plan, paths, signal, observer } = options;
+  // Every in-flight request listens to the run's signal; hundreds at once are expected, not a leak.
+  setMaxListeners(0, signal);
   const missingEngines = [...new Set(plan.cases.map((c) => c.engine))].filter((engine) => !BACKENDS[engine].executor);
   if (missingEngines.length > 0) {
     throw new UnsupportedEngineError(`benchspec run cannot execute engine ${missingEngines.join(", ")} yet; compile it instead`);
@@ -85,11 +88,11 @@ async function runCase(c: Case, missing: number[], targets: Record<string, Prepa
       env: options.env,
     });
     const target = targets[c.target]!;
-    if (c.targetKind !== "block") {
+    if (c.targetKind === "fs") {
       caseDir = join(target.location, c.id);
       await mkdir(caseDir, { recursive: true });
     }
-    ctx = { location: caseDir ?? target.location, artifactsDir: paths.artifacts, rawDir: paths.raw, signal };
+    ctx = { location: caseDir ?? target.location, target, runId: options.runId, artifactsDir: paths.artifacts, rawDir: paths.raw, signal };
     await executor.prepare?.(c, ctx);
   } catch (error) {
     if (signal.aborted) return;
@@ -129,9 +132,16 @@ async function runCase(c: Case, missing: number[], targets: Record<string, Prepa
     }
     options.observer.repetitionDone(c, row);
   }
+  if (ctx && executor.finish) {
+    // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time).
+    await executor.finish(c, { ...ctx, signal: AbortSignal.timeout(FINISH_TIMEOUT_MS) }).catch((error: Error) =>
+      options.observer.message(`cleanup of ${c.id} failed: ${error.message}`),
+    );
+  }
   const spec = plan.targets[c.target];
   if (caseDir && !(spec && "keep" in spec && spec.keep)) await rm(caseDir, { recursive: true, force: true });
 }
 
+const FINISH_TIMEOUT_MS = 120_000;
 const writes = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

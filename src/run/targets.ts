@@ -1,55 +1,73 @@
 /**
  * Preparing targets for a run. An fs target's files live in a benchspec-owned subdirectory created for
  * the run and removed afterwards (unless keep: true); nothing that was there before is touched. A block
- * target is resolved and checked (block-safety.ts) before anything opens it.
+ * target is resolved and checked (block-safety.ts) before anything opens it. s3 and ipfs targets are a
+ * launched throwaway server or an external endpoint (their engines' target.ts).
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Target } from "../spec/schema.js";
+import { prepareIpfsTarget, type IpfsConnection } from "../backends/ipfs/target.js";
+import type { S3Connection } from "../backends/s3/client.js";
+import { prepareS3Target } from "../backends/s3/target.js";
+import type { Target, TargetKind } from "../spec/schema.js";
 import { resolveEnvRefs } from "../spec/strings.js";
 import { checkBlockDevice } from "./block-safety.js";
 import { fsTypeOf } from "./mounts.js";
 
 export interface PreparedTarget {
-  /** Directory (fs) or device path (block) the executors use. */
+  /** Directory (fs), device path (block), or the server's address (s3, ipfs). */
   location: string;
   fsType?: string;
+  s3?: S3Connection;
+  ipfs?: IpfsConnection;
   cleanup(): Promise<void>;
 }
 
 export class TargetError extends Error {}
 
-export async function prepareTarget(
-  name: string,
-  target: Target,
-  options: { runId: string; writes: boolean; env: NodeJS.ProcessEnv },
-): Promise<PreparedTarget> {
-  if (target.kind === "fs") {
-    const temporary = target.path === undefined;
-    const base = temporary ? await mkdtemp(join(tmpdir(), "benchspec-target-")) : resolve(resolveEnvRefs(target.path!, options.env));
-    const owned = join(base, `benchspec-${options.runId}`);
-    try {
-      await mkdir(owned, { recursive: false });
-    } catch (error) {
-      throw new TargetError(`target "${name}": cannot create ${owned}: ${(error as Error).message}`);
-    }
-    return {
-      location: owned,
-      fsType: fsTypeOf(owned),
-      cleanup: async () => {
-        if (target.keep) return;
-        await rm(temporary ? base : owned, { recursive: true, force: true });
-      },
-    };
-  }
-  if (target.kind === "block") {
+interface PrepareOptions {
+  runId: string;
+  writes: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+type Preparer<K extends TargetKind> = (target: Extract<Target, { kind: K }>, options: PrepareOptions) => Promise<PreparedTarget>;
+
+/** One preparer per target kind; a new kind without one is a type error. */
+const PREPARERS: { [K in TargetKind]: Preparer<K> } = {
+  fs: prepareFs,
+  block: async (target, options) => {
     const device = resolveEnvRefs(target.device, options.env);
-    try {
-      return { location: checkBlockDevice(device, { write: options.writes }), cleanup: async () => {} };
-    } catch (error) {
-      throw new TargetError(`target "${name}": ${(error as Error).message}`);
-    }
+    return { location: checkBlockDevice(device, { write: options.writes }), cleanup: async () => {} };
+  },
+  s3: (target, options) => prepareS3Target(target, options.env),
+  ipfs: (target, options) => prepareIpfsTarget(target, options.env),
+};
+
+export async function prepareTarget(name: string, target: Target, options: PrepareOptions): Promise<PreparedTarget> {
+  try {
+    return await (PREPARERS[target.kind] as Preparer<TargetKind>)(target as never, options);
+  } catch (error) {
+    throw new TargetError(`target "${name}": ${(error as Error).message}`);
   }
-  throw new TargetError(`target "${name}": ${target.kind} targets are prepared by their engine`);
+}
+
+async function prepareFs(target: Extract<Target, { kind: "fs" }>, options: PrepareOptions): Promise<PreparedTarget> {
+  const temporary = target.path === undefined;
+  const base = temporary ? await mkdtemp(join(tmpdir(), "benchspec-target-")) : resolve(resolveEnvRefs(target.path!, options.env));
+  const owned = join(base, `benchspec-${options.runId}`);
+  try {
+    await mkdir(owned, { recursive: false });
+  } catch (error) {
+    throw new Error(`cannot create ${owned}: ${(error as Error).message}`);
+  }
+  return {
+    location: owned,
+    fsType: fsTypeOf(owned),
+    cleanup: async () => {
+      if (target.keep) return;
+      await rm(temporary ? base : owned, { recursive: true, force: true });
+    },
+  };
 }

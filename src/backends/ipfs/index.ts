@@ -1,4 +1,5 @@
 import type { Backend } from "../types.js";
+import { ipfsExecutor } from "./run.js";
 import { ipfsSdkArtifacts } from "./sdk.js";
 import { ipfsShellCase, ipfsShellTools } from "./shell.js";
 
@@ -8,4 +9,5 @@ export const ipfsBackend: Backend = {
   artifacts: (c, target, ctx) => (target === "sdk" ? ipfsSdkArtifacts(c, ctx) : []),
   shellTools: ipfsShellTools,
   shellCase: ipfsShellCase,
+  executor: ipfsExecutor,
 };

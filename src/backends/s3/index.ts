@@ -1,4 +1,5 @@
 import type { Backend } from "../types.js";
+import { s3Executor } from "./run.js";
 import { s3SdkArtifacts } from "./sdk.js";
 import { s3ShellCase, s3ShellTools } from "./shell.js";
 
@@ -8,4 +9,5 @@ export const s3Backend: Backend = {
   artifacts: (c, target, ctx) => (target === "sdk" ? s3SdkArtifacts(c, ctx) : []),
   shellTools: s3ShellTools,
   shellCase: s3ShellCase,
+  executor: s3Executor,
 };

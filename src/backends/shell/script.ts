@@ -24,7 +24,7 @@ import { s3ShellLibrary } from "../s3/shell.js";
 import type { Case, Plan } from "../../plan/types.js";
 import { WRITING_OPS, type EngineName } from "../../spec/engines.js";
 import type { Target } from "../../spec/schema.js";
-import type { Artifact, CompileContext } from "../types.js";
+import { CompileError, type Artifact, type CompileContext } from "../types.js";
 import { ShellScriptWriter, shQuote, UnsafeValueError } from "../writer.js";
 
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
@@ -148,8 +148,8 @@ function checkEnvVars(names: string[]) {
     const variable = targetEnvVar(name);
     const other = seen.get(variable);
     if (other !== undefined) {
-      throw new UnsafeValueError(
-        `targets "${other}" and "${name}" would both be placed by ${variable}; rename one of them`,
+      throw new CompileError(
+        `targets "${other}" and "${name}" would both be placed by ${variable} in the shell script; rename one of them`,
       );
     }
     seen.set(variable, name);
@@ -158,12 +158,12 @@ function checkEnvVars(names: string[]) {
 
 function writeHeader(w: ShellScriptWriter, plan: Plan, used: [string, Target, number][]) {
   if (plan.description !== undefined) w.comment(plan.description);
-  w.comment("");
+  w.line("#");
   w.comment("Usage: ./benchspec.sh > results.ndjson   (one JSON result row per case × repetition on stdout)");
   w.comment("Needs bash >= 5, coreutils, awk and the tools checked below. Exit status: 0 when every");
   w.comment("repetition succeeded, 1 when one failed (its row has ok:false), 127 when a tool is missing,");
   w.comment("130 after Ctrl-C. Everything the script creates is removed on exit, also after Ctrl-C.");
-  w.comment("");
+  w.line("#");
   w.comment("Where the targets are (environment variables override the spec):");
   for (const [name, target] of used) {
     const variable = targetEnvVar(name);
@@ -335,7 +335,7 @@ export LC_ALL=C
 
 /** The runtime library every script carries. Only fixed code: user values come in as arguments. */
 const RUNTIME = `
-BS_RUN_ID=\${BENCHSPEC_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$$}
+BS_RUN_ID=
 BS_FAILURES=0
 BS_CHILD=
 BS_STATE=
@@ -784,6 +784,7 @@ bs_block_unused() {
 
 bs_init() {
   BS_TMPBASE=\${BENCHSPEC_TMPDIR:-\${TMPDIR:-/tmp}}
+  BS_RUN_ID=\${BENCHSPEC_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$$}
   if [[ ! $BS_RUN_ID =~ ^[A-Za-z0-9._-]+$ ]]; then bs_die "BENCHSPEC_RUN_ID may only hold letters, digits, '.', '_' and '-'"; fi
   # shellcheck disable=SC2034 # where the fio jobfiles are
   BS_HERE=$(cd -- "$(dirname -- "$0")" && pwd -P)

@@ -1,0 +1,121 @@
+/**
+ * The IPFS engine: executes the case's compiled call sequence (sdk/<case>.json) with kubo-rpc-client.
+ * put = add (unique data per repetition, so deduplication never flatters a number), get = cat read to its
+ * end; cleanup unpins what the run added and collects garbage. `freshNode` repetitions start on a new,
+ * empty repo (the IPFS scenario's "delete ~/.ipfs and re-init between runs").
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { create, type KuboRPCClient } from "kubo-rpc-client";
+import { fill, runLoad, runMeasured, type Execute } from "../load.js";
+import { failedMeasurement } from "../measurement.js";
+import { makePayload } from "../payload.js";
+import { IpfsSdkDocumentSchema, sdkArtifactPath, type IpfsRepetition, type IpfsSdkDocument } from "../sdk-format.js";
+import type { ExecContext, Executor, Measurement } from "../types.js";
+import type { IpfsConnection } from "./target.js";
+
+type IpfsOp = IpfsRepetition["measured"]["ops"][number];
+
+interface Session {
+  doc: IpfsSdkDocument;
+  connection: IpfsConnection;
+  client: KuboRPCClient;
+  /** CIDs produced by adds, by ref name. */
+  cids: Map<string, string>;
+}
+
+const sessions = new Map<string, Session>();
+const REQUEST_TIMEOUT = "120s";
+
+const connect = (api: string) => create({ url: api, timeout: REQUEST_TIMEOUT });
+
+export const ipfsExecutor: Executor = {
+  tools: [],
+
+  async prepare(c, ctx) {
+    const connection = ctx.target.ipfs;
+    if (!connection) throw new Error(`target "${c.target}" has no IPFS connection`);
+    const doc = IpfsSdkDocumentSchema.parse(JSON.parse(await readFile(join(ctx.artifactsDir, sdkArtifactPath(c.id)), "utf8")));
+    sessions.set(c.id, { doc, connection, client: connect(connection.api), cids: new Map() });
+  },
+
+  async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
+    const session = sessions.get(c.id)!;
+    const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
+    if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
+    if (plan.freshNode && session.connection.renew) {
+      await session.connection.renew();
+      session.client = connect(session.connection.api);
+      session.cids.clear();
+    }
+    const execute = executor(session, ctx);
+    const started = Date.now();
+    try {
+      if (plan.setup) {
+        const setup = await runLoad(plan.setup.ops, execute, { concurrency: plan.setup.concurrency, signal: ctx.signal });
+        const failed = setup.records.find((r) => r.error);
+        if (failed) return failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
+      }
+      if (ctx.signal.aborted) throw new Error("interrupted");
+      return await runMeasured(plan.measured, execute, ctx.signal);
+    } finally {
+      await cleanup(session, plan, AbortSignal.timeout(120_000));
+    }
+  },
+
+  async finish(c) {
+    sessions.delete(c.id);
+  },
+};
+
+function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
+  const { doc } = session;
+  return async (item, _worker, mark) => {
+    const { op } = item;
+    if (op.op === "add") {
+      const seed = fill(op.seed, item.index) + (item.pass > 0 ? `/p${item.pass}` : "");
+      const payload = makePayload(`${ctx.runId}|${seed}`, op.size, doc.data);
+      const result = await session.client.add(payload.chunks(), {
+        cidVersion: op.cidVersion,
+        rawLeaves: op.rawLeaves,
+        chunker: op.chunker,
+        pin: op.pin,
+        signal: ctx.signal,
+      });
+      session.cids.set(fill(op.ref, item.index), result.cid.toString());
+      return op.size;
+    }
+    const cid = cidOf(session, fill(op.cid.ref, item.index));
+    let bytes = 0;
+    for await (const chunk of session.client.cat(cid, { signal: ctx.signal })) {
+      if (bytes === 0) mark.firstByte();
+      bytes += chunk.length;
+    }
+    if (bytes !== op.size) throw new Error(`cat ${cid}: ${bytes} bytes, expected ${op.size}`);
+    return bytes;
+  };
+}
+
+function cidOf(session: Session, ref: string): string {
+  const cid = session.cids.get(ref);
+  if (!cid) throw new Error(`no CID for ${ref}: its add did not succeed`);
+  return cid;
+}
+
+async function cleanup(session: Session, plan: IpfsRepetition, signal: AbortSignal) {
+  for (const step of plan.cleanup) {
+    if (step.op === "repo/gc") {
+      for await (const result of session.client.repo.gc({ signal })) {
+        if (result.err) throw result.err;
+      }
+      continue;
+    }
+    for (let index = step.from; index < step.from + step.count; index++) {
+      const ref = fill(step.cid.ref, index);
+      const cid = session.cids.get(ref);
+      if (!cid) continue; // its add failed or never ran: nothing to unpin
+      await session.client.pin.rm(cid as never, { signal });
+      session.cids.delete(ref);
+    }
+  }
+}

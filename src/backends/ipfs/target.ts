@@ -1,0 +1,34 @@
+/** Preparing an ipfs target: a launched offline Kubo node (renewable for `fresh`), or an external API. */
+import type { Target } from "../../spec/schema.js";
+import { resolveEnvRefs } from "../../spec/strings.js";
+import { launchKubo, type KuboNode } from "./kubo-server.js";
+
+type IpfsTarget = Extract<Target, { kind: "ipfs" }>;
+
+export interface IpfsConnection {
+  /** The RPC API base URL; changes when the node is renewed. */
+  api: string;
+  /** Replaces a launched node by one with an empty repo; absent for external nodes (never wiped). */
+  renew?: () => Promise<void>;
+  /** Each launched repo so far, for tests and provenance. */
+  repos: string[];
+}
+
+export async function prepareIpfsTarget(target: IpfsTarget, env: NodeJS.ProcessEnv) {
+  if (!target.launch) {
+    const connection: IpfsConnection = { api: resolveEnvRefs(target.api!, env), repos: [] };
+    return { location: connection.api, ipfs: connection, cleanup: async () => {} };
+  }
+  let node: KuboNode = await launchKubo();
+  const connection: IpfsConnection = {
+    api: node.api,
+    repos: [node.repoPath],
+    renew: async () => {
+      await node.stop();
+      node = await launchKubo();
+      connection.api = node.api;
+      connection.repos.push(node.repoPath);
+    },
+  };
+  return { location: node.api, ipfs: connection, cleanup: () => node.stop() };
+}

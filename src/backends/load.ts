@@ -1,0 +1,251 @@
+/**
+ * The load generator both object engines share, modelled on warp: `concurrency` workers take the next
+ * operation of an ordered list until it is empty (or, time-based, until the duration is over); every
+ * operation's start, end, time to first byte, bytes and error are kept, and the repetition's numbers are
+ * computed from them: throughput over the window in which all workers were busy, latency percentiles,
+ * a time series, and what the client itself cost (CPU, event-loop utilization).
+ */
+import { performance, type EventLoopUtilization } from "node:perf_hooks";
+import { INDEX_PLACEHOLDER } from "./sdk-format.js";
+import type { Measurement } from "./types.js";
+
+export interface OpRecord {
+  worker: number;
+  /** performance.now() milliseconds */
+  start: number;
+  end: number;
+  firstByte?: number;
+  bytes: number;
+  error?: string;
+}
+
+/** An operation of the expanded list: the batch entry and the index that fills its `{i}` patterns. */
+export interface Indexed<O> {
+  op: O;
+  index: number;
+  pass: number;
+}
+
+/** Expands batches (`from`, `count`) lazily, in order, for `passes` passes (or forever when time-based). */
+export function* expand<O extends { from?: number; count?: number }>(
+  ops: readonly O[],
+  passes = 1,
+  firstPass = 0,
+): Generator<Indexed<O>> {
+  for (let pass = firstPass; pass < firstPass + passes; pass++) {
+    for (const op of ops) {
+      const from = op.from ?? 0;
+      for (let index = from; index < from + (op.count ?? 1); index++) yield { op, index, pass };
+    }
+  }
+}
+
+/** Fills `{i}` in a key/seed/ref pattern. */
+export const fill = (pattern: string, index: number) => pattern.replaceAll(INDEX_PLACEHOLDER, String(index));
+
+export type Execute<O> = (item: Indexed<O>, worker: number, mark: { firstByte(): void }) => Promise<number>;
+
+export interface RunLoadOptions {
+  concurrency: number;
+  /** Seconds: keep going over the list (pass 0, 1, …) until this much time has passed. */
+  duration?: number;
+  /** The pass number of the first pass (autotune round k uses pass k, so its data differs). */
+  firstPass?: number;
+  signal: AbortSignal;
+}
+
+export interface LoadResult {
+  records: OpRecord[];
+  startedAt: number;
+  /** Wall-clock epoch ms at the start, for ISO timestamps. */
+  epochStart: number;
+  cpuSeconds: number;
+  elu: number;
+}
+
+export async function runLoad<O extends { from?: number; count?: number }>(
+  ops: readonly O[],
+  execute: Execute<O>,
+  options: RunLoadOptions,
+): Promise<LoadResult> {
+  const items = expand(ops, options.duration ? Number.MAX_SAFE_INTEGER : 1, options.firstPass ?? 0);
+  const records: OpRecord[] = [];
+  const epochStart = Date.now();
+  const startedAt = performance.now();
+  const deadline = options.duration ? startedAt + options.duration * 1000 : Infinity;
+  const cpu = process.cpuUsage();
+  const elu: EventLoopUtilization = performance.eventLoopUtilization();
+  const worker = async (id: number) => {
+    for (;;) {
+      if (options.signal.aborted || performance.now() >= deadline) return;
+      const next = items.next();
+      if (next.done) return;
+      const record: OpRecord = { worker: id, start: performance.now(), end: 0, bytes: 0 };
+      try {
+        record.bytes = await execute(next.value, id, { firstByte: () => (record.firstByte ??= performance.now()) });
+      } catch (error) {
+        record.error = describeError(error);
+      }
+      record.end = performance.now();
+      records.push(record);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, (_, id) => worker(id)));
+  const used = process.cpuUsage(cpu);
+  return {
+    records,
+    startedAt,
+    epochStart,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    elu: performance.eventLoopUtilization(elu).utilization,
+  };
+}
+
+function describeError(error: unknown): string {
+  const e = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number }; code?: string };
+  const status = e.$metadata?.httpStatusCode ? ` (HTTP ${e.$metadata.httpStatusCode})` : "";
+  return `${e.name && e.name !== "Error" ? `${e.name}: ` : ""}${e.message ?? String(error)}${e.code ? ` [${e.code}]` : ""}${status}`;
+}
+
+/** The repetition's numbers from its operation records. */
+export function measure(result: LoadResult, sample?: number): Measurement & { client: ClientCost } {
+  const { records, startedAt, epochStart } = result;
+  const ok = records.filter((r) => !r.error);
+  const errors = records.filter((r) => r.error);
+  const first = Math.min(...records.map((r) => r.start), startedAt);
+  const last = Math.max(...records.map((r) => r.end), startedAt);
+  const wall = (last - first) / 1000;
+  const bytes = ok.reduce((sum, r) => sum + r.bytes, 0);
+  const window = busyWindow(records);
+  const windowed = window && window.end - window.start >= 0.1 * (last - first) ? window : { start: first, end: last };
+  const windowSeconds = (windowed.end - windowed.start) / 1000;
+  const windowBytes = ok.reduce((sum, r) => sum + r.bytes * overlap(r, windowed.start, windowed.end), 0);
+  const windowOps = ok.reduce((sum, r) => sum + overlap(r, windowed.start, windowed.end), 0);
+  const latencies = ok.map((r) => (r.end - r.start) / 1000);
+  const ttfb = ok.filter((r) => r.firstByte !== undefined).map((r) => (r.firstByte! - r.start) / 1000);
+  const measurement: Measurement & { client: ClientCost } = {
+    ok: errors.length === 0 && ok.length > 0,
+    ...(errors.length > 0 && { error: `${errors.length} of ${records.length} operations failed; first: ${errors[0]!.error}` }),
+    ...(records.length === 0 && { error: "no operation ran" }),
+    start: new Date(epochStart + (first - startedAt)).toISOString(),
+    end: new Date(epochStart + (last - startedAt)).toISOString(),
+    bytes,
+    ops: ok.length,
+    seconds: wall,
+    throughput: windowSeconds > 0 ? windowBytes / windowSeconds : 0,
+    iops: windowSeconds > 0 ? windowOps / windowSeconds : 0,
+    ...(latencies.length > 0 && { latency: percentiles(latencies) }),
+    ...(ttfb.length > 0 && { ttfb: percentiles(ttfb) }),
+    client: {
+      cpuSeconds: result.cpuSeconds,
+      cpuPerGiB: bytes > 0 ? result.cpuSeconds / (bytes / 2 ** 30) : 0,
+      eventLoopUtilization: result.elu,
+    },
+  };
+  if (sample) measurement.timeseries = series(ok, first, last, sample * 1000);
+  return measurement;
+}
+
+export interface ClientCost {
+  cpuSeconds: number;
+  cpuPerGiB: number;
+  eventLoopUtilization: number;
+}
+
+/** From the moment the last worker started its first operation to the moment the first worker finished its last. */
+function busyWindow(records: readonly OpRecord[]): { start: number; end: number } | undefined {
+  const byWorker = new Map<number, { first: number; last: number }>();
+  for (const r of records) {
+    const span = byWorker.get(r.worker) ?? { first: Infinity, last: -Infinity };
+    span.first = Math.min(span.first, r.start);
+    span.last = Math.max(span.last, r.end);
+    byWorker.set(r.worker, span);
+  }
+  const spans = [...byWorker.values()];
+  if (spans.length === 0) return undefined;
+  const start = Math.max(...spans.map((s) => s.first));
+  const end = Math.min(...spans.map((s) => s.last));
+  return end > start ? { start, end } : undefined;
+}
+
+/** The share of an operation inside [start, end], assuming it moved its bytes at an even rate. */
+function overlap(r: OpRecord, start: number, end: number): number {
+  const length = r.end - r.start;
+  if (length <= 0) return r.start >= start && r.start <= end ? 1 : 0;
+  return Math.max(0, Math.min(r.end, end) - Math.max(r.start, start)) / length;
+}
+
+function series(records: readonly OpRecord[], first: number, last: number, step: number) {
+  const points = [];
+  for (let t = first; t < last; t += step) {
+    const end = Math.min(t + step, last);
+    const seconds = (end - t) / 1000;
+    if (seconds <= 0) break;
+    let bytes = 0;
+    let ops = 0;
+    for (const r of records) {
+      const share = overlap(r, t, end);
+      bytes += r.bytes * share;
+      ops += share;
+    }
+    points.push({ t: (end - first) / 1000, throughput: bytes / seconds, iops: ops / seconds });
+  }
+  return points;
+}
+
+export function percentiles(values: readonly number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  return {
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    "p99.9": at(0.999),
+  };
+}
+
+export interface MeasuredGroup<O> {
+  concurrency: number;
+  autotune?: { rounds: number[]; stopWhenGainBelow: number };
+  duration?: number;
+  sample?: number;
+  ops: readonly O[];
+}
+
+/**
+ * Runs a measured group; with autotune, one round per concurrency until the throughput gain falls below
+ * the threshold (like `mc admin speedtest`). The repetition reports the knee — the last round that still
+ * gained enough — and every round, so the report can draw the curve.
+ */
+export async function runMeasured<O extends { from?: number; count?: number }>(
+  group: MeasuredGroup<O>,
+  execute: Execute<O>,
+  signal: AbortSignal,
+): Promise<Measurement> {
+  const once = async (concurrency: number, firstPass: number) =>
+    measure(await runLoad(group.ops, execute, { concurrency, duration: group.duration, firstPass, signal }), group.sample);
+  if (!group.autotune) return once(group.concurrency, 0);
+  const rounds: { value: number; measurement: Measurement }[] = [];
+  for (const [round, concurrency] of group.autotune.rounds.entries()) {
+    if (signal.aborted) break;
+    const measurement = await once(concurrency, round);
+    rounds.push({ value: concurrency, measurement });
+    if (!measurement.ok) break;
+    const previous = rounds.at(-2)?.measurement.throughput;
+    if (previous !== undefined && measurement.throughput < previous * (1 + group.autotune.stopWhenGainBelow / 100)) break;
+  }
+  const failed = rounds.find((r) => !r.measurement.ok);
+  const last = rounds.at(-1)!;
+  // The knee: the round before the one that stopped gaining (or the last round if the ramp ran out).
+  const gained = rounds.length > 1 && last.measurement.throughput < rounds.at(-2)!.measurement.throughput * (1 + group.autotune.stopWhenGainBelow / 100);
+  const knee = failed ?? (gained ? rounds.at(-2)! : last);
+  return {
+    ...knee.measurement,
+    autotune: {
+      param: "concurrency",
+      chosen: knee.value,
+      rounds: rounds.map(({ value, measurement: m }) => ({ value, throughput: m.throughput, iops: m.iops, bytes: m.bytes, seconds: m.seconds })),
+    },
+  };
+}

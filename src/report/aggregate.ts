@@ -1,0 +1,372 @@
+/**
+ * Aggregation before charting: rows and series points are folded in as they stream past, and only per
+ * case values (numbers) are kept. finish() turns them into statistics (results/stats.ts), expect results
+ * (results/summary.ts) and downsampled series, so what reaches the charts and the page does not grow with
+ * the number of rows.
+ */
+import type { PlannedExpect } from "../plan/types.js";
+import type { TimeseriesRow } from "../results/row.js";
+import { evaluateExpectations, type CaseSummary, type ExpectResult } from "../results/summary.js";
+import { statWarnings, summarize, tCritical95, type Stats } from "../results/stats.js";
+import type { Metric } from "../spec/schema.js";
+import type { AutotuneResult, AutotuneRound, CaseAgg, PlanCase, SeriesAgg, SeriesPoint } from "./model.js";
+
+/** The fields of a result row the report reads (benchspec rows, shell rows and imported fio rows alike). */
+export interface RowLike {
+  case: string;
+  workload: string;
+  target: string;
+  engine: string;
+  op: string;
+  params: Record<string, unknown>;
+  repetition: number;
+  warmup: boolean;
+  ok: boolean;
+  error?: string;
+  seconds: number;
+  throughput: number;
+  iops: number;
+  latency?: { mean?: number; p50?: number; p90?: number; p99?: number; "p99.9"?: number };
+  steady?: { criterion: string; attained: boolean };
+}
+
+export const METRIC_OF: Record<Metric, (row: RowLike) => number | undefined> = {
+  throughput: (row) => row.throughput,
+  iops: (row) => row.iops,
+  latency: (row) => row.latency?.mean,
+  p50: (row) => row.latency?.p50,
+  p90: (row) => row.latency?.p90,
+  p99: (row) => row.latency?.p99,
+  "p99.9": (row) => row.latency?.["p99.9"],
+  seconds: (row) => row.seconds,
+};
+const METRICS = Object.keys(METRIC_OF) as Metric[];
+
+/** Downsampled series keep at most this many points per case. */
+export const SERIES_BINS = 300;
+
+interface Values {
+  ok: number;
+  values: Partial<Record<Metric, number[]>>;
+}
+
+interface CaseAcc {
+  info: PlanCase;
+  measured: number;
+  failed: number;
+  errors: Set<string>;
+  steadyAttained: number;
+  steadyTotal: number;
+  /** Keyed by the value of the autotuned parameter (NaN when the case is not autotuned). */
+  rounds: Map<number, Values>;
+  tunedParam?: string;
+}
+
+interface SeriesAcc {
+  t: number[];
+  throughput: number[];
+  iops: number[];
+  /** Per point: repetition × 1024 + segment (the how-manieth series of that repetition number). */
+  keys: number[];
+  /** Per repetition: the last t and how many times t went backwards (a new repetition's series). */
+  segments: Map<number, { lastT: number; segment: number }>;
+}
+
+export class RunAccumulator {
+  private readonly cases = new Map<string, CaseAcc>();
+  private readonly series = new Map<string, SeriesAcc>();
+  rowsTotal = 0;
+  rowsWarmup = 0;
+  rowsFailed = 0;
+  readonly sources = new Set<string>();
+
+  /** Cases of the plan, in plan order (rows for unknown cases are added after them). */
+  constructor(planCases: readonly PlanCase[] = []) {
+    for (const c of planCases) this.cases.set(c.id, newCase(c));
+  }
+
+  addRow(row: RowLike & { source?: string }): void {
+    this.rowsTotal += 1;
+    if (row.source) this.sources.add(row.source);
+    if (row.warmup) {
+      this.rowsWarmup += 1;
+      return;
+    }
+    let acc = this.cases.get(row.case);
+    if (!acc) {
+      acc = newCase({ id: row.case, workload: row.workload, target: row.target, engine: row.engine, op: row.op, params: row.params });
+      this.cases.set(row.case, acc);
+    }
+    acc.measured += 1;
+    if (!row.ok) {
+      acc.failed += 1;
+      this.rowsFailed += 1;
+      acc.errors.add(row.error ?? "failed");
+      return;
+    }
+    if (row.steady) {
+      acc.steadyTotal += 1;
+      if (row.steady.attained) acc.steadyAttained += 1;
+    }
+    const tuned = acc.tunedParam !== undefined ? row.params[acc.tunedParam] : undefined;
+    const key = typeof tuned === "number" ? tuned : NaN;
+    let values = acc.rounds.get(key);
+    if (!values) {
+      values = { ok: 0, values: {} };
+      acc.rounds.set(key, values);
+    }
+    values.ok += 1;
+    for (const metric of METRICS) {
+      const value = METRIC_OF[metric](row);
+      if (value === undefined || !Number.isFinite(value)) continue;
+      (values.values[metric] ??= []).push(value);
+    }
+  }
+
+  /**
+   * A series point. Timeseries rows carry no warm-up flag, and warm-up repetitions reuse the measured
+   * repetitions' numbers: for a case with `warmup` w, the first series of repetitions 1…w (before t
+   * starts again from 0) is the warm-up's, and is dropped.
+   */
+  addPoint(point: TimeseriesRow & { warmup?: boolean }): void {
+    if (point.warmup) return;
+    let s = this.series.get(point.case);
+    if (!s) {
+      s = { t: [], throughput: [], iops: [], keys: [], segments: new Map() };
+      this.series.set(point.case, s);
+    }
+    let seg = s.segments.get(point.repetition);
+    if (!seg) {
+      seg = { lastT: -Infinity, segment: 0 };
+      s.segments.set(point.repetition, seg);
+    }
+    if (point.t < seg.lastT) seg.segment += 1;
+    seg.lastT = point.t;
+    s.t.push(point.t);
+    // fio writes bandwidth and IOPS logs with timestamps a millisecond apart, which the series merge keeps
+    // as two points, each with the other metric at 0. A point with IOPS but no bytes (or bytes but no
+    // IOPS) cannot be a measurement: it is that artefact, and its zero is not a sample.
+    const artefactThroughput = point.throughput === 0 && point.iops > 0;
+    const artefactIops = point.iops === 0 && point.throughput > 0;
+    s.throughput.push(artefactThroughput ? NaN : point.throughput);
+    s.iops.push(artefactIops ? NaN : point.iops);
+    s.keys.push(point.repetition * 1024 + seg.segment);
+  }
+
+  hasSeries(caseId: string): boolean {
+    return this.series.has(caseId);
+  }
+
+  finish(expect: readonly PlannedExpect[]): { cases: CaseAgg[]; expect: ExpectResult[]; series: SeriesAgg[] } {
+    const cases = [...this.cases.values()].map(finishCase);
+    const summaries = cases as unknown as CaseSummary[];
+    const series: SeriesAgg[] = [];
+    for (const [id, s] of this.series) {
+      const acc = this.cases.get(id);
+      const warmups = typeof acc?.info.params.warmup === "number" ? acc.info.params.warmup : 0;
+      series.push(downsample(id, s, warmups));
+    }
+    return { cases, expect: evaluateExpectations(expect, summaries), series };
+  }
+}
+
+function newCase(info: PlanCase): CaseAcc {
+  const autotune = info.params.autotune as { param?: unknown } | undefined;
+  return {
+    info,
+    measured: 0,
+    failed: 0,
+    errors: new Set(),
+    steadyAttained: 0,
+    steadyTotal: 0,
+    rounds: new Map(),
+    ...(autotune && typeof autotune.param === "string" && { tunedParam: autotune.param }),
+  };
+}
+
+function metricsOf(values: Values | undefined): { metrics: CaseAgg["metrics"]; samples: CaseAgg["samples"] } {
+  const metrics: CaseAgg["metrics"] = {};
+  const samples: CaseAgg["samples"] = {};
+  if (!values) return { metrics, samples };
+  for (const metric of METRICS) {
+    const list = values.values[metric];
+    // As in summary.ts: a metric counts only when every successful repetition reported it.
+    if (!list || list.length !== values.ok) continue;
+    const stats = statsOf(list);
+    if (!stats) continue;
+    metrics[metric] = stats;
+    samples[metric] = list;
+  }
+  return { metrics, samples };
+}
+
+function finishCase(acc: CaseAcc): CaseAgg {
+  const warnings: string[] = [];
+  const roundKeys = [...acc.rounds.keys()].filter((k) => !Number.isNaN(k)).sort((a, b) => a - b);
+  let autotune: AutotuneResult | undefined;
+  let chosen: Values | undefined;
+  if (acc.tunedParam && roundKeys.length >= 2) {
+    autotune = autotuneOf(acc, roundKeys);
+    chosen = acc.rounds.get(autotune.knee ?? roundKeys[roundKeys.length - 1]!);
+    warnings.push(`autotune: statistics of the chosen round (${acc.tunedParam} = ${autotune.knee})`);
+  } else {
+    chosen = mergeValues([...acc.rounds.values()]);
+  }
+  const { metrics, samples } = metricsOf(chosen);
+  if (metrics.throughput) warnings.push(...statWarnings(metrics.throughput, "throughput"));
+  else if (metrics.iops) warnings.push(...statWarnings(metrics.iops, "iops"));
+  if (acc.steadyTotal > acc.steadyAttained) warnings.push("steady state not attained within the duration");
+  return {
+    id: acc.info.id,
+    workload: acc.info.workload,
+    target: acc.info.target,
+    engine: acc.info.engine,
+    op: acc.info.op,
+    params: acc.info.params,
+    repetitions: acc.measured,
+    failed: acc.failed,
+    errors: [...acc.errors],
+    metrics,
+    samples,
+    warnings: [...new Set(warnings)],
+    ...(acc.steadyTotal > 0 && { steady: { attained: acc.steadyAttained, total: acc.steadyTotal } }),
+    ...(autotune && { autotune }),
+  };
+}
+
+function mergeValues(list: Values[]): Values | undefined {
+  if (list.length <= 1) return list[0];
+  const merged: Values = { ok: 0, values: {} };
+  for (const v of list) {
+    merged.ok += v.ok;
+    for (const metric of METRICS) {
+      const values = v.values[metric];
+      if (values) for (const x of values) (merged.values[metric] ??= []).push(x);
+    }
+  }
+  return merged;
+}
+
+function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
+  const config = acc.info.params.autotune as { stopWhenGainBelow?: number };
+  const threshold = (config.stopWhenGainBelow ?? 0) / 100;
+  const rounds: AutotuneRound[] = keys.map((value) => {
+    const v = acc.rounds.get(value)!;
+    const summary = (metric: Metric) => {
+      const values = v.values[metric];
+      const stats = values && values.length === v.ok ? statsOf(values) : undefined;
+      return stats && { median: stats.median, mean: stats.mean, ...(stats.ci95 && { ci95: stats.ci95 }) };
+    };
+    const throughput = summary("throughput");
+    const iops = summary("iops");
+    return { value, n: v.ok, ...(throughput && { throughput }), ...(iops && { iops }) };
+  });
+  let knee: number | undefined;
+  for (let i = 1; i < rounds.length; i += 1) {
+    const before = rounds[i - 1]!.throughput?.median ?? rounds[i - 1]!.iops?.median;
+    const now = rounds[i]!.throughput?.median ?? rounds[i]!.iops?.median;
+    if (before === undefined || now === undefined || before <= 0) continue;
+    rounds[i]!.gain = now / before - 1;
+    if (knee === undefined && rounds[i]!.gain! < threshold) knee = rounds[i - 1]!.value;
+  }
+  return { param: acc.tunedParam!, stopWhenGainBelow: threshold, rounds, knee: knee ?? rounds[rounds.length - 1]!.value };
+}
+
+/**
+ * summarize() from results/stats.ts, for any number of values: it spreads the values into Math.min/max,
+ * which overflows the call stack beyond ~100,000 arguments, so large sets are summarized here in loops
+ * with the same definitions.
+ */
+export function statsOf(values: readonly number[]): Stats | undefined {
+  if (values.length <= 50_000) return summarize(values);
+  const n = values.length;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const mean = sum / n;
+  let squares = 0;
+  for (const v of values) squares += (v - mean) ** 2;
+  const stddev = Math.sqrt(squares / (n - 1));
+  const sorted = Float64Array.from(values).sort();
+  const mid = n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+  const deviations = Float64Array.from(values, (v) => Math.abs(v - mid)).sort();
+  const mad = (n % 2 ? deviations[(n - 1) / 2]! : (deviations[n / 2 - 1]! + deviations[n / 2]!) / 2) * 1.4826;
+  const outliers: number[] = [];
+  if (mad > 0) values.forEach((v, i) => Math.abs(v - mid) / mad > 3.5 && outliers.push(i));
+  const half = (tCritical95(n - 1) * stddev) / Math.sqrt(n);
+  return { n, mean, median: mid, stddev, min, max, cv: mean !== 0 ? stddev / Math.abs(mean) : 0, outliers, ci95: [mean - half, mean + half] };
+}
+
+/** At most SERIES_BINS points: the mean of each time bin over all repetitions, with its min and max. */
+function downsample(id: string, s: SeriesAcc, warmups: number): SeriesAgg {
+  // Which series are warm-ups: segment 0 of repetitions 1…w that also have a segment 1.
+  const dropped = new Set<number>();
+  if (warmups > 0) {
+    for (const [rep, seg] of s.segments) if (rep <= warmups && seg.segment > 0) dropped.add(rep * 1024);
+  }
+  const keys = s.keys;
+  const reps = new Set<number>();
+  let tMax = 0;
+  let count = 0;
+  for (let i = 0; i < s.t.length; i += 1) {
+    if (dropped.has(keys[i]!)) continue;
+    count += 1;
+    reps.add(keys[i]!);
+    if (s.t[i]! > tMax) tMax = s.t[i]!;
+  }
+  const distinct = new Set<number>();
+  for (let i = 0; i < s.t.length && distinct.size <= SERIES_BINS; i += 1) {
+    if (!dropped.has(keys[i]!)) distinct.add(Math.round(s.t[i]! * 1000));
+  }
+  // Few distinct instants: one bin per instant (raw resolution); otherwise equal-width bins.
+  const exact = distinct.size <= SERIES_BINS;
+  const instants = exact ? [...distinct].sort((a, b) => a - b) : [];
+  const binOf = exact
+    ? (t: number) => binarySearch(instants, Math.round(t * 1000))
+    : (t: number) => Math.min(SERIES_BINS - 1, Math.floor((t / (tMax || 1)) * SERIES_BINS));
+  const bins = exact ? instants.length : SERIES_BINS;
+  const acc = Array.from({ length: bins }, () => ({ t: 0, n: 0, tp: stat(), io: stat() }));
+  for (let i = 0; i < s.t.length; i += 1) {
+    if (dropped.has(keys[i]!)) continue;
+    const bin = acc[binOf(s.t[i]!)]!;
+    bin.t += s.t[i]!;
+    bin.n += 1;
+    add(bin.tp, s.throughput[i]!);
+    add(bin.io, s.iops[i]!);
+  }
+  const points: SeriesPoint[] = [];
+  for (const bin of acc) {
+    if (bin.n === 0) continue;
+    const point: SeriesPoint = { t: bin.t / bin.n };
+    if (bin.tp.n > 0) Object.assign(point, { throughput: bin.tp.sum / bin.tp.n, throughputMin: bin.tp.min, throughputMax: bin.tp.max });
+    if (bin.io.n > 0) Object.assign(point, { iops: bin.io.sum / bin.io.n, iopsMin: bin.io.min, iopsMax: bin.io.max });
+    points.push(point);
+  }
+  return { case: id, repetitions: reps.size, rawPoints: count, points };
+}
+
+const stat = () => ({ n: 0, sum: 0, min: Infinity, max: -Infinity });
+function add(s: ReturnType<typeof stat>, value: number) {
+  if (!Number.isFinite(value)) return;
+  s.n += 1;
+  s.sum += value;
+  if (value < s.min) s.min = value;
+  if (value > s.max) s.max = value;
+}
+
+function binarySearch(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+

@@ -1,0 +1,347 @@
+/**
+ * Loading what a report is made of, from any of:
+ *   - a run directory (plan.json, results.ndjson, timeseries.ndjson, provenance.json, run.json, raw/),
+ *   - a results NDJSON file: benchspec's own, or what a compiled shell script printed (a plan.json beside
+ *     it with the same spec hash is used, as `compile` writes one next to the script),
+ *   - fio's own JSON output (several files: repetitions of the same jobs).
+ * Rows stream through a RunAccumulator: only aggregates stay in memory.
+ */
+import { existsSync, statSync } from "node:fs";
+import { open, readFile, readdir } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { parseFioJson } from "../backends/fio/results.js";
+import type { PlannedExpect } from "../plan/types.js";
+import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
+import type { TimeseriesRow } from "../results/row.js";
+import type { Provenance } from "../run/provenance.js";
+import type { RunState } from "../run/run.js";
+import { RunAccumulator, type RowLike } from "./aggregate.js";
+import type { InputKind, PlanCase, PlanLike, RunData } from "./model.js";
+import { readNdjson } from "./read-ndjson.js";
+
+export class ReportInputError extends Error {}
+
+/** The raw material of one run before it is labelled (labels must be unique across a report). */
+export type LoadedRun = Omit<RunData, "label"> & { name: string };
+
+export async function loadInput(path: string): Promise<LoadedRun> {
+  const full = resolve(path);
+  if (!existsSync(full)) throw new ReportInputError(`${path}: no such file or directory`);
+  if (statSync(full).isDirectory()) {
+    if (!existsSync(join(full, "results.ndjson"))) {
+      throw new ReportInputError(`${path}: not a benchspec run directory (no results.ndjson)`);
+    }
+    return loadRunDir(full);
+  }
+  const head = await readHead(full, 64 * 1024);
+  if (isFioJson(head)) return loadFio([full]);
+  const dir = dirname(full);
+  if (basename(full) === "results.ndjson" && existsSync(join(dir, "run.json"))) return loadRunDir(dir);
+  return loadResultsFile(full);
+}
+
+/** Loads every input; fio JSON files given together are one import (repetitions of the same jobs). */
+export async function loadInputs(paths: readonly string[]): Promise<RunData[]> {
+  const loaded: LoadedRun[] = [];
+  const fioFiles: string[] = [];
+  for (const path of paths) {
+    const full = resolve(path);
+    if (existsSync(full) && statSync(full).isFile() && isFioJson(await readHead(full, 64 * 1024))) fioFiles.push(full);
+    else loaded.push(await loadInput(path));
+  }
+  if (fioFiles.length > 0) loaded.push(await loadFio(fioFiles));
+  return labelRuns(loaded);
+}
+
+/** Unique labels: the run directory's (or file's) name, numbered when two are the same. */
+export function labelRuns(runs: readonly LoadedRun[]): RunData[] {
+  const seen = new Map<string, number>();
+  return runs.map(({ name, ...run }) => {
+    const count = (seen.get(name) ?? 0) + 1;
+    seen.set(name, count);
+    return { label: count > 1 ? `${name} (${count})` : name, ...run };
+  });
+}
+
+async function readHead(file: string, bytes: number): Promise<string> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+interface PlanJson {
+  format?: string;
+  spec?: string;
+  name?: string;
+  description?: string;
+  specHash?: string;
+  vars?: Record<string, number>;
+  targets?: PlanLike["targets"];
+  cases?: PlanCase[];
+  expect?: PlannedExpect[];
+  report?: PlanLike["report"];
+  workloads?: PlanLike["workloads"];
+}
+
+function planFromJson(json: PlanJson): PlanLike | undefined {
+  if (!json || !Array.isArray(json.cases)) return undefined;
+  return {
+    name: json.spec ?? json.name ?? "benchspec",
+    ...(typeof json.description === "string" && { description: json.description }),
+    ...(json.specHash && { specHash: json.specHash }),
+    vars: json.vars ?? {},
+    targets: json.targets ?? {},
+    cases: json.cases.map((c) => ({ id: c.id, workload: c.workload, target: c.target, engine: c.engine, op: c.op, params: c.params ?? {} })),
+    expect: json.expect ?? [],
+    report: json.report ?? {},
+    ...(json.workloads && { workloads: json.workloads }),
+  };
+}
+
+/** Minimal shape check of a row: the fields aggregation reads, with their types. */
+function asRow(value: unknown): (RowLike & { source?: string; spec?: string; specHash?: string }) | undefined {
+  const row = value as Record<string, unknown>;
+  if (
+    typeof row.case !== "string" ||
+    typeof row.workload !== "string" ||
+    typeof row.ok !== "boolean" ||
+    typeof row.throughput !== "number" ||
+    typeof row.iops !== "number" ||
+    typeof row.seconds !== "number" ||
+    typeof row.params !== "object" ||
+    row.params === null
+  ) {
+    return undefined;
+  }
+  return value as RowLike & { source?: string };
+}
+
+async function streamRows(file: string, acc: RunAccumulator, notes: string[], onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void) {
+  let invalid = 0;
+  let firstInvalid = 0;
+  const stats = await readNdjson(file, (value, line) => {
+    const row = asRow(value);
+    if (!row) {
+      invalid += 1;
+      firstInvalid ||= line;
+      return;
+    }
+    row.warmup = row.warmup === true;
+    row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
+    onRow?.(row);
+    acc.addRow(row);
+  });
+  if (invalid > 0) notes.push(`${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`);
+  if (stats.skipped > 0) notes.push(`${basename(file)}: ${stats.skipped} non-JSON line(s) skipped`);
+  if (stats.tornTail) notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
+}
+
+async function streamSeries(file: string, acc: RunAccumulator) {
+  if (!existsSync(file)) return;
+  await readNdjson(file, (value) => {
+    const point = value as TimeseriesRow;
+    if (typeof point.case !== "string" || typeof point.t !== "number") return;
+    acc.addPoint(point);
+  });
+}
+
+async function loadRunDir(dir: string): Promise<LoadedRun> {
+  const notes: string[] = [];
+  const planJson = await readJson<PlanJson>(join(dir, "plan.json"));
+  const plan = planJson ? planFromJson(planJson) : undefined;
+  const state = await readJson<RunState>(join(dir, "run.json"));
+  const provenance = await readJson<Provenance>(join(dir, "provenance.json"));
+  const acc = new RunAccumulator(plan?.cases ?? []);
+  const derived = derivePlan();
+  const steadyRows: { case: string; repetition: number; seconds: number; ramp: number }[] = [];
+  await streamRows(join(dir, "results.ndjson"), acc, notes, (row) => {
+    derived.add(row);
+    if (row.steady && row.engine === "fio" && row.ok && !row.warmup) {
+      steadyRows.push({ case: row.case, repetition: row.repetition, seconds: row.seconds, ramp: numberOr(row.params.ramp, 0) });
+    }
+  });
+  await streamSeries(join(dir, "timeseries.ndjson"), acc);
+  const steady = await steadyFromRaw(join(dir, "raw"), steadyRows, acc);
+  const finalPlan = plan ?? derived.plan();
+  const { cases, expect, series } = acc.finish(finalPlan.expect);
+  if (state?.status && state.status !== "complete") notes.push(`the run is ${state.status}: some cases may be missing`);
+  return {
+    name: basename(dir),
+    path: dir,
+    kind: "run",
+    plan: finalPlan,
+    planDerived: !plan,
+    ...(provenance && { provenance }),
+    ...(state && { state }),
+    rows: rowCounts(acc),
+    cases,
+    expect,
+    series,
+    steady,
+    notes,
+  };
+}
+
+async function loadResultsFile(file: string): Promise<LoadedRun> {
+  const notes: string[] = [];
+  const derived = derivePlan();
+  // A plan.json beside the file (compile writes one next to the shell script) is used if it is the same spec.
+  const sibling = await readJson<PlanJson>(join(dirname(file), "plan.json"));
+  const siblingPlan = sibling ? planFromJson(sibling) : undefined;
+  const acc = new RunAccumulator(siblingPlan?.cases ?? []);
+  const hashes = new Set<string>();
+  await streamRows(file, acc, notes, (row) => {
+    derived.add(row);
+    if (row.specHash) hashes.add(row.specHash);
+  });
+  const usePlan = siblingPlan && hashes.size === 1 && siblingPlan.specHash !== undefined && hashes.has(siblingPlan.specHash);
+  let run = acc;
+  if (siblingPlan && !usePlan) {
+    // The plan.json beside the file is another spec's: aggregate again without its cases.
+    run = new RunAccumulator([]);
+    await streamRows(file, run, []);
+  }
+  const plan = usePlan ? siblingPlan : derived.plan();
+  const { cases, expect, series } = run.finish(plan.expect);
+  const name = basename(file) === "results.ndjson" ? basename(dirname(file)) : basename(file).replace(/\.(nd)?json$/, "");
+  return {
+    name,
+    path: file,
+    kind: "results",
+    plan,
+    planDerived: !usePlan,
+    rows: rowCounts(run),
+    cases,
+    expect,
+    series,
+    steady: [],
+    notes,
+  };
+}
+
+async function loadFio(files: string[]): Promise<LoadedRun> {
+  const texts = await Promise.all(files.map(async (file) => ({ name: basename(file), text: await readFile(file, "utf8") })));
+  const imported = (() => {
+    try {
+      return importFioOutputs(texts, files.length === 1 ? basename(files[0]!).replace(/\.json$/, "") : "fio-import");
+    } catch (error) {
+      throw new ReportInputError((error as Error).message);
+    }
+  })();
+  const derived = derivePlan();
+  const acc = new RunAccumulator([]);
+  for (const row of imported.rows) {
+    derived.add(row);
+    acc.addRow(row);
+  }
+  for (const point of imported.timeseries) acc.addPoint(point);
+  const plan = derived.plan();
+  const { cases, expect, series } = acc.finish(plan.expect);
+  return {
+    name: files.length === 1 ? basename(files[0]!) : `${files.length} fio outputs`,
+    path: files.join(", "),
+    kind: "fio" as InputKind,
+    plan,
+    planDerived: true,
+    rows: rowCounts(acc),
+    cases,
+    expect,
+    series,
+    steady: imported.steady,
+    notes: [],
+  };
+}
+
+function rowCounts(acc: RunAccumulator): RunData["rows"] {
+  return {
+    total: acc.rowsTotal,
+    measured: acc.rowsTotal - acc.rowsWarmup,
+    warmup: acc.rowsWarmup,
+    failed: acc.rowsFailed,
+    sources: [...acc.sources].sort(),
+  };
+}
+
+const numberOr = (value: unknown, fallback: number) => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
+
+/** Without a plan.json: cases in order of their first row, targets by name. */
+function derivePlan() {
+  const cases = new Map<string, PlanCase>();
+  let name: string | undefined;
+  let specHash: string | undefined;
+  return {
+    add(row: RowLike & { spec?: string; specHash?: string }) {
+      name ??= row.spec;
+      specHash ??= row.specHash;
+      if (!cases.has(row.case)) {
+        cases.set(row.case, { id: row.case, workload: row.workload, target: row.target, engine: row.engine, op: row.op, params: row.params });
+      }
+    },
+    plan(): PlanLike {
+      const list = [...cases.values()];
+      return {
+        name: name ?? "results",
+        ...(specHash && { specHash }),
+        vars: {},
+        targets: Object.fromEntries([...new Set(list.map((c) => c.target))].map((t) => [t, {}])),
+        cases: list,
+        expect: [],
+        report: {},
+      };
+    },
+  };
+}
+
+/**
+ * fio's steady-state detection, from the raw json+ outputs of a run: the window is the last `duration`
+ * seconds before fio stopped the job. Repetitions without a time series get fio's own steady-state samples
+ * (one per second of the window) as their series.
+ */
+async function steadyFromRaw(
+  rawDir: string,
+  rows: readonly { case: string; repetition: number; seconds: number; ramp: number }[],
+  acc: RunAccumulator,
+): Promise<SteadyWindow[]> {
+  if (rows.length === 0 || !existsSync(rawDir)) return [];
+  const available = new Set(await readdir(rawDir));
+  const windows: SteadyWindow[] = [];
+  const measuredSeries = new Set(rows.map((row) => row.case).filter((id) => acc.hasSeries(id)));
+  for (const row of rows) {
+    const file = `${row.case}.r${row.repetition}.json`;
+    if (!available.has(file)) continue;
+    let job: { jobname: string; job_runtime?: number; steadystate?: { ss: string; attained: number; duration?: number; data?: { iops?: number[]; bw?: number[] } } } | undefined;
+    try {
+      const output = parseFioJson(await readFile(join(rawDir, file), "utf8"));
+      job = output.jobs.find((j) => j.jobname === row.case) as typeof job;
+    } catch {
+      continue;
+    }
+    const ss = job?.steadystate;
+    if (!ss || typeof ss.duration !== "number") continue;
+    const end = (job!.job_runtime !== undefined ? job!.job_runtime / 1000 : row.seconds) + row.ramp;
+    const start = Math.max(0, end - ss.duration);
+    windows.push({ case: row.case, repetition: row.repetition, start, end, attained: ss.attained === 1, criterion: ss.ss });
+    if (!measuredSeries.has(row.case)) {
+      const iops = ss.data?.iops ?? [];
+      const bw = ss.data?.bw ?? [];
+      const samples = Math.max(iops.length, bw.length);
+      for (let i = 0; i < samples; i += 1) {
+        acc.addPoint({ case: row.case, repetition: row.repetition, t: start + ((i + 1) * ss.duration) / samples, throughput: bw[i] ?? 0, iops: iops[i] ?? 0 });
+      }
+    }
+  }
+  return windows;
+}

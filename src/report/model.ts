@@ -1,0 +1,103 @@
+/**
+ * The report's data model: what the loaders produce and the chart and table builders read. Everything
+ * here is already aggregated (per case statistics, downsampled series), so its size does not grow with
+ * the number of result rows.
+ */
+import type { PlannedExpect } from "../plan/types.js";
+import type { SteadyWindow } from "../results/import-fio.js";
+import type { CaseSummary, ExpectResult } from "../results/summary.js";
+import type { Provenance } from "../run/provenance.js";
+import type { RunState } from "../run/run.js";
+import type { Metric, Spec } from "../spec/schema.js";
+
+export type ReportSection = NonNullable<Spec["report"]>;
+export type ChartRequest = NonNullable<ReportSection["charts"]>[number];
+export type Limit = NonNullable<ReportSection["limits"]>[number];
+
+/** A case as plan.json lists it (or as derived from result rows when there is no plan). */
+export interface PlanCase {
+  id: string;
+  workload: string;
+  target: string;
+  engine: string;
+  op: string;
+  params: Record<string, unknown>;
+}
+
+/** What the report needs of a plan: plan.json's fields (description and workloads where present). */
+export interface PlanLike {
+  name: string;
+  description?: string;
+  specHash?: string;
+  vars: Record<string, number>;
+  targets: Record<string, { kind?: string; description?: string } & Record<string, unknown>>;
+  cases: PlanCase[];
+  expect: PlannedExpect[];
+  report: ReportSection;
+  workloads?: Record<string, { description?: string }>;
+}
+
+export type InputKind = "run" | "results" | "fio";
+
+/** Per case: CaseSummary plus the samples a comparison needs. */
+export interface CaseAgg extends Omit<CaseSummary, "params"> {
+  params: Record<string, unknown>;
+  /** The measured values of the successful repetitions, per metric (for compare). */
+  samples: Partial<Record<Metric, number[]>>;
+  steady?: { attained: number; total: number };
+  /** Autotune cases: one entry per tried value of the tuned parameter, and the chosen knee. */
+  autotune?: AutotuneResult;
+}
+
+export interface AutotuneRound {
+  value: number;
+  n: number;
+  throughput?: { median: number; mean: number; ci95?: [number, number] };
+  iops?: { median: number; mean: number; ci95?: [number, number] };
+  /** Gain over the previous round, as a fraction. */
+  gain?: number;
+}
+
+export interface AutotuneResult {
+  param: string;
+  stopWhenGainBelow: number;
+  rounds: AutotuneRound[];
+  knee?: number;
+}
+
+/** A downsampled series: one line per case (repetitions pooled), with the min/max band of each bin. */
+export interface SeriesAgg {
+  case: string;
+  repetitions: number;
+  rawPoints: number;
+  points: SeriesPoint[];
+}
+
+export interface SeriesPoint {
+  t: number;
+  throughput?: number;
+  throughputMin?: number;
+  throughputMax?: number;
+  iops?: number;
+  iopsMin?: number;
+  iopsMax?: number;
+}
+
+export interface RunData {
+  /** Unique within a report: shown in legends and tables. */
+  label: string;
+  path: string;
+  kind: InputKind;
+  plan: PlanLike;
+  /** True when there was no plan.json and the cases were derived from the rows. */
+  planDerived: boolean;
+  provenance?: Provenance;
+  state?: RunState;
+  rows: { total: number; measured: number; warmup: number; failed: number; sources: string[] };
+  cases: CaseAgg[];
+  expect: ExpectResult[];
+  series: SeriesAgg[];
+  steady: SteadyWindow[];
+  /** Problems met while loading (skipped lines, rows without a plan case, …). */
+  notes: string[];
+}
