@@ -5,6 +5,8 @@ set -euo pipefail
 
 KUBO_VERSION="v0.42.0"
 MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
+# s5cmd: only `npm run bench` uses it, as the independent fast S3 client the S3 engine is compared with.
+S5CMD_VERSION="v2.3.0"
 TOOLS_DIR="${BENCHSPEC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/benchspec/tools}"
 
 log() { printf '[setup] %s\n' "$*" >&2; }
@@ -13,6 +15,8 @@ install_debian_packages() {
   local missing=()
   command -v fio >/dev/null || missing+=(fio)
   command -v shellcheck >/dev/null || missing+=(shellcheck)
+  # The compiled shell script drives S3 through the AWS CLI (aws s3api); its tests run it against MinIO.
+  command -v aws >/dev/null || missing+=(awscli)
   command -v chromium >/dev/null || missing+=(chromium)
   command -v losetup >/dev/null || missing+=(mount)
   command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
@@ -58,4 +62,5 @@ install_debian_packages
 mkdir -p "$TOOLS_DIR"
 build_go_tool kubo github.com/ipfs/kubo "$KUBO_VERSION" ./cmd/ipfs ipfs
 build_go_tool minio github.com/minio/minio "$MINIO_VERSION" . minio
+build_go_tool s5cmd github.com/peak/s5cmd/v2 "$S5CMD_VERSION" . s5cmd
 log "tools ready in $TOOLS_DIR"

@@ -40,7 +40,7 @@ export interface Backend {
    */
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
   /** Runs the engine's cases for real (benchspec run). */
-  executor?: Executor;
+  executor: Executor;
 }
 
 /** What a measured repetition yields; the runner adds the case's identity and writes the row. */
@@ -80,6 +80,8 @@ export interface ExecContext {
 export interface Executor {
   /** Tools whose versions go into the run's provenance. */
   tools: readonly string[];
+  /** Why this machine cannot run the engine (a missing tool), or undefined when it can. */
+  unavailable?(): Promise<string | undefined>;
   /** Once per case before its first repetition: preconditioning, data the reads need. */
   prepare?(c: Case, ctx: ExecContext): Promise<void>;
   repetition(c: Case, repetition: number, warmup: boolean, ctx: ExecContext): Promise<Measurement>;

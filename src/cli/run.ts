@@ -2,7 +2,6 @@ import { Command } from "commander";
 import type { RunSummary } from "../results/summary.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
 import { run, RunSetupError } from "../run/run.js";
-import { UnsupportedEngineError } from "../run/orchestrate.js";
 import { TargetError } from "../run/targets.js";
 import { CliError, collect, EXIT, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
 
@@ -71,7 +70,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         setExit(verdict.ok ? EXIT.ok : EXIT.failure);
       } catch (error) {
         observer.stop();
-        if (error instanceof RunSetupError || error instanceof UnsupportedEngineError || error instanceof TargetError) {
+        if (error instanceof RunSetupError || error instanceof TargetError) {
           throw new CliError(error.message, EXIT.failure);
         }
         throw error;

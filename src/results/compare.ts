@@ -140,7 +140,7 @@ export function compareSamples(
   return { ...stats, change, ...(ci95 && { ci95 }), p, significant, verdict };
 }
 
-export function medianOf(values: readonly number[]): number {
+export function medianOf(values: ArrayLike<number>): number {
   const sorted = Float64Array.from(values).sort();
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

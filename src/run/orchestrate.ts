@@ -39,10 +39,10 @@ export interface ExecuteOptions {
 
 export interface ExecuteOutcome {
   interrupted: boolean;
+  /** Cases whose engine this machine cannot run (e.g. fio not installed). */
+  skipped: { case: string; reason: string }[];
   targets: Record<string, PreparedTarget>;
 }
-
-export class UnsupportedEngineError extends Error {}
 
 const repKey = (caseId: string, repetition: number) => `${caseId}#${repetition}`;
 
@@ -50,10 +50,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   const { plan, paths, signal, observer } = options;
   // Every in-flight request listens to the run's signal; hundreds at once are expected, not a leak.
   setMaxListeners(0, signal);
-  const missingEngines = [...new Set(plan.cases.map((c) => c.engine))].filter((engine) => !BACKENDS[engine].executor);
-  if (missingEngines.length > 0) {
-    throw new UnsupportedEngineError(`benchspec run cannot execute engine ${missingEngines.join(", ")} yet; compile it instead`);
+  const unavailable = new Map<string, string>();
+  for (const engine of new Set(plan.cases.map((c) => c.engine))) {
+    const reason = await BACKENDS[engine].executor.unavailable?.();
+    if (reason) unavailable.set(engine, reason);
   }
+  const skipped: { case: string; reason: string }[] = [];
   const measured = new Set(
     readRows<ResultRow>(paths.results)
       .filter((row) => !row.warmup)
@@ -64,6 +66,13 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
     for (const [position, c] of plan.cases.entries()) {
       if (signal.aborted) break;
       const missing = range(c.params.repeat).filter((rep) => !measured.has(repKey(c.id, rep)));
+      const reason = unavailable.get(c.engine);
+      if (reason) {
+        // The machine cannot run this engine: say so loudly, measure nothing, fail nothing.
+        skipped.push({ case: c.id, reason });
+        observer.message(`skipped ${c.id}: ${reason}`);
+        continue;
+      }
       observer.caseStart(c, position + 1, plan.cases.length);
       if (missing.length > 0) await runCase(c, missing, targets, options);
       if (signal.aborted) break;
@@ -72,12 +81,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   } finally {
     for (const target of Object.values(targets)) await target.cleanup();
   }
-  return { interrupted: signal.aborted, targets };
+  return { interrupted: signal.aborted, targets, skipped };
 }
 
 async function runCase(c: Case, missing: number[], targets: Record<string, PreparedTarget>, options: ExecuteOptions) {
   const { plan, paths, signal } = options;
-  const executor = BACKENDS[c.engine].executor!;
+  const executor = BACKENDS[c.engine].executor;
   let failure: string | undefined;
   let caseDir: string | undefined;
   let ctx: ExecContext | undefined;

@@ -1,7 +1,9 @@
 /** What a reader needs to reproduce a run: the spec, the host, the tools, the time. */
 import { execa } from "execa";
 import { cpus, hostname, release, totalmem, type } from "node:os";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
+import { toolVersion } from "./tools.js";
 
 export interface Provenance {
   spec: { name: string; file: string; hash: string; sets: string[]; git?: { commit: string; dirty: boolean } };
@@ -31,18 +33,30 @@ export function hostInfo(): Provenance["host"] {
   };
 }
 
-const VERSION_COMMANDS: Record<string, [string, string[]]> = {
-  fio: ["fio", ["--version"]],
-  dd: ["dd", ["--version"]],
-};
-
-/** First line of `tool --version` for each tool the plan's engines use. */
+/** First line of each tool's own version report ("not found" when it is missing). */
 export async function toolVersions(tools: Iterable<string>): Promise<Record<string, string>> {
   const versions: Record<string, string> = {};
   for (const tool of tools) {
-    const [file, args] = VERSION_COMMANDS[tool] ?? [tool, ["--version"]];
-    const result = await execa(file, args, { reject: false });
+    if (tool === "fio" || tool === "kubo" || tool === "minio") {
+      versions[tool] = await toolVersion(tool).catch(() => "not found");
+      continue;
+    }
+    const result = await execa(tool, ["--version"], { reject: false });
     versions[tool] = result.exitCode === 0 ? (result.stdout.split("\n")[0] ?? "").trim() : "not found";
+  }
+  return versions;
+}
+
+/** Versions of the client libraries the engines are built on (they shape the numbers as much as a CLI). */
+export function libraryVersions(): Record<string, string> {
+  const require = createRequire(import.meta.url);
+  const versions: Record<string, string> = {};
+  for (const name of ["@aws-sdk/client-s3", "kubo-rpc-client"]) {
+    try {
+      versions[name] = (require(`${name}/package.json`) as { version: string }).version;
+    } catch {
+      // not installed: not used
+    }
   }
   return versions;
 }

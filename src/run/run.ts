@@ -20,7 +20,7 @@ import { buildSummary, type RunSummary } from "../results/summary.js";
 import { loadSpec } from "../spec/validate.js";
 import type { RunObserver } from "./observer.js";
 import { executePlan, type RunPaths } from "./orchestrate.js";
-import { gitInfo, hostInfo, toolVersions, type Provenance } from "./provenance.js";
+import { gitInfo, hostInfo, libraryVersions, toolVersions, type Provenance } from "./provenance.js";
 
 export const RUN_FORMAT = "benchspec-run/1";
 
@@ -49,7 +49,7 @@ export interface RunRequest {
 
 export type RunResult =
   | { kind: "invalid"; diagnostics: Diagnostic[] }
-  | { kind: "done"; dir: string; diagnostics: Diagnostic[]; summary: RunSummary; interrupted: boolean };
+  | { kind: "done"; dir: string; diagnostics: Diagnostic[]; summary: RunSummary & { skipped: { case: string; reason: string }[] }; interrupted: boolean };
 
 export class RunSetupError extends Error {}
 
@@ -109,7 +109,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     provenance.targets[name] = { location: target.location, ...(target.fsType && { fsType: target.fsType }) };
   }
   const end = new Date().toISOString();
-  const summary = buildSummary(plan, readRows<ResultRow>(paths.results));
+  const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };
   await writeJson(join(runDir, "summary.json"), summary);
   await writeJson(join(runDir, "provenance.json"), { ...provenance, end });
   await writeJson(join(runDir, "run.json"), { ...state, status: outcome.interrupted ? "partial" : "complete", end });
@@ -136,11 +136,14 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
 
 async function collectProvenance(plan: Plan, state: RunState, request: RunRequest): Promise<Provenance> {
   const tools = new Set(plan.cases.flatMap((c) => BACKENDS[c.engine].executor?.tools ?? []));
+  for (const target of Object.values(plan.targets)) {
+    if ("launch" in target && target.launch) tools.add(target.launch);
+  }
   const git = await gitInfo(state.specFile);
   return {
     spec: { name: plan.name, file: basename(state.specFile), hash: plan.specHash, sets: state.sets, ...(git && { git }) },
     host: hostInfo(),
-    versions: { node: process.version, benchspec: request.version, ...(await toolVersions(tools)) },
+    versions: { node: process.version, benchspec: request.version, ...libraryVersions(), ...(await toolVersions(tools)) },
     targets: {},
     start: state.start,
   };

@@ -84,7 +84,15 @@ const RUN_SPEC = {
   workloads: [
     { name: "dd", engine: "dd", op: ["write", "read"], bs: "1MiB", count: 64, matrix: { parallel: [1, 3] } },
     { name: "rw", engine: "fio", op: "randwrite", ioengine: "psync", size: "64MiB", bs: "4KiB" },
-    { name: "timed", engine: "fio", op: "randread", ioengine: "psync", size: "4MiB", bs: "4KiB", duration: "1s" },
+    {
+      name: "timed",
+      engine: "fio",
+      op: "randread",
+      ioengine: "psync",
+      size: "4MiB",
+      bs: "4KiB",
+      duration: "1s",
+    },
   ],
 };
 /** The spec scaled down from the command line, as a user would try it. */
@@ -296,7 +304,15 @@ describe("hostile values", () => {
       node: { kind: "ipfs", description: HOSTILE_TEXT, api: HOSTILE },
     },
     workloads: [
-      { name: "dd", description: HOSTILE_TEXT, target: "scratch", engine: "dd", op: "write", bs: "4KiB", count: 2 },
+      {
+        name: "dd",
+        description: HOSTILE_TEXT,
+        target: "scratch",
+        engine: "dd",
+        op: "write",
+        bs: "4KiB",
+        count: 2,
+      },
       { name: "f", description: HOSTILE_TEXT, target: ["scratch", "disk"], engine: "fio", op: "randread" },
       { name: "o", description: HOSTILE_TEXT, target: "store", op: "put", size: "4KiB", objects: 1 },
       { name: "i", description: HOSTILE_TEXT, target: "node", op: "put", size: "4KiB", objects: 1 },
@@ -337,8 +353,23 @@ describe("hostile values", () => {
         "via-env": { kind: "fs", path: `\${env:HOSTILE_ROOT}/env/${HOSTILE}` },
       },
       workloads: [
-        { name: "dd", description: HOSTILE_TEXT, target: ["rel", "via-env"], engine: "dd", op: "read", bs: "4KiB", count: 4 },
-        { name: "f", target: ["rel", "via-env"], engine: "fio", op: "randwrite", size: "256KiB", ioengine: "psync" },
+        {
+          name: "dd",
+          description: HOSTILE_TEXT,
+          target: ["rel", "via-env"],
+          engine: "dd",
+          op: "read",
+          bs: "4KiB",
+          count: 4,
+        },
+        {
+          name: "f",
+          target: ["rel", "via-env"],
+          engine: "fio",
+          op: "randwrite",
+          size: "256KiB",
+          ioengine: "psync",
+        },
       ],
     });
     const { dir, script } = await compileTo(plan);
@@ -389,7 +420,8 @@ describe("secrets", () => {
       const artifacts = compileAll(plan);
       expect(artifacts.length).toBeGreaterThan(2);
       for (const artifact of artifacts) {
-        for (const value of [key, secret, literal]) expect(artifact.content, artifact.path).not.toContain(value);
+        for (const value of [key, secret, literal])
+          expect(artifact.content, artifact.path).not.toContain(value);
       }
       const script = artifacts.find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
       expect(script).toContain('export AWS_ACCESS_KEY_ID="${BENCHSPEC_TEST_KEY:?');
@@ -421,80 +453,84 @@ const kuboPath = (() => {
 })();
 const haveAws = await which("aws");
 
-describe.skipIf(!haveAws || kuboPath === undefined)("S3 and IPFS through the CLIs against launched servers", () => {
-  let minio: MinioServer;
-  let kubo: KuboNode;
-  beforeAll(async () => {
-    [minio, kubo] = await Promise.all([launchMinio(), launchKubo()]);
-  });
-  afterAll(async () => {
-    await Promise.all([minio?.stop(), kubo?.stop()]);
-  });
-
-  it("puts, gets, adds and cats; the rows are right; what the run created is gone afterwards", async () => {
-    const plan = planOf({
-      benchspec: 1,
-      name: "objects",
-      targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
-      workloads: [
-        { name: "obj", target: "store", op: ["put", "get"], size: "64KiB", objects: 2, concurrency: 2 },
-        {
-          name: "mp",
-          target: "store",
-          op: "put",
-          size: "11MiB",
-          objects: 1,
-          concurrency: 1,
-          multipart: { partSize: "5MiB", queue: 2 },
-        },
-        { name: "add", target: "node", op: ["put", "get"], size: "256KiB", objects: 2, concurrency: 2 },
-      ],
+describe.skipIf(!haveAws || kuboPath === undefined)(
+  "S3 and IPFS through the CLIs against launched servers",
+  () => {
+    let minio: MinioServer;
+    let kubo: KuboNode;
+    beforeAll(async () => {
+      [minio, kubo] = await Promise.all([launchMinio(), launchKubo()]);
     });
-    const { script } = await compileTo(plan);
-    const scratch = await tempDir();
-    const ipfs = (args: string[]) => execa(kuboPath!, [`--api=${kubo.apiMultiaddr}`, ...args]);
-    const blocksBefore = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
-    const env = {
-      PATH: `${dirname(kuboPath!)}:${process.env.PATH}`,
-      TMPDIR: scratch,
-      [targetEnvVar("store")]: minio.endpoint,
-      [targetEnvVar("node")]: kubo.api,
-      AWS_ACCESS_KEY_ID: minio.accessKey,
-      AWS_SECRET_ACCESS_KEY: minio.secretKey,
-      AWS_CONFIG_FILE: "/dev/null",
-      AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
-      BENCHSPEC_RUN_ID: "shell-test",
-    };
-    const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-    const rows = rowsOf(run.stdout);
-    expect(rows.map((row) => [row.case, row.ok, row.bytes, row.ops])).toEqual([
-      ["obj.store.put", true, 2 * 65536, 2],
-      ["obj.store.get", true, 2 * 65536, 2],
-      ["mp.store.put", true, 11 * 1024 * 1024, 1],
-      ["add.node.put", true, 2 * 262144, 2],
-      ["add.node.get", true, 2 * 262144, 2],
-    ]);
-    for (const row of rows) {
-      expect(row.latency?.p50).toBeGreaterThan(0);
-      expect(row.jobs?.length).toBe(row.params.concurrency);
-    }
-    // The bucket was created by the run, emptied of exactly its keys, and removed again.
-    const aws = await execa(
-      "aws",
-      [`--endpoint-url=${minio.endpoint}`, "--region=us-east-1", "s3api", "list-buckets", "--output=text"],
-      { env, reject: false },
-    );
-    expect(aws.exitCode, aws.stderr).toBe(0);
-    expect(aws.stdout).not.toContain("benchspec");
-    // Kubo: nothing the run added is pinned or stored any more.
-    const blocksAfter = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
-    expect(blocksAfter).toBeLessThanOrEqual(blocksBefore);
-    expect(await tree(scratch)).toEqual([]);
-  }, 300_000);
-});
+    afterAll(async () => {
+      await Promise.all([minio?.stop(), kubo?.stop()]);
+    });
+
+    it("puts, gets, adds and cats; the rows are right; what the run created is gone afterwards", async () => {
+      const plan = planOf({
+        benchspec: 1,
+        name: "objects",
+        targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
+        workloads: [
+          { name: "obj", target: "store", op: ["put", "get"], size: "64KiB", objects: 2, concurrency: 2 },
+          {
+            name: "mp",
+            target: "store",
+            op: "put",
+            size: "11MiB",
+            objects: 1,
+            concurrency: 1,
+            multipart: { partSize: "5MiB", queue: 2 },
+          },
+          { name: "add", target: "node", op: ["put", "get"], size: "256KiB", objects: 2, concurrency: 2 },
+        ],
+      });
+      const { script } = await compileTo(plan);
+      const scratch = await tempDir();
+      const ipfs = (args: string[]) => execa(kuboPath!, [`--api=${kubo.apiMultiaddr}`, ...args]);
+      const blocksBefore = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
+      const env = {
+        PATH: `${dirname(kuboPath!)}:${process.env.PATH}`,
+        TMPDIR: scratch,
+        [targetEnvVar("store")]: minio.endpoint,
+        [targetEnvVar("node")]: kubo.api,
+        AWS_ACCESS_KEY_ID: minio.accessKey,
+        AWS_SECRET_ACCESS_KEY: minio.secretKey,
+        AWS_CONFIG_FILE: "/dev/null",
+        AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+        BENCHSPEC_RUN_ID: "shell-test",
+      };
+      const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const rows = rowsOf(run.stdout);
+      expect(rows.map((row) => [row.case, row.ok, row.bytes, row.ops])).toEqual([
+        ["obj.store.put", true, 2 * 65536, 2],
+        ["obj.store.get", true, 2 * 65536, 2],
+        ["mp.store.put", true, 11 * 1024 * 1024, 1],
+        ["add.node.put", true, 2 * 262144, 2],
+        ["add.node.get", true, 2 * 262144, 2],
+      ]);
+      for (const row of rows) {
+        expect(row.latency?.p50).toBeGreaterThan(0);
+        expect(row.jobs?.length).toBe(row.params.concurrency);
+      }
+      // The bucket was created by the run, emptied of exactly its keys, and removed again.
+      const aws = await execa(
+        "aws",
+        [`--endpoint-url=${minio.endpoint}`, "--region=us-east-1", "s3api", "list-buckets", "--output=text"],
+        { env, reject: false },
+      );
+      expect(aws.exitCode, aws.stderr).toBe(0);
+      expect(aws.stdout).not.toContain("benchspec");
+      // Kubo: nothing the run added is pinned or stored any more.
+      const blocksAfter = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
+      expect(blocksAfter).toBeLessThanOrEqual(blocksBefore);
+      expect(await tree(scratch)).toEqual([]);
+    }, 300_000);
+  },
+);
 
 it("the test environment has the tools the shell tests need", async () => {
-  for (const tool of ["bash", "fio", "shellcheck", "awk", "shred"]) expect(await which(tool), tool).toBe(true);
+  for (const tool of ["bash", "fio", "shellcheck", "awk", "shred"])
+    expect(await which(tool), tool).toBe(true);
   expect(existsSync("/proc/mounts")).toBe(true);
 });

@@ -26,7 +26,9 @@ function ddShellCase(c: Case, w: ShellScriptWriter, _ctx: CompileContext): void 
   const n = processes(c);
   w.comment(`${n} × dd ${c.op} of ${p.bs} × ${p.count} bytes${p.direct ? ", O_DIRECT" : ""}`);
   w.line(
-    ["bs_dd", c.op, p.bs!, p.count!, n, p.direct ? "direct" : "cached", shellDataMode(c)].map(w.quote).join(" "),
+    ["bs_dd", c.op, p.bs!, p.count!, n, p.direct ? "direct" : "cached", shellDataMode(c)]
+      .map(w.quote)
+      .join(" "),
   );
 }
 

@@ -28,6 +28,15 @@ async function runFio(c: Case, jobfile: string, output: string, ctx: ExecContext
 export const fioExecutor: Executor = {
   tools: ["fio"],
 
+  async unavailable() {
+    try {
+      fioBinary();
+      return undefined;
+    } catch {
+      return "fio is not installed (Debian/Ubuntu: apt-get install fio; or npm run setup)";
+    }
+  },
+
   async prepare(c, ctx) {
     if (!c.params.precondition) return;
     const output = join(ctx.rawDir, `${c.id}.precondition.json`);

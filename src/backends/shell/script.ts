@@ -70,8 +70,20 @@ export function shellWord(text: string, what: string): string {
   return parts.join("");
 }
 
+/**
+ * `LHS=<shell word of a spec string>`. A `$` or a backtick in the user's text is literal inside its single
+ * quotes; shellcheck's SC2016 ("expressions don't expand in single quotes") is told that this is the intent.
+ */
+function assignWord(w: ShellScriptWriter, lhs: string, text: string, what: string): void {
+  if (/[$`]/.test(text.replace(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g, ""))) {
+    w.line("# shellcheck disable=SC2016 # the user's value, single-quoted on purpose: never expanded");
+  }
+  w.line(`${lhs}=${shellWord(text, what)}`);
+}
+
 function envExpansion(name: string, what: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UnsafeValueError(`bad environment variable name ${name}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new UnsafeValueError(`bad environment variable name ${name}`);
   if (!/^[A-Za-z0-9 _.,-]*$/.test(what)) throw new UnsafeValueError(`bad message ${what}`);
   return `"\${${name}:?is not set or empty, needed for ${what}}"`;
 }
@@ -192,7 +204,7 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
       w.block(`${fn}_setup() {`, () => {
         w.line(`local root=\${${variable}:-}`);
         if (target.path !== undefined) {
-          w.block('if [[ -z $root ]]; then', () => w.line(`root=${shellWord(target.path!, `${what} path`)}`), "fi");
+          w.block("if [[ -z $root ]]; then", () => assignWord(w, "root", target.path!, `${what} path`), "fi");
         }
         w.line(`bs_fs_setup ${shQuote(name)} "$root" ${keep ? "keep" : "remove"}`);
       });
@@ -202,7 +214,11 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
     case "block":
       w.block(`${fn}_setup() {`, () => {
         w.line(`local device=\${${variable}:-}`);
-        w.block('if [[ -z $device ]]; then', () => w.line(`device=${shellWord(target.device, `${what} device`)}`), "fi");
+        w.block(
+          "if [[ -z $device ]]; then",
+          () => assignWord(w, "device", target.device, `${what} device`),
+          "fi",
+        );
         w.line(`bs_block_setup ${shQuote(name)} "$device"`);
       });
       w.line(`${fn}_enter() { BS_DEVICE=\${BS_TDEV[${shQuote(name)}]}; }`);
@@ -212,10 +228,14 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
       w.block(`${fn}_setup() {`, () => {
         w.line(`local url=\${${variable}:-}`);
         if (target.endpoint !== undefined) {
-          w.block('if [[ -z $url ]]; then', () => w.line(`url=${shellWord(target.endpoint!, `${what} endpoint`)}`), "fi");
+          w.block(
+            "if [[ -z $url ]]; then",
+            () => assignWord(w, "url", target.endpoint!, `${what} endpoint`),
+            "fi",
+          );
         } else {
           w.block(
-            'if [[ -z $url ]]; then',
+            "if [[ -z $url ]]; then",
             () =>
               w.line(
                 `bs_die ${shQuote(`target ${name} is "launch: minio": start an S3 server (e.g. minio server DIR) and set ${variable}=http://HOST:PORT and the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY it accepts`)}`,
@@ -224,10 +244,12 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
           );
         }
         w.line(`BS_TURL[${shQuote(name)}]=$url`);
-        w.line(`BS_TBUCKET[${shQuote(name)}]=${target.bucket !== undefined ? shellWord(target.bucket, `${what} bucket`) : "benchspec"}`);
-        w.line(
-          `BS_TREGION[${shQuote(name)}]=${target.region !== undefined ? shellWord(target.region, `${what} region`) : '${AWS_REGION:-${AWS_DEFAULT_REGION:-us-east-1}}'}`,
-        );
+        if (target.bucket !== undefined)
+          assignWord(w, `BS_TBUCKET[${shQuote(name)}]`, target.bucket, `${what} bucket`);
+        else w.line(`BS_TBUCKET[${shQuote(name)}]=benchspec`);
+        if (target.region !== undefined)
+          assignWord(w, `BS_TREGION[${shQuote(name)}]`, target.region, `${what} region`);
+        else w.line(`BS_TREGION[${shQuote(name)}]=\${AWS_REGION:-\${AWS_DEFAULT_REGION:-us-east-1}}`);
         w.line(`(${fn}_enter && bs_s3_bucket_setup ${shQuote(name)})`);
       });
       w.block(`${fn}_enter() {`, () => {
@@ -244,7 +266,9 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
           } else {
             // A secret written into the spec is never copied into an artifact: the user supplies it at run time.
             w.comment(`${key} is written literally in the spec and is not copied here: set ${variableName}`);
-            w.line(`: "\${${variableName}:?must be set: the spec's ${key} of ${what} is not copied into this script}"`);
+            w.line(
+              `: "\${${variableName}:?must be set: the spec's ${key} of ${what} is not copied into this script}"`,
+            );
           }
         }
         w.line(`BS_S3_URL=\${BS_TURL[${shQuote(name)}]}`);
@@ -258,10 +282,10 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
       w.block(`${fn}_setup() {`, () => {
         w.line(`local api=\${${variable}:-}`);
         if (target.api !== undefined) {
-          w.block('if [[ -z $api ]]; then', () => w.line(`api=${shellWord(target.api!, `${what} api`)}`), "fi");
+          w.block("if [[ -z $api ]]; then", () => assignWord(w, "api", target.api!, `${what} api`), "fi");
         } else {
           w.block(
-            'if [[ -z $api ]]; then',
+            "if [[ -z $api ]]; then",
             () =>
               w.line(
                 `bs_die ${shQuote(`target ${name} is "launch: kubo": start a Kubo daemon (ipfs daemon --offline) and set ${variable} to its API address, e.g. http://127.0.0.1:5001`)}`,
@@ -288,7 +312,9 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
 function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContext) {
   const p = c.params;
   w.line();
-  w.comment(`case ${c.index + 1}/${plan.cases.length}: ${c.id} (engine ${c.engine}, ${p.repeat} measured, ${p.warmup} warm-up)`);
+  w.comment(
+    `case ${c.index + 1}/${plan.cases.length}: ${c.id} (engine ${c.engine}, ${p.repeat} measured, ${p.warmup} warm-up)`,
+  );
   w.block(`bs_case_${c.index}() {`, () => {
     const target = plan.targets[c.target]!;
     const writes = WRITING_OPS.has(c.op) || p.precondition !== undefined;

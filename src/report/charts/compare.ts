@@ -1,0 +1,77 @@
+/**
+ * A comparison of two runs: per case, the change in median (new vs base) with its 95% bootstrap interval,
+ * coloured by verdict; the threshold as dashed rules either side of zero.
+ */
+import type { Comparison } from "../../results/compare.js";
+import { formatNumber, formatSignedPercent, METRIC_TITLE } from "../format.js";
+import { compose, FAIL_COLOR, PASS_COLOR, type Chart, type VlSpec } from "./common.js";
+
+const VERDICT_COLORS: Record<string, string> = {
+  regression: FAIL_COLOR,
+  improvement: PASS_COLOR,
+  "within threshold": "#e0a800",
+  "~": "#9e9e9e",
+};
+
+export function compareChart(comparison: Comparison, id: string): Chart | undefined {
+  const rows: VlSpec[] = comparison.cases
+    .filter((c) => c.change !== undefined)
+    .map((c) => ({
+      lab: comparison.options.metrics.length > 1 ? `${c.case} (${METRIC_TITLE[c.metric]})` : c.case,
+      y: Number((c.change! * 100).toFixed(3)),
+      ...(c.ci95 && { lo: Number((c.ci95[0] * 100).toFixed(3)), hi: Number((c.ci95[1] * 100).toFixed(3)) }),
+      st: c.verdict,
+      ch: formatSignedPercent(c.change!),
+      ci: c.ci95 ? `${formatSignedPercent(c.ci95[0])} … ${formatSignedPercent(c.ci95[1])}` : "–",
+      p: c.p !== undefined ? formatNumber(c.p) : "–",
+      m: METRIC_TITLE[c.metric],
+    }));
+  if (rows.length === 0) return undefined;
+  const threshold = comparison.options.threshold * 100;
+  const domain = Object.keys(VERDICT_COLORS);
+  const title = `Comparison: ${comparison.new} vs ${comparison.base}`;
+  const yEnc = { field: "lab", type: "nominal", title: null, sort: rows.map((r) => r.lab as string), axis: { labelLimit: 360 } };
+  const xEnc = { field: "y", type: "quantitative", title: "change in median (%)" };
+  const color = { field: "st", type: "nominal", title: "verdict", scale: { domain, range: domain.map((d) => VERDICT_COLORS[d]) } };
+  return {
+    id,
+    kind: "compare",
+    title,
+    caption: [
+      `Points: the change in median from ${comparison.base} (base) to ${comparison.new}; whiskers: 95% bootstrap interval. Dashed lines: the ±${threshold}% threshold. A change counts only when the Mann–Whitney test says it is significant (p < ${comparison.options.alpha}); otherwise it is “~”. For latency and time, a rise is a regression.`,
+    ],
+    points: rows.length,
+    spec: compose({
+      title,
+      rows,
+      width: 520,
+      height: Math.max(40, rows.length * 22),
+      layers: [
+        { mark: { type: "rule", color: "#111" }, encoding: { x: { datum: 0 } } },
+        { mark: { type: "rule", color: "#777", strokeDash: [4, 4] }, encoding: { x: { datum: -threshold } } },
+        { mark: { type: "rule", color: "#777", strokeDash: [4, 4] }, encoding: { x: { datum: threshold } } },
+        {
+          transform: [{ filter: { field: "lo", valid: true } }],
+          mark: { type: "rule", size: 1.5 },
+          encoding: { y: yEnc, x: { field: "lo", type: "quantitative", title: "change in median (%)" }, x2: { field: "hi" }, color },
+        },
+        {
+          mark: { type: "point", filled: true, size: 70 },
+          encoding: {
+            y: yEnc,
+            x: xEnc,
+            color,
+            tooltip: [
+              { field: "lab", title: "case" },
+              { field: "m", title: "metric" },
+              { field: "ch", title: "change" },
+              { field: "ci", title: "95% CI" },
+              { field: "p", title: "Mann–Whitney p" },
+              { field: "st", title: "verdict" },
+            ],
+          },
+        },
+      ],
+    }),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Latency percentiles (p50, p90, p99, p99.9) per case: the swept parameter on x, one line per percentile,
+ * the other dimensions as facets; log scale, medians over the repetitions.
+ */
+import { formatMetric, PERCENTILES } from "../format.js";
+import { compositeLabel, compositeOrder, dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
+import { axisTitle } from "./sweep.js";
+import { compose, filterKind, limitLayers, limitRows, MAX_FACETS, round, unitFor, type Chart, type ChartContext, type VlSpec } from "./common.js";
+
+export interface LatencyRequest {
+  x?: string;
+  facets: string[];
+  title?: string;
+}
+
+export const hasPercentiles = (e: Entry) => PERCENTILES.some((p) => e.c.metrics[p] !== undefined);
+
+export function latencyChart(view: WorkloadView, request: LatencyRequest, ctx: ChartContext, id: string): Chart | undefined {
+  const entries = view.entries.filter(hasPercentiles);
+  if (entries.length === 0) return undefined;
+  const xDim = request.x ?? "case";
+  const facetDims = request.facets;
+  let facetOrder = compositeOrder(entries, facetDims);
+  const caption: string[] = [];
+  let shown = entries;
+  if (facetOrder.length > MAX_FACETS) {
+    caption.push(`Only the first ${MAX_FACETS} of ${facetOrder.length} panels are drawn; the tables list every case.`);
+    facetOrder = facetOrder.slice(0, MAX_FACETS);
+    const keep = new Set(facetOrder);
+    shown = entries.filter((e) => keep.has(compositeLabel(e, facetDims)));
+  }
+  const values = shown.flatMap((e) => PERCENTILES.flatMap((p) => (e.c.metrics[p] ? [e.c.metrics[p]!.median] : [])));
+  const unit = unitFor("p99", values);
+  const rows: VlSpec[] = [];
+  for (const e of shown) {
+    for (const p of PERCENTILES) {
+      const s = e.c.metrics[p];
+      if (!s || !(s.median > 0)) continue;
+      rows.push({
+        k: "m",
+        x: dimLabel(e, xDim),
+        c: p,
+        ...(facetDims.length > 0 && { f: compositeLabel(e, facetDims) }),
+        y: round(s.median / unit.factor),
+        case: e.c.id,
+        v: formatMetric("time", s.median),
+        n: s.n,
+      });
+    }
+  }
+  if (rows.length === 0) return undefined;
+  const limits = limitRows(ctx.limits, "p99", unit, Math.max(...values), facetDims.length > 0 ? facetOrder : [undefined]);
+  caption.unshift("Completion-latency percentiles (fio's json+ histograms), the median over the repetitions; logarithmic scale.");
+  caption.push(...limits.caption);
+  const xOrder = dimOrder(shown, xDim);
+  const yTitle = `latency (${unit.unit}, log scale)`;
+  const layers: VlSpec[] = [
+    {
+      transform: [filterKind("m")],
+      mark: { type: "line", point: { filled: true, size: 36 } },
+      encoding: {
+        x: { field: "x", type: "ordinal", title: axisTitle(xDim), sort: xOrder, axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0 } },
+        y: { field: "y", type: "quantitative", title: yTitle, scale: { type: "log" } },
+        color: { field: "c", type: "ordinal", title: "percentile", sort: [...PERCENTILES], scale: { scheme: "orangered" } },
+        tooltip: [
+          { field: "case", title: "case" },
+          { field: "c", title: "percentile" },
+          { field: "v", title: "median" },
+          { field: "n", title: "repetitions" },
+        ],
+      },
+    },
+  ];
+  if (limits.rows.length > 0) layers.push(...limitLayers());
+  const title = request.title ?? `${view.name}: latency percentiles`;
+  const allRows = [...rows, ...limits.rows];
+  return {
+    id,
+    kind: "latency",
+    workload: view.name,
+    title,
+    caption,
+    points: allRows.length,
+    spec: compose({
+      title,
+      rows: allRows,
+      layers,
+      ...(facetDims.length > 0 && { facet: { title: facetDims.join(" · "), order: facetOrder } }),
+    }),
+  };
+}
