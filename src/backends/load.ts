@@ -7,6 +7,7 @@
  */
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { INDEX_PLACEHOLDER } from "./sdk-format.js";
+import { failedMeasurement } from "./measurement.js";
 import type { Measurement } from "./types.js";
 
 export interface OpRecord {
@@ -249,3 +250,29 @@ export async function runMeasured<O extends { from?: number; count?: number }>(
     },
   };
 }
+
+/**
+ * One repetition of a compiled call sequence, the same for every object engine: the unmeasured setup group,
+ * then the measured group, then cleanup — always, also after a failure or Ctrl-C (with its own time limit).
+ */
+export async function runRepetition<O extends { from?: number; count?: number }>(
+  plan: { setup?: { concurrency: number; ops: readonly O[] }; measured: MeasuredGroup<O> },
+  execute: Execute<O>,
+  signal: AbortSignal,
+  cleanup: (signal: AbortSignal) => Promise<void>,
+): Promise<Measurement> {
+  const started = Date.now();
+  try {
+    if (plan.setup) {
+      const setup = await runLoad(plan.setup.ops, execute, { concurrency: plan.setup.concurrency, signal });
+      const failed = setup.records.find((r) => r.error);
+      if (failed) return failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
+    }
+    if (signal.aborted) throw new Error("interrupted");
+    return await runMeasured(plan.measured, execute, signal);
+  } finally {
+    await cleanup(AbortSignal.timeout(CLEANUP_TIMEOUT_MS));
+  }
+}
+
+const CLEANUP_TIMEOUT_MS = 120_000;

@@ -10,6 +10,8 @@
  * steps. Operations come in batches: one entry stands for `count` operations with indices from…from+count-1,
  * and `{i}` in its key/seed/ref patterns is replaced by the index — so 50 or 10,000 objects are one entry.
  */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { z } from "zod";
 import type { Case, CaseParams } from "../plan/types.js";
 
@@ -426,4 +428,9 @@ export function measuredGroup<O>(c: Case, ops: O[]) {
 export function setupConcurrency(c: Case): number {
   const rounds = caseRounds(c);
   return rounds ? rounds[rounds.length - 1]! : param(c, "concurrency");
+}
+
+/** Reads and checks a case's compiled call sequence from a run's artifacts (what the engines execute). */
+export async function readSdkDocument<S extends z.ZodType>(schema: S, artifactsDir: string, caseId: string): Promise<z.output<S>> {
+  return schema.parse(JSON.parse(await readFile(join(artifactsDir, sdkArtifactPath(caseId)), "utf8")));
 }

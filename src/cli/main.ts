@@ -4,9 +4,11 @@
  */
 import { Command, CommanderError } from "commander";
 import { CliError, EXIT, VERSION, type Io } from "./context.js";
+import { makeCompareCommand } from "./compare.js";
 import { makeCompileCommand } from "./compile.js";
 import { makeInitCommand } from "./init.js";
 import { makePlanCommand } from "./plan.js";
+import { makeReportCommand } from "./report.js";
 import { makeRunCommand } from "./run.js";
 import { makeSchemaCommand } from "./schema.js";
 import { makeValidateCommand } from "./validate.js";
@@ -28,7 +30,7 @@ Examples:
   $ benchspec validate specs/*.yaml
   $ benchspec plan specs/quickstart.yaml`,
     );
-  for (const make of [makeValidateCommand, makePlanCommand, makeCompileCommand, makeRunCommand, makeSchemaCommand, makeInitCommand]) {
+  for (const make of [makeValidateCommand, makePlanCommand, makeCompileCommand, makeRunCommand, makeReportCommand, makeCompareCommand, makeSchemaCommand, makeInitCommand]) {
     program.addCommand(make(io, setExit));
   }
   program.commands.forEach((command) => command.exitOverride().configureOutput(program.configureOutput()));

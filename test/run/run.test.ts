@@ -10,6 +10,7 @@ import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import { runCli } from "../support/cli.js";
 import { loopDevice } from "../support/loop.js";
+import { ROOT } from "../support/spec.js";
 
 const temps: string[] = [];
 const tempDir = async (prefix = "benchspec-run-") => {
@@ -143,6 +144,26 @@ describe("benchspec run on a directory (real dd and fio)", () => {
       expect(bad.metrics.throughput).toBeUndefined();
       expect(result.stderr).toContain("failed: bad.scratch.read");
     }
+  });
+});
+
+describe("benchspec run without fio", () => {
+  it("runs the quickstart's dd cases and skips its fio cases with a message", async () => {
+    // A PATH with dd and bash but no fio, as on a machine with nothing but coreutils.
+    const bin = await tempDir();
+    for (const tool of ["dd", "bash"]) await execa("ln", ["-s", (await execa("which", [tool])).stdout, join(bin, tool)]);
+    const out = join(await tempDir(), "run");
+    const result = await execa(process.execPath, [join(ROOT, "bin/benchspec.js"), "run", "specs/quickstart.yaml", "--out", out], {
+      cwd: ROOT,
+      reject: false,
+      env: { PATH: bin, BENCHSPEC_TOOLS_DIR: bin },
+      extendEnv: false,
+    });
+    expect(result.stderr).toContain("skipped fio-4k.scratch.randread: fio is not installed");
+    expect(result.exitCode).toBe(0);
+    const summary = await json<RunSummary & { skipped: { case: string }[] }>(join(out, "summary.json"));
+    expect(summary.skipped.map((s) => s.case)).toEqual(["fio-4k.scratch.randread", "fio-4k.scratch.randwrite"]);
+    expect(new Set(rowsOf(out).map((r) => r.engine))).toEqual(new Set(["dd"]));
   });
 });
 

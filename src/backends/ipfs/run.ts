@@ -4,13 +4,10 @@
  * end; cleanup unpins what the run added and collects garbage. `freshNode` repetitions start on a new,
  * empty repo (the IPFS scenario's "delete ~/.ipfs and re-init between runs").
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { create, type KuboRPCClient } from "kubo-rpc-client";
-import { fill, runLoad, runMeasured, type Execute } from "../load.js";
-import { failedMeasurement } from "../measurement.js";
+import { fill, runRepetition, type Execute } from "../load.js";
 import { makePayload } from "../payload.js";
-import { IpfsSdkDocumentSchema, sdkArtifactPath, type IpfsRepetition, type IpfsSdkDocument } from "../sdk-format.js";
+import { IpfsSdkDocumentSchema, readSdkDocument, type IpfsRepetition, type IpfsSdkDocument } from "../sdk-format.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
 import type { IpfsConnection } from "./target.js";
 
@@ -35,7 +32,7 @@ export const ipfsExecutor: Executor = {
   async prepare(c, ctx) {
     const connection = ctx.target.ipfs;
     if (!connection) throw new Error(`target "${c.target}" has no IPFS connection`);
-    const doc = IpfsSdkDocumentSchema.parse(JSON.parse(await readFile(join(ctx.artifactsDir, sdkArtifactPath(c.id)), "utf8")));
+    const doc = await readSdkDocument(IpfsSdkDocumentSchema, ctx.artifactsDir, c.id);
     sessions.set(c.id, { doc, connection, client: connect(connection.api), cids: new Map() });
   },
 
@@ -48,19 +45,7 @@ export const ipfsExecutor: Executor = {
       session.client = connect(session.connection.api);
       session.cids.clear();
     }
-    const execute = executor(session, ctx);
-    const started = Date.now();
-    try {
-      if (plan.setup) {
-        const setup = await runLoad(plan.setup.ops, execute, { concurrency: plan.setup.concurrency, signal: ctx.signal });
-        const failed = setup.records.find((r) => r.error);
-        if (failed) return failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
-      }
-      if (ctx.signal.aborted) throw new Error("interrupted");
-      return await runMeasured(plan.measured, execute, ctx.signal);
-    } finally {
-      await cleanup(session, plan, AbortSignal.timeout(120_000));
-    }
+    return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) => cleanup(session, plan, signal));
   },
 
   async finish(c) {

@@ -17,18 +17,15 @@ import {
   UploadPartCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { Readable } from "node:stream";
 
-import { fill, runLoad, runMeasured, type Execute, type Indexed } from "../load.js";
-import { failedMeasurement } from "../measurement.js";
+import { fill, runRepetition, type Execute, type Indexed } from "../load.js";
 import { makePayload, type Payload } from "../payload.js";
 import {
   DELETE_BATCH,
   RUN_ID_PLACEHOLDER,
   S3SdkDocumentSchema,
-  sdkArtifactPath,
+  readSdkDocument,
   type S3Op,
   type S3Repetition,
   type S3SdkDocument,
@@ -48,15 +45,13 @@ interface Session {
 
 const sessions = new Map<string, Session>();
 
-type UploadOp = Extract<S3Op, { op: "PutObject" | "MultipartUpload" }>;
-
 export const s3Executor: Executor = {
   tools: [],
 
   async prepare(c, ctx) {
     const connection = ctx.target.s3;
     if (!connection) throw new Error(`target "${c.target}" has no S3 connection`);
-    const doc = S3SdkDocumentSchema.parse(JSON.parse(await readFile(join(ctx.artifactsDir, sdkArtifactPath(c.id)), "utf8")));
+    const doc = await readSdkDocument(S3SdkDocumentSchema, ctx.artifactsDir, c.id);
     const sockets = Math.max(...doc.repetitions.map((r) => maxInFlight(r)));
     sessions.set(c.id, { doc, client: makeS3Client(connection, sockets), connection, prefix: doc.prefix.replace(RUN_ID_PLACEHOLDER, ctx.runId) });
   },
@@ -65,19 +60,7 @@ export const s3Executor: Executor = {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    const execute = executor(session, ctx);
-    const started = Date.now();
-    try {
-      if (plan.setup) {
-        const setup = await runLoad(plan.setup.ops, execute as Execute<UploadOp>, { concurrency: plan.setup.concurrency, signal: ctx.signal });
-        const failed = setup.records.find((r) => r.error);
-        if (failed) return failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
-      }
-      if (ctx.signal.aborted) throw new Error("interrupted");
-      return await runMeasured(plan.measured, execute, ctx.signal);
-    } finally {
-      await cleanup(session, plan, AbortSignal.timeout(120_000));
-    }
+    return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) => cleanup(session, plan, signal));
   },
 
   async finish(c, ctx) {

@@ -818,8 +818,7 @@ bs_init() {
   trap 'bs_interrupt 130' INT
   trap 'bs_interrupt 143' TERM
   BS_STATE=$(mktemp -d "$BS_TMPBASE/benchspec.XXXXXX")
-  BS_TMP=$BS_STATE/tmp
-  mkdir -- "$BS_STATE/targets" "$BS_TMP"
+  mkdir -- "$BS_STATE/targets"
   BS_REPDIR=$BS_STATE/rep
   bs_log "$BS_GENERATOR: spec $BS_SPEC (sha256 $BS_SPEC_HASH, $BS_CASES cases), run $BS_RUN_ID"
 }

@@ -1,0 +1,66 @@
+import { Command } from "commander";
+import { compareRuns, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../results/compare.js";
+import { formatMetric, formatNumber, formatSignedPercent, METRIC_FAMILY } from "../report/format.js";
+import { CliError, EXIT, type Io } from "./context.js";
+import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
+import { formatTable } from "./table.js";
+
+interface CompareOptions {
+  threshold: string;
+  alpha: string;
+  metric: string;
+  json?: boolean;
+}
+
+export function makeCompareCommand(io: Io, setExit: (code: number) => void): Command {
+  return new Command("compare")
+    .description("compare two runs case by case; exit 1 when a case regresses beyond the threshold")
+    .argument("<base>", "the base run (run directory, results.ndjson or fio JSON)")
+    .argument("<new>", "the new run")
+    .option("--threshold <percent>", "change that counts as a regression (throughput/IOPS down, latency up)", "5%")
+    .option("--alpha <p>", "significance level of the Mann-Whitney U test", "0.05")
+    .option("--metric <list>", "comma-separated metrics: throughput, iops, latency, p50, p90, p99, p99.9, seconds", "throughput")
+    .option("--json", "print the comparison as JSON")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ benchspec compare runs/base runs/new
+  $ benchspec compare runs/base runs/new --threshold 10% --metric throughput,p99 --json
+
+Per case: the change in median with a 95% bootstrap confidence interval and a Mann-Whitney U test;
+"~" means the difference is not significant. Significance at 0.05 needs 4 or more repetitions per run.
+Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 unreadable input.`,
+    )
+    .action(async (basePath: string, newPath: string, options: CompareOptions) => {
+      const [base, next] = await loadRuns([basePath, newPath]);
+      const comparison = compareRuns(base!, next!, {
+        ...DEFAULT_COMPARE,
+        threshold: parseOption(() => parseThreshold(options.threshold)),
+        alpha: parseOption(() => parseAlpha(options.alpha)),
+        metrics: parseOption(() => parseMetrics(options.metric)),
+      });
+      if (comparison.cases.length === 0) throw new CliError(`no case of ${base!.label} and ${next!.label} has the metrics to compare`, EXIT.invalid);
+      io.stdout.write(options.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${renderComparison(comparison)}\n`);
+      setExit(comparison.regressions > 0 ? EXIT.failure : EXIT.ok);
+    });
+}
+
+export function renderComparison(c: Comparison): string {
+  const rows = c.cases.map((x) => {
+    const family = METRIC_FAMILY[x.metric];
+    return [
+      x.case,
+      x.metric,
+      x.base ? formatMetric(family, x.base.median) : "–",
+      x.new ? formatMetric(family, x.new.median) : "–",
+      x.change === undefined ? "–" : x.significant ? formatSignedPercent(x.change) : "~",
+      x.ci95 ? `[${formatSignedPercent(x.ci95[0])}, ${formatSignedPercent(x.ci95[1])}]` : "–",
+      x.p !== undefined ? formatNumber(x.p) : "–",
+      `${x.verdict}${x.note ? ` (${x.note})` : ""}`,
+    ];
+  });
+  const table = formatTable(["case", "metric", "base", "new", "change", "95% CI", "p", "verdict"], rows);
+  const summary = `${c.new} vs ${c.base}: ${c.regressions} regression${c.regressions === 1 ? "" : "s"}, ${c.improvements} improvement${c.improvements === 1 ? "" : "s"} (threshold ${(c.options.threshold * 100).toFixed(1)}%, alpha ${c.options.alpha})`;
+  return `${table}\n\n${summary}`;
+}

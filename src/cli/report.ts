@@ -1,0 +1,57 @@
+import { Command } from "commander";
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
+import { buildReport } from "../report/index.js";
+import { CliError, EXIT, type Io } from "./context.js";
+import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
+
+interface ReportOptions {
+  output: string;
+  title?: string;
+  compare?: boolean;
+  threshold: string;
+  alpha: string;
+  metric: string;
+}
+
+export function makeReportCommand(io: Io, setExit: (code: number) => void): Command {
+  return new Command("report")
+    .description("write one self-contained HTML report (charts and tables) from runs or result files")
+    .argument("<inputs...>", "run directories, results.ndjson files (benchspec's or a compiled script's), or fio JSON outputs")
+    .option("-o, --output <file>", "the HTML file to write", "report.html")
+    .option("--title <text>", "the report's title (default: the spec's report.title or name)")
+    .option("--compare", "the two inputs are a base and a new run: add their comparison")
+    .option("--threshold <percent>", "with --compare: change that counts as a regression", "5%")
+    .option("--alpha <p>", "with --compare: significance level of the Mann-Whitney test", "0.05")
+    .option("--metric <list>", "with --compare: metrics to compare (throughput, iops, latency, p50…p99.9, seconds)", "throughput")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ benchspec report runs/2026-11-22T07-58-01-quickstart -o quickstart.html
+  $ benchspec report runs/*-shared-storage-dd -o shared.html        # several runs: one grouped chart
+  $ benchspec report out.ndjson                                     # what ./benchspec.sh printed
+  $ benchspec report fio-run1.json fio-run2.json                    # fio's own JSON output, two repetitions
+  $ benchspec report --compare runs/base runs/new -o compare.html
+
+The page needs no network: the chart libraries and data are inside it, and every chart is also an image.`,
+    )
+    .action(async (inputs: string[], options: ReportOptions) => {
+      if (options.compare && inputs.length !== 2) throw new CliError("--compare needs exactly two inputs: the base and the new run", EXIT.invalid);
+      const runs = await loadRuns(inputs);
+      const comparison = options.compare
+        ? compareRuns(runs[0]!, runs[1]!, {
+            ...DEFAULT_COMPARE,
+            threshold: parseOption(() => parseThreshold(options.threshold)),
+            alpha: parseOption(() => parseAlpha(options.alpha)),
+            metrics: parseOption(() => parseMetrics(options.metric)),
+          })
+        : undefined;
+      const { html } = await buildReport(runs, { ...(options.title && { title: options.title }), ...(comparison && { comparison }) });
+      const file = resolve(options.output);
+      await writeFile(file, html);
+      io.stdout.write(`${file}\n`);
+      setExit(EXIT.ok);
+    });
+}

@@ -1,0 +1,213 @@
+/**
+ * `benchspec report`: runs → one self-contained HTML page.
+ *   1. load      every input (run directory, results NDJSON, fio JSON), aggregating as rows stream (load.ts)
+ *   2. charts    chosen from the data's shape and the spec's report section (charts/)
+ *   3. render    each chart to SVG in Node, so the page reads without JavaScript (render.ts)
+ *   4. tables    per case, expect, limits, comparison, provenance, CSV (tables.ts)
+ *   5. assemble  templates/report.html: libraries inlined, data as escaped JSON, a CSP with the hash of
+ *                every script the page runs and no 'unsafe-eval' (Vega runs with its AST interpreter)
+ */
+import { createHash } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { PACKAGE_ROOT, VERSION } from "../cli/context.js";
+import type { Comparison } from "../results/compare.js";
+import { buildCharts, type Chart } from "./charts/index.js";
+import { mergedLimits } from "./charts/common.js";
+import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
+import { loadInputs } from "./load.js";
+import type { RunData } from "./model.js";
+import { loadLibraries, renderSvg } from "./render.js";
+import { caseTable, compareTable, expectTable, limitTable, provenanceTable, summaryCsv } from "./tables.js";
+import { workloadViews } from "./view.js";
+
+export { loadInputs, ReportInputError } from "./load.js";
+export type { RunData } from "./model.js";
+
+export interface ReportOptions {
+  title?: string;
+  comparison?: Comparison;
+  /** Fixed for reproducible output in tests; default now. */
+  generatedAt?: Date;
+}
+
+export interface BuiltReport {
+  html: string;
+  charts: Chart[];
+  /** Vega/Vega-Lite warnings met while pre-rendering (a chart that renders with warnings still renders). */
+  warnings: string[];
+}
+
+const TEMPLATE = join(PACKAGE_ROOT, "templates", "report.html");
+/** Inline CSV (a <pre> to read) only up to this size; the download link always has all of it. */
+const INLINE_CSV_LIMIT = 64 * 1024;
+
+export async function buildReport(runs: readonly RunData[], options: ReportOptions = {}): Promise<BuiltReport> {
+  if (runs.length === 0) throw new Error("a report needs at least one run");
+  const { charts, notes } = buildCharts({ runs, ...(options.comparison && { comparison: options.comparison }) });
+  const warnings: string[] = [];
+  const svgs = new Map<string, string>();
+  for (const chart of charts) {
+    const rendered = await renderSvg(chart.spec);
+    warnings.push(...rendered.warnings.map((w) => `${chart.id} (${chart.title}): ${w}`));
+    svgs.set(chart.id, rendered.svg);
+  }
+  const libraries = await loadLibraries();
+  const template = await readFile(TEMPLATE, "utf8");
+  const appScript = /<script id="benchspec-app">([\s\S]*?)<\/script>/.exec(template)?.[1];
+  if (appScript === undefined) throw new Error(`${TEMPLATE}: no <script id="benchspec-app">`);
+
+  const limits = mergedLimits(runs);
+  const title = options.title ?? reportTitle(runs);
+  const chartHtml = (chart: Chart) => figure(chart, svgs.get(chart.id)!);
+  const byWorkload = new Map<string, Chart[]>();
+  for (const chart of charts) if (chart.workload) byWorkload.set(chart.workload, [...(byWorkload.get(chart.workload) ?? []), chart]);
+
+  const sections: { id: string; title: string; html: string }[] = [];
+  if (options.comparison) {
+    const chart = charts.find((c) => c.kind === "compare");
+    sections.push({
+      id: "comparison",
+      title: "Comparison",
+      html: `${comparisonSummary(options.comparison)}${chart ? chartHtml(chart) : ""}${compareTable(options.comparison)}`,
+    });
+  }
+  const expectations = expectTable(runs);
+  if (expectations) {
+    const chart = charts.find((c) => c.kind === "expect");
+    sections.push({ id: "expect", title: "Expectations", html: `${expectations}${chart ? chartHtml(chart) : ""}` });
+  }
+  const views = workloadViews(runs);
+  for (const view of views) {
+    sections.push({
+      id: `workload-${fileName(view.name)}`,
+      title: `Workload ${view.name}`,
+      html: [
+        view.description ? `<p class="description">${escapeHtml(view.description)}</p>` : "",
+        ...(byWorkload.get(view.name) ?? []).map(chartHtml),
+        `<h3>Cases</h3>`,
+        caseTable(view, limits, runs.length > 1),
+      ].join("\n"),
+    });
+  }
+  const limitsHtml = limitTable(runs, limits);
+  if (limitsHtml) sections.push({ id: "limits", title: "Limits", html: limitsHtml });
+  sections.push({ id: "provenance", title: runs.length > 1 ? "Provenance of each run" : "Provenance", html: provenanceTable(runs) });
+  const csv = summaryCsv(runs);
+  sections.push({
+    id: "export",
+    title: "Export",
+    html: [
+      `<p><a download="${escapeHtml(fileName(title))}-summary.csv" href="${escapeHtml(dataUri("text/csv", csv))}">Download the per-case summary as CSV</a> (${runs.reduce((n, r) => n + r.cases.length, 0)} cases).</p>`,
+      csv.length <= INLINE_CSV_LIMIT ? `<details><summary>Show the CSV</summary><pre class="csv">${escapeHtml(csv)}</pre></details>` : "",
+    ].join(""),
+  });
+
+  const allNotes = [...runs.flatMap((run) => run.notes.map((n) => (runs.length > 1 ? `${run.label}: ${n}` : n))), ...notes];
+  const header = [
+    `<h1>${escapeHtml(title)}</h1>`,
+    ...runs.flatMap((run) => (run.plan.description ? [`<p class="description">${escapeHtml(run.plan.description)}</p>`] : [])),
+    `<p class="meta">${escapeHtml(runsLine(runs))}</p>`,
+    summaryBoxes(runs, options.comparison),
+    allNotes.length > 0 ? `<div class="notes"><ul>${allNotes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul></div>` : "",
+    `<nav><ul>${sections.map((s) => `<li><a href="#${escapeHtml(s.id)}">${escapeHtml(s.title)}</a></li>`).join("")}</ul></nav>`,
+  ].join("\n");
+  const body = sections.map((s) => `<section id="${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}</h2>\n${s.html}</section>`).join("\n");
+  const generatedAt = (options.generatedAt ?? new Date()).toISOString();
+  const footer = escapeHtml(
+    `Generated by benchspec ${VERSION} at ${generatedAt} with ${Object.entries(libraries.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}. Charts are pre-rendered as images and redrawn interactively when JavaScript runs.`,
+  );
+  const data = { charts: charts.map((c) => ({ id: c.id, file: fileName(c.title), spec: c.spec })) };
+  const scripts = [...libraries.scripts.map((s) => s.source), appScript];
+  const csp = [
+    "default-src 'none'",
+    `script-src ${scripts.map((s) => `'sha256-${createHash("sha256").update(s).digest("base64")}'`).join(" ")}`,
+    "style-src 'unsafe-inline'",
+    "img-src data: blob:",
+    "connect-src 'none'",
+    "font-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+  const html = fillTemplate(template, {
+    csp: escapeHtml(csp),
+    generator: escapeHtml(`benchspec ${VERSION}`),
+    title: escapeHtml(title),
+    header,
+    body,
+    footer,
+    data: jsonForScript(data),
+    libraries: libraries.scripts.map((s) => `<script data-library="${escapeHtml(s.name)}">${s.source}</script>`).join("\n"),
+  });
+  return { html, charts, warnings };
+}
+
+/** Replaces every {{name}} of the template in one pass, so no filled-in text is ever read as a placeholder. */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`report template: no value for ${whole}`);
+    return value;
+  });
+}
+
+function figure(chart: Chart, svg: string): string {
+  const name = fileName(chart.title);
+  return [
+    `<figure class="chart" id="${escapeHtml(chart.id)}" data-kind="${escapeHtml(chart.kind)}">`,
+    `<div class="static"><img alt="${escapeHtml(chart.title)}" src="${escapeHtml(dataUri("image/svg+xml", svg))}" /></div>`,
+    `<div class="live"></div>`,
+    `<div class="toolbar"><a download="${escapeHtml(name)}.svg" href="${escapeHtml(dataUri("image/svg+xml", svg))}">Save SVG</a>`,
+    `<button type="button" class="link png js-only">Save PNG</button></div>`,
+    `<figcaption>${chart.caption.map((c) => `<p>${escapeHtml(c)}</p>`).join("")}</figcaption>`,
+    `</figure>`,
+  ].join("\n");
+}
+
+function reportTitle(runs: readonly RunData[]): string {
+  const titles = [...new Set(runs.map((r) => r.plan.report.title ?? r.plan.name))];
+  return titles.length === 1 ? titles[0]! : `benchspec report: ${titles.join(", ")}`;
+}
+
+function runsLine(runs: readonly RunData[]): string {
+  return runs
+    .map((run) => {
+      const when = run.provenance?.start ?? run.state?.start;
+      return `${run.label}${when ? ` (${when})` : ""}: ${run.cases.length} case${run.cases.length === 1 ? "" : "s"}, ${run.rows.measured} measured repetition${run.rows.measured === 1 ? "" : "s"}`;
+    })
+    .join(" · ");
+}
+
+function summaryBoxes(runs: readonly RunData[], comparison?: Comparison): string {
+  const cases = runs.reduce((n, r) => n + r.cases.length, 0);
+  const failed = runs.reduce((n, r) => n + r.cases.filter((c) => c.failed > 0).length, 0);
+  const expects = runs.flatMap((r) => r.expect);
+  const met = expects.filter((e) => e.pass).length;
+  const boxes = [
+    `<div><b>${cases}</b>case${cases === 1 ? "" : "s"}${runs.length > 1 ? ` in ${runs.length} runs` : ""}</div>`,
+    `<div><b class="${failed > 0 ? "verdict fail" : ""}">${failed}</b>case${failed === 1 ? "" : "s"} with failed repetitions</div>`,
+    ...(expects.length > 0 ? [`<div><b class="verdict ${met === expects.length ? "pass" : "fail"}">${met} of ${expects.length}</b>expectations met</div>`] : []),
+    ...(comparison
+      ? [`<div><b class="verdict ${comparison.regressions > 0 ? "fail" : "pass"}">${comparison.regressions}</b>regression${comparison.regressions === 1 ? "" : "s"}, ${comparison.improvements} improvement${comparison.improvements === 1 ? "" : "s"}</div>`]
+      : []),
+  ];
+  return `<div class="summary">${boxes.join("")}</div>`;
+}
+
+function comparisonSummary(c: Comparison): string {
+  return `<p>${escapeHtml(
+    `${c.new} compared with ${c.base}: threshold ±${(c.options.threshold * 100).toFixed(1)}%, significance level ${c.options.alpha} (Mann–Whitney U), metric${c.options.metrics.length > 1 ? "s" : ""} ${c.options.metrics.join(", ")}.`,
+  )}</p>`;
+}
+
+/** Writes `<runDir>/report.html` for a run directory and returns its path (called at the end of `benchspec run`). */
+export async function writeRunReport(runDir: string): Promise<string> {
+  const runs = await loadInputs([runDir]);
+  const { html } = await buildReport(runs);
+  const file = join(runDir, "report.html");
+  await writeFile(file, html);
+  return file;
+}

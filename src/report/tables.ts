@@ -1,0 +1,263 @@
+/**
+ * The report's tables, as HTML (every cell escaped here) and the per-case summary as CSV.
+ */
+import type { PlannedExpect } from "../plan/types.js";
+import type { Comparison } from "../results/compare.js";
+import type { Stats } from "../results/stats.js";
+import type { Metric } from "../spec/schema.js";
+import { limitsFor } from "./charts/common.js";
+import { csvCell, escapeHtml } from "./escape.js";
+import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent, METRIC_FAMILY, METRIC_TITLE, PERCENTILES } from "./format.js";
+import type { CaseAgg, Limit, RunData } from "./model.js";
+import { compositeLabel, type Entry, type WorkloadView } from "./view.js";
+
+/** Above this many rows an HTML table is cut; the CSV export has every case. */
+export const MAX_TABLE_ROWS = 2000;
+
+type Cell = string | { html: string; className?: string; title?: string };
+
+function table(header: readonly string[], rows: readonly Cell[][], className = ""): string {
+  const cell = (c: Cell, tag: "td" | "th") =>
+    typeof c === "string"
+      ? `<${tag}>${escapeHtml(c)}</${tag}>`
+      : `<${tag}${c.className ? ` class="${escapeHtml(c.className)}"` : ""}${c.title ? ` title="${escapeHtml(c.title)}"` : ""}>${c.html}</${tag}>`;
+  const cut = rows.length > MAX_TABLE_ROWS;
+  const shown = cut ? rows.slice(0, MAX_TABLE_ROWS) : rows;
+  return [
+    `<div class="table-wrap"><table${className ? ` class="${escapeHtml(className)}"` : ""}>`,
+    `<thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead>`,
+    `<tbody>${shown.map((r) => `<tr>${r.map((c) => cell(c, "td")).join("")}</tr>`).join("\n")}</tbody>`,
+    `</table></div>`,
+    cut ? `<p class="note">First ${MAX_TABLE_ROWS} of ${rows.length} rows; the CSV export has all of them.</p>` : "",
+  ].join("");
+}
+
+const num = (text: string, title?: string): Cell => ({ html: escapeHtml(text), className: "num", ...(title && { title }) });
+const badge = (ok: boolean, text: string): Cell => ({ html: `<span class="badge ${ok ? "pass" : "fail"}">${escapeHtml(text)}</span>` });
+
+function meanCi(metric: Metric, s: Stats | undefined): string {
+  if (!s) return "–";
+  const family = METRIC_FAMILY[metric];
+  if (!s.ci95) return formatMetric(family, s.mean);
+  return `${formatMetric(family, s.mean)} ± ${formatMetric(family, (s.ci95[1] - s.ci95[0]) / 2)}`;
+}
+
+/** "% of limit" cells for the limits that apply to throughput or IOPS. */
+function limitColumns(limits: readonly Limit[]): { title: string; metric: Metric; value: number }[] {
+  return [
+    ...limitsFor(limits, "throughput").map((l) => ({ title: `% of ${l.label}`, metric: "throughput" as Metric, value: l.value })),
+    ...limitsFor(limits, "iops").map((l) => ({ title: `% of ${l.label}`, metric: "iops" as Metric, value: l.value })),
+    ...limitsFor(limits, "time").map((l) => ({ title: `p99 % of ${l.label}`, metric: "p99" as Metric, value: l.value })),
+  ];
+}
+
+/** Per workload: one row per case (and run): n, median, mean ± CI, CV, % of limits, warnings. */
+export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun: boolean): string {
+  const hasIops = view.entries.some((e) => e.c.metrics.iops && e.c.engine !== "dd");
+  const hasP99 = view.entries.some((e) => e.c.metrics.p99);
+  const hasSeconds = view.entries.some((e) => e.c.engine === "s3" || e.c.engine === "ipfs");
+  const limitCols = limitColumns(limits).filter((l) => view.entries.some((e) => e.c.metrics[l.metric]));
+  const header = [
+    ...(multiRun ? ["run"] : []),
+    "case",
+    ...(view.dims.filter((d) => d !== "run").length > 0 ? ["parameters"] : []),
+    "n",
+    "failed",
+    "throughput median",
+    "throughput mean ± 95% CI",
+    "CV",
+    ...(hasIops ? ["IOPS median"] : []),
+    ...(hasP99 ? ["p99 latency median"] : []),
+    ...(hasSeconds ? ["time median"] : []),
+    ...limitCols.map((l) => l.title),
+    "steady state",
+    "warnings",
+  ];
+  const dims = view.dims.filter((d) => d !== "run");
+  const rows = view.entries.map(({ run, c }: Entry) => {
+    const tp = c.metrics.throughput;
+    const cells: Cell[] = [
+      ...(multiRun ? [run.label] : []),
+      { html: `<code>${escapeHtml(c.id)}</code>` },
+      ...(dims.length > 0 ? [compositeLabel({ run, c }, dims)] : []),
+      num(String(c.repetitions - c.failed)),
+      c.failed > 0 ? { html: escapeHtml(String(c.failed)), className: "num fail", title: c.errors.join("\n") } : num("0"),
+      num(formatMetric("throughput", tp?.median)),
+      num(meanCi("throughput", tp)),
+      num(tp ? formatPercent(tp.cv) : "–"),
+      ...(hasIops ? [num(formatMetric("iops", c.metrics.iops?.median))] : []),
+      ...(hasP99 ? [num(formatMetric("time", c.metrics.p99?.median))] : []),
+      ...(hasSeconds ? [num(formatMetric("time", c.metrics.seconds?.median))] : []),
+      ...limitCols.map((l) => {
+        const median = c.metrics[l.metric]?.median;
+        return num(median !== undefined ? formatPercent(median / l.value) : "–");
+      }),
+      c.steady ? badge(c.steady.attained === c.steady.total, `${c.steady.attained} of ${c.steady.total} attained`) : "–",
+      { html: [...c.warnings, ...c.errors.map((e) => `error: ${e}`)].map((w) => `<div>${escapeHtml(w)}</div>`).join("") },
+    ];
+    return cells;
+  });
+  return table(header, rows, "cases");
+}
+
+/** Expect results: measured vs expected per assertion and case. */
+export function expectTable(runs: readonly RunData[]): string {
+  const multi = runs.length > 1;
+  const rows: Cell[][] = [];
+  for (const run of runs) {
+    for (const result of run.expect) {
+      const planned: PlannedExpect | undefined = run.plan.expect.find((e) => e.index === result.index);
+      const family = METRIC_FAMILY[result.metric];
+      const bounds = [
+        result.atLeast !== undefined && `≥ ${formatMetric(family, result.atLeast)}${planned?.atLeastText ? ` (${planned.atLeastText})` : ""}`,
+        result.atMost !== undefined && `≤ ${formatMetric(family, result.atMost)}${planned?.atMostText ? ` (${planned.atMostText})` : ""}`,
+      ].filter(Boolean) as string[];
+      const bound = result.atLeast ?? result.atMost;
+      rows.push([
+        ...(multi ? [run.label] : []),
+        num(String(result.index)),
+        planned?.description ?? "",
+        result.workload,
+        { html: `<code>${escapeHtml(result.case)}</code>` },
+        METRIC_TITLE[result.metric],
+        bounds.join(" and "),
+        num(result.measured !== undefined ? formatMetric(family, result.measured) : (result.reason ?? "–")),
+        num(result.measured !== undefined && bound ? formatPercent(result.measured / bound) : "–"),
+        badge(result.pass, result.pass ? "pass" : "fail"),
+      ]);
+    }
+  }
+  if (rows.length === 0) return "";
+  return table([...(multi ? ["run"] : []), "#", "description", "workload", "case", "metric", "expected", "measured (median)", "% of bound", "result"], rows, "expect");
+}
+
+/** The declared limits and how close the best case came to each. */
+export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): string {
+  if (limits.length === 0) return "";
+  const rows = limits.map((limit): Cell[] => {
+    const [metric, value] =
+      limit.throughput !== undefined ? (["throughput", limit.throughput] as const) : limit.iops !== undefined ? (["iops", limit.iops] as const) : (["p99", limit.latency!] as const);
+    let best: { c: CaseAgg; run: RunData; v: number } | undefined;
+    for (const run of runs) {
+      for (const c of run.cases) {
+        const v = c.metrics[metric]?.median;
+        if (v === undefined) continue;
+        const better = metric === "p99" ? !best || v < best.v : !best || v > best.v;
+        if (better) best = { c, run, v };
+      }
+    }
+    const family = METRIC_FAMILY[metric];
+    return [
+      limit.label,
+      num(formatMetric(family, value)),
+      best ? { html: `<code>${escapeHtml(best.c.id)}</code>${runs.length > 1 ? ` (${escapeHtml(best.run.label)})` : ""}` } : "–",
+      num(best ? formatMetric(family, best.v) : "–"),
+      num(best ? formatPercent(best.v / value) : "–"),
+    ];
+  });
+  return table(["limit", "value", metricsBestTitle(limits), "its median", "% of limit"], rows, "limits");
+}
+
+const metricsBestTitle = (limits: readonly Limit[]) => (limits.every((l) => l.latency !== undefined) ? "lowest-latency case" : "best case");
+
+export function compareTable(comparison: Comparison): string {
+  const rows = comparison.cases.map((c): Cell[] => {
+    const family = METRIC_FAMILY[c.metric];
+    const significant = c.change !== undefined && c.significant;
+    const cls = c.verdict === "regression" || c.verdict === "failed" ? "fail" : c.verdict === "improvement" ? "pass" : "";
+    return [
+      { html: `<code>${escapeHtml(c.case)}</code>` },
+      METRIC_TITLE[c.metric],
+      num(c.base ? formatMetric(family, c.base.median) : "–", c.base ? `n = ${c.base.n}` : undefined),
+      num(c.new ? formatMetric(family, c.new.median) : "–", c.new ? `n = ${c.new.n}` : undefined),
+      num(c.change === undefined ? "–" : significant ? formatSignedPercent(c.change) : "~", c.change !== undefined ? formatSignedPercent(c.change) : undefined),
+      num(c.ci95 ? `${formatSignedPercent(c.ci95[0])} … ${formatSignedPercent(c.ci95[1])}` : "–"),
+      num(c.p !== undefined ? formatNumber(c.p) : "–"),
+      { html: `<span class="verdict ${cls}">${escapeHtml(c.verdict)}</span>${c.note ? ` <span class="note">${escapeHtml(c.note)}</span>` : ""}` },
+    ];
+  });
+  return table(["case", "metric", `base (${comparison.base})`, `new (${comparison.new})`, "change", "95% CI", "p", "verdict"], rows, "compare");
+}
+
+/** Provenance of each run: spec, host, tool versions, targets, times. */
+export function provenanceTable(runs: readonly RunData[]): string {
+  const field = (run: RunData): [string, string][] => {
+    const p = run.provenance;
+    const s = run.state;
+    const items: [string, string][] = [
+      ["input", `${run.kind === "run" ? "run directory" : run.kind === "fio" ? "fio JSON output" : "results file"}: ${run.path}`],
+      ["spec", `${run.plan.name}${p?.spec.file ? ` (${p.spec.file})` : ""}`],
+      ["spec hash", run.plan.specHash ?? p?.spec.hash ?? "–"],
+    ];
+    if (p?.spec.git) items.push(["git commit", `${p.spec.git.commit}${p.spec.git.dirty ? " (spec modified since)" : ""}`]);
+    if (p?.spec.sets?.length) items.push(["--set", p.spec.sets.join("  ")]);
+    if (s) items.push(["status", `${s.status}${s.runId ? ` (run ${s.runId})` : ""}`]);
+    const start = p?.start ?? s?.start;
+    const end = p?.end ?? s?.end;
+    if (start) items.push(["time", `${start}${end ? ` → ${end} (${formatNumber((Date.parse(end) - Date.parse(start)) / 1000)} s)` : ""}`]);
+    if (p?.host) {
+      items.push(["host", `${p.host.hostname}: ${p.host.os} ${p.host.kernel}, ${p.host.cpu}, ${p.host.cores} cores, ${formatMetric("throughput", p.host.memoryBytes).replace("/s", "")} memory`]);
+    }
+    if (p?.versions) items.push(["versions", Object.entries(p.versions).map(([k, v]) => `${k}: ${v}`).join("; ")]);
+    if (p?.targets) {
+      for (const [name, t] of Object.entries(p.targets)) items.push([`target ${name}`, [t.location, t.fsType].filter(Boolean).join(", ") || "–"]);
+    }
+    items.push([
+      "rows",
+      `${run.rows.measured} measured, ${run.rows.warmup} warm-up, ${run.rows.failed} failed${run.rows.sources.length ? `; source: ${run.rows.sources.join(", ")}` : ""}`,
+    ]);
+    return items;
+  };
+  return runs
+    .map(
+      (run) =>
+        `<h3>${escapeHtml(run.label)}</h3><dl class="provenance">${field(run)
+          .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
+          .join("")}</dl>`,
+    )
+    .join("\n");
+}
+
+/** The per-case summary of every run as CSV (all cases, every metric's n/median/mean/CI/CV). */
+export function summaryCsv(runs: readonly RunData[]): string {
+  const metrics: Metric[] = ["throughput", "iops", "latency", ...PERCENTILES, "seconds"];
+  const paramNames = [...new Set(runs.flatMap((r) => r.cases.flatMap((c) => Object.keys(c.params))))].filter((k) => !["autotune", "steady", "precondition"].includes(k)).sort();
+  const header = [
+    "run",
+    "spec",
+    "case",
+    "workload",
+    "target",
+    "engine",
+    "op",
+    ...paramNames.map((p) => `param.${p}`),
+    "repetitions",
+    "failed",
+    ...metrics.flatMap((m) => [`${m}.n`, `${m}.median`, `${m}.mean`, `${m}.ci95_low`, `${m}.ci95_high`, `${m}.cv`]),
+    "warnings",
+  ];
+  const lines = [header.map(csvCell).join(",")];
+  for (const run of runs) {
+    for (const c of run.cases) {
+      const cells: unknown[] = [
+        run.label,
+        run.plan.name,
+        c.id,
+        c.workload,
+        c.target,
+        c.engine,
+        c.op,
+        ...paramNames.map((p) => (c.params[p] === undefined ? "" : typeof c.params[p] === "object" ? formatParam(p, c.params[p]) : c.params[p])),
+        c.repetitions,
+        c.failed,
+        ...metrics.flatMap((m): unknown[] => {
+          const s = c.metrics[m];
+          return s ? [s.n, s.median, s.mean, s.ci95?.[0], s.ci95?.[1], s.cv] : ["", "", "", "", "", ""];
+        }),
+        [...c.warnings, ...c.errors].join("; "),
+      ];
+      lines.push(cells.map(csvCell).join(","));
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
