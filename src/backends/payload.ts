@@ -1,11 +1,12 @@
 /**
  * Benchmark payloads: unique, incompressible bytes at near-memcpy speed, never a whole object in memory.
- * A pool of random bytes is filled once per process; an object's byte range is a copy of the pool (from an
- * offset derived from the object's identity) with a 16-byte stamp — identity hash and block number — at the
- * start of every 4 KiB block, so no two blocks of a run, repetition or object are equal (content-addressed
- * stores such as IPFS cannot dedupe them). The same (runId, seed, pass) always gives the same bytes.
+ * A pool of pseudo-random bytes, the same in every process, is made once; an object's byte range is a copy
+ * of the pool (from an offset derived from the object's identity) with a 16-byte stamp — identity hash and
+ * block number — at the start of every 4 KiB block, so no two blocks of a run, repetition or object are equal
+ * (content-addressed stores such as IPFS cannot dedupe them). The same (runId, seed, pass) always gives the
+ * same bytes, in any process.
  */
-import { createHash, randomFillSync } from "node:crypto";
+import { createCipheriv, createHash } from "node:crypto";
 import type { SdkData } from "./sdk-format.js";
 
 const POOL_SIZE = 8 * 2 ** 20;
@@ -13,7 +14,18 @@ const BLOCK = 4096;
 const STAMP = 16;
 
 let pool: Buffer | undefined;
-const randomPool = () => (pool ??= randomFillSync(Buffer.allocUnsafe(POOL_SIZE)));
+/**
+ * The pool is the AES-256-CTR keystream of a fixed key: as incompressible as random bytes, and the same in
+ * every process, so an object's bytes depend only on its identity (as docs/sdk-format.md promises) and a
+ * test or another process can regenerate and check them.
+ */
+const randomPool = () => (pool ??= keystream(POOL_SIZE));
+
+function keystream(size: number): Buffer {
+  const key = createHash("sha256").update("benchspec payload pool 1").digest();
+  const cipher = createCipheriv("aes-256-ctr", key, Buffer.alloc(16));
+  return Buffer.concat([cipher.update(Buffer.alloc(size)), cipher.final()]);
+}
 
 export interface Payload {
   readonly size: number;

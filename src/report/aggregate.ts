@@ -164,7 +164,8 @@ export class RunAccumulator {
     for (const [id, s] of this.series) {
       const acc = this.cases.get(id);
       const warmups = typeof acc?.info.params.warmup === "number" ? acc.info.params.warmup : 0;
-      series.push(downsample(id, s, warmups));
+      const sample = typeof acc?.info.params.sample === "number" ? acc.info.params.sample : undefined;
+      series.push(downsample(id, s, warmups, sample));
     }
     return { cases, expect: evaluateExpectations(expect, summaries), series };
   }
@@ -303,7 +304,7 @@ export function statsOf(values: readonly number[]): Stats | undefined {
 }
 
 /** At most SERIES_BINS points: the mean of each time bin over all repetitions, with its min and max. */
-function downsample(id: string, s: SeriesAcc, warmups: number): SeriesAgg {
+function downsample(id: string, s: SeriesAcc, warmups: number, sample: number | undefined): SeriesAgg {
   // Which series are warm-ups: segment 0 of repetitions 1…w that also have a segment 1.
   const dropped = new Set<number>();
   if (warmups > 0) {
@@ -319,17 +320,16 @@ function downsample(id: string, s: SeriesAcc, warmups: number): SeriesAgg {
     reps.add(keys[i]!);
     if (s.t[i]! > tMax) tMax = s.t[i]!;
   }
-  const distinct = new Set<number>();
-  for (let i = 0; i < s.t.length && distinct.size <= SERIES_BINS; i += 1) {
-    if (!dropped.has(keys[i]!)) distinct.add(Math.round(s.t[i]! * 1000));
-  }
-  // Few distinct instants: one bin per instant (raw resolution); otherwise equal-width bins.
-  const exact = distinct.size <= SERIES_BINS;
-  const instants = exact ? [...distinct].sort((a, b) => a - b) : [];
+  // Bins one sampling interval wide, centred on the sample instants, so the repetitions' samples (whose
+  // timestamps jitter by a few ms) and fio's bandwidth/IOPS pairs meet in one bin; equal-width bins when
+  // that would make more than SERIES_BINS.
+  const perRep = count / Math.max(1, reps.size);
+  const dt = sample && sample > 0 ? sample : tMax / Math.max(1, perRep);
+  const exact = dt > 0 && tMax / dt + 1 <= SERIES_BINS;
   const binOf = exact
-    ? (t: number) => binarySearch(instants, Math.round(t * 1000))
+    ? (t: number) => Math.round(t / dt)
     : (t: number) => Math.min(SERIES_BINS - 1, Math.floor((t / (tMax || 1)) * SERIES_BINS));
-  const bins = exact ? instants.length : SERIES_BINS;
+  const bins = exact ? Math.round(tMax / dt) + 1 : SERIES_BINS;
   const acc = Array.from({ length: bins }, () => ({ t: 0, n: 0, tp: stat(), io: stat() }));
   for (let i = 0; i < s.t.length; i += 1) {
     if (dropped.has(keys[i]!)) continue;
@@ -358,15 +358,3 @@ function add(s: ReturnType<typeof stat>, value: number) {
   if (value < s.min) s.min = value;
   if (value > s.max) s.max = value;
 }
-
-function binarySearch(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-

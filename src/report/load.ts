@@ -11,7 +11,7 @@ import { open, readFile, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseFioJson } from "../backends/fio/results.js";
 import type { PlannedExpect } from "../plan/types.js";
-import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
+import { importFioOutputs, isFioJson, sanitizeFioJson, type SteadyWindow } from "../results/import-fio.js";
 import type { TimeseriesRow } from "../results/row.js";
 import type { Provenance } from "../run/provenance.js";
 import type { RunState } from "../run/run.js";
@@ -324,7 +324,7 @@ async function steadyFromRaw(
     if (!available.has(file)) continue;
     let job: { jobname: string; job_runtime?: number; steadystate?: { ss: string; attained: number; duration?: number; data?: { iops?: number[]; bw?: number[] } } } | undefined;
     try {
-      const output = parseFioJson(await readFile(join(rawDir, file), "utf8"));
+      const output = parseFioJson(sanitizeFioJson(await readFile(join(rawDir, file), "utf8")));
       job = output.jobs.find((j) => j.jobname === row.case) as typeof job;
     } catch {
       continue;
@@ -344,4 +344,32 @@ async function steadyFromRaw(
     }
   }
   return windows;
+}
+
+/** A run from rows already in memory (tests, programmatic use): the same aggregation as the loaders. */
+export function runFromRows(
+  label: string,
+  plan: PlanLike,
+  rows: Iterable<RowLike & { source?: string }>,
+  extra: { series?: Iterable<TimeseriesRow>; steady?: SteadyWindow[]; provenance?: Provenance; state?: RunState } = {},
+): RunData {
+  const acc = new RunAccumulator(plan.cases);
+  for (const row of rows) acc.addRow(row);
+  for (const point of extra.series ?? []) acc.addPoint(point);
+  const { cases, expect, series } = acc.finish(plan.expect);
+  return {
+    label,
+    path: label,
+    kind: "results",
+    plan,
+    planDerived: false,
+    ...(extra.provenance && { provenance: extra.provenance }),
+    ...(extra.state && { state: extra.state }),
+    rows: rowCounts(acc),
+    cases,
+    expect,
+    series,
+    steady: extra.steady ?? [],
+    notes: [],
+  };
 }

@@ -137,7 +137,18 @@ export function compareSamples(
     if (Math.abs(change) <= options.threshold) verdict = "within threshold";
     else verdict = worse ? "regression" : "improvement";
   }
-  return { ...stats, change, ...(ci95 && { ci95 }), p, significant, verdict };
+  const note =
+    !significant && smallestP(base.length, next.length) >= options.alpha
+      ? `${base.length} vs ${next.length} repetitions cannot reach p < ${options.alpha}; use more repetitions`
+      : undefined;
+  return { ...stats, change, ...(ci95 && { ci95 }), p, significant, verdict, ...(note && { note }) };
+}
+
+/** The smallest two-sided p the exact Mann–Whitney test can give for samples of n1 and n2: 2 / C(n1+n2, n1). */
+export function smallestP(n1: number, n2: number): number {
+  let arrangements = 1;
+  for (let i = 1; i <= n1; i += 1) arrangements = (arrangements * (n2 + i)) / i;
+  return Math.min(1, 2 / arrangements);
 }
 
 export function medianOf(values: ArrayLike<number>): number {

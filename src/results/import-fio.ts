@@ -45,6 +45,14 @@ interface FioDocument extends FioOutput {
   time?: string;
 }
 
+/**
+ * fio prints non-finite numbers bare (`"slope" : -nan`, e.g. for a steady-state window of one sample),
+ * which is not JSON: they become null. Only values are touched (after `:`, `[` or `,`), never strings.
+ */
+export function sanitizeFioJson(text: string): string {
+  return text.replace(/([:[,]\s*)-?(?:nan|inf(?:inity)?)(?=\s*[,\]}\r\n])/gi, "$1null");
+}
+
 /** Whether a text looks like fio's JSON output (fio may print warnings before it). */
 export function isFioJson(head: string): boolean {
   return /"fio version"\s*:/.test(head) || /"jobs"\s*:\s*\[\s*\{\s*"jobname"/.test(head);
@@ -62,7 +70,7 @@ export function importFioOutputs(files: readonly { name: string; text: string }[
   for (const file of files) {
     let doc: FioDocument;
     try {
-      doc = parseFioJson(file.text) as FioDocument;
+      doc = parseFioJson(sanitizeFioJson(file.text)) as FioDocument;
     } catch (error) {
       throw new Error(`${file.name}: not fio JSON output (${(error as Error).message})`);
     }

@@ -263,6 +263,77 @@ describe("failures", () => {
   });
 });
 
+describe("a block device (a loop device, when this machine lets the test make one)", () => {
+  let loop: string | undefined;
+  let backing: string;
+  let mountpoint: string | undefined;
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0 || !(await which("losetup"))) return;
+    backing = join(await tempDir(), "disk.img");
+    await writeFile(backing, "");
+    await execa("truncate", ["-s", "32M", backing]);
+    const attach = await execa("losetup", ["-f", "--show", backing], { reject: false });
+    if (attach.exitCode === 0) loop = attach.stdout.trim();
+  });
+  afterAll(async () => {
+    if (mountpoint) await execa("umount", [mountpoint], { reject: false });
+    if (loop) await execa("losetup", ["-d", loop], { reject: false });
+  });
+
+  const blockPlan = () =>
+    planOf({
+      benchspec: 1,
+      name: "block",
+      targets: { disk: { kind: "block", device: "${env:BENCHSPEC_TEST_DEVICE}", destructive: true } },
+      workloads: [
+        { name: "dd", engine: "dd", op: ["write", "read"], bs: "1MiB", count: 4, parallel: 3, direct: true },
+        { name: "f", engine: "fio", op: "randread", size: "2MiB", ioengine: "psync", direct: true },
+      ],
+    });
+
+  it("dd and fio on the device: each dd process its own region, byte counts right", async (ctx) => {
+    if (!loop) ctx.skip();
+    const { script } = await compileTo(blockPlan());
+    const link = join(await tempDir(), "disk-link");
+    await execa("ln", ["-s", loop!, link]);
+    const run = await execa(script, [], { env: { BENCHSPEC_TEST_DEVICE: link }, reject: false });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(rowsOf(run.stdout).map((row) => [row.case, row.ok, row.bytes, row.jobs?.length])).toEqual([
+      ["dd.disk.write", true, 3 * 4 * 1024 * 1024, 3],
+      ["dd.disk.read", true, 3 * 4 * 1024 * 1024, 3],
+      ["f.disk.randread", true, 2 * 1024 * 1024, undefined],
+    ]);
+  });
+
+  it("refuses a mounted device, also through a symlink and BENCHSPEC_TARGET_<name>", async (ctx) => {
+    if (!loop || !(await which("mkfs.ext4"))) ctx.skip();
+    const { script } = await compileTo(blockPlan());
+    await execa("mkfs.ext4", ["-q", loop!]);
+    const dir = await tempDir();
+    const mounted = await execa("mount", [loop!, dir], { reject: false });
+    if (mounted.exitCode !== 0) ctx.skip();
+    mountpoint = dir;
+    const link = join(await tempDir(), "disk-link");
+    await execa("ln", ["-s", loop!, link]);
+    for (const env of [{ BENCHSPEC_TEST_DEVICE: link }, { [targetEnvVar("disk")]: loop! }]) {
+      const run = await execa(script, [], { env, reject: false });
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain(`refusing ${loop}`);
+    }
+    await execa("umount", [dir]);
+    mountpoint = undefined;
+  });
+
+  it("without destructive: true, a writing case refuses to run even if validation were bypassed", async () => {
+    const plan = blockPlan();
+    plan.targets.disk = { kind: "block", device: "/dev/null" };
+    const script = compileAll(plan).find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
+    expect(script).toContain("refusing to write to the block device of target disk");
+    expect(script).not.toMatch(/bs_dd write/);
+  });
+});
+
 /** Everything the issue lists that could break out of a place in a script, a jobfile or a comment. */
 const HOSTILE =
   "-x [global] ;a #b =c $ncpus exec_prerun=touch CANARY $(touch CANARY) `touch CANARY` 'sq' \"dq\" a:b ünï€";

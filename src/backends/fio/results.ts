@@ -31,7 +31,9 @@ export function parseFioJson(text: string): FioOutput {
   // fio may print warnings before the JSON document.
   const start = text.indexOf("{");
   if (start < 0) throw new Error("fio printed no JSON");
-  return JSON.parse(text.slice(start)) as FioOutput;
+  // Steady-state data can hold C's nan/inf, which JSON has no word for.
+  const json = text.slice(start).replace(/(:\s*)-?(nan|inf)\b/gi, "$1null");
+  return JSON.parse(json) as FioOutput;
 }
 
 export function measurementFromFio(output: FioOutput, jobName: string, startMs: number, endMs: number): Measurement {

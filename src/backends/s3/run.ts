@@ -105,13 +105,19 @@ function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
         return multipart(client, Bucket, prefix + fill(op.key, item.index), payloadOf(op, item), op.calls[1], abortSignal);
       case "GetObject": {
         const Key = prefix + fill(op.key, item.index);
-        if (!op.ranges) return read(client, { Bucket, Key }, mark, abortSignal);
-        const { partSize, parts, queue } = op.ranges;
         let total = 0;
-        await inParallel(parts, queue, async (part) => {
-          const Range = `bytes=${part * partSize}-${Math.min(op.size, (part + 1) * partSize) - 1}`;
-          total += await read(client, { Bucket, Key, Range }, mark, abortSignal);
-        });
+        if (!op.ranges) total = await read(client, { Bucket, Key }, mark, abortSignal);
+        else {
+          const { partSize, parts, queue } = op.ranges;
+          await inParallel(parts, queue, async (part) => {
+            const Range = `bytes=${part * partSize}-${Math.min(op.size, (part + 1) * partSize) - 1}`;
+            // Not `total += await read(…)`: that reads `total` before awaiting, and parts in flight together
+            // would overwrite each other's sums.
+            const bytes = await read(client, { Bucket, Key, Range }, mark, abortSignal);
+            total += bytes;
+          });
+        }
+        if (total !== op.size) throw new Error(`GetObject ${Key}: ${total} bytes, expected ${op.size}`);
         return total;
       }
       case "HeadObject": {
@@ -232,8 +238,11 @@ async function abortUploads(session: Session, prefix: string, signal: AbortSigna
   let KeyMarker: string | undefined;
   let UploadIdMarker: string | undefined;
   do {
+    // No Prefix in the request: MinIO answers a prefixed ListMultipartUploads only with uploads whose key
+    // equals the prefix, so a prefix listing finds none of ours there. The whole bucket's uploads are listed
+    // and filtered here instead (right on every store; only a bucket with many foreign uploads costs pages).
     const page = await client.send(
-      new ListMultipartUploadsCommand({ Bucket: connection.bucket, Prefix: prefix, KeyMarker, UploadIdMarker }),
+      new ListMultipartUploadsCommand({ Bucket: connection.bucket, KeyMarker, UploadIdMarker }),
       { abortSignal: signal },
     );
     for (const upload of page.Uploads ?? []) {

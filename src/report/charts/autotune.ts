@@ -26,7 +26,7 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
         k: "m",
         x: r.value,
         y: round(s.median / unit.factor),
-        ...(s.ci95 && { lo: round(s.ci95[0] / unit.factor), hi: round(s.ci95[1] / unit.factor) }),
+        ...(s.ci95 && { lo: round(Math.max(0, s.ci95[0]) / unit.factor), hi: round(s.ci95[1] / unit.factor) }),
         c: label,
         v: formatMetric(metric, s.median),
         g: r.gain !== undefined ? `${(r.gain * 100).toFixed(1)}%` : "–",

@@ -50,7 +50,7 @@ export function expectChart(ctx: ChartContext, id: string): Chart | undefined {
           mark: { type: "bar", height: { band: 0.7 } },
           encoding: {
             y: { field: "lab", type: "nominal", title: null, sort: order, axis: { labelLimit: 360 } },
-            x: { field: "y", type: "quantitative", title: "measured, % of the expected bound" },
+            x: { field: "y", type: "quantitative", title: "measured, % of the expected bound", axis: { format: "~s", tickCount: 6 } },
             color: { field: "st", type: "nominal", title: "expect", scale: { domain: ["pass", "fail"], range: [PASS_COLOR, FAIL_COLOR] } },
             tooltip: [
               { field: "lab", title: "assertion" },

@@ -59,6 +59,8 @@ export function buildCharts(ctx: Omit<ChartContext, "limits">): { charts: Chart[
   }
   add(expectChart(full, id()));
   if (ctx.comparison) add(compareChart(ctx.comparison, id()));
+  // Ids in page order, without the gaps of charts that had nothing to draw.
+  charts.forEach((chart, index) => (chart.id = `chart-${index + 1}`));
   return { charts, notes };
 }
 

@@ -53,11 +53,13 @@ export function latencyChart(view: WorkloadView, request: LatencyRequest, ctx: C
   caption.unshift("Completion-latency percentiles (fio's json+ histograms), the median over the repetitions; logarithmic scale.");
   caption.push(...limits.caption);
   const xOrder = dimOrder(shown, xDim);
+  // Lines between categories (ops, targets) would suggest a trend that is not there.
+  const categorical = ["case", "op", "target", "engine", "run"].includes(xDim) || xOrder.length < 2;
   const yTitle = `latency (${unit.unit}, log scale)`;
   const layers: VlSpec[] = [
     {
       transform: [filterKind("m")],
-      mark: { type: "line", point: { filled: true, size: 36 } },
+      mark: categorical ? { type: "point", filled: true, size: 60 } : { type: "line", point: { filled: true, size: 36 } },
       encoding: {
         x: { field: "x", type: "ordinal", title: axisTitle(xDim), sort: xOrder, axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0 } },
         y: { field: "y", type: "quantitative", title: yTitle, scale: { type: "log" } },

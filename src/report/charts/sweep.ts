@@ -61,12 +61,13 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
       ...(request.color && { c: dimLabel(e, request.color) }),
       ...(facetDims.length > 0 && { f: facetOf(e) }),
       y: round(s.mean / unit.factor),
-      ...(s.ci95 && { lo: round(s.ci95[0] / unit.factor), hi: round(s.ci95[1] / unit.factor) }),
+      // Every metric is non-negative: a whisker below zero (two repetitions, a wide t interval) stops at 0.
+      ...(s.ci95 && { lo: round(Math.max(0, s.ci95[0]) / unit.factor), hi: round(s.ci95[1] / unit.factor) }),
       case: e.c.id,
       run: e.run.label,
       mean: formatMetric(family, s.mean),
       median: formatMetric(family, s.median),
-      ci: s.ci95 ? `${formatMetric(family, s.ci95[0])} … ${formatMetric(family, s.ci95[1])}` : "n < 2",
+      ci: s.ci95 ? `${formatMetric(family, Math.max(0, s.ci95[0]))} … ${formatMetric(family, s.ci95[1])}` : "n < 2",
       n: s.n,
       cv: `${formatNumber(s.cv * 100)}%`,
     };

@@ -1,0 +1,33 @@
+/**
+ * The sizes every section of `npm run bench` uses. `--quick` (or BENCH_QUICK=1) scales them down to check
+ * that the harness works; its numbers are not the benchmark.
+ */
+export const MiB = 2 ** 20;
+export const GiB = 2 ** 30;
+
+const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
+
+export const config = {
+  quick,
+  /** Rounds of every comparison (engine and reference interleaved); medians are reported. */
+  rounds: quick ? 1 : 3,
+  s3: {
+    large: { size: 64 * MiB, objects: quick ? 8 : 16, concurrency: 8 },
+    small: { size: 4096, objects: quick ? 400 : 2000, concurrency: 32 },
+  },
+  ipfs: {
+    large: { size: 64 * MiB, objects: quick ? 2 : 4 },
+    small: { size: 1 * MiB, objects: quick ? 8 : 32 },
+  },
+  fs: {
+    dd: { bs: 1 * MiB, count: quick ? 16 : 64 },
+    fio: { size: 64 * MiB, seconds: 1 },
+  },
+  memory: {
+    /** The multipart upload whose peak RSS is measured: objects × size, parts of partSize, queue per object. */
+    upload: { objects: quick ? 4 : 16, size: 256 * MiB, partSize: 8 * MiB, queue: 4, concurrency: 4 },
+    /** Bytes the payload generator produces per measurement. */
+    payloadBytes: quick ? 1 * GiB : 4 * GiB,
+  },
+  compile: { cases: 10_000 },
+};

@@ -1,0 +1,63 @@
+/**
+ * Where the bench finds things: the tools `scripts/setup-tools.sh` builds, a scratch directory on tmpfs
+ * (servers' data and reference tools' files live in memory, so the storage is not what is compared), and how
+ * to start `benchspec` — the built CLI, or the sources through tsx when dist/ is missing or older than src/.
+ */
+import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { kuboBinary, toolsDir } from "../src/run/tools.js";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const RESULTS_DIR = join(ROOT, "bench", "results");
+
+/** Kept in sync with S5CMD_VERSION in scripts/setup-tools.sh. */
+export const S5CMD_VERSION = "v2.3.0";
+
+export function s5cmdBinary(): string {
+  const file = join(toolsDir(), `s5cmd-${S5CMD_VERSION}`, "s5cmd");
+  try {
+    accessSync(file, constants.X_OK);
+  } catch {
+    throw new Error(`s5cmd ${S5CMD_VERSION} not found at ${file}: run \`npm run setup\` (scripts/setup-tools.sh)`);
+  }
+  return file;
+}
+
+export const ipfsBinary = () => kuboBinary();
+
+/** A fresh directory on tmpfs (/dev/shm) when there is one, else in the temp dir. */
+export function scratchParent(): string {
+  return existsSync("/dev/shm") && statSync("/dev/shm").isDirectory() ? "/dev/shm" : tmpdir();
+}
+
+export const makeScratch = (name: string) => mkdtemp(join(scratchParent(), `benchspec-bench-${name}-`));
+
+export interface BenchspecCommand {
+  file: string;
+  args: string[];
+  /** "dist" (bin/benchspec.js) or "source" (bench/cli.ts through tsx). */
+  kind: "dist" | "source";
+}
+
+/** The built CLI when it is at least as new as every source file; otherwise the sources via tsx. */
+export function benchspecCommand(): BenchspecCommand {
+  const built = join(ROOT, "dist", "cli", "main.js");
+  const forced = process.env.BENCH_BENCHSPEC;
+  const fresh = existsSync(built) && newestMtime(join(ROOT, "src")) <= statSync(built).mtimeMs;
+  if (forced === "dist" || (forced !== "source" && fresh)) {
+    return { file: process.execPath, args: [join(ROOT, "bin", "benchspec.js")], kind: "dist" };
+  }
+  return { file: process.execPath, args: ["--import", "tsx", join(ROOT, "bench", "cli.ts")], kind: "source" };
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}

@@ -1,0 +1,53 @@
+/**
+ * One MinIO and one Kubo node for the whole bench, their data on tmpfs, shared by benchspec and the
+ * reference tools. The environment each side gets: the standard AWS variables for s5cmd, the same values
+ * under BENCH_* for the generated specs' `${env:…}` references.
+ */
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
+import { launchKubo, type KuboNode } from "../src/backends/ipfs/kubo-server.js";
+import { makeS3Client } from "../src/backends/s3/client.js";
+import { launchMinio, type MinioServer } from "../src/backends/s3/minio-server.js";
+import { scratchParent } from "./paths.js";
+
+export const BUCKET = "bench";
+
+export interface Servers {
+  minio: MinioServer;
+  kubo: KuboNode;
+  /** Variables for the engine's specs and the reference tools alike. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startServers(): Promise<Servers> {
+  const parentDir = scratchParent();
+  const [minio, kubo] = await Promise.all([launchMinio({ parentDir }), launchKubo({ parentDir })]);
+  const stop = async () => {
+    await Promise.allSettled([minio.stop(), kubo.stop()]);
+  };
+  try {
+    const client = makeS3Client(
+      {
+        endpoint: minio.endpoint,
+        region: minio.region,
+        bucket: BUCKET,
+        forcePathStyle: true,
+        credentials: { accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey },
+      },
+      1,
+    );
+    await client.send(new CreateBucketCommand({ Bucket: BUCKET })).finally(() => client.destroy());
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const env = {
+    AWS_ACCESS_KEY_ID: minio.accessKey,
+    AWS_SECRET_ACCESS_KEY: minio.secretKey,
+    AWS_REGION: minio.region,
+    BENCH_S3_ENDPOINT: minio.endpoint,
+    BENCH_S3_BUCKET: BUCKET,
+    BENCH_IPFS_API: kubo.api,
+  };
+  return { minio, kubo, env, stop };
+}

@@ -1,0 +1,415 @@
+/**
+ * The S3 engine through `benchspec run`, against real MinIO servers on loopback: the test's own MinIO
+ * (launchMinio) as an "external" endpoint it can inspect, or the run's `launch: minio`. Every test starts
+ * what it needs and stops it.
+ */
+import {
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import { makePayload } from "../../src/backends/payload.js";
+import { launchMinio, type MinioServer } from "../../src/backends/s3/minio-server.js";
+import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
+import type { RunSummary } from "../../src/results/summary.js";
+import {
+  externalS3Target,
+  filesUnder,
+  getObject,
+  listObjects,
+  listUploads,
+  processAlive,
+  readJson,
+  rowsOf,
+  s3Client,
+  s3Env,
+  startCli,
+  tempDirs,
+  waitFor,
+  watchProcesses,
+  writeSpec,
+  type Listed,
+} from "./support.js";
+
+const temps = tempDirs("benchspec-s3-test-");
+afterAll(() => temps.removeAll());
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** A MinIO of the test's own with a bucket (and a planted object), stopped after `body`. */
+async function withMinio<T>(
+  buckets: string[],
+  body: (server: MinioServer, client: S3Client) => Promise<T>,
+): Promise<T> {
+  const server = await launchMinio();
+  const client = s3Client(server);
+  try {
+    for (const Bucket of buckets) await client.send(new CreateBucketCommand({ Bucket }));
+    return await body(server, client);
+  } finally {
+    client.destroy();
+    await server.stop();
+  }
+}
+
+const plant = (client: S3Client, bucket: string, key: string, body: string) =>
+  client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+
+/** Every op the engine has, on small objects, and put/get of multipart objects (3 parts, the last one short). */
+const allOps = {
+  defaults: { repeat: 2 },
+  workloads: [
+    { name: "small", op: ["put", "get", "stat", "list", "delete"], size: "4KiB", objects: 12, concurrency: 3 },
+    { name: "large", op: ["put", "get"], size: "11MiB", objects: 2, concurrency: 2, multipart: { partSize: "5MiB", queue: 2 } },
+  ],
+};
+const SMALL = { size: 4 * KiB, objects: 12, concurrency: 3 };
+const LARGE = { size: 11 * MiB, objects: 2 };
+/** Cases that leave objects when kept (a delete case deletes its own). */
+const KEPT_CASES = ["small.store.put", "small.store.get", "small.store.stat", "small.store.list", "large.store.put", "large.store.get"];
+
+function expectExactCounts(rows: ResultRow[]) {
+  for (const row of rows) expect(() => ResultRowSchema.parse(row)).not.toThrow();
+  expect(rows.map((r) => `${r.case}#${r.repetition}`).sort()).toEqual(
+    [...KEPT_CASES, "small.store.delete"].flatMap((c) => [`${c}#1`, `${c}#2`]).sort(),
+  );
+  const expected: Record<string, { bytes: number; ops: number }> = {
+    "small.store.put": { bytes: SMALL.objects * SMALL.size, ops: SMALL.objects },
+    "small.store.get": { bytes: SMALL.objects * SMALL.size, ops: SMALL.objects },
+    "small.store.stat": { bytes: 0, ops: SMALL.objects },
+    // One full listing per worker.
+    "small.store.list": { bytes: 0, ops: SMALL.concurrency },
+    "small.store.delete": { bytes: 0, ops: SMALL.objects },
+    "large.store.put": { bytes: LARGE.objects * LARGE.size, ops: LARGE.objects },
+    "large.store.get": { bytes: LARGE.objects * LARGE.size, ops: LARGE.objects },
+  };
+  for (const row of rows) {
+    expect({ case: row.case, ok: row.ok, error: row.error, bytes: row.bytes, ops: row.ops }).toEqual({
+      case: row.case,
+      ok: true,
+      error: undefined,
+      ...expected[row.case],
+    });
+    expect(row.latency?.p50, row.case).toBeGreaterThan(0);
+    if (row.op === "get") expect(row.ttfb?.p50, row.case).toBeGreaterThan(0);
+    if (row.bytes > 0) expect(row.throughput).toBeGreaterThan(0);
+  }
+}
+
+/** The run id in keys `benchspec/<spec>/<runId>/<case>/…`. */
+function runIdOf(objects: Listed[], spec: string): string {
+  const ids = new Set(objects.map((o) => o.key.split("/")).filter((parts) => parts[0] === "benchspec" && parts[1] === spec).map((parts) => parts[2]!));
+  expect(ids.size).toBe(1);
+  return [...ids][0]!;
+}
+
+const gzipRatio = (data: Buffer) => gzipSync(data).length / data.length;
+
+describe("S3 engine: operations, byte and object counts, payloads", () => {
+  it("keep: true keeps exactly the run's objects under its prefix, with the bytes the payload generator makes", async () => {
+    await withMinio(["kept"], async (server, client) => {
+      const work = await temps.make();
+      const spec = await writeSpec(work, { name: "s3ops", targets: { store: externalS3Target("kept", { keep: true }) }, ...allOps });
+      const out = join(work, "run");
+      const result = await startCli(["run", spec, "--out", out], s3Env(server));
+      expect(result.stderr).not.toContain("failed");
+      expect(result.exitCode).toBe(0);
+      expectExactCounts(rowsOf(out));
+
+      const objects = await listObjects(client, "kept");
+      const runId = runIdOf(objects, "s3ops");
+      const prefix = `benchspec/s3ops/${runId}/`;
+      // Exactly the keys of every repetition of every case, nothing else (a delete case deletes its own).
+      const expectedKeys = KEPT_CASES.flatMap((c) => {
+        const n = c.startsWith("small") ? SMALL.objects : LARGE.objects;
+        return ["r1", "r2"].flatMap((rep) => Array.from({ length: n }, (_, i) => `${prefix}${c}/${rep}/o${i}`));
+      });
+      expect(objects.map((o) => o.key).sort()).toEqual(expectedKeys.sort());
+      for (const o of objects) {
+        const large = o.key.includes("/large.");
+        expect(o.size, o.key).toBe(large ? LARGE.size : SMALL.size);
+        // A multipart upload's ETag is "<md5 of the part md5s>-<parts>": 11 MiB in 5 MiB parts is 3 parts.
+        expect(o.etag, o.key).toMatch(large ? /-3"$/ : /^"[0-9a-f]{32}"$/);
+      }
+
+      // Read back what the run wrote: each object is the payload of (run id, seed), whole or in parts.
+      const samples = [
+        { key: "small.store.put/r1/o0", size: SMALL.size },
+        { key: "small.store.get/r2/o11", size: SMALL.size },
+        { key: "large.store.put/r2/o1", size: LARGE.size },
+        { key: "large.store.get/r1/o0", size: LARGE.size },
+      ];
+      const bodies: Buffer[] = [];
+      for (const { key, size } of samples) {
+        const body = await getObject(client, "kept", prefix + key);
+        const expected = makePayload(`${runId}|${key}`, size, "random").slice(0, size);
+        expect(body.length, key).toBe(size);
+        expect(body.equals(expected), `${key} equals its regenerated payload`).toBe(true);
+        expect(gzipRatio(body), `${key} is incompressible`).toBeGreaterThan(0.99);
+        bodies.push(body);
+      }
+      // Unique per object and per repetition.
+      expect(bodies[0]!.equals(bodies[1]!)).toBe(false);
+      expect(bodies[2]!.subarray(0, MiB).equals(bodies[3]!.subarray(0, MiB))).toBe(false);
+      expect(await listUploads(client, "kept")).toEqual([]);
+    });
+  }, 90_000);
+
+  it("without keep, the bucket holds exactly what it held before: planted objects and foreign uploads survive, the run's uploads are aborted", async () => {
+    await withMinio(["bench"], async (server, client) => {
+      await plant(client, "bench", "precious.txt", "precious");
+      // Under benchspec/ but not under this run's prefix: someone else's, never touched.
+      await plant(client, "bench", "benchspec/s3ops/other-run/small.store.put/r1/o0", "another run's object");
+      const foreign = await client.send(new CreateMultipartUploadCommand({ Bucket: "bench", Key: "benchspec/s3ops/other-run/upload" }));
+      const before = await listObjects(client, "bench");
+
+      const work = await temps.make();
+      const spec = await writeSpec(work, { name: "s3ops", targets: { store: externalS3Target("bench") }, ...allOps });
+      const out = join(work, "run");
+      const child = startCli(["run", spec, "--out", out], s3Env(server));
+      // While the run goes on its objects exist under its prefix. An incomplete upload under the prefix of a
+      // case still to come stands for one whose CreateMultipartUpload answer was lost (Ctrl-C, a crash):
+      // the engine never saw its UploadId, and cleanup must still abort it.
+      let runId: string | undefined;
+      await waitFor(
+        async () => {
+          const seen = (await listObjects(client, "bench", "benchspec/s3ops/")).filter((o) => !o.key.includes("/other-run/"));
+          if (seen.length > 0) runId = seen[0]!.key.split("/")[2];
+          return runId !== undefined;
+        },
+        30_000,
+        "the run's first object",
+      );
+      const orphanKey = `benchspec/s3ops/${runId}/large.store.get/r2/o0`;
+      await client.send(new CreateMultipartUploadCommand({ Bucket: "bench", Key: orphanKey }));
+      const result = await child;
+      expect(result.stderr).not.toContain("failed");
+      expect(result.exitCode).toBe(0);
+      expectExactCounts(rowsOf(out));
+      expect(rowsOf(out).find((r) => r.case === "large.store.get" && r.repetition === 2)?.start, "the orphan was planted before its case ran").toBeDefined();
+
+      expect(await listObjects(client, "bench")).toEqual(before);
+      expect((await getObject(client, "bench", "precious.txt")).toString()).toBe("precious");
+      expect(await listUploads(client, "bench")).toEqual([{ key: "benchspec/s3ops/other-run/upload", uploadId: foreign.UploadId }]);
+    });
+  }, 90_000);
+
+  it("autotune ramps the concurrency 1, 2, 4, … and records every round and the chosen value", async () => {
+    const work = await temps.make();
+    const objects = 24;
+    const size = 256 * KiB;
+    const spec = await writeSpec(work, {
+      name: "knee",
+      targets: { store: { kind: "s3", launch: "minio" } },
+      workloads: [
+        {
+          name: "tune",
+          op: "put",
+          size: "256KiB",
+          objects,
+          repeat: 1,
+          autotune: { param: "concurrency", start: 1, factor: 2, max: 8, stopWhenGainBelow: "5%" },
+        },
+      ],
+    });
+    const out = join(work, "run");
+    const result = await startCli(["run", spec, "--out", out]);
+    expect(result.exitCode).toBe(0);
+    const [row, ...more] = rowsOf(out);
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({ ok: true, case: "tune.store.put", bytes: objects * size, ops: objects });
+    const tune = row!.autotune!;
+    expect(tune.param).toBe("concurrency");
+    const rounds = tune.rounds;
+    expect(rounds.length).toBeGreaterThanOrEqual(2);
+    expect(rounds.map((r) => r.value)).toEqual([1, 2, 4, 8].slice(0, rounds.length));
+    for (const round of rounds) {
+      // Every round moves the whole object list once, with new data (the keys are overwritten).
+      expect(round.bytes).toBe(objects * size);
+      expect(round.seconds).toBeGreaterThan(0);
+      expect(round.throughput).toBeGreaterThan(0);
+    }
+    // The ramp went on while each round gained ≥ 5% and stopped at the first that did not (or at max).
+    const gain = (i: number) => rounds[i]!.throughput / rounds[i - 1]!.throughput - 1;
+    for (let i = 1; i < rounds.length - 1; i++) expect(gain(i)).toBeGreaterThanOrEqual(0.05);
+    const stalled = gain(rounds.length - 1) < 0.05;
+    if (rounds.length < 4) expect(stalled).toBe(true);
+    // The knee: the last round that still gained.
+    const chosen = stalled ? rounds.at(-2)! : rounds.at(-1)!;
+    expect(tune.chosen).toBe(chosen.value);
+    expect(row!.throughput).toBe(chosen.throughput);
+  }, 90_000);
+});
+
+describe("S3 engine: failures and interruptions", () => {
+  it("a server killed mid-run: that case's repetitions are recorded errors, earlier cases intact, non-zero exit, no hang", async () => {
+    const server = await launchMinio();
+    const client = s3Client(server);
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: "bench" }));
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "dies",
+        targets: { store: externalS3Target("bench") },
+        defaults: { size: "64KiB", concurrency: 4, repeat: 2 },
+        workloads: [
+          { name: "first", op: "put", objects: 8 },
+          { name: "long", op: "put", objects: 2000 },
+          { name: "after", op: "get", objects: 4 },
+        ],
+      });
+      const out = join(work, "run");
+      const child = startCli(["run", spec, "--out", out], s3Env(server));
+      // Kill the server once the long case is writing.
+      await waitFor(async () => (await listObjects(client, "bench")).some((o) => o.key.includes("/long.store.put/")), 30_000, "the long case");
+      await server.stop();
+      const killed = Date.now();
+      const result = await child;
+      expect(Date.now() - killed).toBeLessThan(60_000);
+      expect(result.exitCode).toBe(1);
+
+      const rows = rowsOf(out);
+      const of = (c: string) => rows.filter((r) => r.case === c);
+      expect(of("first.store.put")).toHaveLength(2);
+      for (const row of of("first.store.put")) expect(row).toMatchObject({ ok: true, bytes: 8 * 64 * KiB, ops: 8 });
+      // The repetition the kill hit and everything after it: recorded, failed, with the reason.
+      for (const c of ["long.store.put", "after.store.get"]) {
+        expect(of(c).map((r) => r.repetition), c).toEqual([1, 2]);
+        for (const row of of(c)) {
+          expect(row.ok, `${c}#${row.repetition}`).toBe(false);
+          expect(row.error, `${c}#${row.repetition}`).toMatch(/ECONNREFUSED|ECONNRESET|socket hang up|EPIPE/);
+        }
+      }
+      expect(result.stderr).toMatch(/failed: long\.store\.put: 2 of 2 repetitions \(.*ECONNREFUSED/);
+      expect(result.stderr).toContain("failed: after.store.get");
+      const summary = await readJson<RunSummary>(join(out, "summary.json"));
+      expect(summary.failedCases.sort()).toEqual(["after.store.get", "long.store.put"]);
+      expect((await readJson<{ status: string }>(join(out, "run.json"))).status).toBe("complete");
+    } finally {
+      client.destroy();
+      await server.stop();
+    }
+  }, 90_000);
+
+  it("Ctrl-C during a case on a launched MinIO: exit 130, the rows so far kept, the server and its data gone", async () => {
+    const work = await temps.make();
+    const spec = await writeSpec(work, {
+      name: "ctrlc",
+      targets: { store: { kind: "s3", launch: "minio" } },
+      defaults: { size: "64KiB", concurrency: 4 },
+      workloads: [
+        { name: "first", op: "put", objects: 4, repeat: 1 },
+        { name: "long", op: "put", objects: 3000, repeat: 3 },
+      ],
+    });
+    const out = join(work, "run");
+    const child = startCli(["run", spec, "--out", out]);
+    const watch = watchProcesses(child.pid!);
+    await waitFor(() => rowsOf(out).length >= 1, 30_000, "the first case's row");
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const minio = watch.seen().filter((p) => / server /.test(p.cmdline) && p.cmdline.includes("benchspec-minio-"));
+    expect(minio.map((p) => processAlive(p.pid))).toEqual([true]);
+    const dataDir = / server (\S+)/.exec(minio[0]!.cmdline)![1]!;
+    expect(existsSync(dataDir)).toBe(true);
+    child.kill("SIGINT");
+    const result = await child;
+    const seen = watch.stop();
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toContain("interrupting");
+    expect(result.stderr).toContain(`benchspec run --resume ${out}`);
+
+    // Nothing the run started outlives it; the launched server's data dir is removed.
+    expect(seen.filter((p) => processAlive(p.pid))).toEqual([]);
+    expect(existsSync(dataDir)).toBe(false);
+    const rows = rowsOf(out);
+    expect(rows[0]).toMatchObject({ case: "first.store.put", ok: true, bytes: 4 * 64 * KiB });
+    // Interrupted in the long case: its later repetitions were never run, and no half-measured row was kept.
+    expect(rows.length).toBeLessThan(4);
+    expect(rows.filter((r) => !r.ok)).toEqual([]);
+    expect((await readJson<{ status: string }>(join(out, "run.json"))).status).toBe("partial");
+  }, 90_000);
+
+  it("Ctrl-C during multipart uploads to an external store: nothing of the run remains, no incomplete upload, the planted object survives", async () => {
+    await withMinio(["bench"], async (server, client) => {
+      await plant(client, "bench", "precious.txt", "precious");
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "ctrlc",
+        targets: { store: externalS3Target("bench") },
+        workloads: [
+          { name: "up", op: "put", size: "16MiB", objects: 8, concurrency: 3, multipart: { partSize: "5MiB", queue: 2 }, repeat: 3 },
+        ],
+      });
+      const out = join(work, "run");
+      const child = startCli(["run", spec, "--out", out], s3Env(server));
+      // Interrupt while multipart uploads are in flight.
+      await waitFor(async () => (await listUploads(client, "bench")).length > 0, 30_000, "an upload in flight");
+      child.kill("SIGINT");
+      const result = await child;
+      expect(result.exitCode).toBe(130);
+      expect(await listUploads(client, "bench")).toEqual([]);
+      expect((await listObjects(client, "bench")).map((o) => o.key)).toEqual(["precious.txt"]);
+      expect((await getObject(client, "bench", "precious.txt")).toString()).toBe("precious");
+      expect((await readJson<{ status: string }>(join(out, "run.json"))).status).toBe("partial");
+    });
+  }, 90_000);
+});
+
+describe("S3 engine: secrets", () => {
+  it("a secret from the environment is in no file of the run, no output and no command line", async () => {
+    await withMinio(["bench"], async (server) => {
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "secret",
+        targets: { store: externalS3Target("bench", { secretKey: "${env:SENTINEL_SECRET}" }) },
+        workloads: [
+          { name: "small", op: ["put", "get"], size: "4KiB", objects: 40, concurrency: 2, repeat: 2 },
+          { name: "large", op: "put", size: "11MiB", objects: 1, multipart: { partSize: "5MiB", queue: 2 }, repeat: 1 },
+        ],
+      });
+      const runWith = async (secret: string, out: string) => {
+        const leaks: string[] = [];
+        let sawRun = false;
+        const child = startCli(["run", spec, "--out", out], { S3_ENDPOINT: server.endpoint, S3_ACCESS_KEY: server.accessKey, SENTINEL_SECRET: secret });
+        const watch = watchProcesses(child.pid!, {
+          intervalMs: 10,
+          everyProcess: (p) => {
+            if (p.cmdline.includes(secret)) leaks.push(`${p.pid}: ${p.cmdline}`);
+            if (p.pid === child.pid && p.cmdline.includes(out)) sawRun = true;
+          },
+        });
+        const result = await child;
+        watch.stop();
+        expect(sawRun, "the /proc scan saw the run").toBe(true);
+        expect(leaks).toEqual([]);
+        expect(result.stdout).not.toContain(secret);
+        expect(result.stderr).not.toContain(secret);
+        const files = await filesUnder(out);
+        expect(files.some((f) => f.includes(`${join(out, "sdk")}/`))).toBe(true);
+        for (const file of files) expect((await readFile(file)).includes(secret), file).toBe(false);
+        // The artifacts reference the variable instead.
+        expect(await readFile(join(out, "sdk", "small.store.put.json"), "utf8")).toContain("${env:SENTINEL_SECRET}");
+        return result;
+      };
+
+      const good = await runWith(server.secretKey, join(work, "good"));
+      expect(good.stderr).not.toContain("failed");
+      expect(good.exitCode).toBe(0);
+      expect(rowsOf(join(work, "good")).every((r) => r.ok)).toBe(true);
+
+      // A wrong secret: the store refuses it, and no error message repeats it.
+      const wrong = `SENTINEL-${randomBytes(12).toString("hex")}`;
+      const bad = await runWith(wrong, join(work, "bad"));
+      expect(bad.exitCode).toBe(1);
+      expect(bad.stderr).toMatch(/bucket "bench" .* is not reachable/);
+    });
+  }, 90_000);
+});
