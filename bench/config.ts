@@ -20,14 +20,14 @@ export const config = {
     small: { size: 1 * MiB, objects: quick ? 8 : 32 },
   },
   fs: {
-    dd: { bs: 1 * MiB, count: quick ? 16 : 64 },
+    dd: { bs: 1 * MiB, count: quick ? 64 : 256 },
     fio: { size: 64 * MiB, seconds: 1 },
   },
   memory: {
     /** The multipart upload whose peak RSS is measured: objects × size, parts of partSize, queue per object. */
     upload: { objects: quick ? 4 : 16, size: 256 * MiB, partSize: 8 * MiB, queue: 4, concurrency: 4 },
     /** Bytes the payload generator produces per measurement. */
-    payloadBytes: quick ? 1 * GiB : 4 * GiB,
+    payloadBytes: quick ? 512 * MiB : 2 * GiB,
   },
   compile: { cases: 10_000 },
 };

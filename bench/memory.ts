@@ -1,3 +1,87 @@
+/**
+ * Payload generation speed (makePayload, in process: the slices the engines ask for) and the peak RSS of
+ * the benchspec process during a 16 × 256 MiB multipart upload, against the bound the design promises:
+ * concurrency × part size × queue above the process's baseline (the peak of the same spec with one 4 KiB
+ * object), never a whole object per upload.
+ */
+import { performance } from "node:perf_hooks";
+import { makePayload } from "../src/backends/payload.js";
+import { config, MiB } from "./config.js";
+import { runBenchspec, rowsOf } from "./benchspec.js";
 import type { BenchLine } from "./lines.js";
 import type { Servers } from "./servers.js";
-export async function benchMemory(_s: Servers, _d: string, _l: (line: string) => void): Promise<BenchLine[]> { return []; }
+import { MB, median } from "./stats.js";
+
+const SECTION = "payload and memory";
+const PAYLOAD_TARGET = 3e9; // "several GB/s"
+
+export async function benchMemory(servers: Servers, scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
+  const lines: BenchLine[] = [];
+  for (const slice of [8 * MiB, 1 * MiB, 64 * 1024]) {
+    const rates = [1, 2, 3].map((round) => payloadRate(slice, round));
+    const rate = median(rates.slice(1)); // the first is a warm-up
+    lines.push({
+      section: SECTION,
+      metric: `makePayload, ${slice >= MiB ? `${slice / MiB} MiB` : `${slice / 1024} KiB`} slices`,
+      unit: "GB/s",
+      engine: rate / 1e9,
+      target: `≥ ${PAYLOAD_TARGET / 1e9} GB/s`,
+      verdict: rate >= PAYLOAD_TARGET ? "PASS" : "BELOW",
+    });
+  }
+
+  const { objects, size, partSize, queue, concurrency } = config.memory.upload;
+  const bound = concurrency * partSize * queue;
+  const spec = (n: number, bytes: number) => `benchspec: 1
+name: bench-memory
+targets:
+  minio: { kind: s3, endpoint: "\${env:BENCH_S3_ENDPOINT}", bucket: "\${env:BENCH_S3_BUCKET}", region: us-east-1, accessKey: "\${env:AWS_ACCESS_KEY_ID}", secretKey: "\${env:AWS_SECRET_ACCESS_KEY}", pathStyle: true }
+workloads:
+  - name: upload
+    op: put
+    size: ${bytes}B
+    objects: ${n}
+    concurrency: ${concurrency}
+    multipart: { partSize: ${partSize}B, queue: ${queue} }
+`;
+  const baseline = await runBenchspec(scratch, "memory-baseline", spec(1, 4096).replace(/\n    multipart:.*\n/, "\n"), servers.env);
+  const upload = await runBenchspec(scratch, "memory", spec(objects, size), servers.env);
+  const row = rowsOf(upload, "upload", "put")[0]!;
+  const growth = upload.peakRss - baseline.peakRss;
+  log(`memory: peak RSS ${(upload.peakRss / MiB).toFixed(0)} MiB (baseline ${(baseline.peakRss / MiB).toFixed(0)} MiB), bound ${(bound / MiB).toFixed(0)} MiB`);
+  lines.push(
+    {
+      section: SECTION,
+      metric: `peak RSS, ${objects} × ${size / MiB} MiB multipart (${concurrency} objects × ${queue} parts × ${partSize / MiB} MiB in flight)`,
+      unit: "MiB",
+      engine: upload.peakRss / MiB,
+      target: `≤ baseline + 2 × ${(bound / MiB).toFixed(0)} MiB`,
+      verdict: growth <= 2 * bound ? "PASS" : "BELOW",
+      note: `baseline (same spec, one 4 KiB object) ${(baseline.peakRss / MiB).toFixed(0)} MiB; growth ${(growth / MiB).toFixed(0)} MiB for a bound of concurrency × queue × part size = ${(bound / MiB).toFixed(0)} MiB (all objects: ${((objects * size) / MiB).toFixed(0)} MiB)`,
+      detail: { peakRss: upload.peakRss, baselineRss: baseline.peakRss, bound },
+    },
+    {
+      section: SECTION,
+      metric: `multipart upload throughput (same run)`,
+      unit: "MB/s",
+      engine: row.bytes / row.seconds / MB,
+      target: "",
+      verdict: "INFO",
+      detail: { client: row.client },
+    },
+  );
+  return lines;
+}
+
+/** Bytes per second of makePayload slices of `slice` bytes over config.memory.payloadBytes. */
+function payloadRate(slice: number, round: number): number {
+  const objectSize = 64 * MiB;
+  const total = config.memory.payloadBytes;
+  const t0 = performance.now();
+  let bytes = 0;
+  for (let object = 0; bytes < total; object++) {
+    const payload = makePayload(`bench|${round}|${object}`, objectSize, "random");
+    for (let offset = 0; offset < objectSize; offset += slice) bytes += payload.slice(offset, slice).length;
+  }
+  return bytes / ((performance.now() - t0) / 1000);
+}

@@ -4,11 +4,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { VlSpec } from "./charts/common.js";
 import { inlineScript } from "./escape.js";
+
+const require = createRequire(import.meta.url);
 
 export interface Rendered {
   svg: string;
@@ -57,7 +59,7 @@ export async function renderSvg(spec: VlSpec): Promise<Rendered> {
 
 /** The directory holding a package's main file (packages export no subpaths for their browser builds). */
 function packageBuildDir(name: string): string {
-  return dirname(fileURLToPath(import.meta.resolve(name)));
+  return dirname(require.resolve(name));
 }
 
 export interface Libraries {

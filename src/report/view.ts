@@ -21,17 +21,9 @@ export interface WorkloadView {
 }
 
 /** Parameters that make a good x axis, most telling first. */
-export const X_PRIORITY = [
-  "size",
-  "bs",
-  "concurrency",
-  "parallel",
-  "jobs",
-  "iodepth",
-  "objects",
-  "count",
-  "read",
-  "duration",
+export const X_PRIORITY = ["size", "bs", "concurrency", "parallel", "jobs", "iodepth", "objects", "count", "read", "duration"];
+/** Parameters that vary less often; after the categories, so a setting that follows the target is not a dimension. */
+const SETTINGS = [
   "direct",
   "ioengine",
   "data",
@@ -114,7 +106,10 @@ export function varyingDims(entries: readonly Entry[], multiRun: boolean): strin
   const candidates = [
     ...X_PRIORITY.filter((d) => paramNames.has(d)),
     ...CATEGORY_PRIORITY.filter((d) => d !== "run" || multiRun),
-    ...[...paramNames].filter((d) => !X_PRIORITY.includes(d) && !CATEGORY_PRIORITY.includes(d) && !NOT_DIMENSIONS.has(d)).sort(),
+    ...SETTINGS.filter((d) => paramNames.has(d)),
+    ...[...paramNames]
+      .filter((d) => !X_PRIORITY.includes(d) && !CATEGORY_PRIORITY.includes(d) && !SETTINGS.includes(d) && !NOT_DIMENSIONS.has(d))
+      .sort(),
   ];
   const kept: string[] = [];
   for (const dim of candidates) {

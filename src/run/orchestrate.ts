@@ -119,6 +119,9 @@ async function runCase(c: Case, missing: number[], targets: Record<string, Prepa
       if (signal.aborted) break;
       measurement = failedMeasurement(start, Date.now(), (error as Error).message);
     }
+    // A repetition Ctrl-C cut short is neither a measurement nor a failure (the object engines return one
+    // with the aborted operations as errors): it is not recorded, so --resume runs it again.
+    if (signal.aborted) break;
     const { timeseries, ...result } = measurement;
     const row: ResultRow = {
       v: 1,

@@ -9,7 +9,13 @@ export interface Provenance {
   spec: { name: string; file: string; hash: string; sets: string[]; git?: { commit: string; dirty: boolean } };
   host: { hostname: string; os: string; kernel: string; cpu: string; cores: number; memoryBytes: number };
   versions: Record<string, string>;
-  targets: Record<string, { location?: string; fsType?: string }>;
+  /**
+   * The id this attempt ran under: S3 keys live under `benchspec/<spec>/<runId>/` and payloads are derived
+   * from it (run.json's runId plus a suffix per attempt, so a resumed attempt never reuses a key).
+   */
+  runId?: string;
+  /** `repos`: every repo a launched Kubo node started on (one more per `fresh` renewal), since removed. */
+  targets: Record<string, { location?: string; fsType?: string; repos?: string[] }>;
   start: string;
   end?: string;
 }

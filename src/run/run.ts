@@ -97,16 +97,21 @@ export async function run(request: RunRequest): Promise<RunResult> {
 
   const provenance = await collectProvenance(plan, state, request);
   // Each attempt gets its own owned directories on fs targets, so a crashed attempt's leftovers never collide.
+  provenance.runId = `${state.runId}-${randomBytes(2).toString("hex")}`;
   const outcome = await executePlan({
     plan,
     paths,
-    runId: `${state.runId}-${randomBytes(2).toString("hex")}`,
+    runId: provenance.runId,
     signal: request.signal,
     observer: request.observer,
     env: request.env,
   });
   for (const [name, target] of Object.entries(outcome.targets)) {
-    provenance.targets[name] = { location: target.location, ...(target.fsType && { fsType: target.fsType }) };
+    provenance.targets[name] = {
+      location: target.location,
+      ...(target.fsType && { fsType: target.fsType }),
+      ...(target.ipfs && target.ipfs.repos.length > 0 && { repos: target.ipfs.repos }),
+    };
   }
   const end = new Date().toISOString();
   const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };

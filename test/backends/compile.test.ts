@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compilePlan, CompileError } from "../../src/backends/compile.js";
-import { writeArtifacts } from "../../src/backends/output.js";
 import type { Artifact } from "../../src/backends/types.js";
 import { VERSION } from "../../src/cli/context.js";
 import { loadSpec } from "../../src/spec/validate.js";

@@ -18,6 +18,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { makePayload } from "../../src/backends/payload.js";
 import { launchMinio, type MinioServer } from "../../src/backends/s3/minio-server.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
+import { runCli } from "../support/cli.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import {
   externalS3Target,
@@ -67,11 +68,11 @@ const plant = (client: S3Client, bucket: string, key: string, body: string) =>
 const allOps = {
   defaults: { repeat: 2 },
   workloads: [
-    { name: "small", op: ["put", "get", "stat", "list", "delete"], size: "4KiB", objects: 12, concurrency: 3 },
+    { name: "small", op: ["put", "get", "stat", "list", "delete"], size: "4KiB", objects: 8, concurrency: 3 },
     { name: "large", op: ["put", "get"], size: "11MiB", objects: 2, concurrency: 2, multipart: { partSize: "5MiB", queue: 2 } },
   ],
 };
-const SMALL = { size: 4 * KiB, objects: 12, concurrency: 3 };
+const SMALL = { size: 4 * KiB, objects: 8, concurrency: 3 };
 const LARGE = { size: 11 * MiB, objects: 2 };
 /** Cases that leave objects when kept (a delete case deletes its own). */
 const KEPT_CASES = ["small.store.put", "small.store.get", "small.store.stat", "small.store.list", "large.store.put", "large.store.get"];
@@ -119,9 +120,9 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       const work = await temps.make();
       const spec = await writeSpec(work, { name: "s3ops", targets: { store: externalS3Target("kept", { keep: true }) }, ...allOps });
       const out = join(work, "run");
-      const result = await startCli(["run", spec, "--out", out], s3Env(server));
+      const result = await runCli(["run", spec, "--out", out], s3Env(server));
       expect(result.stderr).not.toContain("failed");
-      expect(result.exitCode).toBe(0);
+      expect(result.code).toBe(0);
       expectExactCounts(rowsOf(out));
 
       const objects = await listObjects(client, "kept");
@@ -143,7 +144,7 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       // Read back what the run wrote: each object is the payload of (run id, seed), whole or in parts.
       const samples = [
         { key: "small.store.put/r1/o0", size: SMALL.size },
-        { key: "small.store.get/r2/o11", size: SMALL.size },
+        { key: "small.store.get/r2/o7", size: SMALL.size },
         { key: "large.store.put/r2/o1", size: LARGE.size },
         { key: "large.store.get/r1/o0", size: LARGE.size },
       ];
@@ -174,7 +175,7 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       const work = await temps.make();
       const spec = await writeSpec(work, { name: "s3ops", targets: { store: externalS3Target("bench") }, ...allOps });
       const out = join(work, "run");
-      const child = startCli(["run", spec, "--out", out], s3Env(server));
+      const running = runCli(["run", spec, "--out", out], s3Env(server));
       // While the run goes on its objects exist under its prefix. An incomplete upload under the prefix of a
       // case still to come stands for one whose CreateMultipartUpload answer was lost (Ctrl-C, a crash):
       // the engine never saw its UploadId, and cleanup must still abort it.
@@ -190,9 +191,9 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       );
       const orphanKey = `benchspec/s3ops/${runId}/large.store.get/r2/o0`;
       await client.send(new CreateMultipartUploadCommand({ Bucket: "bench", Key: orphanKey }));
-      const result = await child;
+      const result = await running;
       expect(result.stderr).not.toContain("failed");
-      expect(result.exitCode).toBe(0);
+      expect(result.code).toBe(0);
       expectExactCounts(rowsOf(out));
       expect(rowsOf(out).find((r) => r.case === "large.store.get" && r.repetition === 2)?.start, "the orphan was planted before its case ran").toBeDefined();
 
@@ -221,8 +222,8 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       ],
     });
     const out = join(work, "run");
-    const result = await startCli(["run", spec, "--out", out]);
-    expect(result.exitCode).toBe(0);
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.code).toBe(0);
     const [row, ...more] = rowsOf(out);
     expect(more).toEqual([]);
     expect(row).toMatchObject({ ok: true, case: "tune.store.put", bytes: objects * size, ops: objects });
@@ -262,19 +263,19 @@ describe("S3 engine: failures and interruptions", () => {
         defaults: { size: "64KiB", concurrency: 4, repeat: 2 },
         workloads: [
           { name: "first", op: "put", objects: 8 },
-          { name: "long", op: "put", objects: 2000 },
+          { name: "long", op: "put", objects: 400 },
           { name: "after", op: "get", objects: 4 },
         ],
       });
       const out = join(work, "run");
-      const child = startCli(["run", spec, "--out", out], s3Env(server));
+      const running = runCli(["run", spec, "--out", out], s3Env(server));
       // Kill the server once the long case is writing.
       await waitFor(async () => (await listObjects(client, "bench")).some((o) => o.key.includes("/long.store.put/")), 30_000, "the long case");
       await server.stop();
       const killed = Date.now();
-      const result = await child;
+      const result = await running;
       expect(Date.now() - killed).toBeLessThan(60_000);
-      expect(result.exitCode).toBe(1);
+      expect(result.code).toBe(1);
 
       const rows = rowsOf(out);
       const of = (c: string) => rows.filter((r) => r.case === c);
@@ -307,7 +308,7 @@ describe("S3 engine: failures and interruptions", () => {
       defaults: { size: "64KiB", concurrency: 4 },
       workloads: [
         { name: "first", op: "put", objects: 4, repeat: 1 },
-        { name: "long", op: "put", objects: 3000, repeat: 3 },
+        { name: "long", op: "put", objects: 1000, repeat: 3 },
       ],
     });
     const out = join(work, "run");
@@ -371,7 +372,7 @@ describe("S3 engine: secrets", () => {
         name: "secret",
         targets: { store: externalS3Target("bench", { secretKey: "${env:SENTINEL_SECRET}" }) },
         workloads: [
-          { name: "small", op: ["put", "get"], size: "4KiB", objects: 40, concurrency: 2, repeat: 2 },
+          { name: "small", op: ["put", "get"], size: "4KiB", objects: 10, concurrency: 2, repeat: 2 },
           { name: "large", op: "put", size: "11MiB", objects: 1, multipart: { partSize: "5MiB", queue: 2 }, repeat: 1 },
         ],
       });

@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import { readRows } from "../../src/results/ndjson.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
+import type { Provenance } from "../../src/run/provenance.js";
 import { runCli } from "../support/cli.js";
 import { loopDevice } from "../support/loop.js";
 import { ROOT } from "../support/spec.js";
@@ -78,12 +79,12 @@ describe("benchspec run on a directory (real dd and fio)", () => {
     expect(summary.cases.find((c) => c.id === "ts.scratch.randread")!.warnings.join()).toMatch(/only 1 repetition/);
     expect(summary.expect).toEqual([expect.objectContaining({ pass: true, atLeast: 1e6 })]);
 
-    const provenance = await json<Record<string, any>>(join(out, "provenance.json"));
+    const provenance = await json<Provenance>(join(out, "provenance.json"));
     expect(provenance.spec.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(provenance.host).toMatchObject({ cores: expect.any(Number), kernel: expect.any(String), cpu: expect.any(String) });
     expect(provenance.versions).toMatchObject({ node: process.version, fio: expect.stringMatching(/^fio-/), dd: expect.stringContaining("dd") });
-    expect(provenance.targets.scratch.fsType).toEqual(expect.any(String));
-    expect(provenance.start < provenance.end).toBe(true);
+    expect(provenance.targets.scratch?.fsType).toEqual(expect.any(String));
+    expect(provenance.start < provenance.end!).toBe(true);
     expect((await json<{ status: string }>(join(out, "run.json"))).status).toBe("complete");
     expect(existsSync(join(out, "raw", "fio.scratch.randwrite.r1.json"))).toBe(true);
 

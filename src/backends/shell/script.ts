@@ -105,6 +105,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   w.assign("BS_SPEC_HASH", plan.specHash);
   w.assign("BS_GENERATOR", `benchspec ${ctx.version}`);
   w.assign("BS_CASES", plan.cases.length);
+  w.assign("BS_ROW_SPEC", JSON.stringify({ spec: plan.name, specHash: plan.specHash }).slice(1, -1));
   text(w, RUNTIME);
 
   const libraries = shellLibraries();
@@ -137,7 +138,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
       const index = used.find(([name]) => name === c.target)![2];
       const p = c.params;
       w.line(
-        `bs_run_case ${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(plan, c))} ${p.repeat} ${p.warmup}`,
+        `bs_run_case ${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(c))} ${p.repeat} ${p.warmup}`,
       );
     }
     w.line("bs_finish");
@@ -329,11 +330,9 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
   });
 }
 
-/** The row members that are fixed at compile time, as JSON text without the braces. */
-function metaJson(plan: Plan, c: Case): string {
+/** The row members that are fixed at compile time for a case, as JSON text without the braces. */
+function metaJson(c: Case): string {
   const meta = {
-    spec: plan.name,
-    specHash: plan.specHash,
     case: c.id,
     workload: c.workload,
     target: c.target,
@@ -616,7 +615,7 @@ bs_emit() {
   done
   bs_iso start "$t0"
   bs_iso end "$t1"
-  row='{"v":1,"source":"shell",'"$BS_META"',"repetition":'"$BS_REP"',"warmup":'"$BS_WARM"',"ok":'"$ok"
+  row='{"v":1,"source":"shell",'"$BS_ROW_SPEC,$BS_META"',"repetition":'"$BS_REP"',"warmup":'"$BS_WARM"',"ok":'"$ok"
   if [[ -n $error ]]; then
     bs_json e "$error"
     row+=',"error":'"$e"

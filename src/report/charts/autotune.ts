@@ -67,11 +67,6 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
       },
     },
     {
-      transform: [filterKind("m"), { filter: { field: "lo", valid: true } }],
-      mark: { type: "rule" },
-      encoding: { x: xEnc, y: { field: "lo", type: "quantitative", title: yTitle }, y2: { field: "hi" }, color },
-    },
-    {
       transform: [filterKind("knee")],
       mark: { type: "rule", strokeDash: [2, 2], color: "#555" },
       encoding: { x: xEnc },
@@ -87,6 +82,13 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
       encoding: { x: xEnc, y: { field: "y", type: "quantitative" }, text: { field: "lab", type: "nominal" } },
     },
   ];
+  if (rows.some((r) => r.lo !== undefined)) {
+    layers.splice(1, 0, {
+      transform: [filterKind("m"), { filter: { field: "lo", valid: true } }],
+      mark: { type: "rule" },
+      encoding: { x: xEnc, y: { field: "lo", type: "quantitative", title: yTitle }, y2: { field: "hi" }, color },
+    });
+  }
   if (limits.rows.length > 0) layers.push(...limitLayers());
   const title = `${view.name}: autotune of ${param}`;
   return {

@@ -1,0 +1,133 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { RunAccumulator, SERIES_BINS, statsOf } from "../../src/report/aggregate.js";
+import { loadInputs, runFromRows } from "../../src/report/load.js";
+import { readNdjson } from "../../src/report/read-ndjson.js";
+import { summarize } from "../../src/results/stats.js";
+import { buildSummary } from "../../src/results/summary.js";
+import { scenarioPlan, synthRows } from "./support.js";
+
+const temps: string[] = [];
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-report-"));
+  temps.push(dir);
+  return dir;
+};
+
+describe("aggregation before charting", () => {
+  it("gives the same per-case statistics and expect results as summary.json", async () => {
+    const plan = await scenarioPlan("quickstart");
+    const rows = synthRows(plan, { failed: (c, rep) => c.id === "fio-4k.scratch.randwrite" && rep === 2 });
+    rows.push({ ...rows[0]!, warmup: true, throughput: 1, repetition: 1 });
+    const run = runFromRows("q", plan, rows);
+    const summary = buildSummary(plan, rows);
+    for (const expected of summary.cases) {
+      const actual = run.cases.find((c) => c.id === expected.id)!;
+      expect(actual.repetitions).toBe(expected.repetitions);
+      expect(actual.failed).toBe(expected.failed);
+      expect(actual.errors).toEqual(expected.errors);
+      expect(actual.metrics.throughput).toEqual(expected.metrics.throughput);
+      expect(actual.metrics.p99).toEqual(expected.metrics.p99);
+      expect(actual.warnings).toEqual(expected.warnings);
+    }
+    expect(run.expect).toEqual(summary.expect);
+    expect(run.rows).toMatchObject({ total: rows.length, warmup: 1, failed: 1 });
+  });
+
+  it("summarizes sets too large for stats.ts's spread arguments the same way", () => {
+    const values = Array.from({ length: 200_000 }, (_, i) => 100 + (i % 997) / 10);
+    const big = statsOf(values)!;
+    const small = summarize(values.slice(0, 40_000))!;
+    expect(big.n).toBe(200_000);
+    expect(big.min).toBe(100);
+    expect(big.max).toBeCloseTo(199.6);
+    expect(big.median).toBeCloseTo(median(values));
+    expect(big.ci95![1] - big.ci95![0]).toBeLessThan(small.ci95![1] - small.ci95![0]);
+    expect(() => summarize(values)).toThrow(RangeError);
+  });
+
+  it("downsamples a long series to a bounded number of bins, pooling repetitions", () => {
+    const acc = new RunAccumulator([{ id: "c", workload: "w", target: "t", engine: "fio", op: "write", params: { sample: 0.01 } }]);
+    for (let rep = 1; rep <= 3; rep += 1) {
+      for (let i = 0; i < 100_000; i += 1) acc.addPoint({ case: "c", repetition: rep, t: i * 0.01, throughput: 1000 + rep, iops: 10 });
+    }
+    const [series] = acc.finish([]).series;
+    expect(series!.points.length).toBeLessThanOrEqual(SERIES_BINS);
+    expect(series!.rawPoints).toBe(300_000);
+    expect(series!.repetitions).toBe(3);
+    expect(series!.points[5]).toMatchObject({ throughput: 1002, throughputMin: 1001, throughputMax: 1003 });
+  });
+
+  it("merges fio's bandwidth and IOPS samples logged a millisecond apart, and drops warm-up series", () => {
+    const acc = new RunAccumulator([{ id: "c", workload: "w", target: "t", engine: "fio", op: "randread", params: { sample: 0.5, warmup: 1 } }]);
+    // The warm-up's series (repetition 1), then the measured repetition 1: t starts again.
+    for (const rep of [1, 1]) {
+      for (const t of [0.5, 1, 1.5]) {
+        acc.addPoint({ case: "c", repetition: rep, t, throughput: 4096 * 100, iops: 0 });
+        acc.addPoint({ case: "c", repetition: rep, t: t + 0.001, throughput: 0, iops: 100 });
+      }
+    }
+    acc.addPoint({ case: "c", repetition: 2, t: 0.502, throughput: 4096 * 300, iops: 300 });
+    const [series] = acc.finish([]).series;
+    expect(series!.points.map((p) => [p.t.toFixed(2), p.throughput, p.iops])).toEqual([
+      ["0.50", 4096 * 200, 200],
+      ["1.00", 4096 * 100, 100],
+      ["1.50", 4096 * 100, 100],
+    ]);
+    expect(series!.rawPoints).toBe(7);
+  });
+
+  it("keeps per-round statistics and the knee for autotuned cases", async () => {
+    const plan = await scenarioPlan("minio-speedtest");
+    const c = plan.cases.find((x) => x.workload === "speedtest" && x.op === "put")!;
+    const gains: Record<number, number> = { 4: 1e9, 8: 1.8e9, 16: 2.6e9, 32: 2.65e9, 64: 2.66e9 };
+    const rows = Object.entries(gains).flatMap(([concurrency, throughput]) =>
+      synthRows({ ...plan, cases: [c] }, { reps: 3, throughput: () => throughput }).map((row) => ({
+        ...row,
+        params: { ...row.params, concurrency: Number(concurrency) },
+      })),
+    );
+    const run = runFromRows("m", { ...plan, cases: [c] }, rows);
+    const tuned = run.cases[0]!.autotune!;
+    expect(tuned.rounds.map((r) => r.value)).toEqual([4, 8, 16, 32, 64]);
+    expect(tuned.knee).toBe(16);
+    expect(run.cases[0]!.metrics.throughput!.median).toBe(2.6e9);
+    expect(run.cases[0]!.warnings[0]).toContain("concurrency = 16");
+  });
+
+  it("streams NDJSON: skips a torn last line and non-JSON lines, rejects a broken line in the middle", async () => {
+    const dir = await tempDir();
+    const file = join(dir, "r.ndjson");
+    await writeFile(file, 'progress text\n{"a":1}\n\n{"a":2}\n{"a":');
+    const seen: unknown[] = [];
+    const stats = await readNdjson(file, (row) => seen.push(row));
+    expect(seen).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(stats).toEqual({ rows: 2, skipped: 1, tornTail: true });
+    await writeFile(file, '{"a":1}\n{"a":\n{"a":3}\n');
+    await expect(readNdjson(file, () => {})).rejects.toThrow(/r\.ndjson:2: not a JSON row/);
+  });
+
+  it("loads a compiled script's output with the plan.json beside it, and without it", async () => {
+    const plan = await scenarioPlan("quickstart");
+    const dir = await tempDir();
+    const rows = synthRows(plan).map((row) => ({ ...row, source: "shell" as const }));
+    await writeFile(join(dir, "out.ndjson"), `benchspec: progress\n${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    const [withoutPlan] = await loadInputs([join(dir, "out.ndjson")]);
+    expect(withoutPlan!.planDerived).toBe(true);
+    expect(withoutPlan!.cases.map((c) => c.id)).toEqual(plan.cases.map((c) => c.id));
+    expect(withoutPlan!.rows.sources).toEqual(["shell"]);
+    await writeFile(join(dir, "plan.json"), JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }));
+    const [withPlan] = await loadInputs([join(dir, "out.ndjson")]);
+    expect(withPlan!.planDerived).toBe(false);
+    expect(withPlan!.expect).toHaveLength(1);
+    expect(withPlan!.notes).toEqual(["out.ndjson: 1 non-JSON line(s) skipped"]);
+  });
+});
+
+function median(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}

@@ -1,0 +1,198 @@
+/**
+ * Reports from real runs (real dd and fio, through the built CLI), opened from file:// in Debian's
+ * Chromium: every chart draws marks, nothing logs an error, nothing goes to the network, limits and
+ * expectations are on the page, and a hostile spec runs no script. Also without JavaScript: the
+ * pre-rendered images are there.
+ */
+import { execa } from "execa";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { ROOT } from "../support/spec.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"];
+const HOSTILE = "</script><script>window.__pwned=1</script>";
+const LIMIT_COLOR = "#b03a2e";
+
+let work: string;
+const reports: Record<"quickstart" | "compare" | "hostile" | "fio", string> = { quickstart: "", compare: "", hostile: "", fio: "" };
+let context: BrowserContext;
+
+const cli = (args: string[]) => execa("node", [join(ROOT, "bin", "benchspec.js"), ...args], { cwd: work, reject: false, all: true });
+
+async function run(args: string[]) {
+  const result = await cli(["run", ...args, "-q"]);
+  if (result.exitCode !== 0) throw new Error(`benchspec run ${args.join(" ")} failed (${result.exitCode}):\n${result.all}`);
+}
+
+async function report(args: string[], out: string) {
+  const result = await cli(["report", ...args, "-o", out]);
+  if (result.exitCode !== 0) throw new Error(`benchspec report failed:\n${result.all}`);
+  return out;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup-tools.sh (Debian package chromium)`);
+  work = await mkdtemp(join(tmpdir(), "benchspec-browser-"));
+  const quickstart = join(ROOT, "specs", "quickstart.yaml");
+  await run([quickstart, "--set", "repeat=2", "--out", join(work, "q1")]);
+  await run([quickstart, "--set", "repeat=2", "--out", join(work, "q2")]);
+
+  // Every free-text field hostile; the target path too (the directory must exist).
+  const hostileDir = join(work, "target", HOSTILE);
+  await mkdir(hostileDir, { recursive: true });
+  const spec = join(work, "hostile.yaml");
+  await writeFile(
+    spec,
+    stringify({
+      benchspec: 1,
+      name: "hostile",
+      description: `${HOSTILE} description\u2028next`,
+      targets: { scratch: { kind: "fs", path: hostileDir } },
+      workloads: [{ name: "w", engine: "dd", op: "write", bs: "64KiB", count: 8, repeat: 2, matrix: { parallel: [1, 2] } }],
+      expect: [{ workload: "w", description: `${HOSTILE} expectation`, metric: "throughput", atLeast: "1MB/s" }],
+      report: { title: `${HOSTILE} title`, limits: [{ label: `${HOSTILE} limit`, throughput: "2MB/s" }] },
+    }),
+  );
+  await run([spec, "--out", join(work, "h")]);
+  // A results file from elsewhere may carry any spec name.
+  const rows = (await readFile(join(work, "h", "results.ndjson"), "utf8")).replaceAll('"spec":"hostile"', `"spec":${JSON.stringify(HOSTILE)}`);
+  await writeFile(join(work, "hostile-results.ndjson"), rows);
+
+  reports.quickstart = await report([join(work, "q1")], join(work, "quickstart.html"));
+  reports.compare = await report(["--compare", join(work, "q1"), join(work, "q2")], join(work, "compare.html"));
+  reports.hostile = await report([join(work, "h"), join(work, "hostile-results.ndjson")], join(work, "hostile.html"));
+  const raw = join(work, "q1", "raw");
+  const fioOutputs = (await readdir(raw)).filter((f) => /^fio-4k\.scratch\.randread\.r\d\.json$/.test(f)).map((f) => join(raw, f));
+  reports.fio = await report(fioOutputs, join(work, "fio.html"));
+
+  context = await chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), "benchspec-chromium-")), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+interface Opened {
+  page: Page;
+  errors: string[];
+  requests: string[];
+}
+
+async function open(file: string): Promise<Opened> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("request", (r) => requests.push(r.url()));
+  await page.goto(`file://${file}`);
+  // Every chart either rendered or failed.
+  await page.waitForFunction(() => [...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed")), null, {
+    timeout: 30_000,
+  });
+  return { page, errors, requests };
+}
+
+/** Per chart: the number of data marks (Vega's role-mark groups' items) in the live SVG. */
+const markCounts = (page: Page) =>
+  page.$$eval("figure.chart", (figures) =>
+    figures.map((f) => ({ id: f.id, failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length })),
+  );
+
+async function expectHealthy(opened: Opened, minCharts: number) {
+  const charts = await markCounts(opened.page);
+  expect(charts.length).toBeGreaterThanOrEqual(minCharts);
+  for (const chart of charts) {
+    expect(chart.failed, chart.id).toBe(false);
+    expect(chart.marks, chart.id).toBeGreaterThan(0);
+  }
+  expect(opened.errors).toEqual([]);
+  expect(opened.requests.filter((url) => !/^(file|data|blob):/.test(url))).toEqual([]);
+  expect(opened.requests.filter((url) => url.startsWith("file:"))).toHaveLength(1);
+}
+
+describe("reports in Chromium (real runs, file://)", () => {
+  it("quickstart: every chart draws, no errors, no network, expect table and chart", async () => {
+    const opened = await open(reports.quickstart);
+    await expectHealthy(opened, 5);
+    const { page } = opened;
+    expect(await page.locator("table.expect tbody tr").count()).toBe(1);
+    expect(await page.locator('figure[data-kind="expect"]').count()).toBe(1);
+    expect(await page.locator('figure[data-kind="timeseries"]').count()).toBe(1);
+    expect(await page.locator('figure[data-kind="latency"]').count()).toBe(1);
+    expect(await page.locator("table.cases").count()).toBe(2);
+    expect(await page.locator("dl.provenance").count()).toBe(1);
+    await page.close();
+  });
+
+  it("a comparison of two runs: grouped by run, the comparison chart and table", async () => {
+    const opened = await open(reports.compare);
+    await expectHealthy(opened, 6);
+    const { page } = opened;
+    expect(await page.locator('figure[data-kind="compare"]').count()).toBe(1);
+    expect(await page.locator("table.compare tbody tr").count()).toBe(6);
+    // The dd chart's legend lists both runs.
+    const legend = await page.locator('figure[data-kind="sweep"]').first().locator(".live svg .role-legend").first().innerHTML();
+    expect(legend).toContain(">q1<");
+    expect(legend).toContain(">q2<");
+    await page.close();
+  });
+
+  it("fio's own JSON output, imported: charts and tables", async () => {
+    const opened = await open(reports.fio);
+    await expectHealthy(opened, 2);
+    expect(await opened.page.locator("table.cases tbody tr").count()).toBe(1);
+    await opened.page.close();
+  });
+
+  it("a hostile spec runs no script and shows its text literally; limit rules and expect tables are there", async () => {
+    const opened = await open(reports.hostile);
+    await expectHealthy(opened, 2);
+    const { page } = opened;
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // Two inputs: the run (with its report.title) and a results file (whose spec name is hostile).
+    expect(await page.locator("h1").innerText()).toBe(`benchspec report: ${HOSTILE} title, ${HOSTILE}`);
+    expect(await page.locator("script").count()).toBe(6);
+    expect(await page.locator("table.expect").innerText()).toContain(`${HOSTILE} expectation`);
+    expect(await page.locator("table.expect tbody tr").count()).toBe(2);
+    expect(await page.locator("dl.provenance").first().innerText()).toContain(HOSTILE);
+    // The limit: a dashed rule in the limit colour and its label, in every sweep chart, and a table.
+    const sweep = page.locator('figure[data-kind="sweep"] .live svg');
+    expect(await sweep.locator(`g.role-mark > [stroke="${LIMIT_COLOR}"]`).count()).toBeGreaterThan(0);
+    expect(await sweep.locator("text", { hasText: `${HOSTILE} limit` }).count()).toBeGreaterThan(0);
+    expect(await page.locator("#limits table").innerText()).toContain(`${HOSTILE} limit`);
+    await page.close();
+  });
+
+  it("without JavaScript: the pre-rendered charts show and nothing runs", async () => {
+    const noJs = await chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), "benchspec-chromium-")), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      javaScriptEnabled: false,
+    });
+    try {
+      const page = await noJs.newPage();
+      await page.goto(`file://${reports.hostile}`);
+      const images = await page.$$eval("figure.chart .static img", (imgs) => imgs.map((img) => (img as HTMLImageElement).naturalWidth));
+      expect(images.length).toBeGreaterThanOrEqual(2);
+      for (const width of images) expect(width).toBeGreaterThan(100);
+      expect(await page.locator("button.png").first().isVisible()).toBe(false);
+      expect(await page.locator("figure.chart .toolbar a[download$='.svg']").count()).toBe(images.length);
+    } finally {
+      await noJs.close();
+    }
+  });
+});

@@ -1,0 +1,187 @@
+import { describe, expect, it } from "vitest";
+import { buildCharts, primaryMetric, type Chart } from "../../src/report/charts/index.js";
+import { buildReport } from "../../src/report/index.js";
+import { runFromRows } from "../../src/report/load.js";
+import type { RunData } from "../../src/report/model.js";
+import { workloadViews } from "../../src/report/view.js";
+import { scenarioPlan, synthRows, synthSeries } from "./support.js";
+
+type Spec = Record<string, unknown>;
+
+/** The data rows of one kind ("m" measured, "e" expect, "limit", "ts", "ss", "knee"). */
+const rowsOf = (chart: Chart, kind?: string) =>
+  ((chart.spec.data as { values: Spec[] }).values ?? []).filter((r) => kind === undefined || r.k === kind);
+const layers = (chart: Chart) => ((chart.spec.spec as Spec | undefined)?.layer ?? chart.spec.layer) as Spec[];
+const encodingOf = (chart: Chart, index = 0) => layers(chart)[index]!.encoding as Record<string, Spec>;
+const markOf = (chart: Chart, index = 0) => (layers(chart)[index]!.mark as Spec).type;
+const facetOf = (chart: Chart) => chart.spec.facet as Spec | undefined;
+const find = (charts: Chart[], kind: Chart["kind"], workload?: string) => charts.filter((c) => c.kind === kind && (!workload || c.workload === workload));
+
+async function scenario(name: string, sets: string[] = [], options: Parameters<typeof synthRows>[1] = {}) {
+  const plan = await scenarioPlan(name, sets);
+  return { plan, run: runFromRows(name, plan, synthRows(plan, options), { series: synthSeries(plan) }) };
+}
+
+/** Every chart must compile and render in Node without a Vega or Vega-Lite warning. */
+async function expectCleanRender(runs: RunData[]) {
+  const report = await buildReport(runs, { generatedAt: new Date(0) });
+  expect(report.warnings).toEqual([]);
+  return report;
+}
+
+describe("charts chosen from the plan's shape", () => {
+  it("quickstart: dd by parallel coloured by op, fio IOPS by op, fio latency percentiles and series, expect", async () => {
+    const { run } = await scenario("quickstart");
+    const { charts } = buildCharts({ runs: [run] });
+    const [dd] = find(charts, "sweep", "dd-seq");
+    expect(encodingOf(dd!).x).toMatchObject({ field: "x", title: "parallel", sort: ["1", "4"] });
+    expect(encodingOf(dd!).color).toMatchObject({ field: "c", title: "op", sort: ["write", "read"] });
+    expect(encodingOf(dd!).xOffset).toBeDefined();
+    expect(markOf(dd!)).toBe("bar");
+    expect(rowsOf(dd!, "m")).toHaveLength(4);
+    // The expect bound is drawn on the case it checks.
+    expect(rowsOf(dd!, "e")).toEqual([expect.objectContaining({ x: "1", c: "write", y: 10, st: "pass" })]);
+    const [fio] = find(charts, "sweep", "fio-4k");
+    expect(encodingOf(fio!).y).toMatchObject({ title: expect.stringMatching(/^IOPS/) });
+    expect(encodingOf(fio!).x).toMatchObject({ title: "op" });
+    expect(find(charts, "latency", "fio-4k")).toHaveLength(1);
+    expect(find(charts, "latency", "dd-seq")).toHaveLength(0);
+    expect(find(charts, "timeseries", "fio-4k")).toHaveLength(1);
+    expect(find(charts, "expect")).toHaveLength(1);
+    await expectCleanRender([run]);
+  });
+
+  it("shared storage: the spec's chart — grouped bars of target × parallel, no facets", async () => {
+    const { run } = await scenario("shared-storage-dd", ["count=4", "parallel=[2, 4]"]);
+    const { charts } = buildCharts({ runs: [run] });
+    expect(charts).toHaveLength(1);
+    const [chart] = charts;
+    expect(facetOf(chart!)).toBeUndefined();
+    expect(encodingOf(chart!).x).toMatchObject({ title: "parallel", sort: ["2", "4"] });
+    expect(encodingOf(chart!).color).toMatchObject({ title: "target", sort: ["nfs", "cephfs", "glusterfs", "cloud-nas-a", "cloud-nas-b"] });
+    expect(encodingOf(chart!).xOffset).toBeDefined();
+    expect(rowsOf(chart!, "m")).toHaveLength(10);
+    // Whiskers: the 95% CI of the mean, never below zero.
+    expect(rowsOf(chart!, "m").every((r) => typeof r.lo === "number" && (r.lo as number) >= 0 && (r.hi as number) >= (r.y as number))).toBe(true);
+    await expectCleanRender([run]);
+  });
+
+  it("cloud disks: IOPS lines by bs coloured by read share, WSAT over time, latency percentiles faceted, both expectations", async () => {
+    const { plan } = await scenario("cloud-disk-pts");
+    const run = runFromRows("pts", plan, synthRows(plan, { reps: 2 }), {
+      series: synthSeries(plan, { points: 1800, reps: 1 }),
+    });
+    const { charts } = buildCharts({ runs: [run] });
+    const [iops] = find(charts, "sweep", "iops");
+    expect(markOf(iops!)).toBe("line");
+    expect(encodingOf(iops!).x).toMatchObject({ sort: ["512B", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"] });
+    expect(encodingOf(iops!).color).toMatchObject({ title: "read", sort: ["0%", "5%", "35%", "50%", "65%", "95%", "100%"] });
+    expect(rowsOf(iops!, "m")).toHaveLength(56);
+    const [wsat] = find(charts, "timeseries", "wsat");
+    expect(rowsOf(wsat!, "ts").length).toBeLessThanOrEqual(300);
+    // Throughput workload: bs on x, read/write as colour; latency workload: IOPS (small random I/O).
+    const [tp] = find(charts, "sweep", "throughput");
+    expect(encodingOf(tp!).x).toMatchObject({ title: "bs" });
+    expect(encodingOf(tp!).color).toMatchObject({ title: "op" });
+    const [lat] = find(charts, "latency", "latency");
+    expect(facetOf(lat!)).toMatchObject({ field: "f", title: "read" });
+    expect(primaryMetric(workloadViews([run]).find((v) => v.name === "latency")!)).toBe("iops");
+    const [expectChart] = find(charts, "expect");
+    expect(rowsOf(expectChart!)).toHaveLength(2);
+    await expectCleanRender([run]);
+  });
+
+  it("steady-state windows are shaded on the series of the case", async () => {
+    const plan = await scenarioPlan("cloud-disk-pts", ["iops.bs=[4KiB]", "iops.read=[100]"]);
+    const id = plan.cases[0]!.id;
+    const run = runFromRows("pts", plan, synthRows(plan), {
+      series: synthSeries(plan, { cases: [id], points: 10 }),
+      steady: [{ case: id, repetition: 1, start: 8, end: 10, attained: true, criterion: "iops_slope:10%" }],
+    });
+    const { charts } = buildCharts({ runs: [run] });
+    const [chart] = find(charts, "timeseries", "iops");
+    expect(rowsOf(chart!, "ss")).toEqual([expect.objectContaining({ t0: 8, t1: 10, txt: "steady" })]);
+    expect(markOf(chart!)).toBe("rect");
+    await expectCleanRender([run]);
+  });
+
+  it("IPFS vs S3: the spec's charts, size on x, target as colour, op as facets", async () => {
+    const { run } = await scenario("ipfs-file-sizes");
+    const { charts } = buildCharts({ runs: [run] });
+    const sweeps = find(charts, "sweep");
+    expect(sweeps).toHaveLength(2);
+    for (const chart of sweeps) {
+      expect(facetOf(chart)).toMatchObject({ title: "op", sort: ["put", "get"] });
+      expect(encodingOf(chart).color).toMatchObject({ title: "target", sort: ["ipfs", "s3"] });
+      expect(encodingOf(chart).x).toMatchObject({ title: "size", sort: ["1MB", "5MB", "10MB", "50MB", "100MB", "500MB", "1GB"] });
+    }
+    expect(encodingOf(sweeps[0]!).y).toMatchObject({ title: expect.stringMatching(/^time per repetition/) });
+    await expectCleanRender([run]);
+  });
+
+  it("object store: limits as labelled rules, objects (always = concurrency) not a dimension", async () => {
+    // 2 GB/s measured against a 25 Gbit/s (3.125 GB/s) NIC: within reach, drawn.
+    const { run } = await scenario("object-upload-download", [], { throughput: () => 2e9 });
+    const { charts } = buildCharts({ runs: [run] });
+    const bars = find(charts, "sweep", "transfer")[0]!;
+    expect(facetOf(bars)).toMatchObject({ title: "op" });
+    expect(encodingOf(bars).color).toBeUndefined();
+    expect(rowsOf(bars, "limit").map((r) => r.lab)).toEqual([
+      "NIC 25 Gbit/s (3.125 GB/s)",
+      "NIC 25 Gbit/s (3.125 GB/s)",
+      "95% of NIC (2.969 GB/s)",
+      "95% of NIC (2.969 GB/s)",
+    ]);
+    expect(layers(bars).some((l) => (l.mark as Spec).type === "rule" && (l.mark as Spec).strokeDash)).toBe(true);
+    expect(workloadViews([run])[0]!.dims).toEqual(["concurrency", "op"]);
+    await expectCleanRender([run]);
+  });
+
+  it("a limit far above the data is said in the caption instead of flattening the bars", async () => {
+    const { run } = await scenario("minio-speedtest", [], { throughput: () => 100e6 });
+    const { charts } = buildCharts({ runs: [run] });
+    const chart = find(charts, "sweep", "speedtest")[0]!;
+    expect(rowsOf(chart, "limit")).toEqual([]);
+    expect(chart.caption.join(" ")).toContain("“100 Gbit/s network” (12.50 GB/s) is off the chart: the highest value shown is 0.8% of it");
+  });
+
+  it("autotune: throughput against the tuned value with the knee marked; no chart when rows lack the value", async () => {
+    const plan = await scenarioPlan("minio-speedtest");
+    const rows = synthRows(plan).flatMap((row) =>
+      row.workload !== "speedtest" ? [row] : [4, 8, 16, 32].map((concurrency) => ({ ...row, params: { ...row.params, concurrency }, throughput: Math.min(concurrency, 16) * 1e8 })),
+    );
+    const { charts } = buildCharts({ runs: [runFromRows("m", plan, rows)] });
+    const tune = find(charts, "autotune", "speedtest");
+    expect(tune).toHaveLength(1);
+    expect(rowsOf(tune[0]!, "knee").map((r) => r.lab)).toEqual(["knee: concurrency = 16", "knee: concurrency = 16"]);
+    expect(encodingOf(tune[0]!).x).toMatchObject({ scale: { type: "log", base: 2 } });
+    await expectCleanRender([runFromRows("m", plan, rows)]);
+    const plain = buildCharts({ runs: [runFromRows("m", plan, synthRows(plan))] });
+    expect(find(plain.charts, "autotune")).toHaveLength(0);
+  });
+
+  it("several runs of one spec: colour = run, the run's own dimension moves to facets", async () => {
+    const plan = await scenarioPlan("quickstart");
+    const a = runFromRows("base", plan, synthRows(plan, { seed: 1 }));
+    const b = runFromRows("new", plan, synthRows(plan, { seed: 2 }));
+    const { charts } = buildCharts({ runs: [a, b] });
+    const [dd] = find(charts, "sweep", "dd-seq");
+    expect(encodingOf(dd!).color).toMatchObject({ title: "run", sort: ["base", "new"] });
+    expect(facetOf(dd!)).toMatchObject({ title: "op" });
+    expect(rowsOf(dd!, "m")).toHaveLength(8);
+    await expectCleanRender([a, b]);
+  });
+
+  it("the same spec run against different storage in each run: colour = target, run adds nothing", async () => {
+    const plan = await scenarioPlan("shared-storage-dd", ["count=4", "parallel=[2, 4]"]);
+    const runs = ["nfs", "cephfs", "glusterfs"].map((target) => {
+      const cases = plan.cases.filter((c) => c.target === target);
+      return runFromRows(target, { ...plan, cases }, synthRows({ ...plan, cases }));
+    });
+    const view = workloadViews(runs)[0]!;
+    expect(view.dims).toEqual(["parallel", "target"]);
+    const { charts } = buildCharts({ runs });
+    expect(encodingOf(charts[0]!).color).toMatchObject({ title: "target" });
+    expect(facetOf(charts[0]!)).toBeUndefined();
+  });
+});

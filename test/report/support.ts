@@ -1,0 +1,93 @@
+/** Synthetic runs for report tests: real plans (from the scenario specs) with generated rows. */
+import { join } from "node:path";
+import type { Plan } from "../../src/plan/types.js";
+import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
+import { loadSpec } from "../../src/spec/validate.js";
+import { SPECS_DIR } from "../support/spec.js";
+
+export async function scenarioPlan(name: string, sets: string[] = []): Promise<Plan> {
+  const loaded = await loadSpec(join(SPECS_DIR, `${name}.yaml`), { sets });
+  if (!loaded.plan) throw new Error(loaded.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
+  return loaded.plan;
+}
+
+/** A deterministic PRNG, so synthetic runs are the same on every test run. */
+export function random(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Roughly normal noise (sum of uniforms). */
+export const noise = (rand: () => number) => rand() + rand() + rand() + rand() - 2;
+
+export interface SynthOptions {
+  reps?: number;
+  seed?: number;
+  /** Throughput (bytes/s) of a case's repetition; default: by case index, ±5% noise. */
+  throughput?: (c: Plan["cases"][number], rep: number, rand: () => number) => number;
+  failed?: (c: Plan["cases"][number], rep: number) => boolean;
+  spec?: string;
+}
+
+export function synthRows(plan: Plan, options: SynthOptions = {}): ResultRow[] {
+  const rand = random(options.seed ?? 1);
+  const rows: ResultRow[] = [];
+  for (const c of plan.cases) {
+    const reps = options.reps ?? c.params.repeat;
+    for (let rep = 1; rep <= reps; rep += 1) {
+      const throughput = options.throughput?.(c, rep, rand) ?? 100e6 * (1 + (c.index % 5)) * (1 + 0.05 * noise(rand));
+      const bs = typeof c.params.bs === "number" ? c.params.bs : 1024 * 1024;
+      const seconds = 2 * (1 + 0.02 * noise(rand));
+      const failed = options.failed?.(c, rep) ?? false;
+      const latency = c.engine === "fio" ? { mean: bs / throughput, p50: bs / throughput, p90: (2 * bs) / throughput, p99: (5 * bs) / throughput, "p99.9": (9 * bs) / throughput } : undefined;
+      rows.push({
+        v: 1,
+        source: "run",
+        spec: options.spec ?? plan.name,
+        specHash: plan.specHash,
+        case: c.id,
+        workload: c.workload,
+        target: c.target,
+        engine: c.engine,
+        op: c.op,
+        params: c.params,
+        repetition: rep,
+        warmup: false,
+        ok: !failed,
+        ...(failed && { error: "synthetic failure" }),
+        start: new Date(Date.UTC(2026, 0, 1, 0, 0, rep)).toISOString(),
+        end: new Date(Date.UTC(2026, 0, 1, 0, 0, rep + 2)).toISOString(),
+        bytes: failed ? 0 : throughput * seconds,
+        ops: failed ? 0 : (throughput * seconds) / bs,
+        seconds,
+        throughput: failed ? 0 : throughput,
+        iops: failed ? 0 : throughput / bs,
+        ...(latency && !failed && { latency }),
+      });
+    }
+  }
+  return rows;
+}
+
+/** A series per case that has `sample` (or every case given), `points` samples per repetition. */
+export function synthSeries(plan: Plan, options: { reps?: number; points?: number; cases?: string[]; seed?: number } = {}): TimeseriesRow[] {
+  const rand = random(options.seed ?? 7);
+  const out: TimeseriesRow[] = [];
+  for (const c of plan.cases) {
+    if (options.cases ? !options.cases.includes(c.id) : c.params.sample === undefined) continue;
+    const dt = typeof c.params.sample === "number" ? c.params.sample : 1;
+    for (let rep = 1; rep <= (options.reps ?? c.params.repeat); rep += 1) {
+      for (let i = 1; i <= (options.points ?? 20); i += 1) {
+        const throughput = 200e6 * (1 + 0.1 * noise(rand)) * (i < 5 ? 1.5 : 1);
+        out.push({ case: c.id, repetition: rep, t: i * dt + 0.001 * rand(), throughput, iops: throughput / 4096 });
+      }
+    }
+  }
+  return out;
+}
