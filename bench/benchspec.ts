@@ -46,7 +46,9 @@ export async function runBenchspec(
   const rows = readRows<ResultRow>(join(dir, "results.ndjson"));
   const failed = rows.find((row) => !row.ok);
   if (result.exitCode !== 0 || failed || rows.length === 0) {
-    const why = failed ? `${failed.case}: ${failed.error}` : String(result.stderr).trim().split("\n").slice(-3).join(" | ");
+    const why = failed
+      ? `${failed.case}: ${failed.error}`
+      : String(result.stderr).trim().split("\n").slice(-3).join(" | ");
     throw new Error(`benchspec run ${name} failed (exit ${result.exitCode}): ${why}`);
   }
   return { dir, rows: rows.filter((row) => !row.warmup), wall, peakRss };

@@ -47,7 +47,8 @@ export async function benchCompile(scratch: string): Promise<BenchLine[]> {
     const t0 = performance.now();
     const loaded = await loadSpec(file);
     const t1 = performance.now();
-    if (!loaded.plan) throw new Error(`the matrix spec is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
+    if (!loaded.plan)
+      throw new Error(`the matrix spec is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
     const output = compilePlan(loaded.plan, COMPILE_TARGETS, "bench");
     const t2 = performance.now();
     cases = loaded.plan.cases.length;
@@ -59,7 +60,15 @@ export async function benchCompile(scratch: string): Promise<BenchLine[]> {
   const total = median(load.map((l, i) => l + compile[i]!));
   const command = benchspecCommand();
   const t0 = performance.now();
-  await execa(command.file, [...command.args, "compile", file, "--target", "all", "--out", join(scratch, "compile-out")]);
+  await execa(command.file, [
+    ...command.args,
+    "compile",
+    file,
+    "--target",
+    "all",
+    "--out",
+    join(scratch, "compile-out"),
+  ]);
   const cli = (performance.now() - t0) / 1000;
   const line = (metric: string, value: number, target: string, pass?: boolean, note?: string): BenchLine => ({
     section: "compile",
@@ -71,9 +80,21 @@ export async function benchCompile(scratch: string): Promise<BenchLine[]> {
     ...(note && { note }),
   });
   return [
-    line(`loadSpec + compilePlan, ${cases.toLocaleString("en")} cases (in process)`, total, "< 1 s", total < 1, `${artifacts} artifacts (fio, shell, sdk, plan.json)`),
+    line(
+      `loadSpec + compilePlan, ${cases.toLocaleString("en")} cases (in process)`,
+      total,
+      "< 1 s",
+      total < 1,
+      `${artifacts} artifacts (fio, shell, sdk, plan.json)`,
+    ),
     line("  of which loadSpec (parse, validate, expand)", median(load), ""),
     line("  of which compilePlan (fio, shell, sdk)", median(compile), ""),
-    line("benchspec compile --target all (CLI, writes files)", cli, "", undefined, "includes process start and writing the artifacts"),
+    line(
+      "benchspec compile --target all (CLI, writes files)",
+      cli,
+      "",
+      undefined,
+      "includes process start and writing the artifacts",
+    ),
   ];
 }

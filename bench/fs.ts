@@ -69,21 +69,39 @@ export async function benchFs(scratch: string, log: (line: string) => void): Pro
 
   const byHand = await runByHand(scratch, dir, run.dir);
   const startup = await benchspecStartup();
-  const toolSeconds = Object.values(byHand).flatMap((samples) => samples.map((s) => s.wall)).reduce((a, b) => a + b, 0);
+  const toolSeconds = Object.values(byHand)
+    .flatMap((samples) => samples.map((s) => s.wall))
+    .reduce((a, b) => a + b, 0);
   const overhead = (run.wall - toolSeconds) / cases;
-  log(`fs: benchspec run ${run.wall.toFixed(1)} s for ${cases} cases × ${config.rounds}; the tools by hand ${toolSeconds.toFixed(1)} s`);
+  log(
+    `fs: benchspec run ${run.wall.toFixed(1)} s for ${cases} cases × ${config.rounds}; the tools by hand ${toolSeconds.toFixed(1)} s`,
+  );
 
   const lines: BenchLine[] = CASES.map((c) => {
     const rows = rowsOf(run, c.workload, c.op);
     const engine = median(rows.map((row) => (c.metric === "iops" ? row.iops : row.throughput / MB)));
     const reference = median(byHand[key(c)]!.map((s) => (c.metric === "iops" ? s.iops : s.throughput / MB)));
     const line = ratioLine(
-      { section: SECTION, metric: `${c.workload} ${c.op}`, unit: c.metric === "iops" ? "IOPS" : "MB/s", engine, reference, detail: { benchspec: rows.map((r) => ({ throughput: r.throughput, iops: r.iops, seconds: r.seconds })), byHand: byHand[key(c)] } },
+      {
+        section: SECTION,
+        metric: `${c.workload} ${c.op}`,
+        unit: c.metric === "iops" ? "IOPS" : "MB/s",
+        engine,
+        reference,
+        detail: {
+          benchspec: rows.map((r) => ({ throughput: r.throughput, iops: r.iops, seconds: r.seconds })),
+          byHand: byHand[key(c)],
+        },
+      },
       { atLeast: 0.9 },
     );
     // "the same numbers within noise": both directions count.
     const same = line.ratio !== undefined && line.ratio >= 0.9 && line.ratio <= 1.1;
-    return { ...line, target: "ratio 0.9–1.1", verdict: line.ratio === undefined ? "FAILED" : same ? "PASS" : "BELOW" };
+    return {
+      ...line,
+      target: "ratio 0.9–1.1",
+      verdict: line.ratio === undefined ? "FAILED" : same ? "PASS" : "BELOW",
+    };
   });
   lines.push(
     {
@@ -95,7 +113,14 @@ export async function benchFs(scratch: string, log: (line: string) => void): Pro
       verdict: overhead < 1 ? "PASS" : "BELOW",
       note: `benchspec run ${run.wall.toFixed(2)} s − tools by hand ${toolSeconds.toFixed(2)} s, over ${cases} cases; includes process start, validation, compile, provenance and dd's unmeasured setup`,
     },
-    { section: SECTION, metric: "benchspec process start (benchspec --version)", unit: "s", engine: startup, target: "(once per run)", verdict: "INFO" },
+    {
+      section: SECTION,
+      metric: "benchspec process start (benchspec --version)",
+      unit: "s",
+      engine: startup,
+      target: "(once per run)",
+      verdict: "INFO",
+    },
   );
   return lines;
 }
@@ -108,7 +133,11 @@ interface ByHand {
   iops: number;
 }
 
-async function runByHand(scratch: string, runDir: string, benchspecRunDir: string): Promise<Record<string, ByHand[]>> {
+async function runByHand(
+  scratch: string,
+  runDir: string,
+  benchspecRunDir: string,
+): Promise<Record<string, ByHand[]>> {
   const { dd } = config.fs;
   const dir = join(runDir, "by-hand");
   await mkdir(dir, { recursive: true });
@@ -124,7 +153,9 @@ async function runByHand(scratch: string, runDir: string, benchspecRunDir: strin
     return Number(match[1]) / Number(match[2]);
   };
   for (let r = 0; r < config.rounds; r++) {
-    const write = await timed("dd", [`if=${source}`, `of=${file}`, ...ddArgs, "conv=fdatasync"], { env: { LC_ALL: "C" } });
+    const write = await timed("dd", [`if=${source}`, `of=${file}`, ...ddArgs, "conv=fdatasync"], {
+      env: { LC_ALL: "C" },
+    });
     push("dd.write", { wall: write.wall, throughput: ddSummary(write.stderr), iops: NaN });
     await execa("dd", [`if=${file}`, "iflag=nocache", "count=0"]);
     const read = await timed("dd", [`if=${file}`, "of=/dev/null", ...ddArgs], { env: { LC_ALL: "C" } });
@@ -134,11 +165,17 @@ async function runByHand(scratch: string, runDir: string, benchspecRunDir: strin
   for (const c of CASES.filter((c) => c.workload === "fio")) {
     const jobfile = join(benchspecRunDir, "fio", `fio.scratch.${c.op}.bs-4KiB.fio`);
     const jobfileAlt = join(benchspecRunDir, "fio", `fio.scratch.${c.op}.fio`);
-    const path = await readFile(jobfile).then(() => jobfile, () => jobfileAlt);
+    const path = await readFile(jobfile).then(
+      () => jobfile,
+      () => jobfileAlt,
+    );
     for (let r = 0; r < config.rounds; r++) {
       const output = join(dir, `${c.op}.${r}.json`);
       const t0 = performance.now();
-      const fio = await timed("fio", ["--output-format=json+", `--output=${output}`, path], { env: { BENCHSPEC_DIR: dir }, cwd: dir });
+      const fio = await timed("fio", ["--output-format=json+", `--output=${output}`, path], {
+        env: { BENCHSPEC_DIR: dir },
+        cwd: dir,
+      });
       const wall = fio.wall || (performance.now() - t0) / 1000;
       const json = JSON.parse(await readFile(output, "utf8")) as { jobs: { read: FioDir; write: FioDir }[] };
       const sum = (f: (d: FioDir) => number) => json.jobs.reduce((a, j) => a + f(j.read) + f(j.write), 0);

@@ -40,7 +40,16 @@ async function benchReportHook(scratch: string, log: (line: string) => void): Pr
     throw error;
   })) as { benchReport?: (scratch: string, log: (line: string) => void) => Promise<BenchLine[]> } | undefined;
   if (!module?.benchReport) {
-    return [{ section: "report", metric: "report over 1,000,000 rows", unit: "s", target: "seconds, a few MB", verdict: "INFO", note: "bench/report.ts (benchReport) not written yet" }];
+    return [
+      {
+        section: "report",
+        metric: "report over 1,000,000 rows",
+        unit: "s",
+        target: "seconds, a few MB",
+        verdict: "INFO",
+        note: "bench/report.ts (benchReport) not written yet",
+      },
+    ];
   }
   return module.benchReport(scratch, log);
 }
@@ -59,8 +68,11 @@ async function main() {
   const load = { start: loadavg() };
   const scratch = await makeScratch("run");
   const command = benchspecCommand();
-  log(`benchspec from ${command.kind}${command.kind === "source" ? " (dist/ is missing or older than src/: npm run build)" : ""}; scratch ${scratch}`);
-  if (load.start[0]! > availableParallelism()) log(`load average ${load.start[0]!.toFixed(1)} on ${availableParallelism()} CPUs: expect noisy numbers`);
+  log(
+    `benchspec from ${command.kind}${command.kind === "source" ? " (dist/ is missing or older than src/: npm run build)" : ""}; scratch ${scratch}`,
+  );
+  if (load.start[0]! > availableParallelism())
+    log(`load average ${load.start[0]!.toFixed(1)} on ${availableParallelism()} CPUs: expect noisy numbers`);
   const needsServers = !only || ["s3", "ipfs", "memory"].some((s) => only.has(s as Section));
   let servers: Servers | undefined;
   const stop = async () => {
@@ -103,14 +115,22 @@ async function main() {
     quick: config.quick,
     rounds: config.rounds,
     benchspec: command.kind,
-    host: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavg: { ...load, end: loadavg() } },
+    host: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model,
+      node: process.version,
+      loadavg: { ...load, end: loadavg() },
+    },
     config,
     seconds,
     sectionSeconds: timings,
     lines,
   });
-  process.stdout.write(`${lines.filter((l) => l.verdict === "PASS").length} PASS, ${lines.filter((l) => l.verdict === "BELOW").length} BELOW, ${lines.filter((l) => l.verdict === "FAILED").length} FAILED; ${seconds.toFixed(0)} s; figures in ${file}\n`);
-  if (config.quick) process.stdout.write("(--quick: sizes scaled down, one round — not the benchmark's numbers)\n");
+  process.stdout.write(
+    `${lines.filter((l) => l.verdict === "PASS").length} PASS, ${lines.filter((l) => l.verdict === "BELOW").length} BELOW, ${lines.filter((l) => l.verdict === "FAILED").length} FAILED; ${seconds.toFixed(0)} s; figures in ${file}\n`,
+  );
+  if (config.quick)
+    process.stdout.write("(--quick: sizes scaled down, one round — not the benchmark's numbers)\n");
 }
 
 await main();

@@ -30,15 +30,24 @@ const emptySamples = (): Samples => ({ large: { put: [], get: [] }, small: { put
 const SECTION = "IPFS vs ipfs CLI";
 const OPTIONS = { cidVersion: 1, rawLeaves: true, chunker: "size-262144", pin: true };
 
-export async function benchIpfs(servers: Servers, scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
+export async function benchIpfs(
+  servers: Servers,
+  scratch: string,
+  log: (line: string) => void,
+): Promise<BenchLine[]> {
   const engine = emptySamples();
   const reference = emptySamples();
   for (let round = 1; round <= config.rounds; round++) {
-    const sides = [() => engineRound(servers, scratch, engine), () => cliRound(servers, scratch, round, reference)];
+    const sides = [
+      () => engineRound(servers, scratch, engine),
+      () => cliRound(servers, scratch, round, reference),
+    ];
     if (round % 2 === 0) sides.reverse();
     for (const side of sides) await side();
     const last = (s: Samples, op: Op) => `${((s.large[op].at(-1)?.throughput ?? NaN) / MB).toFixed(0)} MB/s`;
-    log(`ipfs round ${round}: engine add ${last(engine, "put")} cat ${last(engine, "get")}, CLI add ${last(reference, "put")} cat ${last(reference, "get")}`);
+    log(
+      `ipfs round ${round}: engine add ${last(engine, "put")} cat ${last(engine, "get")}, CLI add ${last(reference, "put")} cat ${last(reference, "get")}`,
+    );
   }
   const lines: BenchLine[] = [];
   for (const size of ["large", "small"] as const) {
@@ -48,7 +57,14 @@ export async function benchIpfs(servers: Servers, scratch: string, log: (line: s
       const metric = `${op === "put" ? "add" : "cat"} ${bytes / MiB} MiB ×${objects}`;
       lines.push(
         ratioLine(
-          { section: SECTION, metric, unit: "MB/s", engine: medianOf(e, (s) => s.throughput / MB), reference: medianOf(r, (s) => s.throughput / MB), detail: { engine: e, cli: r } },
+          {
+            section: SECTION,
+            metric,
+            unit: "MB/s",
+            engine: medianOf(e, (s) => s.throughput / MB),
+            reference: medianOf(r, (s) => s.throughput / MB),
+            detail: { engine: e, cli: r },
+          },
           { atLeast: 1.0 },
         ),
       );
@@ -91,7 +107,11 @@ async function engineRound(servers: Servers, scratch: string, into: Samples) {
   for (const size of ["large", "small"] as const) {
     for (const op of ["put", "get"] as const) {
       for (const row of rowsOf(run, size, op)) {
-        into[size][op].push({ throughput: row.bytes / row.seconds, cpuPerGiB: row.client?.cpuPerGiB ?? NaN, elu: row.client?.eventLoopUtilization });
+        into[size][op].push({
+          throughput: row.bytes / row.seconds,
+          cpuPerGiB: row.client?.cpuPerGiB ?? NaN,
+          elu: row.client?.eventLoopUtilization,
+        });
       }
     }
   }
@@ -111,10 +131,16 @@ async function cliRound(servers: Servers, scratch: string, round: number, into: 
       const files = Array.from({ length: objects }, (_, i) => join(dir, `${size}-${i}`));
       for (const file of files) await writeFile(file, randomFillSync(Buffer.allocUnsafe(bytes)));
       const total = bytes * objects;
-      const flags = [`--cid-version=${OPTIONS.cidVersion}`, `--raw-leaves=${OPTIONS.rawLeaves}`, `--chunker=${OPTIONS.chunker}`, `--pin=${OPTIONS.pin}`];
+      const flags = [
+        `--cid-version=${OPTIONS.cidVersion}`,
+        `--raw-leaves=${OPTIONS.rawLeaves}`,
+        `--chunker=${OPTIONS.chunker}`,
+        `--pin=${OPTIONS.pin}`,
+      ];
       const add = await timed(ipfs, [...api, "add", "-q", ...flags, ...files], { env });
       const cids = add.stdout.trim().split("\n");
-      if (cids.length !== objects) throw new Error(`ipfs add printed ${cids.length} CIDs for ${objects} files`);
+      if (cids.length !== objects)
+        throw new Error(`ipfs add printed ${cids.length} CIDs for ${objects} files`);
       added.push(...cids);
       into[size].put.push({ throughput: total / add.wall, cpuPerGiB: add.cpu / (total / GiB) });
       const cat = await timed(ipfs, [...api, "cat", ...cids], { env, discardStdout: true });

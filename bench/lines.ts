@@ -30,9 +30,9 @@ export function ratioLine(
   bound: { atLeast: number } | { atMost: number },
 ): BenchLine {
   const ratio = base.engine !== undefined && base.reference ? base.engine / base.reference : undefined;
-  const pass =
-    ratio !== undefined && ("atLeast" in bound ? ratio >= bound.atLeast : ratio <= bound.atMost);
-  const target = "atLeast" in bound ? `ratio ≥ ${bound.atLeast.toFixed(1)}` : `ratio ≤ ${bound.atMost.toFixed(1)}`;
+  const pass = ratio !== undefined && ("atLeast" in bound ? ratio >= bound.atLeast : ratio <= bound.atMost);
+  const target =
+    "atLeast" in bound ? `ratio ≥ ${bound.atLeast.toFixed(1)}` : `ratio ≤ ${bound.atMost.toFixed(1)}`;
   return { ...base, ratio, target, verdict: ratio === undefined ? "FAILED" : pass ? "PASS" : "BELOW" };
 }
 

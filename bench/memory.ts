@@ -15,7 +15,11 @@ import { MB, median } from "./stats.js";
 const SECTION = "payload and memory";
 const PAYLOAD_TARGET = 3e9; // "several GB/s"
 
-export async function benchMemory(servers: Servers, scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
+export async function benchMemory(
+  servers: Servers,
+  scratch: string,
+  log: (line: string) => void,
+): Promise<BenchLine[]> {
   const lines: BenchLine[] = [];
   for (const slice of [8 * MiB, 1 * MiB, 64 * 1024]) {
     const rates = [1, 2, 3].map((round) => payloadRate(slice, round));
@@ -44,11 +48,18 @@ workloads:
     concurrency: ${concurrency}
     multipart: { partSize: ${partSize}B, queue: ${queue} }
 `;
-  const baseline = await runBenchspec(scratch, "memory-baseline", spec(1, 4096).replace(/\n    multipart:.*\n/, "\n"), servers.env);
+  const baseline = await runBenchspec(
+    scratch,
+    "memory-baseline",
+    spec(1, 4096).replace(/\n    multipart:.*\n/, "\n"),
+    servers.env,
+  );
   const upload = await runBenchspec(scratch, "memory", spec(objects, size), servers.env);
   const row = rowsOf(upload, "upload", "put")[0]!;
   const growth = upload.peakRss - baseline.peakRss;
-  log(`memory: peak RSS ${(upload.peakRss / MiB).toFixed(0)} MiB (baseline ${(baseline.peakRss / MiB).toFixed(0)} MiB), bound ${(bound / MiB).toFixed(0)} MiB`);
+  log(
+    `memory: peak RSS ${(upload.peakRss / MiB).toFixed(0)} MiB (baseline ${(baseline.peakRss / MiB).toFixed(0)} MiB), bound ${(bound / MiB).toFixed(0)} MiB`,
+  );
   lines.push(
     {
       section: SECTION,

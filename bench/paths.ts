@@ -21,7 +21,9 @@ export function s5cmdBinary(): string {
   try {
     accessSync(file, constants.X_OK);
   } catch {
-    throw new Error(`s5cmd ${S5CMD_VERSION} not found at ${file}: run \`npm run setup\` (scripts/setup-tools.sh)`);
+    throw new Error(
+      `s5cmd ${S5CMD_VERSION} not found at ${file}: run \`npm run setup\` (scripts/setup-tools.sh)`,
+    );
   }
   return file;
 }

@@ -36,12 +36,21 @@ export interface TimedOptions {
 }
 
 /** Runs file with args; throws with the tool's stderr when it fails. */
-export async function timed(file: string, args: readonly string[], options: TimedOptions = {}): Promise<Timed> {
+export async function timed(
+  file: string,
+  args: readonly string[],
+  options: TimedOptions = {},
+): Promise<Timed> {
   const dir = await mkdtemp(join(tmpdir(), "benchspec-bench-times-"));
   const timesFile = join(dir, "times");
   try {
     const result = await execa("bash", ["-c", WRAPPER, "bench", file, ...args], {
-      env: { ...options.env, LC_ALL: "C", BENCH_TIMES: timesFile, BENCH_DISCARD: options.discardStdout ? "1" : "0" },
+      env: {
+        ...options.env,
+        LC_ALL: "C",
+        BENCH_TIMES: timesFile,
+        BENCH_DISCARD: options.discardStdout ? "1" : "0",
+      },
       cwd: options.cwd,
       reject: false,
       stdin: "ignore",
@@ -49,11 +58,20 @@ export async function timed(file: string, args: readonly string[], options: Time
     });
     const [line, , children] = (await readFile(timesFile, "utf8").catch(() => "")).split("\n");
     if (result.exitCode !== 0 || !line || !children) {
-      throw new Error(`${file.split("/").at(-1)} ${args.slice(0, 3).join(" ")} … failed (${result.exitCode}): ${tail(result.stderr)}`);
+      throw new Error(
+        `${file.split("/").at(-1)} ${args.slice(0, 3).join(" ")} … failed (${result.exitCode}): ${tail(result.stderr)}`,
+      );
     }
     const [t0, t1] = line.split(" ").map(Number) as [number, number];
     const [user, sys] = children.split(" ").map(parseTimes) as [number, number];
-    return { wall: t1 - t0, user, sys, cpu: user + sys, stdout: String(result.stdout), stderr: String(result.stderr) };
+    return {
+      wall: t1 - t0,
+      user,
+      sys,
+      cpu: user + sys,
+      stdout: String(result.stdout),
+      stderr: String(result.stderr),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

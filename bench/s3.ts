@@ -35,20 +35,32 @@ const emptySamples = (): Samples => ({ large: { put: [], get: [] }, small: { put
 
 const SECTION = "S3 vs s5cmd";
 
-export async function benchS3(servers: Servers, scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
+export async function benchS3(
+  servers: Servers,
+  scratch: string,
+  log: (line: string) => void,
+): Promise<BenchLine[]> {
   const { large, small } = config.s3;
   const files = await sourceFiles(scratch);
   const engine = emptySamples();
   const reference = emptySamples();
   for (let round = 1; round <= config.rounds; round++) {
-    const sides = [() => engineRound(servers, scratch, engine), () => s5cmdRound(servers, files, round, reference)];
+    const sides = [
+      () => engineRound(servers, scratch, engine),
+      () => s5cmdRound(servers, files, round, reference),
+    ];
     if (round % 2 === 0) sides.reverse();
     for (const side of sides) await side();
-    log(`s3 round ${round}: engine PUT ${mbs(engine.large.put.at(-1))} GET ${mbs(engine.large.get.at(-1))}, s5cmd PUT ${mbs(reference.large.put.at(-1))} GET ${mbs(reference.large.get.at(-1))}`);
+    log(
+      `s3 round ${round}: engine PUT ${mbs(engine.large.put.at(-1))} GET ${mbs(engine.large.get.at(-1))}, s5cmd PUT ${mbs(reference.large.put.at(-1))} GET ${mbs(reference.large.get.at(-1))}`,
+    );
   }
 
   const lines: BenchLine[] = [];
-  const describe = { large: `${large.size / MiB} MiB ×${large.objects}, c=${large.concurrency}`, small: `4 KiB ×${small.objects}, c=${small.concurrency}` };
+  const describe = {
+    large: `${large.size / MiB} MiB ×${large.objects}, c=${large.concurrency}`,
+    small: `4 KiB ×${small.objects}, c=${small.concurrency}`,
+  };
   for (const size of ["large", "small"] as const) {
     for (const op of ["put", "get"] as const) {
       const [e, r] = [engine[size][op], reference[size][op]];
@@ -56,11 +68,25 @@ export async function benchS3(servers: Servers, scratch: string, log: (line: str
       lines.push(
         size === "large"
           ? ratioLine(
-              { section: SECTION, metric: `${op.toUpperCase()} ${describe[size]}`, unit: "MB/s", engine: medianOf(e, (s) => s.throughput / MB), reference: medianOf(r, (s) => s.throughput / MB), detail },
+              {
+                section: SECTION,
+                metric: `${op.toUpperCase()} ${describe[size]}`,
+                unit: "MB/s",
+                engine: medianOf(e, (s) => s.throughput / MB),
+                reference: medianOf(r, (s) => s.throughput / MB),
+                detail,
+              },
               { atLeast: 1.0 },
             )
           : ratioLine(
-              { section: SECTION, metric: `${op.toUpperCase()} ${describe[size]}`, unit: "ops/s", engine: medianOf(e, (s) => s.opsPerSecond), reference: medianOf(r, (s) => s.opsPerSecond), detail },
+              {
+                section: SECTION,
+                metric: `${op.toUpperCase()} ${describe[size]}`,
+                unit: "ops/s",
+                engine: medianOf(e, (s) => s.opsPerSecond),
+                reference: medianOf(r, (s) => s.opsPerSecond),
+                detail,
+              },
               { atLeast: 0.8 },
             ),
       );
@@ -94,7 +120,9 @@ export async function benchS3(servers: Servers, scratch: string, log: (line: str
       engine: elu,
       target: "≤ 0.9 below 1 GB/s",
       verdict: bound ? "BELOW" : "PASS",
-      note: bound ? `client-bound at ${(throughput / MB).toFixed(0)} MB/s: the numbers measure benchspec` : undefined,
+      note: bound
+        ? `client-bound at ${(throughput / MB).toFixed(0)} MB/s: the numbers measure benchspec`
+        : undefined,
     });
   }
   return lines;
@@ -168,15 +196,32 @@ async function s5cmdRound(servers: Servers, files: SourceFiles, round: number, i
     const run = async (op: Op, commands: string[]) => {
       const file = join(files[size][0]!, "..", `${op}-r${round}.txt`);
       await writeFile(file, commands.join("\n") + "\n");
-      const t = await timed(s5cmd, ["--endpoint-url", servers.minio.endpoint, "--numworkers", String(concurrency), "run", file], {
-        env,
-        discardStdout: true,
-      });
+      const t = await timed(
+        s5cmd,
+        ["--endpoint-url", servers.minio.endpoint, "--numworkers", String(concurrency), "run", file],
+        {
+          env,
+          discardStdout: true,
+        },
+      );
       const total = bytes * objects;
-      into[size][op].push({ throughput: total / t.wall, opsPerSecond: objects / t.wall, cpuPerGiB: t.cpu / (total / GiB) });
+      into[size][op].push({
+        throughput: total / t.wall,
+        opsPerSecond: objects / t.wall,
+        cpuPerGiB: t.cpu / (total / GiB),
+      });
     };
-    await run("put", files[size].map((f, i) => `cp ${single} ${f} ${keys[i]}`));
-    await run("get", keys.map((k) => `cat ${single} ${k}`));
-    await timed(s5cmd, ["--endpoint-url", servers.minio.endpoint, "rm", `${prefix}/${size}/*`], { env, discardStdout: true });
+    await run(
+      "put",
+      files[size].map((f, i) => `cp ${single} ${f} ${keys[i]}`),
+    );
+    await run(
+      "get",
+      keys.map((k) => `cat ${single} ${k}`),
+    );
+    await timed(s5cmd, ["--endpoint-url", servers.minio.endpoint, "rm", `${prefix}/${size}/*`], {
+      env,
+      discardStdout: true,
+    });
   }
 }

@@ -26,13 +26,22 @@ export function renderTable(lines: readonly BenchLine[]): string {
       line.verdict,
     ]);
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.filter((_, r) => !sectionRows.includes(r)).map((row) => row[i]!.length)));
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.filter((_, r) => !sectionRows.includes(r)).map((row) => row[i]!.length)),
+  );
   const right = new Set([2, 3, 4]);
   const format = (row: string[]) =>
-    row.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
+    row
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const out = [format(header), widths.map((w) => "-".repeat(w)).join("  ")];
   rows.forEach((row, r) => out.push(sectionRows.includes(r) ? row[0]! : format(row)));
-  const notes = lines.filter((l) => l.note).map((l) => `  ${l.verdict === "PASS" || l.verdict === "INFO" ? "note" : l.verdict}: ${l.metric}: ${l.note}`);
+  const notes = lines
+    .filter((l) => l.note)
+    .map(
+      (l) => `  ${l.verdict === "PASS" || l.verdict === "INFO" ? "note" : l.verdict}: ${l.metric}: ${l.note}`,
+    );
   return [...out, ...(notes.length ? ["", "Notes:", ...notes] : [])].join("\n");
 }
 

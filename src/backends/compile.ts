@@ -8,14 +8,19 @@
 import type { Case, Plan } from "../plan/types.js";
 import { BACKENDS } from "./index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
-import { COMPILE_TARGETS, CompileError, type Artifact, type CompileContext, type CompileTarget } from "./types.js";
+import {
+  COMPILE_TARGETS,
+  CompileError,
+  type Artifact,
+  type CompileContext,
+  type CompileTarget,
+} from "./types.js";
 
 export { CompileError };
 import { jsonArtifact } from "./writer.js";
 
 export const PLAN_INDEX_PATH = "plan.json";
 export const PLAN_FORMAT = "benchspec-plan/1";
-
 
 export interface CompileOutput {
   artifacts: Artifact[];
@@ -57,7 +62,10 @@ function checkExpressible(cases: readonly Case[], targets: readonly CompileTarge
   if (problems.size > 0) throw new CompileError([...problems.values()].join("\n"));
 }
 
-function planIndex(ctx: CompileContext, byCase: Map<string, Partial<Record<CompileTarget, string[]>>>): string {
+function planIndex(
+  ctx: CompileContext,
+  byCase: Map<string, Partial<Record<CompileTarget, string[]>>>,
+): string {
   const { plan } = ctx;
   return jsonArtifact(ctx, PLAN_FORMAT, {
     vars: plan.vars,
@@ -85,7 +93,8 @@ function redactLiteralSecrets(targets: Plan["targets"]): Plan["targets"] {
       if (target.kind !== "s3") return [name, target];
       const safe = { ...target };
       for (const key of ["accessKey", "secretKey"] as const) {
-        if (safe[key] !== undefined && !safe[key]!.startsWith("${env:")) safe[key] = "<redacted: written in the spec>";
+        if (safe[key] !== undefined && !safe[key]!.startsWith("${env:"))
+          safe[key] = "<redacted: written in the spec>";
       }
       return [name, safe];
     }),
@@ -97,7 +106,9 @@ export function parseTargets(value: string): CompileTarget[] {
   const targets = value.split(",").map((t) => t.trim());
   for (const target of targets) {
     if (!(COMPILE_TARGETS as readonly string[]).includes(target)) {
-      throw new CompileError(`unknown compile target "${target}"; expected ${COMPILE_TARGETS.join(", ")} or all`);
+      throw new CompileError(
+        `unknown compile target "${target}"; expected ${COMPILE_TARGETS.join(", ")} or all`,
+      );
     }
   }
   return targets as CompileTarget[];

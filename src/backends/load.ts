@@ -83,7 +83,9 @@ export async function runLoad<O extends { from?: number; count?: number }>(
       if (next.done) return;
       const record: OpRecord = { worker: id, start: performance.now(), end: 0, bytes: 0 };
       try {
-        record.bytes = await execute(next.value, id, { firstByte: () => (record.firstByte ??= performance.now()) });
+        record.bytes = await execute(next.value, id, {
+          firstByte: () => (record.firstByte ??= performance.now()),
+        });
       } catch (error) {
         record.error = describeError(error);
       }
@@ -103,7 +105,12 @@ export async function runLoad<O extends { from?: number; count?: number }>(
 }
 
 function describeError(error: unknown): string {
-  const e = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number }; code?: string };
+  const e = error as {
+    name?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+    code?: string;
+  };
   const status = e.$metadata?.httpStatusCode ? ` (HTTP ${e.$metadata.httpStatusCode})` : "";
   return `${e.name && e.name !== "Error" ? `${e.name}: ` : ""}${e.message ?? String(error)}${e.code ? ` [${e.code}]` : ""}${status}`;
 }
@@ -118,7 +125,8 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
   const wall = (last - first) / 1000;
   const bytes = ok.reduce((sum, r) => sum + r.bytes, 0);
   const window = busyWindow(records);
-  const windowed = window && window.end - window.start >= 0.1 * (last - first) ? window : { start: first, end: last };
+  const windowed =
+    window && window.end - window.start >= 0.1 * (last - first) ? window : { start: first, end: last };
   const windowSeconds = (windowed.end - windowed.start) / 1000;
   const windowBytes = ok.reduce((sum, r) => sum + r.bytes * overlap(r, windowed.start, windowed.end), 0);
   const windowOps = ok.reduce((sum, r) => sum + overlap(r, windowed.start, windowed.end), 0);
@@ -126,7 +134,9 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
   const ttfb = ok.filter((r) => r.firstByte !== undefined).map((r) => (r.firstByte! - r.start) / 1000);
   const measurement: Measurement & { client: ClientCost } = {
     ok: errors.length === 0 && ok.length > 0,
-    ...(errors.length > 0 && { error: `${errors.length} of ${records.length} operations failed; first: ${errors[0]!.error}` }),
+    ...(errors.length > 0 && {
+      error: `${errors.length} of ${records.length} operations failed; first: ${errors[0]!.error}`,
+    }),
     ...(records.length === 0 && { error: "no operation ran" }),
     start: new Date(epochStart + (first - startedAt)).toISOString(),
     end: new Date(epochStart + (last - startedAt)).toISOString(),
@@ -225,7 +235,10 @@ export async function runMeasured<O extends { from?: number; count?: number }>(
   signal: AbortSignal,
 ): Promise<Measurement> {
   const once = async (concurrency: number, firstPass: number) =>
-    measure(await runLoad(group.ops, execute, { concurrency, duration: group.duration, firstPass, signal }), group.sample);
+    measure(
+      await runLoad(group.ops, execute, { concurrency, duration: group.duration, firstPass, signal }),
+      group.sample,
+    );
   if (!group.autotune) return once(group.concurrency, 0);
   const rounds: { value: number; measurement: Measurement }[] = [];
   for (const [round, concurrency] of group.autotune.rounds.entries()) {
@@ -234,19 +247,32 @@ export async function runMeasured<O extends { from?: number; count?: number }>(
     rounds.push({ value: concurrency, measurement });
     if (!measurement.ok) break;
     const previous = rounds.at(-2)?.measurement.throughput;
-    if (previous !== undefined && measurement.throughput < previous * (1 + group.autotune.stopWhenGainBelow / 100)) break;
+    if (
+      previous !== undefined &&
+      measurement.throughput < previous * (1 + group.autotune.stopWhenGainBelow / 100)
+    )
+      break;
   }
   const failed = rounds.find((r) => !r.measurement.ok);
   const last = rounds.at(-1)!;
   // The knee: the round before the one that stopped gaining (or the last round if the ramp ran out).
-  const gained = rounds.length > 1 && last.measurement.throughput < rounds.at(-2)!.measurement.throughput * (1 + group.autotune.stopWhenGainBelow / 100);
+  const gained =
+    rounds.length > 1 &&
+    last.measurement.throughput <
+      rounds.at(-2)!.measurement.throughput * (1 + group.autotune.stopWhenGainBelow / 100);
   const knee = failed ?? (gained ? rounds.at(-2)! : last);
   return {
     ...knee.measurement,
     autotune: {
       param: "concurrency",
       chosen: knee.value,
-      rounds: rounds.map(({ value, measurement: m }) => ({ value, throughput: m.throughput, iops: m.iops, bytes: m.bytes, seconds: m.seconds })),
+      rounds: rounds.map(({ value, measurement: m }) => ({
+        value,
+        throughput: m.throughput,
+        iops: m.iops,
+        bytes: m.bytes,
+        seconds: m.seconds,
+      })),
     },
   };
 }

@@ -29,10 +29,13 @@ async function removePreviousCompile(dir: string): Promise<void> {
   if (entries.length === 0) return;
   const previous = await previousArtifacts(dir);
   if (!previous) {
-    throw new OutputDirError(`${dir} is not empty and holds no earlier benchspec compile; choose an empty or new directory`);
+    throw new OutputDirError(
+      `${dir} is not empty and holds no earlier benchspec compile; choose an empty or new directory`,
+    );
   }
   for (const path of previous) await rm(join(dir, path), { force: true });
-  for (const sub of ["fio", "sdk"]) await rm(join(dir, sub), { recursive: true, force: true }).catch(() => {});
+  for (const sub of ["fio", "sdk"])
+    await rm(join(dir, sub), { recursive: true, force: true }).catch(() => {});
 }
 
 async function previousArtifacts(dir: string): Promise<string[] | undefined> {
@@ -43,7 +46,8 @@ async function previousArtifacts(dir: string): Promise<string[] | undefined> {
     };
     if (index.format !== PLAN_FORMAT) return undefined;
     const files = new Set([PLAN_INDEX_PATH]);
-    for (const c of index.cases ?? []) for (const paths of Object.values(c.artifacts ?? {})) paths.forEach((p) => files.add(p));
+    for (const c of index.cases ?? [])
+      for (const paths of Object.values(c.artifacts ?? {})) paths.forEach((p) => files.add(p));
     return [...files].filter((path) => !path.includes(".."));
   } catch {
     return undefined;

@@ -46,7 +46,7 @@ export function makePayload(identity: string, size: number, data: SdkData): Payl
     const out = Buffer.allocUnsafe(length);
     if (zeroShare === 1) return out.fill(0);
     const source = randomPool();
-    for (let done = 0; done < length; ) {
+    for (let done = 0; done < length;) {
       const at = (start + offset + done) % POOL_SIZE;
       const n = Math.min(length - done, POOL_SIZE - at);
       source.copy(out, done, at, at + n);
@@ -71,7 +71,8 @@ export function makePayload(identity: string, size: number, data: SdkData): Payl
     size,
     slice,
     *chunks(chunkSize = 2 ** 20) {
-      for (let offset = 0; offset < size; offset += chunkSize) yield slice(offset, Math.min(chunkSize, size - offset));
+      for (let offset = 0; offset < size; offset += chunkSize)
+        yield slice(offset, Math.min(chunkSize, size - offset));
     },
   };
 }

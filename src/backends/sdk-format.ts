@@ -431,6 +431,10 @@ export function setupConcurrency(c: Case): number {
 }
 
 /** Reads and checks a case's compiled call sequence from a run's artifacts (what the engines execute). */
-export async function readSdkDocument<S extends z.ZodType>(schema: S, artifactsDir: string, caseId: string): Promise<z.output<S>> {
+export async function readSdkDocument<S extends z.ZodType>(
+  schema: S,
+  artifactsDir: string,
+  caseId: string,
+): Promise<z.output<S>> {
   return schema.parse(JSON.parse(await readFile(join(artifactsDir, sdkArtifactPath(caseId)), "utf8")));
 }

@@ -32,6 +32,8 @@ export interface Backend {
   targets: readonly CompileTarget[];
   /** Per-case artifacts for the fio and sdk targets (jobfiles, call sequences). */
   artifacts?(c: Case, target: Exclude<CompileTarget, "shell">, ctx: CompileContext): Artifact[];
+  /** Writes the bash functions this engine's case fragments call (once per script, if the plan uses the engine). */
+  shellLibrary(w: ShellScriptWriter): void;
   /** The CLIs the shell fragment needs (checked by the script before anything runs). */
   shellTools: readonly string[];
   /**

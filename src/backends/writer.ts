@@ -58,7 +58,8 @@ export class IniWriter {
 
   /** An option whose value fio takes from the environment at run time (`${NAME}`), e.g. the target path. */
   optionFromEnv(key: string, variable: string): this {
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(variable)) throw new UnsafeValueError(`bad environment variable name ${variable}`);
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(variable))
+      throw new UnsafeValueError(`bad environment variable name ${variable}`);
     this.check(key, "option name");
     this.lines.push(`${key}=\${${variable}}`);
     return this;

@@ -17,9 +17,17 @@ export function makeCompareCommand(io: Io, setExit: (code: number) => void): Com
     .description("compare two runs case by case; exit 1 when a case regresses beyond the threshold")
     .argument("<base>", "the base run (run directory, results.ndjson or fio JSON)")
     .argument("<new>", "the new run")
-    .option("--threshold <percent>", "change that counts as a regression (throughput/IOPS down, latency up)", "5%")
+    .option(
+      "--threshold <percent>",
+      "change that counts as a regression (throughput/IOPS down, latency up)",
+      "5%",
+    )
     .option("--alpha <p>", "significance level of the Mann-Whitney U test", "0.05")
-    .option("--metric <list>", "comma-separated metrics: throughput, iops, latency, p50, p90, p99, p99.9, seconds", "throughput")
+    .option(
+      "--metric <list>",
+      "comma-separated metrics: throughput, iops, latency, p50, p90, p99, p99.9, seconds",
+      "throughput",
+    )
     .option("--json", "print the comparison as JSON")
     .addHelpText(
       "after",
@@ -40,8 +48,14 @@ Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 un
         alpha: parseOption(() => parseAlpha(options.alpha)),
         metrics: parseOption(() => parseMetrics(options.metric)),
       });
-      if (comparison.cases.length === 0) throw new CliError(`no case of ${base!.label} and ${next!.label} has the metrics to compare`, EXIT.invalid);
-      io.stdout.write(options.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${renderComparison(comparison)}\n`);
+      if (comparison.cases.length === 0)
+        throw new CliError(
+          `no case of ${base!.label} and ${next!.label} has the metrics to compare`,
+          EXIT.invalid,
+        );
+      io.stdout.write(
+        options.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${renderComparison(comparison)}\n`,
+      );
       setExit(comparison.regressions > 0 ? EXIT.failure : EXIT.ok);
     });
 }

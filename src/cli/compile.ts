@@ -29,10 +29,13 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
       try {
         const { artifacts } = compilePlan(result.plan, parseTargets(options.target), VERSION);
         await writeArtifacts(options.out, artifacts);
-        io.stdout.write(`wrote ${artifacts.length} files to ${options.out} (${result.plan.cases.length} cases)\n`);
+        io.stdout.write(
+          `wrote ${artifacts.length} files to ${options.out} (${result.plan.cases.length} cases)\n`,
+        );
         setExit(EXIT.ok);
       } catch (error) {
-        if (error instanceof CompileError || error instanceof OutputDirError) throw new CliError(error.message, EXIT.invalid);
+        if (error instanceof CompileError || error instanceof OutputDirError)
+          throw new CliError(error.message, EXIT.invalid);
         throw error;
       }
     });

@@ -30,7 +30,16 @@ Examples:
   $ benchspec validate specs/*.yaml
   $ benchspec plan specs/quickstart.yaml`,
     );
-  for (const make of [makeValidateCommand, makePlanCommand, makeCompileCommand, makeRunCommand, makeReportCommand, makeCompareCommand, makeSchemaCommand, makeInitCommand]) {
+  for (const make of [
+    makeValidateCommand,
+    makePlanCommand,
+    makeCompileCommand,
+    makeRunCommand,
+    makeReportCommand,
+    makeCompareCommand,
+    makeSchemaCommand,
+    makeInitCommand,
+  ]) {
     program.addCommand(make(io, setExit));
   }
   program.commands.forEach((command) => command.exitOverride().configureOutput(program.configureOutput()));

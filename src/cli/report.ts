@@ -18,13 +18,20 @@ interface ReportOptions {
 export function makeReportCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("report")
     .description("write one self-contained HTML report (charts and tables) from runs or result files")
-    .argument("<inputs...>", "run directories, results.ndjson files (benchspec's or a compiled script's), or fio JSON outputs")
+    .argument(
+      "<inputs...>",
+      "run directories, results.ndjson files (benchspec's or a compiled script's), or fio JSON outputs",
+    )
     .option("-o, --output <file>", "the HTML file to write", "report.html")
     .option("--title <text>", "the report's title (default: the spec's report.title or name)")
     .option("--compare", "the two inputs are a base and a new run: add their comparison")
     .option("--threshold <percent>", "with --compare: change that counts as a regression", "5%")
     .option("--alpha <p>", "with --compare: significance level of the Mann-Whitney test", "0.05")
-    .option("--metric <list>", "with --compare: metrics to compare (throughput, iops, latency, p50…p99.9, seconds)", "throughput")
+    .option(
+      "--metric <list>",
+      "with --compare: metrics to compare (throughput, iops, latency, p50…p99.9, seconds)",
+      "throughput",
+    )
     .addHelpText(
       "after",
       `
@@ -38,7 +45,8 @@ Examples:
 The page needs no network: the chart libraries and data are inside it, and every chart is also an image.`,
     )
     .action(async (inputs: string[], options: ReportOptions) => {
-      if (options.compare && inputs.length !== 2) throw new CliError("--compare needs exactly two inputs: the base and the new run", EXIT.invalid);
+      if (options.compare && inputs.length !== 2)
+        throw new CliError("--compare needs exactly two inputs: the base and the new run", EXIT.invalid);
       const runs = await loadRuns(inputs);
       const comparison = options.compare
         ? compareRuns(runs[0]!, runs[1]!, {
@@ -48,7 +56,10 @@ The page needs no network: the chart libraries and data are inside it, and every
             metrics: parseOption(() => parseMetrics(options.metric)),
           })
         : undefined;
-      const { html } = await buildReport(runs, { ...(options.title && { title: options.title }), ...(comparison && { comparison }) });
+      const { html } = await buildReport(runs, {
+        ...(options.title && { title: options.title }),
+        ...(comparison && { comparison }),
+      });
       const file = resolve(options.output);
       await writeFile(file, html);
       io.stdout.write(`${file}\n`);

@@ -8,7 +8,8 @@ export async function loadRuns(inputs: readonly string[]) {
   try {
     return await loadInputs(inputs);
   } catch (error) {
-    if (error instanceof ReportInputError || error instanceof NdjsonError) throw new CliError(error.message, EXIT.invalid);
+    if (error instanceof ReportInputError || error instanceof NdjsonError)
+      throw new CliError(error.message, EXIT.invalid);
     throw error;
   }
 }

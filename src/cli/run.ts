@@ -34,13 +34,21 @@ Ctrl-C stops the running tool, keeps every row measured so far and exits 130; a 
 Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2 invalid spec, 130 interrupted.`,
     )
     .action(async (spec: string | undefined, options: RunOptions) => {
-      const mode: ProgressMode = options.json ? "json" : options.quiet ? "quiet" : io.stderr.isTTY ? "tty" : "plain";
+      const mode: ProgressMode = options.json
+        ? "json"
+        : options.quiet
+          ? "quiet"
+          : io.stderr.isTTY
+            ? "tty"
+            : "plain";
       const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
       const controller = new AbortController();
       let interrupts = 0;
       const onSignal = () => {
         if (++interrupts > 1) process.exit(EXIT.interrupted);
-        observer.message("interrupting: stopping the running tool and keeping the results so far (Ctrl-C again to exit now)");
+        observer.message(
+          "interrupting: stopping the running tool and keeping the results so far (Ctrl-C again to exit now)",
+        );
         controller.abort();
       };
       process.on("SIGINT", onSignal);
@@ -62,7 +70,11 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         if (result.kind === "invalid") return setExit(EXIT.invalid);
         const verdict = describeVerdict(result.summary);
         if (mode !== "json") io.stderr.write(verdict.lines.join("\n") + (verdict.lines.length ? "\n" : ""));
-        io.stdout.write(mode === "json" ? `${JSON.stringify({ event: "done", dir: result.dir, interrupted: result.interrupted })}\n` : `${result.dir}\n`);
+        io.stdout.write(
+          mode === "json"
+            ? `${JSON.stringify({ event: "done", dir: result.dir, interrupted: result.interrupted })}\n`
+            : `${result.dir}\n`,
+        );
         if (result.interrupted) {
           io.stderr.write(`interrupted: resume with  benchspec run --resume ${result.dir}\n`);
           return setExit(EXIT.interrupted);
@@ -88,8 +100,12 @@ function describeVerdict(summary: RunSummary): { ok: boolean; lines: string[] } 
     lines.push(`failed: ${id}: ${c.failed} of ${c.repetitions} repetitions (${c.errors.join("; ")})`);
   }
   for (const e of summary.expect.filter((x) => !x.pass)) {
-    const bound = [e.atLeast !== undefined && `≥ ${e.atLeast}`, e.atMost !== undefined && `≤ ${e.atMost}`].filter(Boolean).join(" and ");
-    lines.push(`expectation not met: expect[${e.index}] ${e.case} ${e.metric} ${e.measured ?? e.reason} (expected ${bound})`);
+    const bound = [e.atLeast !== undefined && `≥ ${e.atLeast}`, e.atMost !== undefined && `≤ ${e.atMost}`]
+      .filter(Boolean)
+      .join(" and ");
+    lines.push(
+      `expectation not met: expect[${e.index}] ${e.case} ${e.metric} ${e.measured ?? e.reason} (expected ${bound})`,
+    );
   }
   const passed = summary.expect.filter((e) => e.pass).length;
   if (summary.expect.length > 0) lines.push(`expectations: ${passed} of ${summary.expect.length} met`);

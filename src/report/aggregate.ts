@@ -94,7 +94,14 @@ export class RunAccumulator {
     }
     let acc = this.cases.get(row.case);
     if (!acc) {
-      acc = newCase({ id: row.case, workload: row.workload, target: row.target, engine: row.engine, op: row.op, params: row.params });
+      acc = newCase({
+        id: row.case,
+        workload: row.workload,
+        target: row.target,
+        engine: row.engine,
+        op: row.op,
+        params: row.params,
+      });
       this.cases.set(row.case, acc);
     }
     acc.measured += 1;
@@ -157,7 +164,11 @@ export class RunAccumulator {
     return this.series.has(caseId);
   }
 
-  finish(expect: readonly PlannedExpect[]): { cases: CaseAgg[]; expect: ExpectResult[]; series: SeriesAgg[] } {
+  finish(expect: readonly PlannedExpect[]): {
+    cases: CaseAgg[];
+    expect: ExpectResult[];
+    series: SeriesAgg[];
+  } {
     const cases = [...this.cases.values()].map(finishCase);
     const summaries = cases as unknown as CaseSummary[];
     const series: SeriesAgg[] = [];
@@ -270,7 +281,12 @@ function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
     rounds[i]!.gain = now / before - 1;
     if (knee === undefined && rounds[i]!.gain! < threshold) knee = rounds[i - 1]!.value;
   }
-  return { param: acc.tunedParam!, stopWhenGainBelow: threshold, rounds, knee: knee ?? rounds[rounds.length - 1]!.value };
+  return {
+    param: acc.tunedParam!,
+    stopWhenGainBelow: threshold,
+    rounds,
+    knee: knee ?? rounds[rounds.length - 1]!.value,
+  };
 }
 
 /**
@@ -300,7 +316,17 @@ export function statsOf(values: readonly number[]): Stats | undefined {
   const outliers: number[] = [];
   if (mad > 0) values.forEach((v, i) => Math.abs(v - mid) / mad > 3.5 && outliers.push(i));
   const half = (tCritical95(n - 1) * stddev) / Math.sqrt(n);
-  return { n, mean, median: mid, stddev, min, max, cv: mean !== 0 ? stddev / Math.abs(mean) : 0, outliers, ci95: [mean - half, mean + half] };
+  return {
+    n,
+    mean,
+    median: mid,
+    stddev,
+    min,
+    max,
+    cv: mean !== 0 ? stddev / Math.abs(mean) : 0,
+    outliers,
+    ci95: [mean - half, mean + half],
+  };
 }
 
 /** At most SERIES_BINS points: the mean of each time bin over all repetitions, with its min and max. */
@@ -343,8 +369,14 @@ function downsample(id: string, s: SeriesAcc, warmups: number, sample: number | 
   for (const bin of acc) {
     if (bin.n === 0) continue;
     const point: SeriesPoint = { t: bin.t / bin.n };
-    if (bin.tp.n > 0) Object.assign(point, { throughput: bin.tp.sum / bin.tp.n, throughputMin: bin.tp.min, throughputMax: bin.tp.max });
-    if (bin.io.n > 0) Object.assign(point, { iops: bin.io.sum / bin.io.n, iopsMin: bin.io.min, iopsMax: bin.io.max });
+    if (bin.tp.n > 0)
+      Object.assign(point, {
+        throughput: bin.tp.sum / bin.tp.n,
+        throughputMin: bin.tp.min,
+        throughputMax: bin.tp.max,
+      });
+    if (bin.io.n > 0)
+      Object.assign(point, { iops: bin.io.sum / bin.io.n, iopsMin: bin.io.min, iopsMax: bin.io.max });
     points.push(point);
   }
   return { case: id, repetitions: reps.size, rawPoints: count, points };

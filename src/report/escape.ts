@@ -3,7 +3,13 @@
  * descriptions, labels, paths, errors) only ever pass through these.
  */
 
-const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const HTML_ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 /** Text content and (double- or single-quoted) attribute values. */
 export function escapeHtml(value: unknown): string {
@@ -15,7 +21,10 @@ export function escapeHtml(value: unknown): string {
  * `<!--` cannot end or change the script element), and U+2028/U+2029 (line terminators in older JS).
  */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** A data: URI for an attribute value, percent-encoding only what a URI or a quoted attribute cannot hold. */
@@ -29,7 +38,8 @@ export function dataUri(mime: string, text: string): string {
  * should a future version, the report refuses to build rather than emit a broken page.
  */
 export function inlineScript(name: string, source: string): string {
-  if (/<\/script|<!--/i.test(source)) throw new Error(`${name} cannot be inlined: it contains "</script" or "<!--"`);
+  if (/<\/script|<!--/i.test(source))
+    throw new Error(`${name} cannot be inlined: it contains "</script" or "<!--"`);
   return source;
 }
 

@@ -67,7 +67,11 @@ const TIME_UNITS: DisplayUnit[] = [
   { unit: "ns", factor: 1e-9 },
 ];
 
-const UNITS: Record<MetricFamily, DisplayUnit[]> = { throughput: THROUGHPUT_UNITS, iops: IOPS_UNITS, time: TIME_UNITS };
+const UNITS: Record<MetricFamily, DisplayUnit[]> = {
+  throughput: THROUGHPUT_UNITS,
+  iops: IOPS_UNITS,
+  time: TIME_UNITS,
+};
 
 /** The largest unit in which the largest value is at least 1 (so an axis reads 0…850 MB/s, not 0…0.85 GB/s). */
 export function displayUnit(family: MetricFamily, values: Iterable<number>): DisplayUnit {

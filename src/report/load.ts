@@ -46,7 +46,8 @@ export async function loadInputs(paths: readonly string[]): Promise<RunData[]> {
   const fioFiles: string[] = [];
   for (const path of paths) {
     const full = resolve(path);
-    if (existsSync(full) && statSync(full).isFile() && isFioJson(await readHead(full, 64 * 1024))) fioFiles.push(full);
+    if (existsSync(full) && statSync(full).isFile() && isFioJson(await readHead(full, 64 * 1024)))
+      fioFiles.push(full);
     else loaded.push(await loadInput(path));
   }
   if (fioFiles.length > 0) loaded.push(await loadFio(fioFiles));
@@ -104,7 +105,14 @@ function planFromJson(json: PlanJson): PlanLike | undefined {
     ...(json.specHash && { specHash: json.specHash }),
     vars: json.vars ?? {},
     targets: json.targets ?? {},
-    cases: json.cases.map((c) => ({ id: c.id, workload: c.workload, target: c.target, engine: c.engine, op: c.op, params: c.params ?? {} })),
+    cases: json.cases.map((c) => ({
+      id: c.id,
+      workload: c.workload,
+      target: c.target,
+      engine: c.engine,
+      op: c.op,
+      params: c.params ?? {},
+    })),
     expect: json.expect ?? [],
     report: json.report ?? {},
     ...(json.workloads && { workloads: json.workloads }),
@@ -112,7 +120,9 @@ function planFromJson(json: PlanJson): PlanLike | undefined {
 }
 
 /** Minimal shape check of a row: the fields aggregation reads, with their types. */
-function asRow(value: unknown): (RowLike & { source?: string; spec?: string; specHash?: string }) | undefined {
+function asRow(
+  value: unknown,
+): (RowLike & { source?: string; spec?: string; specHash?: string }) | undefined {
   const row = value as Record<string, unknown>;
   if (
     typeof row.case !== "string" ||
@@ -129,7 +139,12 @@ function asRow(value: unknown): (RowLike & { source?: string; spec?: string; spe
   return value as RowLike & { source?: string };
 }
 
-async function streamRows(file: string, acc: RunAccumulator, notes: string[], onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void) {
+async function streamRows(
+  file: string,
+  acc: RunAccumulator,
+  notes: string[],
+  onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void,
+) {
   let invalid = 0;
   let firstInvalid = 0;
   const stats = await readNdjson(file, (value, line) => {
@@ -144,9 +159,13 @@ async function streamRows(file: string, acc: RunAccumulator, notes: string[], on
     onRow?.(row);
     acc.addRow(row);
   });
-  if (invalid > 0) notes.push(`${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`);
+  if (invalid > 0)
+    notes.push(
+      `${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`,
+    );
   if (stats.skipped > 0) notes.push(`${basename(file)}: ${stats.skipped} non-JSON line(s) skipped`);
-  if (stats.tornTail) notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
+  if (stats.tornTail)
+    notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
 }
 
 async function streamSeries(file: string, acc: RunAccumulator) {
@@ -170,14 +189,20 @@ async function loadRunDir(dir: string): Promise<LoadedRun> {
   await streamRows(join(dir, "results.ndjson"), acc, notes, (row) => {
     derived.add(row);
     if (row.steady && row.engine === "fio" && row.ok && !row.warmup) {
-      steadyRows.push({ case: row.case, repetition: row.repetition, seconds: row.seconds, ramp: numberOr(row.params.ramp, 0) });
+      steadyRows.push({
+        case: row.case,
+        repetition: row.repetition,
+        seconds: row.seconds,
+        ramp: numberOr(row.params.ramp, 0),
+      });
     }
   });
   await streamSeries(join(dir, "timeseries.ndjson"), acc);
   const steady = await steadyFromRaw(join(dir, "raw"), steadyRows, acc);
   const finalPlan = plan ?? derived.plan();
   const { cases, expect, series } = acc.finish(finalPlan.expect);
-  if (state?.status && state.status !== "complete") notes.push(`the run is ${state.status}: some cases may be missing`);
+  if (state?.status && state.status !== "complete")
+    notes.push(`the run is ${state.status}: some cases may be missing`);
   return {
     name: basename(dir),
     path: dir,
@@ -207,7 +232,11 @@ async function loadResultsFile(file: string): Promise<LoadedRun> {
     derived.add(row);
     if (row.specHash) hashes.add(row.specHash);
   });
-  const usePlan = siblingPlan && hashes.size === 1 && siblingPlan.specHash !== undefined && hashes.has(siblingPlan.specHash);
+  const usePlan =
+    siblingPlan &&
+    hashes.size === 1 &&
+    siblingPlan.specHash !== undefined &&
+    hashes.has(siblingPlan.specHash);
   let run = acc;
   if (siblingPlan && !usePlan) {
     // The plan.json beside the file is another spec's: aggregate again without its cases.
@@ -216,7 +245,10 @@ async function loadResultsFile(file: string): Promise<LoadedRun> {
   }
   const plan = usePlan ? siblingPlan : derived.plan();
   const { cases, expect, series } = run.finish(plan.expect);
-  const name = basename(file) === "results.ndjson" ? basename(dirname(file)) : basename(file).replace(/\.(nd)?json$/, "");
+  const name =
+    basename(file) === "results.ndjson"
+      ? basename(dirname(file))
+      : basename(file).replace(/\.(nd)?json$/, "");
   return {
     name,
     path: file,
@@ -233,10 +265,15 @@ async function loadResultsFile(file: string): Promise<LoadedRun> {
 }
 
 async function loadFio(files: string[]): Promise<LoadedRun> {
-  const texts = await Promise.all(files.map(async (file) => ({ name: basename(file), text: await readFile(file, "utf8") })));
+  const texts = await Promise.all(
+    files.map(async (file) => ({ name: basename(file), text: await readFile(file, "utf8") })),
+  );
   const imported = (() => {
     try {
-      return importFioOutputs(texts, files.length === 1 ? basename(files[0]!).replace(/\.json$/, "") : "fio-import");
+      return importFioOutputs(
+        texts,
+        files.length === 1 ? basename(files[0]!).replace(/\.json$/, "") : "fio-import",
+      );
     } catch (error) {
       throw new ReportInputError((error as Error).message);
     }
@@ -275,7 +312,8 @@ function rowCounts(acc: RunAccumulator): RunData["rows"] {
   };
 }
 
-const numberOr = (value: unknown, fallback: number) => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
+const numberOr = (value: unknown, fallback: number) =>
+  typeof value === "number" && Number.isFinite(value) ? value : fallback;
 
 /** Without a plan.json: cases in order of their first row, targets by name. */
 function derivePlan() {
@@ -287,7 +325,14 @@ function derivePlan() {
       name ??= row.spec;
       specHash ??= row.specHash;
       if (!cases.has(row.case)) {
-        cases.set(row.case, { id: row.case, workload: row.workload, target: row.target, engine: row.engine, op: row.op, params: row.params });
+        cases.set(row.case, {
+          id: row.case,
+          workload: row.workload,
+          target: row.target,
+          engine: row.engine,
+          op: row.op,
+          params: row.params,
+        });
       }
     },
     plan(): PlanLike {
@@ -322,7 +367,18 @@ async function steadyFromRaw(
   for (const row of rows) {
     const file = `${row.case}.r${row.repetition}.json`;
     if (!available.has(file)) continue;
-    let job: { jobname: string; job_runtime?: number; steadystate?: { ss: string; attained: number; duration?: number; data?: { iops?: number[]; bw?: number[] } } } | undefined;
+    let job:
+      | {
+          jobname: string;
+          job_runtime?: number;
+          steadystate?: {
+            ss: string;
+            attained: number;
+            duration?: number;
+            data?: { iops?: number[]; bw?: number[] };
+          };
+        }
+      | undefined;
     try {
       const output = parseFioJson(sanitizeFioJson(await readFile(join(rawDir, file), "utf8")));
       job = output.jobs.find((j) => j.jobname === row.case) as typeof job;
@@ -333,13 +389,26 @@ async function steadyFromRaw(
     if (!ss || typeof ss.duration !== "number") continue;
     const end = (job!.job_runtime !== undefined ? job!.job_runtime / 1000 : row.seconds) + row.ramp;
     const start = Math.max(0, end - ss.duration);
-    windows.push({ case: row.case, repetition: row.repetition, start, end, attained: ss.attained === 1, criterion: ss.ss });
+    windows.push({
+      case: row.case,
+      repetition: row.repetition,
+      start,
+      end,
+      attained: ss.attained === 1,
+      criterion: ss.ss,
+    });
     if (!measuredSeries.has(row.case)) {
       const iops = ss.data?.iops ?? [];
       const bw = ss.data?.bw ?? [];
       const samples = Math.max(iops.length, bw.length);
       for (let i = 0; i < samples; i += 1) {
-        acc.addPoint({ case: row.case, repetition: row.repetition, t: start + ((i + 1) * ss.duration) / samples, throughput: bw[i] ?? 0, iops: iops[i] ?? 0 });
+        acc.addPoint({
+          case: row.case,
+          repetition: row.repetition,
+          t: start + ((i + 1) * ss.duration) / samples,
+          throughput: bw[i] ?? 0,
+          iops: iops[i] ?? 0,
+        });
       }
     }
   }
@@ -351,7 +420,12 @@ export function runFromRows(
   label: string,
   plan: PlanLike,
   rows: Iterable<RowLike & { source?: string }>,
-  extra: { series?: Iterable<TimeseriesRow>; steady?: SteadyWindow[]; provenance?: Provenance; state?: RunState } = {},
+  extra: {
+    series?: Iterable<TimeseriesRow>;
+    steady?: SteadyWindow[];
+    provenance?: Provenance;
+    state?: RunState;
+  } = {},
 ): RunData {
   const acc = new RunAccumulator(plan.cases);
   for (const row of rows) acc.addRow(row);

@@ -17,7 +17,10 @@ export interface NdjsonStats {
 
 export class NdjsonError extends Error {}
 
-export async function readNdjson(file: string, onRow: (row: unknown, line: number) => void): Promise<NdjsonStats> {
+export async function readNdjson(
+  file: string,
+  onRow: (row: unknown, line: number) => void,
+): Promise<NdjsonStats> {
   const stats: NdjsonStats = { rows: 0, skipped: 0, tornTail: false };
   const decoder = new StringDecoder("utf8");
   let pending = "";

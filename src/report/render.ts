@@ -48,7 +48,11 @@ export async function renderSvg(spec: VlSpec): Promise<Rendered> {
   const warnings: string[] = [];
   const logger = collectingLogger(warnings);
   const compiled = compile(spec as unknown as TopLevelSpec, { logger: logger as never }).spec;
-  const view = new vega.View(vega.parse(compiled), { renderer: "none", logger: logger as never, logLevel: vega.Warn });
+  const view = new vega.View(vega.parse(compiled), {
+    renderer: "none",
+    logger: logger as never,
+    logLevel: vega.Warn,
+  });
   try {
     const svg = await view.toSVG();
     return { svg, warnings };
@@ -78,7 +82,9 @@ export function loadLibraries(): Promise<Libraries> {
 async function readLibraries(): Promise<Libraries> {
   const read = (name: string, file: string) => readFile(join(packageBuildDir(name), file), "utf8");
   const version = async (name: string) => {
-    const pkg = JSON.parse(await readFile(join(packageBuildDir(name), "..", "package.json"), "utf8")) as { version: string };
+    const pkg = JSON.parse(await readFile(join(packageBuildDir(name), "..", "package.json"), "utf8")) as {
+      version: string;
+    };
     return pkg.version;
   };
   const [vegaJs, vegaLiteJs, embedJs, interpreterJs] = await Promise.all([
@@ -88,14 +94,21 @@ async function readLibraries(): Promise<Libraries> {
     read("vega-interpreter", "vega-interpreter.js"),
   ]);
   const versions = Object.fromEntries(
-    await Promise.all(["vega", "vega-lite", "vega-embed", "vega-interpreter"].map(async (name) => [name, await version(name)] as const)),
+    await Promise.all(
+      ["vega", "vega-lite", "vega-embed", "vega-interpreter"].map(
+        async (name) => [name, await version(name)] as const,
+      ),
+    ),
   );
   return {
     scripts: [
       { name: "vega", source: inlineScript("vega", stripSourceMap(vegaJs)) },
       { name: "vega-lite", source: inlineScript("vega-lite", stripSourceMap(vegaLiteJs)) },
       { name: "vega-embed", source: inlineScript("vega-embed", stripSourceMap(embedJs)) },
-      { name: "vega-interpreter", source: inlineScript("vega-interpreter", interpreterAsScript(interpreterJs)) },
+      {
+        name: "vega-interpreter",
+        source: inlineScript("vega-interpreter", interpreterAsScript(interpreterJs)),
+      },
     ],
     versions,
   };
@@ -112,12 +125,18 @@ export function interpreterAsScript(source: string): string {
   const importLine = /^import\s*\{([^}]*)\}\s*from\s*'vega-util';?$/m;
   const exportLine = /^export\s*\{\s*expression\s+as\s+expressionInterpreter\s*\};?$/m;
   const imports = importLine.exec(source);
-  if (!imports || !exportLine.test(source)) throw new Error("vega-interpreter: unexpected module layout; cannot inline it");
-  const names = imports[1]!.split(",").map((n) => n.trim()).filter(Boolean);
-  if (!names.every((n) => /^[A-Za-z_$][\w$]*$/.test(n))) throw new Error("vega-interpreter: unexpected import list");
+  if (!imports || !exportLine.test(source))
+    throw new Error("vega-interpreter: unexpected module layout; cannot inline it");
+  const names = imports[1]!
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (!names.every((n) => /^[A-Za-z_$][\w$]*$/.test(n)))
+    throw new Error("vega-interpreter: unexpected import list");
   const body = stripSourceMap(source)
     .replace(importLine, `const { ${names.join(", ")} } = globalThis.vega;`)
     .replace(exportLine, "globalThis.vegaInterpreter = { expressionInterpreter: expression };");
-  if (/^\s*(import|export)\b/m.test(body)) throw new Error("vega-interpreter: module syntax left after conversion");
+  if (/^\s*(import|export)\b/m.test(body))
+    throw new Error("vega-interpreter: module syntax left after conversion");
   return `(function () {\n${body}\n})();\n`;
 }

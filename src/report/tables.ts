@@ -7,7 +7,16 @@ import type { Stats } from "../results/stats.js";
 import type { Metric } from "../spec/schema.js";
 import { limitsFor } from "./charts/common.js";
 import { csvCell, escapeHtml } from "./escape.js";
-import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent, METRIC_FAMILY, METRIC_TITLE, PERCENTILES } from "./format.js";
+import {
+  formatMetric,
+  formatNumber,
+  formatParam,
+  formatPercent,
+  formatSignedPercent,
+  METRIC_FAMILY,
+  METRIC_TITLE,
+  PERCENTILES,
+} from "./format.js";
 import type { CaseAgg, Limit, RunData } from "./model.js";
 import { compositeLabel, type Entry, type WorkloadView } from "./view.js";
 
@@ -28,12 +37,20 @@ function table(header: readonly string[], rows: readonly Cell[][], className = "
     `<thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead>`,
     `<tbody>${shown.map((r) => `<tr>${r.map((c) => cell(c, "td")).join("")}</tr>`).join("\n")}</tbody>`,
     `</table></div>`,
-    cut ? `<p class="note">First ${MAX_TABLE_ROWS} of ${rows.length} rows; the CSV export has all of them.</p>` : "",
+    cut
+      ? `<p class="note">First ${MAX_TABLE_ROWS} of ${rows.length} rows; the CSV export has all of them.</p>`
+      : "",
   ].join("");
 }
 
-const num = (text: string, title?: string): Cell => ({ html: escapeHtml(text), className: "num", ...(title && { title }) });
-const badge = (ok: boolean, text: string): Cell => ({ html: `<span class="badge ${ok ? "pass" : "fail"}">${escapeHtml(text)}</span>` });
+const num = (text: string, title?: string): Cell => ({
+  html: escapeHtml(text),
+  className: "num",
+  ...(title && { title }),
+});
+const badge = (ok: boolean, text: string): Cell => ({
+  html: `<span class="badge ${ok ? "pass" : "fail"}">${escapeHtml(text)}</span>`,
+});
 
 function meanCi(metric: Metric, s: Stats | undefined): string {
   if (!s) return "–";
@@ -45,9 +62,21 @@ function meanCi(metric: Metric, s: Stats | undefined): string {
 /** "% of limit" cells for the limits that apply to throughput or IOPS. */
 function limitColumns(limits: readonly Limit[]): { title: string; metric: Metric; value: number }[] {
   return [
-    ...limitsFor(limits, "throughput").map((l) => ({ title: `% of ${l.label}`, metric: "throughput" as Metric, value: l.value })),
-    ...limitsFor(limits, "iops").map((l) => ({ title: `% of ${l.label}`, metric: "iops" as Metric, value: l.value })),
-    ...limitsFor(limits, "time").map((l) => ({ title: `p99 % of ${l.label}`, metric: "p99" as Metric, value: l.value })),
+    ...limitsFor(limits, "throughput").map((l) => ({
+      title: `% of ${l.label}`,
+      metric: "throughput" as Metric,
+      value: l.value,
+    })),
+    ...limitsFor(limits, "iops").map((l) => ({
+      title: `% of ${l.label}`,
+      metric: "iops" as Metric,
+      value: l.value,
+    })),
+    ...limitsFor(limits, "time").map((l) => ({
+      title: `p99 % of ${l.label}`,
+      metric: "p99" as Metric,
+      value: l.value,
+    })),
   ];
 }
 
@@ -81,7 +110,9 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
       { html: `<code>${escapeHtml(c.id)}</code>` },
       ...(dims.length > 0 ? [compositeLabel({ run, c }, dims)] : []),
       num(String(c.repetitions - c.failed)),
-      c.failed > 0 ? { html: escapeHtml(String(c.failed)), className: "num fail", title: c.errors.join("\n") } : num("0"),
+      c.failed > 0
+        ? { html: escapeHtml(String(c.failed)), className: "num fail", title: c.errors.join("\n") }
+        : num("0"),
       num(formatMetric("throughput", tp?.median)),
       num(meanCi("throughput", tp)),
       num(tp ? formatPercent(tp.cv) : "–"),
@@ -92,8 +123,14 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
         const median = c.metrics[l.metric]?.median;
         return num(median !== undefined ? formatPercent(median / l.value) : "–");
       }),
-      c.steady ? badge(c.steady.attained === c.steady.total, `${c.steady.attained} of ${c.steady.total} attained`) : "–",
-      { html: [...c.warnings, ...c.errors.map((e) => `error: ${e}`)].map((w) => `<div>${escapeHtml(w)}</div>`).join("") },
+      c.steady
+        ? badge(c.steady.attained === c.steady.total, `${c.steady.attained} of ${c.steady.total} attained`)
+        : "–",
+      {
+        html: [...c.warnings, ...c.errors.map((e) => `error: ${e}`)]
+          .map((w) => `<div>${escapeHtml(w)}</div>`)
+          .join(""),
+      },
     ];
     return cells;
   });
@@ -109,8 +146,10 @@ export function expectTable(runs: readonly RunData[]): string {
       const planned: PlannedExpect | undefined = run.plan.expect.find((e) => e.index === result.index);
       const family = METRIC_FAMILY[result.metric];
       const bounds = [
-        result.atLeast !== undefined && `≥ ${formatMetric(family, result.atLeast)}${planned?.atLeastText ? ` (${planned.atLeastText})` : ""}`,
-        result.atMost !== undefined && `≤ ${formatMetric(family, result.atMost)}${planned?.atMostText ? ` (${planned.atMostText})` : ""}`,
+        result.atLeast !== undefined &&
+          `≥ ${formatMetric(family, result.atLeast)}${planned?.atLeastText ? ` (${planned.atLeastText})` : ""}`,
+        result.atMost !== undefined &&
+          `≤ ${formatMetric(family, result.atMost)}${planned?.atMostText ? ` (${planned.atMostText})` : ""}`,
       ].filter(Boolean) as string[];
       const bound = result.atLeast ?? result.atMost;
       rows.push([
@@ -128,7 +167,22 @@ export function expectTable(runs: readonly RunData[]): string {
     }
   }
   if (rows.length === 0) return "";
-  return table([...(multi ? ["run"] : []), "#", "description", "workload", "case", "metric", "expected", "measured (median)", "% of bound", "result"], rows, "expect");
+  return table(
+    [
+      ...(multi ? ["run"] : []),
+      "#",
+      "description",
+      "workload",
+      "case",
+      "metric",
+      "expected",
+      "measured (median)",
+      "% of bound",
+      "result",
+    ],
+    rows,
+    "expect",
+  );
 }
 
 /** The declared limits and how close the best case came to each. */
@@ -136,7 +190,11 @@ export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): 
   if (limits.length === 0) return "";
   const rows = limits.map((limit): Cell[] => {
     const [metric, value] =
-      limit.throughput !== undefined ? (["throughput", limit.throughput] as const) : limit.iops !== undefined ? (["iops", limit.iops] as const) : (["p99", limit.latency!] as const);
+      limit.throughput !== undefined
+        ? (["throughput", limit.throughput] as const)
+        : limit.iops !== undefined
+          ? (["iops", limit.iops] as const)
+          : (["p99", limit.latency!] as const);
     let best: { c: CaseAgg; run: RunData; v: number } | undefined;
     for (const run of runs) {
       for (const c of run.cases) {
@@ -150,7 +208,11 @@ export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): 
     return [
       limit.label,
       num(formatMetric(family, value)),
-      best ? { html: `<code>${escapeHtml(best.c.id)}</code>${runs.length > 1 ? ` (${escapeHtml(best.run.label)})` : ""}` } : "–",
+      best
+        ? {
+            html: `<code>${escapeHtml(best.c.id)}</code>${runs.length > 1 ? ` (${escapeHtml(best.run.label)})` : ""}`,
+          }
+        : "–",
       num(best ? formatMetric(family, best.v) : "–"),
       num(best ? formatPercent(best.v / value) : "–"),
     ];
@@ -158,25 +220,49 @@ export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): 
   return table(["limit", "value", metricsBestTitle(limits), "its median", "% of limit"], rows, "limits");
 }
 
-const metricsBestTitle = (limits: readonly Limit[]) => (limits.every((l) => l.latency !== undefined) ? "lowest-latency case" : "best case");
+const metricsBestTitle = (limits: readonly Limit[]) =>
+  limits.every((l) => l.latency !== undefined) ? "lowest-latency case" : "best case";
 
 export function compareTable(comparison: Comparison): string {
   const rows = comparison.cases.map((c): Cell[] => {
     const family = METRIC_FAMILY[c.metric];
     const significant = c.change !== undefined && c.significant;
-    const cls = c.verdict === "regression" || c.verdict === "failed" ? "fail" : c.verdict === "improvement" ? "pass" : "";
+    const cls =
+      c.verdict === "regression" || c.verdict === "failed"
+        ? "fail"
+        : c.verdict === "improvement"
+          ? "pass"
+          : "";
     return [
       { html: `<code>${escapeHtml(c.case)}</code>` },
       METRIC_TITLE[c.metric],
       num(c.base ? formatMetric(family, c.base.median) : "–", c.base ? `n = ${c.base.n}` : undefined),
       num(c.new ? formatMetric(family, c.new.median) : "–", c.new ? `n = ${c.new.n}` : undefined),
-      num(c.change === undefined ? "–" : significant ? formatSignedPercent(c.change) : "~", c.change !== undefined ? formatSignedPercent(c.change) : undefined),
+      num(
+        c.change === undefined ? "–" : significant ? formatSignedPercent(c.change) : "~",
+        c.change !== undefined ? formatSignedPercent(c.change) : undefined,
+      ),
       num(c.ci95 ? `${formatSignedPercent(c.ci95[0])} … ${formatSignedPercent(c.ci95[1])}` : "–"),
       num(c.p !== undefined ? formatNumber(c.p) : "–"),
-      { html: `<span class="verdict ${cls}">${escapeHtml(c.verdict)}</span>${c.note ? ` <span class="note">${escapeHtml(c.note)}</span>` : ""}` },
+      {
+        html: `<span class="verdict ${cls}">${escapeHtml(c.verdict)}</span>${c.note ? ` <span class="note">${escapeHtml(c.note)}</span>` : ""}`,
+      },
     ];
   });
-  return table(["case", "metric", `base (${comparison.base})`, `new (${comparison.new})`, "change", "95% CI", "p", "verdict"], rows, "compare");
+  return table(
+    [
+      "case",
+      "metric",
+      `base (${comparison.base})`,
+      `new (${comparison.new})`,
+      "change",
+      "95% CI",
+      "p",
+      "verdict",
+    ],
+    rows,
+    "compare",
+  );
 }
 
 /** Provenance of each run: spec, host, tool versions, targets, times. */
@@ -185,22 +271,40 @@ export function provenanceTable(runs: readonly RunData[]): string {
     const p = run.provenance;
     const s = run.state;
     const items: [string, string][] = [
-      ["input", `${run.kind === "run" ? "run directory" : run.kind === "fio" ? "fio JSON output" : "results file"}: ${run.path}`],
+      [
+        "input",
+        `${run.kind === "run" ? "run directory" : run.kind === "fio" ? "fio JSON output" : "results file"}: ${run.path}`,
+      ],
       ["spec", `${run.plan.name}${p?.spec.file ? ` (${p.spec.file})` : ""}`],
       ["spec hash", run.plan.specHash ?? p?.spec.hash ?? "–"],
     ];
-    if (p?.spec.git) items.push(["git commit", `${p.spec.git.commit}${p.spec.git.dirty ? " (spec modified since)" : ""}`]);
+    if (p?.spec.git)
+      items.push(["git commit", `${p.spec.git.commit}${p.spec.git.dirty ? " (spec modified since)" : ""}`]);
     if (p?.spec.sets?.length) items.push(["--set", p.spec.sets.join("  ")]);
     if (s) items.push(["status", `${s.status}${s.runId ? ` (run ${s.runId})` : ""}`]);
     const start = p?.start ?? s?.start;
     const end = p?.end ?? s?.end;
-    if (start) items.push(["time", `${start}${end ? ` → ${end} (${formatNumber((Date.parse(end) - Date.parse(start)) / 1000)} s)` : ""}`]);
+    if (start)
+      items.push([
+        "time",
+        `${start}${end ? ` → ${end} (${formatNumber((Date.parse(end) - Date.parse(start)) / 1000)} s)` : ""}`,
+      ]);
     if (p?.host) {
-      items.push(["host", `${p.host.hostname}: ${p.host.os} ${p.host.kernel}, ${p.host.cpu}, ${p.host.cores} cores, ${formatMetric("throughput", p.host.memoryBytes).replace("/s", "")} memory`]);
+      items.push([
+        "host",
+        `${p.host.hostname}: ${p.host.os} ${p.host.kernel}, ${p.host.cpu}, ${p.host.cores} cores, ${formatMetric("throughput", p.host.memoryBytes).replace("/s", "")} memory`,
+      ]);
     }
-    if (p?.versions) items.push(["versions", Object.entries(p.versions).map(([k, v]) => `${k}: ${v}`).join("; ")]);
+    if (p?.versions)
+      items.push([
+        "versions",
+        Object.entries(p.versions)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join("; "),
+      ]);
     if (p?.targets) {
-      for (const [name, t] of Object.entries(p.targets)) items.push([`target ${name}`, [t.location, t.fsType].filter(Boolean).join(", ") || "–"]);
+      for (const [name, t] of Object.entries(p.targets))
+        items.push([`target ${name}`, [t.location, t.fsType].filter(Boolean).join(", ") || "–"]);
     }
     items.push([
       "rows",
@@ -221,7 +325,9 @@ export function provenanceTable(runs: readonly RunData[]): string {
 /** The per-case summary of every run as CSV (all cases, every metric's n/median/mean/CI/CV). */
 export function summaryCsv(runs: readonly RunData[]): string {
   const metrics: Metric[] = ["throughput", "iops", "latency", ...PERCENTILES, "seconds"];
-  const paramNames = [...new Set(runs.flatMap((r) => r.cases.flatMap((c) => Object.keys(c.params))))].filter((k) => !["autotune", "steady", "precondition"].includes(k)).sort();
+  const paramNames = [...new Set(runs.flatMap((r) => r.cases.flatMap((c) => Object.keys(c.params))))]
+    .filter((k) => !["autotune", "steady", "precondition"].includes(k))
+    .sort();
   const header = [
     "run",
     "spec",
@@ -233,7 +339,14 @@ export function summaryCsv(runs: readonly RunData[]): string {
     ...paramNames.map((p) => `param.${p}`),
     "repetitions",
     "failed",
-    ...metrics.flatMap((m) => [`${m}.n`, `${m}.median`, `${m}.mean`, `${m}.ci95_low`, `${m}.ci95_high`, `${m}.cv`]),
+    ...metrics.flatMap((m) => [
+      `${m}.n`,
+      `${m}.median`,
+      `${m}.mean`,
+      `${m}.ci95_low`,
+      `${m}.ci95_high`,
+      `${m}.cv`,
+    ]),
     "warnings",
   ];
   const lines = [header.map(csvCell).join(",")];
@@ -247,7 +360,13 @@ export function summaryCsv(runs: readonly RunData[]): string {
         c.target,
         c.engine,
         c.op,
-        ...paramNames.map((p) => (c.params[p] === undefined ? "" : typeof c.params[p] === "object" ? formatParam(p, c.params[p]) : c.params[p])),
+        ...paramNames.map((p) =>
+          c.params[p] === undefined
+            ? ""
+            : typeof c.params[p] === "object"
+              ? formatParam(p, c.params[p])
+              : c.params[p],
+        ),
         c.repetitions,
         c.failed,
         ...metrics.flatMap((m): unknown[] => {

@@ -21,7 +21,18 @@ export interface WorkloadView {
 }
 
 /** Parameters that make a good x axis, most telling first. */
-export const X_PRIORITY = ["size", "bs", "concurrency", "parallel", "jobs", "iodepth", "objects", "count", "read", "duration"];
+export const X_PRIORITY = [
+  "size",
+  "bs",
+  "concurrency",
+  "parallel",
+  "jobs",
+  "iodepth",
+  "objects",
+  "count",
+  "read",
+  "duration",
+];
 /** Parameters that vary less often; after the categories, so a setting that follows the target is not a dimension. */
 const SETTINGS = [
   "direct",
@@ -108,7 +119,13 @@ export function varyingDims(entries: readonly Entry[], multiRun: boolean): strin
     ...CATEGORY_PRIORITY.filter((d) => d !== "run" || multiRun),
     ...SETTINGS.filter((d) => paramNames.has(d)),
     ...[...paramNames]
-      .filter((d) => !X_PRIORITY.includes(d) && !CATEGORY_PRIORITY.includes(d) && !SETTINGS.includes(d) && !NOT_DIMENSIONS.has(d))
+      .filter(
+        (d) =>
+          !X_PRIORITY.includes(d) &&
+          !CATEGORY_PRIORITY.includes(d) &&
+          !SETTINGS.includes(d) &&
+          !NOT_DIMENSIONS.has(d),
+      )
       .sort(),
   ];
   const kept: string[] = [];
@@ -142,10 +159,14 @@ export interface Layout {
 
 /** The default layout of a workload's dimensions. */
 export function chooseLayout(dims: readonly string[]): Layout {
-  const x = dims.find((d) => X_PRIORITY.includes(d)) ?? dims.find((d) => CATEGORY_PRIORITY.includes(d)) ?? dims[0];
+  const x =
+    dims.find((d) => X_PRIORITY.includes(d)) ?? dims.find((d) => CATEGORY_PRIORITY.includes(d)) ?? dims[0];
   const rest = dims.filter((d) => d !== x);
   const color =
-    rest.find((d) => d === "run") ?? rest.find((d) => CATEGORY_PRIORITY.includes(d)) ?? rest.find((d) => X_PRIORITY.includes(d)) ?? rest[0];
+    rest.find((d) => d === "run") ??
+    rest.find((d) => CATEGORY_PRIORITY.includes(d)) ??
+    rest.find((d) => X_PRIORITY.includes(d)) ??
+    rest[0];
   return { ...(x && { x }), ...(color && { color }), facets: rest.filter((d) => d !== color) };
 }
 
@@ -162,7 +183,11 @@ export function compositeOrder(entries: readonly Entry[], dims: readonly string[
   const ranks = new Map<string, number[]>();
   for (const entry of entries) {
     const label = compositeLabel(entry, dims);
-    if (!ranks.has(label)) ranks.set(label, dims.map((d, i) => orders[i]!.indexOf(dimLabel(entry, d))));
+    if (!ranks.has(label))
+      ranks.set(
+        label,
+        dims.map((d, i) => orders[i]!.indexOf(dimLabel(entry, d))),
+      );
   }
   return [...ranks.entries()]
     .sort(([, ra], [, rb]) => {

@@ -32,7 +32,8 @@ export interface CaseSamples {
   samples: Partial<Record<Metric, number[]>>;
 }
 
-export type Verdict = "regression" | "improvement" | "within threshold" | "~" | "failed" | "only in base" | "only in new";
+export type Verdict =
+  "regression" | "improvement" | "within threshold" | "~" | "failed" | "only in base" | "only in new";
 
 export interface CaseComparison {
   case: string;
@@ -90,20 +91,37 @@ export function compareRuns(
       const a = b.samples[metric];
       const c = n.samples[metric];
       if (n.failed > 0 && b.failed === 0) {
-        cases.push({ ...common, significant: false, verdict: "failed", note: `${n.failed} of ${n.repetitions} repetitions failed in the new run` });
+        cases.push({
+          ...common,
+          significant: false,
+          verdict: "failed",
+          note: `${n.failed} of ${n.repetitions} repetitions failed in the new run`,
+        });
         continue;
       }
       if (!a?.length || !c?.length) {
         // A metric neither run measured for this case (dd has no latency): nothing to compare.
         if (!a?.length && !c?.length) continue;
-        cases.push({ ...common, significant: false, verdict: "~", note: `${metric} measured in only one of the runs` });
+        cases.push({
+          ...common,
+          significant: false,
+          verdict: "~",
+          note: `${metric} measured in only one of the runs`,
+        });
         continue;
       }
       cases.push({ ...common, ...compareSamples(a, c, higherIsBetter, options) });
     }
     for (const n of next.cases) {
       if (!baseIds.has(n.id) && n.samples[metric]?.length) {
-        cases.push({ case: n.id, workload: n.workload, metric, higherIsBetter, significant: false, verdict: "only in new" });
+        cases.push({
+          case: n.id,
+          workload: n.workload,
+          metric,
+          higherIsBetter,
+          significant: false,
+          verdict: "only in new",
+        });
       }
     }
   }
@@ -126,7 +144,8 @@ export function compareSamples(
   const baseMedian = medianOf(base);
   const nextMedian = medianOf(next);
   const stats = { base: { n: base.length, median: baseMedian }, new: { n: next.length, median: nextMedian } };
-  if (baseMedian === 0) return { ...stats, significant: false, verdict: "~", note: "the base median is 0: no relative change" };
+  if (baseMedian === 0)
+    return { ...stats, significant: false, verdict: "~", note: "the base median is 0: no relative change" };
   const change = nextMedian / baseMedian - 1;
   const ci95 = bootstrapRatioCi(base, next, options.resamples ?? 2000, options.seed ?? 1);
   const { p } = mannWhitney(base, next);
@@ -175,11 +194,19 @@ const BOOTSTRAP_MAX_SAMPLE = 1000;
 function quantileSketch(values: readonly number[]): Float64Array {
   const sorted = Float64Array.from(values).sort();
   if (sorted.length <= BOOTSTRAP_MAX_SAMPLE) return sorted;
-  return Float64Array.from({ length: BOOTSTRAP_MAX_SAMPLE }, (_, i) => sorted[Math.floor(((i + 0.5) * sorted.length) / BOOTSTRAP_MAX_SAMPLE)]!);
+  return Float64Array.from(
+    { length: BOOTSTRAP_MAX_SAMPLE },
+    (_, i) => sorted[Math.floor(((i + 0.5) * sorted.length) / BOOTSTRAP_MAX_SAMPLE)]!,
+  );
 }
 
 /** 95% percentile-bootstrap interval of median(next) / median(base) − 1; undefined with one sample each. */
-export function bootstrapRatioCi(base: readonly number[], next: readonly number[], resamples: number, seed: number): [number, number] | undefined {
+export function bootstrapRatioCi(
+  base: readonly number[],
+  next: readonly number[],
+  resamples: number,
+  seed: number,
+): [number, number] | undefined {
   if (base.length < 2 && next.length < 2) return undefined;
   const a = quantileSketch(base);
   const b = quantileSketch(next);
@@ -210,7 +237,7 @@ export function mannWhitney(a: readonly number[], b: readonly number[]): { u: nu
   let rankSumA = 0;
   let tieTerm = 0;
   let ties = false;
-  for (let i = 0; i < all.length; ) {
+  for (let i = 0; i < all.length;) {
     let j = i;
     while (j + 1 < all.length && all[j + 1]!.v === all[i]!.v) j += 1;
     const rank = (i + j) / 2 + 1;
@@ -276,7 +303,17 @@ function erfc(x: number): number {
     Math.exp(
       -z * z -
         1.26551223 +
-        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 +
+                            t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? r : 2 - r;
 }

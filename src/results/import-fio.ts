@@ -61,7 +61,10 @@ export function isFioJson(head: string): boolean {
 /**
  * Imports one or more fio JSON outputs; `files` in repetition order. `name` is the imported "spec" name.
  */
-export function importFioOutputs(files: readonly { name: string; text: string }[], specName = "fio-import"): FioImport {
+export function importFioOutputs(
+  files: readonly { name: string; text: string }[],
+  specName = "fio-import",
+): FioImport {
   const out: FioImport = { rows: [], timeseries: [], steady: [] };
   const hash = createHash("sha256");
   for (const file of files) hash.update(file.text);
@@ -196,7 +199,11 @@ export function paramsFromOptions(options: FioOptions): Record<string, unknown> 
     const value = options[key] !== undefined ? Number(options[key]) : NaN;
     if (Number.isFinite(value)) params[name] = value;
   }
-  if (options.rwmixwrite !== undefined && params.read === undefined && Number.isFinite(Number(options.rwmixwrite))) {
+  if (
+    options.rwmixwrite !== undefined &&
+    params.read === undefined &&
+    Number.isFinite(Number(options.rwmixwrite))
+  ) {
     params.read = 100 - Number(options.rwmixwrite);
   }
   const runtime = options.runtime !== undefined ? fioDuration(options.runtime) : undefined;
@@ -206,7 +213,14 @@ export function paramsFromOptions(options: FioOptions): Record<string, unknown> 
   return params;
 }
 
-const SIZE_SUFFIX: Record<string, number> = { "": 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40, p: 2 ** 50 };
+const SIZE_SUFFIX: Record<string, number> = {
+  "": 1,
+  k: 2 ** 10,
+  m: 2 ** 20,
+  g: 2 ** 30,
+  t: 2 ** 40,
+  p: 2 ** 50,
+};
 
 /** fio sizes: "4k", "4KiB", "1m", "512" (bytes); kb_base 1024 as fio's default. */
 export function fioSize(text: string): number | undefined {

@@ -54,12 +54,22 @@ export const ResultRowSchema = z.object({
   /** Time to first byte of object reads (GET, cat). */
   ttfb: latency.optional(),
   /** What the client itself cost: a busy event loop (> 0.9) means benchspec, not the storage, was the limit. */
-  client: z.object({ cpuSeconds: z.number(), cpuPerGiB: z.number(), eventLoopUtilization: z.number() }).optional(),
+  client: z
+    .object({ cpuSeconds: z.number(), cpuPerGiB: z.number(), eventLoopUtilization: z.number() })
+    .optional(),
   /** Autotune: every round (the tuned parameter's value and its numbers) and the value chosen. */
   autotune: z
     .object({
       param: z.string(),
-      rounds: z.array(z.object({ value: z.number(), throughput: z.number(), iops: z.number(), bytes: z.number(), seconds: z.number() })),
+      rounds: z.array(
+        z.object({
+          value: z.number(),
+          throughput: z.number(),
+          iops: z.number(),
+          bytes: z.number(),
+          seconds: z.number(),
+        }),
+      ),
       chosen: z.number(),
     })
     .optional(),

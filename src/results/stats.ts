@@ -17,8 +17,8 @@ export interface Stats {
 
 // Two-sided 95% critical values of Student's t for 1…30 degrees of freedom.
 const T95 = [
-  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
-  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
 export const tCritical95 = (df: number) => T95[df - 1] ?? 1.96;
@@ -62,11 +62,15 @@ export const MIN_SAMPLES_FOR_CI = 3;
 export function statWarnings(stats: Stats, metric: string): string[] {
   const warnings: string[] = [];
   if (stats.n < MIN_SAMPLES_FOR_CI) {
-    warnings.push(`${metric}: only ${stats.n} repetition${stats.n === 1 ? "" : "s"}; a confidence interval needs at least ${MIN_SAMPLES_FOR_CI}`);
+    warnings.push(
+      `${metric}: only ${stats.n} repetition${stats.n === 1 ? "" : "s"}; a confidence interval needs at least ${MIN_SAMPLES_FOR_CI}`,
+    );
   }
   if (stats.cv > HIGH_CV) warnings.push(`${metric}: high variance (CV ${(stats.cv * 100).toFixed(1)}%)`);
   if (stats.outliers.length > 0) {
-    warnings.push(`${metric}: outlier repetition${stats.outliers.length > 1 ? "s" : ""} ${stats.outliers.map((i) => i + 1).join(", ")}`);
+    warnings.push(
+      `${metric}: outlier repetition${stats.outliers.length > 1 ? "s" : ""} ${stats.outliers.map((i) => i + 1).join(", ")}`,
+    );
   }
   return warnings;
 }

@@ -58,7 +58,10 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
   const failed = measured.filter((row) => !row.ok);
   const metrics: CaseSummary["metrics"] = {};
   const warnings: string[] = [];
-  for (const [metric, value] of Object.entries(METRIC_VALUES) as [Metric, (row: ResultRow) => number | undefined][]) {
+  for (const [metric, value] of Object.entries(METRIC_VALUES) as [
+    Metric,
+    (row: ResultRow) => number | undefined,
+  ][]) {
     const values = ok.map(value).filter((v): v is number => v !== undefined && Number.isFinite(v));
     const stats = values.length === ok.length ? summarize(values) : undefined;
     if (!stats) continue;
@@ -66,7 +69,8 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
     // Throughput and IOPS vary together; one set of warnings says it.
     if (metric === "throughput") warnings.push(...statWarnings(stats, metric));
   }
-  if (ok.some((row) => row.steady && !row.steady.attained)) warnings.push("steady state not attained within the duration");
+  if (ok.some((row) => row.steady && !row.steady.attained))
+    warnings.push("steady state not attained within the duration");
   return {
     id: c.id,
     workload: c.workload,
@@ -82,7 +86,10 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
   };
 }
 
-export function evaluateExpectations(expectations: readonly PlannedExpect[], cases: readonly CaseSummary[]): ExpectResult[] {
+export function evaluateExpectations(
+  expectations: readonly PlannedExpect[],
+  cases: readonly CaseSummary[],
+): ExpectResult[] {
   return expectations.flatMap((expect) =>
     expect.cases.map((id): ExpectResult => {
       const summary = cases.find((c) => c.id === id);
@@ -98,7 +105,9 @@ export function evaluateExpectations(expectations: readonly PlannedExpect[], cas
       if (measured === undefined || !summary || summary.failed > 0) {
         return { ...base, pass: false, reason: "no successful measurement" };
       }
-      const pass = (expect.atLeast === undefined || measured >= expect.atLeast) && (expect.atMost === undefined || measured <= expect.atMost);
+      const pass =
+        (expect.atLeast === undefined || measured >= expect.atLeast) &&
+        (expect.atMost === undefined || measured <= expect.atMost);
       return { ...base, measured, pass };
     }),
   );

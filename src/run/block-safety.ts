@@ -4,14 +4,27 @@
  * (LVM, MD, dm-crypt…) is mounted or used as swap, and when the kernel reports it busy (an exclusive open
  * fails while anything holds it). Everything is read from /sys and /proc.
  */
-import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import { mounts } from "./mounts.js";
 
 export class UnsafeDeviceError extends Error {}
 
 function swaps(): string[] {
-  return readFileSync("/proc/swaps", "utf8").split("\n").slice(1).map((line) => line.split(/\s+/)[0]!).filter(Boolean);
+  return readFileSync("/proc/swaps", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.split(/\s+/)[0]!)
+    .filter(Boolean);
 }
 
 /** The kernel name (e.g. "nvme0n1p2", "loop3", "dm-0") of a device node. */
@@ -87,7 +100,8 @@ export function checkBlockDevice(device: string, { write }: { write: boolean }):
     try {
       closeSync(openSync(path, constants.O_RDONLY | constants.O_EXCL));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EBUSY") throw new UnsafeDeviceError(`refusing ${device}: the kernel reports it in use`);
+      if ((error as NodeJS.ErrnoException).code === "EBUSY")
+        throw new UnsafeDeviceError(`refusing ${device}: the kernel reports it in use`);
       throw error;
     }
   }

@@ -25,7 +25,11 @@ export function fsTypeOf(path: string): string | undefined {
   let best: Mount | undefined;
   for (const mount of mounts()) {
     const prefix = mount.target.endsWith("/") ? mount.target : `${mount.target}/`;
-    if ((path === mount.target || path.startsWith(prefix)) && (!best || mount.target.length >= best.target.length)) best = mount;
+    if (
+      (path === mount.target || path.startsWith(prefix)) &&
+      (!best || mount.target.length >= best.target.length)
+    )
+      best = mount;
   }
   return best?.fsType;
 }

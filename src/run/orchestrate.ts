@@ -84,7 +84,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   return { interrupted: signal.aborted, targets, skipped };
 }
 
-async function runCase(c: Case, missing: number[], targets: Record<string, PreparedTarget>, options: ExecuteOptions) {
+async function runCase(
+  c: Case,
+  missing: number[],
+  targets: Record<string, PreparedTarget>,
+  options: ExecuteOptions,
+) {
   const { plan, paths, signal } = options;
   const executor = BACKENDS[c.engine].executor;
   let failure: string | undefined;
@@ -101,13 +106,23 @@ async function runCase(c: Case, missing: number[], targets: Record<string, Prepa
       caseDir = join(target.location, c.id);
       await mkdir(caseDir, { recursive: true });
     }
-    ctx = { location: caseDir ?? target.location, target, runId: options.runId, artifactsDir: paths.artifacts, rawDir: paths.raw, signal };
+    ctx = {
+      location: caseDir ?? target.location,
+      target,
+      runId: options.runId,
+      artifactsDir: paths.artifacts,
+      rawDir: paths.raw,
+      signal,
+    };
     await executor.prepare?.(c, ctx);
   } catch (error) {
     if (signal.aborted) return;
     failure = (error as Error).message;
   }
-  const steps = [...range(c.params.warmup).map((rep) => ({ rep, warmup: true })), ...missing.map((rep) => ({ rep, warmup: false }))];
+  const steps = [
+    ...range(c.params.warmup).map((rep) => ({ rep, warmup: true })),
+    ...missing.map((rep) => ({ rep, warmup: false })),
+  ];
   for (const { rep, warmup } of steps) {
     if (signal.aborted) break;
     const start = Date.now();
@@ -146,9 +161,9 @@ async function runCase(c: Case, missing: number[], targets: Record<string, Prepa
   }
   if (ctx && executor.finish) {
     // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time).
-    await executor.finish(c, { ...ctx, signal: AbortSignal.timeout(FINISH_TIMEOUT_MS) }).catch((error: Error) =>
-      options.observer.message(`cleanup of ${c.id} failed: ${error.message}`),
-    );
+    await executor
+      .finish(c, { ...ctx, signal: AbortSignal.timeout(FINISH_TIMEOUT_MS) })
+      .catch((error: Error) => options.observer.message(`cleanup of ${c.id} failed: ${error.message}`));
   }
   const spec = plan.targets[c.target];
   if (caseDir && !(spec && "keep" in spec && spec.keep)) await rm(caseDir, { recursive: true, force: true });

@@ -13,9 +13,14 @@ type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 
 export type ProgressMode = "tty" | "plain" | "json" | "quiet";
 
-export function makeObserver(mode: ProgressMode, out: Stream, color: boolean): RunObserver & { stop(): void } {
+export function makeObserver(
+  mode: ProgressMode,
+  out: Stream,
+  color: boolean,
+): RunObserver & { stop(): void } {
   if (mode === "json") return jsonObserver(out);
-  if (mode === "quiet") return { caseStart() {}, repetitionDone() {}, caseDone() {}, message() {}, stop() {} };
+  if (mode === "quiet")
+    return { caseStart() {}, repetitionDone() {}, caseDone() {}, message() {}, stop() {} };
   return mode === "tty" ? ttyObserver(out, color) : plainObserver(out, color);
 }
 
@@ -23,7 +28,8 @@ function describeSummary(summary: CaseSummary): string {
   const throughput = summary.metrics.throughput;
   const iops = summary.metrics.iops;
   const parts = [`${summary.repetitions} rep${summary.repetitions === 1 ? "" : "s"}`];
-  if (throughput) parts.push(`median ${formatRate(throughput.median)}`, `cv ${(throughput.cv * 100).toFixed(1)}%`);
+  if (throughput)
+    parts.push(`median ${formatRate(throughput.median)}`, `cv ${(throughput.cv * 100).toFixed(1)}%`);
   if (iops && iops.median > 0) parts.push(`${Math.round(iops.median)} IOPS`);
   return parts.join("  ");
 }
@@ -37,7 +43,11 @@ function plainObserver(out: Stream, color: boolean): RunObserver & { stop(): voi
     },
     repetitionDone() {},
     caseDone(c, summary, skipped) {
-      const status = skipped ? paint(2, "done earlier") : summary.failed > 0 ? paint(31, `FAILED (${summary.errors[0]})`) : paint(32, "ok");
+      const status = skipped
+        ? paint(2, "done earlier")
+        : summary.failed > 0
+          ? paint(31, `FAILED (${summary.errors[0]})`)
+          : paint(32, "ok");
       out.write(`${position} ${c.id}  ${describeSummary(summary)}  ${status}\n`);
       for (const warning of summary.warnings) out.write(`      ${paint(33, "warning")}: ${warning}\n`);
     },
@@ -57,7 +67,10 @@ function ttyObserver(out: Stream, color: boolean): RunObserver & { stop(): void 
     etaBuffer: 20,
   });
   let bar: SingleBar | undefined;
-  const lines = plainObserver({ write: (text: string) => (bars.log(text), true) } as unknown as Stream, color);
+  const lines = plainObserver(
+    { write: (text: string) => (bars.log(text), true) } as unknown as Stream,
+    color,
+  );
   return {
     caseStart(c, index, total) {
       bar ??= bars.create(total, index - 1);
@@ -65,7 +78,10 @@ function ttyObserver(out: Stream, color: boolean): RunObserver & { stop(): void 
       lines.caseStart(c, index, total);
     },
     repetitionDone(_c, row) {
-      bar?.update({ rep: `${row.repetition}${row.warmup ? " (warm-up)" : ""}`, rate: row.ok ? formatRate(row.throughput) : "failed" });
+      bar?.update({
+        rep: `${row.repetition}${row.warmup ? " (warm-up)" : ""}`,
+        rate: row.ok ? formatRate(row.throughput) : "failed",
+      });
     },
     caseDone(c, summary, skipped) {
       bar?.increment();
@@ -79,9 +95,11 @@ function ttyObserver(out: Stream, color: boolean): RunObserver & { stop(): void 
 function jsonObserver(out: Stream): RunObserver & { stop(): void } {
   const emit = (event: object) => out.write(`${JSON.stringify(event)}\n`);
   return {
-    caseStart: (c: Case, index: number, total: number) => emit({ event: "case-start", case: c.id, index, total }),
+    caseStart: (c: Case, index: number, total: number) =>
+      emit({ event: "case-start", case: c.id, index, total }),
     repetitionDone: (c: Case, row: ResultRow) => emit({ event: "repetition", case: c.id, row }),
-    caseDone: (c: Case, summary: CaseSummary, skipped: boolean) => emit({ event: "case-done", case: c.id, skipped, summary }),
+    caseDone: (c: Case, summary: CaseSummary, skipped: boolean) =>
+      emit({ event: "case-done", case: c.id, skipped, summary }),
     message: (text: string) => emit({ event: "message", text }),
     stop() {},
   };

@@ -6,7 +6,13 @@ import { dirname } from "node:path";
 import { toolVersion } from "./tools.js";
 
 export interface Provenance {
-  spec: { name: string; file: string; hash: string; sets: string[]; git?: { commit: string; dirty: boolean } };
+  spec: {
+    name: string;
+    file: string;
+    hash: string;
+    sets: string[];
+    git?: { commit: string; dirty: boolean };
+  };
   host: { hostname: string; os: string; kernel: string; cpu: string; cores: number; memoryBytes: number };
   versions: Record<string, string>;
   /**

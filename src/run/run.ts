@@ -49,7 +49,13 @@ export interface RunRequest {
 
 export type RunResult =
   | { kind: "invalid"; diagnostics: Diagnostic[] }
-  | { kind: "done"; dir: string; diagnostics: Diagnostic[]; summary: RunSummary & { skipped: { case: string; reason: string }[] }; interrupted: boolean };
+  | {
+      kind: "done";
+      dir: string;
+      diagnostics: Diagnostic[];
+      summary: RunSummary & { skipped: { case: string; reason: string }[] };
+      interrupted: boolean;
+    };
 
 export class RunSetupError extends Error {}
 
@@ -60,7 +66,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
   if (!specFile) throw new RunSetupError("name a spec to run, or --resume a run directory");
   const sets = previous?.sets ?? request.sets;
   const loaded = await loadSpec(specFile, { sets });
-  if (hasErrors(loaded.diagnostics) || !loaded.plan) return { kind: "invalid", diagnostics: loaded.diagnostics };
+  if (hasErrors(loaded.diagnostics) || !loaded.plan)
+    return { kind: "invalid", diagnostics: loaded.diagnostics };
   const plan = loaded.plan;
   if (previous && previous.specHash !== plan.specHash) {
     throw new RunSetupError(`${dir}/spec.yaml changed since the run started; it cannot be resumed`);
@@ -117,8 +124,18 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };
   await writeJson(join(runDir, "summary.json"), summary);
   await writeJson(join(runDir, "provenance.json"), { ...provenance, end });
-  await writeJson(join(runDir, "run.json"), { ...state, status: outcome.interrupted ? "partial" : "complete", end });
-  return { kind: "done", dir: runDir, diagnostics: loaded.diagnostics, summary, interrupted: outcome.interrupted };
+  await writeJson(join(runDir, "run.json"), {
+    ...state,
+    status: outcome.interrupted ? "partial" : "complete",
+    end,
+  });
+  return {
+    kind: "done",
+    dir: runDir,
+    diagnostics: loaded.diagnostics,
+    summary,
+    interrupted: outcome.interrupted,
+  };
 }
 
 async function readState(dir: string): Promise<RunState> {
@@ -132,9 +149,12 @@ async function readState(dir: string): Promise<RunState> {
 }
 
 async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
-  const dir = request.out ? resolve(request.cwd, request.out) : join(request.cwd, "runs", `${timestamp(new Date())}-${plan.name}`);
+  const dir = request.out
+    ? resolve(request.cwd, request.out)
+    : join(request.cwd, "runs", `${timestamp(new Date())}-${plan.name}`);
   const entries = await readdir(dir).catch(() => undefined);
-  if (entries && entries.length > 0) throw new RunSetupError(`${dir} is not empty; runs never overwrite anything`);
+  if (entries && entries.length > 0)
+    throw new RunSetupError(`${dir} is not empty; runs never overwrite anything`);
   await mkdir(dir, { recursive: true });
   return dir;
 }
@@ -146,9 +166,20 @@ async function collectProvenance(plan: Plan, state: RunState, request: RunReques
   }
   const git = await gitInfo(state.specFile);
   return {
-    spec: { name: plan.name, file: basename(state.specFile), hash: plan.specHash, sets: state.sets, ...(git && { git }) },
+    spec: {
+      name: plan.name,
+      file: basename(state.specFile),
+      hash: plan.specHash,
+      sets: state.sets,
+      ...(git && { git }),
+    },
     host: hostInfo(),
-    versions: { node: process.version, benchspec: request.version, ...libraryVersions(), ...(await toolVersions(tools)) },
+    versions: {
+      node: process.version,
+      benchspec: request.version,
+      ...libraryVersions(),
+      ...(await toolVersions(tools)),
+    },
     targets: {},
     start: state.start,
   };

@@ -32,7 +32,10 @@ interface PrepareOptions {
   env: NodeJS.ProcessEnv;
 }
 
-type Preparer<K extends TargetKind> = (target: Extract<Target, { kind: K }>, options: PrepareOptions) => Promise<PreparedTarget>;
+type Preparer<K extends TargetKind> = (
+  target: Extract<Target, { kind: K }>,
+  options: PrepareOptions,
+) => Promise<PreparedTarget>;
 
 /** One preparer per target kind; a new kind without one is a type error. */
 const PREPARERS: { [K in TargetKind]: Preparer<K> } = {
@@ -45,7 +48,11 @@ const PREPARERS: { [K in TargetKind]: Preparer<K> } = {
   ipfs: (target, options) => prepareIpfsTarget(target, options.env),
 };
 
-export async function prepareTarget(name: string, target: Target, options: PrepareOptions): Promise<PreparedTarget> {
+export async function prepareTarget(
+  name: string,
+  target: Target,
+  options: PrepareOptions,
+): Promise<PreparedTarget> {
   try {
     return await (PREPARERS[target.kind] as Preparer<TargetKind>)(target as never, options);
   } catch (error) {
@@ -53,9 +60,14 @@ export async function prepareTarget(name: string, target: Target, options: Prepa
   }
 }
 
-async function prepareFs(target: Extract<Target, { kind: "fs" }>, options: PrepareOptions): Promise<PreparedTarget> {
+async function prepareFs(
+  target: Extract<Target, { kind: "fs" }>,
+  options: PrepareOptions,
+): Promise<PreparedTarget> {
   const temporary = target.path === undefined;
-  const base = temporary ? await mkdtemp(join(tmpdir(), "benchspec-target-")) : resolve(resolveEnvRefs(target.path!, options.env));
+  const base = temporary
+    ? await mkdtemp(join(tmpdir(), "benchspec-target-"))
+    : resolve(resolveEnvRefs(target.path!, options.env));
   const owned = join(base, `benchspec-${options.runId}`);
   try {
     await mkdir(owned, { recursive: false });

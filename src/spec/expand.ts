@@ -49,15 +49,18 @@ export function expand(
     const product = dimensions.reduce((n, d) => n * d.values.length, 1);
     // Checked before the product is built: a 20-line spec must not be able to exhaust memory.
     if (cases.length + product > MAX_CASES) {
-      sink.error("too-many-cases", `the plan would have ${product.toLocaleString("en")} cases here; the limit is ${MAX_CASES}`, base);
+      sink.error(
+        "too-many-cases",
+        `the plan would have ${product.toLocaleString("en")} cases here; the limit is ${MAX_CASES}`,
+        base,
+      );
       break;
     }
-    const cells = expandMatrix(
-      dimensions,
-      workload.matrix?.exclude ?? [],
-      workload.matrix?.include ?? [],
-      [...base, "matrix", "include"],
-    );
+    const cells = expandMatrix(dimensions, workload.matrix?.exclude ?? [], workload.matrix?.include ?? [], [
+      ...base,
+      "matrix",
+      "include",
+    ]);
     if (cells.length === 0)
       sink.error("empty-matrix", "the matrix excludes every combination", [...base, "matrix"]);
     if (cases.length + cells.length > MAX_CASES) {

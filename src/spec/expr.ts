@@ -137,7 +137,9 @@ class Parser {
 
   private number(): Expr {
     const start = this.pos;
-    const match = /^(\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?([A-Za-z]+(?:\/s(?![A-Za-z0-9_]))?)?/.exec(this.text.slice(start));
+    const match = /^(\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?([A-Za-z]+(?:\/s(?![A-Za-z0-9_]))?)?/.exec(
+      this.text.slice(start),
+    );
     if (!match) throw new ExprError("malformed number", start);
     this.pos += match[0].length;
     const value = Number(match[0].slice(0, match[0].length - (match[2]?.length ?? 0)));

@@ -43,23 +43,38 @@ export function issuesToDiagnostics(
         break;
       }
       case "invalid_type":
-        emit("invalid-type", custom(issue.message) ?? `expected ${issue.expected}, got ${describe(issue.input)}`, path);
+        emit(
+          "invalid-type",
+          custom(issue.message) ?? `expected ${issue.expected}, got ${describe(issue.input)}`,
+          path,
+        );
         break;
       case "invalid_value": {
         const values = issue.values.map(String);
         if (typeof issue.input === "string" && values.includes(issue.input)) {
-          emit("invalid-type", `${describe(issue.input)} is a string; expected the ${typeof issue.values[0]} ${issue.input}`, path);
+          emit(
+            "invalid-type",
+            `${describe(issue.input)} is a string; expected the ${typeof issue.values[0]} ${issue.input}`,
+            path,
+          );
           break;
         }
         const hint = typeof issue.input === "string" ? didYouMean(issue.input, values) : "";
-        emit("invalid-value", `${describe(issue.input)} is not allowed; expected ${oneOf(values)}${hint}`, path);
+        emit(
+          "invalid-value",
+          `${describe(issue.input)} is not allowed; expected ${oneOf(values)}${hint}`,
+          path,
+        );
         break;
       }
       case "too_small":
       case "too_big": {
         const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
         const words = issue.code === "too_small" ? "at least" : "at most";
-        const message = issue.origin === "array" ? `needs ${words} ${bound} item${Number(bound) === 1 ? "" : "s"}` : `must be ${words} ${bound}`;
+        const message =
+          issue.origin === "array"
+            ? `needs ${words} ${bound} item${Number(bound) === 1 ? "" : "s"}`
+            : `must be ${words} ${bound}`;
         emit("invalid-value", custom(issue.message) ?? `${message}, got ${describe(issue.input)}`, path);
         break;
       }
@@ -68,11 +83,22 @@ export function issuesToDiagnostics(
           const options = issue.options.map(String);
           const value = (issue.input as Record<string, unknown> | undefined)?.[issue.discriminator];
           if (value === undefined) {
-            emit("missing-key", `missing required key "${issue.discriminator}"; expected ${oneOf(options)}`, path, "key");
+            emit(
+              "missing-key",
+              `missing required key "${issue.discriminator}"; expected ${oneOf(options)}`,
+              path,
+              "key",
+            );
             const objectPath = path.at(-1) === issue.discriminator ? path.slice(0, -1) : path;
             const known = unionKeys(schema, input, objectPath);
             for (const key of Object.keys((issue.input as object | undefined) ?? {})) {
-              if (!known.includes(key)) emit("unknown-key", `unknown key "${key}"${didYouMean(key, known)}`, [...objectPath, key], "key");
+              if (!known.includes(key))
+                emit(
+                  "unknown-key",
+                  `unknown key "${key}"${didYouMean(key, known)}`,
+                  [...objectPath, key],
+                  "key",
+                );
             }
           } else {
             const hint = typeof value === "string" ? didYouMean(value, options) : "";
@@ -154,7 +180,10 @@ function knownKeys(schema: z.ZodType, input: unknown, path: SpecPath): string[] 
 }
 
 const valueAt = (input: unknown, path: SpecPath) =>
-  path.reduce<unknown>((value, segment) => (value as Record<string | number, unknown> | undefined)?.[segment], input);
+  path.reduce<unknown>(
+    (value, segment) => (value as Record<string | number, unknown> | undefined)?.[segment],
+    input,
+  );
 
 /** The schema at `path` (walks zod's definitions; unions are resolved by the input's `kind`). */
 function schemaAt(schema: z.ZodType, input: unknown, path: SpecPath): unknown {

@@ -99,7 +99,8 @@ function yamlMessage(error: YAMLError, text: string): string {
     const key = /^("[^"]*"|'[^']*'|[^\s:,{}[\]]+)/.exec(text.slice(error.pos[0]))?.[1];
     return key ? `the key "${key}" appears twice in this mapping` : "a key appears twice in this mapping";
   }
-  if (error.code === "MULTIPLE_DOCS") return 'a spec is one YAML document; remove the "---" separator and what follows';
+  if (error.code === "MULTIPLE_DOCS")
+    return 'a spec is one YAML document; remove the "---" separator and what follows';
   if (/Nested mappings are not allowed in compact mappings/.test(first)) {
     return "a key is indented more than the keys beside it, so YAML reads it as part of the value before it";
   }

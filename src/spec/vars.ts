@@ -31,7 +31,12 @@ export function evaluate(
     for (const { name, offset } of exprVars(expr)) {
       if (!Object.hasOwn(vars, name)) {
         if (declared.includes(name)) {
-          sink.error("unknown-var", `"${name}" is defined further down; a var may only use the vars above it`, path, { offset });
+          sink.error(
+            "unknown-var",
+            `"${name}" is defined further down; a var may only use the vars above it`,
+            path,
+            { offset },
+          );
           return undefined;
         }
         const known = Object.keys(vars);

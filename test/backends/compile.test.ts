@@ -124,14 +124,15 @@ describe("fio jobfiles", () => {
     // the whole device unless the spec bounds it
     expect(text).not.toMatch(/^size=/m);
   });
-
 });
 
 describe("compile command", () => {
   it("refuses a target that cannot express a workload, naming it and the targets that can", async () => {
     const { plan } = await loadSpec(join(ROOT, "specs/quickstart.yaml"));
     expect(() => compilePlan(plan!, ["fio"], VERSION)).toThrow(CompileError);
-    expect(() => compilePlan(plan!, ["fio"], VERSION)).toThrow(/workload "dd-seq" \(engine dd\) cannot be compiled to fio; targets that can: shell/);
+    expect(() => compilePlan(plan!, ["fio"], VERSION)).toThrow(
+      /workload "dd-seq" \(engine dd\) cannot be compiled to fio; targets that can: shell/,
+    );
     const out = join(await tempDir(), "out");
     const result = await runCli(["compile", "specs/quickstart.yaml", "--target", "fio", "--out", out]);
     expect(result.code).toBe(2);
@@ -147,7 +148,9 @@ describe("compile command", () => {
       fio: ["fio/fio-4k.scratch.randread.fio"],
       shell: ["benchspec.sh"],
     });
-    expect((await runCli(["compile", "specs/quickstart.yaml", "--out", out, "--set", "fio-4k.op=read"])).code).toBe(0);
+    expect(
+      (await runCli(["compile", "specs/quickstart.yaml", "--out", out, "--set", "fio-4k.op=read"])).code,
+    ).toBe(0);
     expect(await listFiles(join(out, "fio"))).toEqual(["fio-4k.scratch.read.fio"]);
 
     const foreign = await tempDir();

@@ -37,7 +37,9 @@ describe("benchspec CLI", () => {
   it("validate: a missing file is a diagnostic, not a crash", async () => {
     const result = await runCli(["validate", "no/such.yaml"]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^no\/such\.yaml: error: cannot read spec: no such file \[file-not-found\]/);
+    expect(result.stderr).toMatch(
+      /^no\/such\.yaml: error: cannot read spec: no such file \[file-not-found\]/,
+    );
   });
 
   it("plan: prints the case table and the counts; --json prints the plan", async () => {

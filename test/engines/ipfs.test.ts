@@ -13,7 +13,16 @@ import { makePayload } from "../../src/backends/payload.js";
 import type { ResultRow } from "../../src/results/row.js";
 import type { Provenance } from "../../src/run/provenance.js";
 import { runCli } from "../support/cli.js";
-import { processAlive, readJson, rowsOf, startCli, tempDirs, watchProcesses, writeSpec, type Seen } from "./support.js";
+import {
+  processAlive,
+  readJson,
+  rowsOf,
+  startCli,
+  tempDirs,
+  watchProcesses,
+  writeSpec,
+  type Seen,
+} from "./support.js";
 
 const temps = tempDirs("benchspec-ipfs-test-");
 afterAll(() => temps.removeAll());
@@ -43,7 +52,8 @@ const localBlocks = (client: KuboRPCClient) =>
     if (r.err) throw new Error(String(r.err));
     return r.ref;
   }).then((refs) => refs.sort());
-const catBytes = async (client: KuboRPCClient, cid: string) => Buffer.concat(await collect(client.cat(cid), (chunk) => chunk));
+const catBytes = async (client: KuboRPCClient, cid: string) =>
+  Buffer.concat(await collect(client.cat(cid), (chunk) => chunk));
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
 function expectExactBytes(rows: ResultRow[], cases: string[], repeat: number) {
@@ -72,7 +82,17 @@ describe("IPFS engine on launched nodes", () => {
         fresh: { kind: "ipfs", launch: "kubo", fresh: "per-repetition" },
         once: { kind: "ipfs", launch: "kubo", fresh: "once" },
       },
-      workloads: [{ name: "files", target: ["fresh", "once"], op: ["put", "get"], size: "1MB", objects: OBJECTS, concurrency: 2, repeat: 2 }],
+      workloads: [
+        {
+          name: "files",
+          target: ["fresh", "once"],
+          op: ["put", "get"],
+          size: "1MB",
+          objects: OBJECTS,
+          concurrency: 2,
+          repeat: 2,
+        },
+      ],
     });
     const out = join(work, "run");
     const child = startCli(["run", spec, "--out", out]);
@@ -130,7 +150,9 @@ describe("IPFS engine on an external node", () => {
       const spec = await writeSpec(work, {
         name: "external",
         targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
-        workloads: [{ name: "files", op: ["put", "get"], size: "1MB", objects: OBJECTS, concurrency: 2, repeat: 2 }],
+        workloads: [
+          { name: "files", op: ["put", "get"], size: "1MB", objects: OBJECTS, concurrency: 2, repeat: 2 },
+        ],
       });
       const out = join(work, "run");
       const result = await runCli(["run", spec, "--out", out], { IPFS_API: node.api });
@@ -143,7 +165,9 @@ describe("IPFS engine on an external node", () => {
       expect(await localBlocks(client)).toEqual(blocksBefore);
       expect((await catBytes(client, planted)).toString()).toBe("precious");
       // An external node is never replaced.
-      expect((await readJson<Provenance>(join(out, "provenance.json"))).targets.node).toEqual({ location: node.api });
+      expect((await readJson<Provenance>(join(out, "provenance.json"))).targets.node).toEqual({
+        location: node.api,
+      });
     });
   }, 90_000);
 
@@ -155,7 +179,16 @@ describe("IPFS engine on an external node", () => {
         name: "kept",
         targets: { node: { kind: "ipfs", api: "${env:IPFS_API}", keep: true } },
         workloads: [
-          { name: "up", op: "put", size: "1MB", objects: OBJECTS, concurrency: 2, repeat: 2, cidVersion: 0, rawLeaves: false },
+          {
+            name: "up",
+            op: "put",
+            size: "1MB",
+            objects: OBJECTS,
+            concurrency: 2,
+            repeat: 2,
+            cidVersion: 0,
+            rawLeaves: false,
+          },
           { name: "down", op: "get", size: "1MB", objects: OBJECTS, repeat: 1 },
         ],
       });
@@ -168,7 +201,9 @@ describe("IPFS engine on an external node", () => {
 
       // One pinned add per object and repetition; each one's content is the payload of its seed.
       const expected = [
-        ...["r1", "r2"].flatMap((rep) => Array.from({ length: OBJECTS }, (_, i) => `up.node.put/${rep}/o${i}`)),
+        ...["r1", "r2"].flatMap((rep) =>
+          Array.from({ length: OBJECTS }, (_, i) => `up.node.put/${rep}/o${i}`),
+        ),
         ...Array.from({ length: OBJECTS }, (_, i) => `down.node.get/r1/o${i}`),
       ].map((seed) => sha256(makePayload(`${runId}|${seed}`, SIZE, "random").slice(0, SIZE)));
       const pins = (await recursivePins(client)).filter((cid) => !pinsBefore.includes(cid));

@@ -69,13 +69,27 @@ const allOps = {
   defaults: { repeat: 2 },
   workloads: [
     { name: "small", op: ["put", "get", "stat", "list", "delete"], size: "4KiB", objects: 8, concurrency: 3 },
-    { name: "large", op: ["put", "get"], size: "11MiB", objects: 2, concurrency: 2, multipart: { partSize: "5MiB", queue: 2 } },
+    {
+      name: "large",
+      op: ["put", "get"],
+      size: "11MiB",
+      objects: 2,
+      concurrency: 2,
+      multipart: { partSize: "5MiB", queue: 2 },
+    },
   ],
 };
 const SMALL = { size: 4 * KiB, objects: 8, concurrency: 3 };
 const LARGE = { size: 11 * MiB, objects: 2 };
 /** Cases that leave objects when kept (a delete case deletes its own). */
-const KEPT_CASES = ["small.store.put", "small.store.get", "small.store.stat", "small.store.list", "large.store.put", "large.store.get"];
+const KEPT_CASES = [
+  "small.store.put",
+  "small.store.get",
+  "small.store.stat",
+  "small.store.list",
+  "large.store.put",
+  "large.store.get",
+];
 
 function expectExactCounts(rows: ResultRow[]) {
   for (const row of rows) expect(() => ResultRowSchema.parse(row)).not.toThrow();
@@ -107,7 +121,12 @@ function expectExactCounts(rows: ResultRow[]) {
 
 /** The run id in keys `benchspec/<spec>/<runId>/<case>/…`. */
 function runIdOf(objects: Listed[], spec: string): string {
-  const ids = new Set(objects.map((o) => o.key.split("/")).filter((parts) => parts[0] === "benchspec" && parts[1] === spec).map((parts) => parts[2]!));
+  const ids = new Set(
+    objects
+      .map((o) => o.key.split("/"))
+      .filter((parts) => parts[0] === "benchspec" && parts[1] === spec)
+      .map((parts) => parts[2]!),
+  );
   expect(ids.size).toBe(1);
   return [...ids][0]!;
 }
@@ -118,7 +137,11 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
   it("keep: true keeps exactly the run's objects under its prefix, with the bytes the payload generator makes", async () => {
     await withMinio(["kept"], async (server, client) => {
       const work = await temps.make();
-      const spec = await writeSpec(work, { name: "s3ops", targets: { store: externalS3Target("kept", { keep: true }) }, ...allOps });
+      const spec = await writeSpec(work, {
+        name: "s3ops",
+        targets: { store: externalS3Target("kept", { keep: true }) },
+        ...allOps,
+      });
       const out = join(work, "run");
       const result = await runCli(["run", spec, "--out", out], s3Env(server));
       expect(result.stderr).not.toContain("failed");
@@ -131,7 +154,9 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       // Exactly the keys of every repetition of every case, nothing else (a delete case deletes its own).
       const expectedKeys = KEPT_CASES.flatMap((c) => {
         const n = c.startsWith("small") ? SMALL.objects : LARGE.objects;
-        return ["r1", "r2"].flatMap((rep) => Array.from({ length: n }, (_, i) => `${prefix}${c}/${rep}/o${i}`));
+        return ["r1", "r2"].flatMap((rep) =>
+          Array.from({ length: n }, (_, i) => `${prefix}${c}/${rep}/o${i}`),
+        );
       });
       expect(objects.map((o) => o.key).sort()).toEqual(expectedKeys.sort());
       for (const o of objects) {
@@ -169,11 +194,17 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       await plant(client, "bench", "precious.txt", "precious");
       // Under benchspec/ but not under this run's prefix: someone else's, never touched.
       await plant(client, "bench", "benchspec/s3ops/other-run/small.store.put/r1/o0", "another run's object");
-      const foreign = await client.send(new CreateMultipartUploadCommand({ Bucket: "bench", Key: "benchspec/s3ops/other-run/upload" }));
+      const foreign = await client.send(
+        new CreateMultipartUploadCommand({ Bucket: "bench", Key: "benchspec/s3ops/other-run/upload" }),
+      );
       const before = await listObjects(client, "bench");
 
       const work = await temps.make();
-      const spec = await writeSpec(work, { name: "s3ops", targets: { store: externalS3Target("bench") }, ...allOps });
+      const spec = await writeSpec(work, {
+        name: "s3ops",
+        targets: { store: externalS3Target("bench") },
+        ...allOps,
+      });
       const out = join(work, "run");
       const running = runCli(["run", spec, "--out", out], s3Env(server));
       // While the run goes on its objects exist under its prefix. An incomplete upload under the prefix of a
@@ -182,7 +213,9 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       let runId: string | undefined;
       await waitFor(
         async () => {
-          const seen = (await listObjects(client, "bench", "benchspec/s3ops/")).filter((o) => !o.key.includes("/other-run/"));
+          const seen = (await listObjects(client, "bench", "benchspec/s3ops/")).filter(
+            (o) => !o.key.includes("/other-run/"),
+          );
           if (seen.length > 0) runId = seen[0]!.key.split("/")[2];
           return runId !== undefined;
         },
@@ -195,11 +228,16 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       expect(result.stderr).not.toContain("failed");
       expect(result.code).toBe(0);
       expectExactCounts(rowsOf(out));
-      expect(rowsOf(out).find((r) => r.case === "large.store.get" && r.repetition === 2)?.start, "the orphan was planted before its case ran").toBeDefined();
+      expect(
+        rowsOf(out).find((r) => r.case === "large.store.get" && r.repetition === 2)?.start,
+        "the orphan was planted before its case ran",
+      ).toBeDefined();
 
       expect(await listObjects(client, "bench")).toEqual(before);
       expect((await getObject(client, "bench", "precious.txt")).toString()).toBe("precious");
-      expect(await listUploads(client, "bench")).toEqual([{ key: "benchspec/s3ops/other-run/upload", uploadId: foreign.UploadId }]);
+      expect(await listUploads(client, "bench")).toEqual([
+        { key: "benchspec/s3ops/other-run/upload", uploadId: foreign.UploadId },
+      ]);
     });
   }, 90_000);
 
@@ -270,7 +308,11 @@ describe("S3 engine: failures and interruptions", () => {
       const out = join(work, "run");
       const running = runCli(["run", spec, "--out", out], s3Env(server));
       // Kill the server once the long case is writing.
-      await waitFor(async () => (await listObjects(client, "bench")).some((o) => o.key.includes("/long.store.put/")), 30_000, "the long case");
+      await waitFor(
+        async () => (await listObjects(client, "bench")).some((o) => o.key.includes("/long.store.put/")),
+        30_000,
+        "the long case",
+      );
       await server.stop();
       const killed = Date.now();
       const result = await running;
@@ -280,10 +322,14 @@ describe("S3 engine: failures and interruptions", () => {
       const rows = rowsOf(out);
       const of = (c: string) => rows.filter((r) => r.case === c);
       expect(of("first.store.put")).toHaveLength(2);
-      for (const row of of("first.store.put")) expect(row).toMatchObject({ ok: true, bytes: 8 * 64 * KiB, ops: 8 });
+      for (const row of of("first.store.put"))
+        expect(row).toMatchObject({ ok: true, bytes: 8 * 64 * KiB, ops: 8 });
       // The repetition the kill hit and everything after it: recorded, failed, with the reason.
       for (const c of ["long.store.put", "after.store.get"]) {
-        expect(of(c).map((r) => r.repetition), c).toEqual([1, 2]);
+        expect(
+          of(c).map((r) => r.repetition),
+          c,
+        ).toEqual([1, 2]);
         for (const row of of(c)) {
           expect(row.ok, `${c}#${row.repetition}`).toBe(false);
           expect(row.error, `${c}#${row.repetition}`).toMatch(/ECONNREFUSED|ECONNRESET|socket hang up|EPIPE/);
@@ -316,7 +362,9 @@ describe("S3 engine: failures and interruptions", () => {
     const watch = watchProcesses(child.pid!);
     await waitFor(() => rowsOf(out).length >= 1, 30_000, "the first case's row");
     await new Promise((resolve) => setTimeout(resolve, 700));
-    const minio = watch.seen().filter((p) => / server /.test(p.cmdline) && p.cmdline.includes("benchspec-minio-"));
+    const minio = watch
+      .seen()
+      .filter((p) => / server /.test(p.cmdline) && p.cmdline.includes("benchspec-minio-"));
     expect(minio.map((p) => processAlive(p.pid))).toEqual([true]);
     const dataDir = / server (\S+)/.exec(minio[0]!.cmdline)![1]!;
     expect(existsSync(dataDir)).toBe(true);
@@ -346,13 +394,27 @@ describe("S3 engine: failures and interruptions", () => {
         name: "ctrlc",
         targets: { store: externalS3Target("bench") },
         workloads: [
-          { name: "up", op: "put", size: "16MiB", objects: 8, concurrency: 3, multipart: { partSize: "5MiB", queue: 2 }, repeat: 3 },
+          {
+            name: "up",
+            op: "put",
+            size: "16MiB",
+            objects: 8,
+            concurrency: 3,
+            multipart: { partSize: "5MiB", queue: 2 },
+            repeat: 3,
+          },
         ],
       });
       const out = join(work, "run");
       const child = startCli(["run", spec, "--out", out], s3Env(server));
-      // Interrupt while multipart uploads are in flight.
-      await waitFor(async () => (await listUploads(client, "bench")).length > 0, 30_000, "an upload in flight");
+      // Interrupt once objects of the run are complete and more uploads are in flight.
+      await waitFor(
+        async () =>
+          (await listObjects(client, "bench", "benchspec/")).length > 0 &&
+          (await listUploads(client, "bench")).length > 0,
+        30_000,
+        "complete objects and uploads in flight",
+      );
       child.kill("SIGINT");
       const result = await child;
       expect(result.exitCode).toBe(130);
@@ -373,13 +435,24 @@ describe("S3 engine: secrets", () => {
         targets: { store: externalS3Target("bench", { secretKey: "${env:SENTINEL_SECRET}" }) },
         workloads: [
           { name: "small", op: ["put", "get"], size: "4KiB", objects: 10, concurrency: 2, repeat: 2 },
-          { name: "large", op: "put", size: "11MiB", objects: 1, multipart: { partSize: "5MiB", queue: 2 }, repeat: 1 },
+          {
+            name: "large",
+            op: "put",
+            size: "11MiB",
+            objects: 1,
+            multipart: { partSize: "5MiB", queue: 2 },
+            repeat: 1,
+          },
         ],
       });
       const runWith = async (secret: string, out: string) => {
         const leaks: string[] = [];
         let sawRun = false;
-        const child = startCli(["run", spec, "--out", out], { S3_ENDPOINT: server.endpoint, S3_ACCESS_KEY: server.accessKey, SENTINEL_SECRET: secret });
+        const child = startCli(["run", spec, "--out", out], {
+          S3_ENDPOINT: server.endpoint,
+          S3_ACCESS_KEY: server.accessKey,
+          SENTINEL_SECRET: secret,
+        });
         const watch = watchProcesses(child.pid!, {
           intervalMs: 10,
           everyProcess: (p) => {
@@ -397,7 +470,9 @@ describe("S3 engine: secrets", () => {
         expect(files.some((f) => f.includes(`${join(out, "sdk")}/`))).toBe(true);
         for (const file of files) expect((await readFile(file)).includes(secret), file).toBe(false);
         // The artifacts reference the variable instead.
-        expect(await readFile(join(out, "sdk", "small.store.put.json"), "utf8")).toContain("${env:SENTINEL_SECRET}");
+        expect(await readFile(join(out, "sdk", "small.store.put.json"), "utf8")).toContain(
+          "${env:SENTINEL_SECRET}",
+        );
         return result;
       };
 

@@ -102,7 +102,7 @@ export function listProcesses(): ProcInfo[] {
 export function descendantsOf(root: number, all = listProcesses()): ProcInfo[] {
   const below = new Set([root]);
   const out: ProcInfo[] = [];
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (below.has(p.ppid) && !below.has(p.pid)) {
@@ -152,7 +152,10 @@ export interface Seen extends ProcInfo {
  * Polls /proc while a run is going on: remembers every descendant of `root` (with when it was seen), and
  * calls `everyProcess` with every process's command line on every poll.
  */
-export function watchProcesses(root: number, options: { intervalMs?: number; everyProcess?: (p: ProcInfo) => void } = {}) {
+export function watchProcesses(
+  root: number,
+  options: { intervalMs?: number; everyProcess?: (p: ProcInfo) => void } = {},
+) {
   const seen = new Map<number, Seen>();
   let polls = 0;
   const poll = () => {
@@ -225,7 +228,9 @@ export async function listObjects(client: S3Client, bucket: string, prefix?: str
   const out: Listed[] = [];
   let ContinuationToken: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken }),
+    );
     for (const o of page.Contents ?? []) out.push({ key: o.Key!, size: o.Size!, etag: o.ETag! });
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken);
@@ -237,12 +242,17 @@ export async function listObjects(client: S3Client, bucket: string, prefix?: str
  * ListMultipartUploads with a Prefix only for uploads whose key equals the prefix, so a prefix listing
  * would find nothing and prove nothing.
  */
-export async function listUploads(client: S3Client, bucket: string): Promise<{ key: string; uploadId: string }[]> {
+export async function listUploads(
+  client: S3Client,
+  bucket: string,
+): Promise<{ key: string; uploadId: string }[]> {
   const out: { key: string; uploadId: string }[] = [];
   let KeyMarker: string | undefined;
   let UploadIdMarker: string | undefined;
   do {
-    const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker, UploadIdMarker }));
+    const page = await client.send(
+      new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker, UploadIdMarker }),
+    );
     for (const u of page.Uploads ?? []) out.push({ key: u.Key!, uploadId: u.UploadId! });
     KeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
     UploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;

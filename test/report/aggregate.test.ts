@@ -50,9 +50,12 @@ describe("aggregation before charting", () => {
   });
 
   it("downsamples a long series to a bounded number of bins, pooling repetitions", () => {
-    const acc = new RunAccumulator([{ id: "c", workload: "w", target: "t", engine: "fio", op: "write", params: { sample: 0.01 } }]);
+    const acc = new RunAccumulator([
+      { id: "c", workload: "w", target: "t", engine: "fio", op: "write", params: { sample: 0.01 } },
+    ]);
     for (let rep = 1; rep <= 3; rep += 1) {
-      for (let i = 0; i < 100_000; i += 1) acc.addPoint({ case: "c", repetition: rep, t: i * 0.01, throughput: 1000 + rep, iops: 10 });
+      for (let i = 0; i < 100_000; i += 1)
+        acc.addPoint({ case: "c", repetition: rep, t: i * 0.01, throughput: 1000 + rep, iops: 10 });
     }
     const [series] = acc.finish([]).series;
     expect(series!.points.length).toBeLessThanOrEqual(SERIES_BINS);
@@ -62,7 +65,16 @@ describe("aggregation before charting", () => {
   });
 
   it("merges fio's bandwidth and IOPS samples logged a millisecond apart, and drops warm-up series", () => {
-    const acc = new RunAccumulator([{ id: "c", workload: "w", target: "t", engine: "fio", op: "randread", params: { sample: 0.5, warmup: 1 } }]);
+    const acc = new RunAccumulator([
+      {
+        id: "c",
+        workload: "w",
+        target: "t",
+        engine: "fio",
+        op: "randread",
+        params: { sample: 0.5, warmup: 1 },
+      },
+    ]);
     // The warm-up's series (repetition 1), then the measured repetition 1: t starts again.
     for (const rep of [1, 1]) {
       for (const t of [0.5, 1, 1.5]) {
@@ -114,12 +126,18 @@ describe("aggregation before charting", () => {
     const plan = await scenarioPlan("quickstart");
     const dir = await tempDir();
     const rows = synthRows(plan).map((row) => ({ ...row, source: "shell" as const }));
-    await writeFile(join(dir, "out.ndjson"), `benchspec: progress\n${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    await writeFile(
+      join(dir, "out.ndjson"),
+      `benchspec: progress\n${rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
+    );
     const [withoutPlan] = await loadInputs([join(dir, "out.ndjson")]);
     expect(withoutPlan!.planDerived).toBe(true);
     expect(withoutPlan!.cases.map((c) => c.id)).toEqual(plan.cases.map((c) => c.id));
     expect(withoutPlan!.rows.sources).toEqual(["shell"]);
-    await writeFile(join(dir, "plan.json"), JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }));
+    await writeFile(
+      join(dir, "plan.json"),
+      JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
+    );
     const [withPlan] = await loadInputs([join(dir, "out.ndjson")]);
     expect(withPlan!.planDerived).toBe(false);
     expect(withPlan!.expect).toHaveLength(1);

@@ -15,19 +15,34 @@ import { stringify } from "yaml";
 import { ROOT } from "../support/spec.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const HOSTILE = "</script><script>window.__pwned=1</script>";
 const LIMIT_COLOR = "#b03a2e";
 
 let work: string;
-const reports: Record<"quickstart" | "compare" | "hostile" | "fio", string> = { quickstart: "", compare: "", hostile: "", fio: "" };
+const reports: Record<"quickstart" | "compare" | "hostile" | "fio", string> = {
+  quickstart: "",
+  compare: "",
+  hostile: "",
+  fio: "",
+};
 let context: BrowserContext;
 
-const cli = (args: string[]) => execa("node", [join(ROOT, "bin", "benchspec.js"), ...args], { cwd: work, reject: false, all: true });
+const cli = (args: string[]) =>
+  execa("node", [join(ROOT, "bin", "benchspec.js"), ...args], { cwd: work, reject: false, all: true });
 
 async function run(args: string[]) {
   const result = await cli(["run", ...args, "-q"]);
-  if (result.exitCode !== 0) throw new Error(`benchspec run ${args.join(" ")} failed (${result.exitCode}):\n${result.all}`);
+  if (result.exitCode !== 0)
+    throw new Error(`benchspec run ${args.join(" ")} failed (${result.exitCode}):\n${result.all}`);
 }
 
 async function report(args: string[], out: string) {
@@ -37,7 +52,8 @@ async function report(args: string[], out: string) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup-tools.sh (Debian package chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run scripts/setup-tools.sh (Debian package chromium)`);
   work = await mkdtemp(join(tmpdir(), "benchspec-browser-"));
   const quickstart = join(ROOT, "specs", "quickstart.yaml");
   await run([quickstart, "--set", "repeat=2", "--out", join(work, "q1")]);
@@ -54,21 +70,44 @@ beforeAll(async () => {
       name: "hostile",
       description: `${HOSTILE} description\u2028next`,
       targets: { scratch: { kind: "fs", path: hostileDir } },
-      workloads: [{ name: "w", engine: "dd", op: "write", bs: "64KiB", count: 8, repeat: 2, matrix: { parallel: [1, 2] } }],
-      expect: [{ workload: "w", description: `${HOSTILE} expectation`, metric: "throughput", atLeast: "1MB/s" }],
+      workloads: [
+        {
+          name: "w",
+          engine: "dd",
+          op: "write",
+          bs: "64KiB",
+          count: 8,
+          repeat: 2,
+          matrix: { parallel: [1, 2] },
+        },
+      ],
+      expect: [
+        { workload: "w", description: `${HOSTILE} expectation`, metric: "throughput", atLeast: "1MB/s" },
+      ],
       report: { title: `${HOSTILE} title`, limits: [{ label: `${HOSTILE} limit`, throughput: "2MB/s" }] },
     }),
   );
   await run([spec, "--out", join(work, "h")]);
   // A results file from elsewhere may carry any spec name.
-  const rows = (await readFile(join(work, "h", "results.ndjson"), "utf8")).replaceAll('"spec":"hostile"', `"spec":${JSON.stringify(HOSTILE)}`);
+  const rows = (await readFile(join(work, "h", "results.ndjson"), "utf8")).replaceAll(
+    '"spec":"hostile"',
+    `"spec":${JSON.stringify(HOSTILE)}`,
+  );
   await writeFile(join(work, "hostile-results.ndjson"), rows);
 
   reports.quickstart = await report([join(work, "q1")], join(work, "quickstart.html"));
-  reports.compare = await report(["--compare", join(work, "q1"), join(work, "q2")], join(work, "compare.html"));
-  reports.hostile = await report([join(work, "h"), join(work, "hostile-results.ndjson")], join(work, "hostile.html"));
+  reports.compare = await report(
+    ["--compare", join(work, "q1"), join(work, "q2")],
+    join(work, "compare.html"),
+  );
+  reports.hostile = await report(
+    [join(work, "h"), join(work, "hostile-results.ndjson")],
+    join(work, "hostile.html"),
+  );
   const raw = join(work, "q1", "raw");
-  const fioOutputs = (await readdir(raw)).filter((f) => /^fio-4k\.scratch\.randread\.r\d\.json$/.test(f)).map((f) => join(raw, f));
+  const fioOutputs = (await readdir(raw))
+    .filter((f) => /^fio-4k\.scratch\.randread\.r\d\.json$/.test(f))
+    .map((f) => join(raw, f));
   reports.fio = await report(fioOutputs, join(work, "fio.html"));
 
   context = await chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), "benchspec-chromium-")), {
@@ -99,16 +138,21 @@ async function open(file: string): Promise<Opened> {
   page.on("request", (r) => requests.push(r.url()));
   await page.goto(`file://${file}`);
   // Every chart either rendered or failed.
-  await page.waitForFunction(() => [...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed")), null, {
-    timeout: 30_000,
-  });
+  // (Browser-side code as strings: the test is compiled without the DOM library.)
+  await page.waitForFunction(
+    `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
+    null,
+    {
+      timeout: 30_000,
+    },
+  );
   return { page, errors, requests };
 }
 
 /** Per chart: the number of data marks (Vega's role-mark groups' items) in the live SVG. */
 const markCounts = (page: Page) =>
-  page.$$eval("figure.chart", (figures) =>
-    figures.map((f) => ({ id: f.id, failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length })),
+  page.evaluate<{ id: string; failed: boolean; marks: number }[]>(
+    `[...document.querySelectorAll("figure.chart")].map((f) => ({ id: f.id, failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length }))`,
   );
 
 async function expectHealthy(opened: Opened, minCharts: number) {
@@ -144,7 +188,12 @@ describe("reports in Chromium (real runs, file://)", () => {
     expect(await page.locator('figure[data-kind="compare"]').count()).toBe(1);
     expect(await page.locator("table.compare tbody tr").count()).toBe(6);
     // The dd chart's legend lists both runs.
-    const legend = await page.locator('figure[data-kind="sweep"]').first().locator(".live svg .role-legend").first().innerHTML();
+    const legend = await page
+      .locator('figure[data-kind="sweep"]')
+      .first()
+      .locator(".live svg .role-legend")
+      .first()
+      .innerHTML();
     expect(legend).toContain(">q1<");
     expect(legend).toContain(">q2<");
     await page.close();
@@ -161,7 +210,7 @@ describe("reports in Chromium (real runs, file://)", () => {
     const opened = await open(reports.hostile);
     await expectHealthy(opened, 2);
     const { page } = opened;
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
     // Two inputs: the run (with its report.title) and a results file (whose spec name is hostile).
     expect(await page.locator("h1").innerText()).toBe(`benchspec report: ${HOSTILE} title, ${HOSTILE}`);
     expect(await page.locator("script").count()).toBe(6);
@@ -177,16 +226,21 @@ describe("reports in Chromium (real runs, file://)", () => {
   });
 
   it("without JavaScript: the pre-rendered charts show and nothing runs", async () => {
-    const noJs = await chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), "benchspec-chromium-")), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      javaScriptEnabled: false,
-    });
+    const noJs = await chromium.launchPersistentContext(
+      await mkdtemp(join(tmpdir(), "benchspec-chromium-")),
+      {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ARGS,
+        javaScriptEnabled: false,
+      },
+    );
     try {
       const page = await noJs.newPage();
       await page.goto(`file://${reports.hostile}`);
-      const images = await page.$$eval("figure.chart .static img", (imgs) => imgs.map((img) => (img as HTMLImageElement).naturalWidth));
+      const images = await page.evaluate<number[]>(
+        `[...document.querySelectorAll("figure.chart .static img")].map((img) => img.naturalWidth)`,
+      );
       expect(images.length).toBeGreaterThanOrEqual(2);
       for (const width of images) expect(width).toBeGreaterThan(100);
       expect(await page.locator("button.png").first().isVisible()).toBe(false);

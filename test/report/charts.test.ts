@@ -15,7 +15,8 @@ const layers = (chart: Chart) => ((chart.spec.spec as Spec | undefined)?.layer ?
 const encodingOf = (chart: Chart, index = 0) => layers(chart)[index]!.encoding as Record<string, Spec>;
 const markOf = (chart: Chart, index = 0) => (layers(chart)[index]!.mark as Spec).type;
 const facetOf = (chart: Chart) => chart.spec.facet as Spec | undefined;
-const find = (charts: Chart[], kind: Chart["kind"], workload?: string) => charts.filter((c) => c.kind === kind && (!workload || c.workload === workload));
+const find = (charts: Chart[], kind: Chart["kind"], workload?: string) =>
+  charts.filter((c) => c.kind === kind && (!workload || c.workload === workload));
 
 async function scenario(name: string, sets: string[] = [], options: Parameters<typeof synthRows>[1] = {}) {
   const plan = await scenarioPlan(name, sets);
@@ -58,11 +59,18 @@ describe("charts chosen from the plan's shape", () => {
     const [chart] = charts;
     expect(facetOf(chart!)).toBeUndefined();
     expect(encodingOf(chart!).x).toMatchObject({ title: "parallel", sort: ["2", "4"] });
-    expect(encodingOf(chart!).color).toMatchObject({ title: "target", sort: ["nfs", "cephfs", "glusterfs", "cloud-nas-a", "cloud-nas-b"] });
+    expect(encodingOf(chart!).color).toMatchObject({
+      title: "target",
+      sort: ["nfs", "cephfs", "glusterfs", "cloud-nas-a", "cloud-nas-b"],
+    });
     expect(encodingOf(chart!).xOffset).toBeDefined();
     expect(rowsOf(chart!, "m")).toHaveLength(10);
     // Whiskers: the 95% CI of the mean, never below zero.
-    expect(rowsOf(chart!, "m").every((r) => typeof r.lo === "number" && (r.lo as number) >= 0 && (r.hi as number) >= (r.y as number))).toBe(true);
+    expect(
+      rowsOf(chart!, "m").every(
+        (r) => typeof r.lo === "number" && (r.lo as number) >= 0 && (r.hi as number) >= (r.y as number),
+      ),
+    ).toBe(true);
     await expectCleanRender([run]);
   });
 
@@ -74,8 +82,13 @@ describe("charts chosen from the plan's shape", () => {
     const { charts } = buildCharts({ runs: [run] });
     const [iops] = find(charts, "sweep", "iops");
     expect(markOf(iops!)).toBe("line");
-    expect(encodingOf(iops!).x).toMatchObject({ sort: ["512B", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"] });
-    expect(encodingOf(iops!).color).toMatchObject({ title: "read", sort: ["0%", "5%", "35%", "50%", "65%", "95%", "100%"] });
+    expect(encodingOf(iops!).x).toMatchObject({
+      sort: ["512B", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"],
+    });
+    expect(encodingOf(iops!).color).toMatchObject({
+      title: "read",
+      sort: ["0%", "5%", "35%", "50%", "65%", "95%", "100%"],
+    });
     expect(rowsOf(iops!, "m")).toHaveLength(56);
     const [wsat] = find(charts, "timeseries", "wsat");
     expect(rowsOf(wsat!, "ts").length).toBeLessThanOrEqual(300);
@@ -113,7 +126,10 @@ describe("charts chosen from the plan's shape", () => {
     for (const chart of sweeps) {
       expect(facetOf(chart)).toMatchObject({ title: "op", sort: ["put", "get"] });
       expect(encodingOf(chart).color).toMatchObject({ title: "target", sort: ["ipfs", "s3"] });
-      expect(encodingOf(chart).x).toMatchObject({ title: "size", sort: ["1MB", "5MB", "10MB", "50MB", "100MB", "500MB", "1GB"] });
+      expect(encodingOf(chart).x).toMatchObject({
+        title: "size",
+        sort: ["1MB", "5MB", "10MB", "50MB", "100MB", "500MB", "1GB"],
+      });
     }
     expect(encodingOf(sweeps[0]!).y).toMatchObject({ title: expect.stringMatching(/^time per repetition/) });
     await expectCleanRender([run]);
@@ -132,7 +148,9 @@ describe("charts chosen from the plan's shape", () => {
       "95% of NIC (2.969 GB/s)",
       "95% of NIC (2.969 GB/s)",
     ]);
-    expect(layers(bars).some((l) => (l.mark as Spec).type === "rule" && (l.mark as Spec).strokeDash)).toBe(true);
+    expect(layers(bars).some((l) => (l.mark as Spec).type === "rule" && (l.mark as Spec).strokeDash)).toBe(
+      true,
+    );
     expect(workloadViews([run])[0]!.dims).toEqual(["concurrency", "op"]);
     await expectCleanRender([run]);
   });
@@ -142,18 +160,29 @@ describe("charts chosen from the plan's shape", () => {
     const { charts } = buildCharts({ runs: [run] });
     const chart = find(charts, "sweep", "speedtest")[0]!;
     expect(rowsOf(chart, "limit")).toEqual([]);
-    expect(chart.caption.join(" ")).toContain("“100 Gbit/s network” (12.50 GB/s) is off the chart: the highest value shown is 0.8% of it");
+    expect(chart.caption.join(" ")).toContain(
+      "“100 Gbit/s network” (12.50 GB/s) is off the chart: the highest value shown is 0.8% of it",
+    );
   });
 
   it("autotune: throughput against the tuned value with the knee marked; no chart when rows lack the value", async () => {
     const plan = await scenarioPlan("minio-speedtest");
     const rows = synthRows(plan).flatMap((row) =>
-      row.workload !== "speedtest" ? [row] : [4, 8, 16, 32].map((concurrency) => ({ ...row, params: { ...row.params, concurrency }, throughput: Math.min(concurrency, 16) * 1e8 })),
+      row.workload !== "speedtest"
+        ? [row]
+        : [4, 8, 16, 32].map((concurrency) => ({
+            ...row,
+            params: { ...row.params, concurrency },
+            throughput: Math.min(concurrency, 16) * 1e8,
+          })),
     );
     const { charts } = buildCharts({ runs: [runFromRows("m", plan, rows)] });
     const tune = find(charts, "autotune", "speedtest");
     expect(tune).toHaveLength(1);
-    expect(rowsOf(tune[0]!, "knee").map((r) => r.lab)).toEqual(["knee: concurrency = 16", "knee: concurrency = 16"]);
+    expect(rowsOf(tune[0]!, "knee").map((r) => r.lab)).toEqual([
+      "knee: concurrency = 16",
+      "knee: concurrency = 16",
+    ]);
     expect(encodingOf(tune[0]!).x).toMatchObject({ scale: { type: "log", base: 2 } });
     await expectCleanRender([runFromRows("m", plan, rows)]);
     const plain = buildCharts({ runs: [runFromRows("m", plan, synthRows(plan))] });

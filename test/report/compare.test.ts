@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Plan } from "../../src/plan/types.js";
-import { bootstrapRatioCi, compareRuns, mannWhitney, parseThreshold, smallestP, type Comparison } from "../../src/results/compare.js";
+import {
+  bootstrapRatioCi,
+  compareRuns,
+  mannWhitney,
+  parseThreshold,
+  smallestP,
+  type Comparison,
+} from "../../src/results/compare.js";
 import type { ResultRow } from "../../src/results/row.js";
 import { runCli } from "../support/cli.js";
 import { noise, scenarioPlan, synthRows } from "./support.js";
@@ -17,7 +24,10 @@ async function writeRun(plan: Plan, rows: ResultRow[], name: string): Promise<st
   temps.push(root);
   const dir = join(root, name);
   await mkdir(dir);
-  await writeFile(join(dir, "plan.json"), JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }));
+  await writeFile(
+    join(dir, "plan.json"),
+    JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
+  );
   await writeFile(join(dir, "results.ndjson"), rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
   return dir;
 }
@@ -35,8 +45,16 @@ describe("compare on synthetic runs", async () => {
   const plan = await scenarioPlan("quickstart");
   const ids = plan.cases.map((c) => c.id);
   const [slower, same, faster] = [ids[0]!, ids[1]!, ids[2]!];
-  const base = await writeRun(plan, rowsWith(plan, 1, () => 1), "base");
-  const next = await writeRun(plan, rowsWith(plan, 2, (id) => (id === slower ? 0.8 : id === faster ? 1.25 : 1)), "new");
+  const base = await writeRun(
+    plan,
+    rowsWith(plan, 1, () => 1),
+    "base",
+  );
+  const next = await writeRun(
+    plan,
+    rowsWith(plan, 2, (id) => (id === slower ? 0.8 : id === faster ? 1.25 : 1)),
+    "new",
+  );
 
   it("finds a known regression (exit 1), a known non-difference (~) and a known improvement", async () => {
     const result = await runCli(["compare", base, next, "--threshold", "5%"]);
@@ -72,10 +90,17 @@ describe("compare on synthetic runs", async () => {
     expect(cases.filter((c) => c.verdict === "regression").map((c) => c.case)).toEqual([]);
     expect(latency.code).toBe(0);
     const [fio] = plan.cases.filter((c) => c.engine === "fio");
-    const fioNext = await writeRun(plan, rowsWith(plan, 3, (id) => (id === fio!.id ? 0.5 : 1)), "fio-new");
+    const fioNext = await writeRun(
+      plan,
+      rowsWith(plan, 3, (id) => (id === fio!.id ? 0.5 : 1)),
+      "fio-new",
+    );
     const p99 = await runCli(["compare", base, fioNext, "--metric", "p99", "--json"]);
     expect(p99.code).toBe(1);
-    expect((JSON.parse(p99.stdout) as Comparison).cases.find((c) => c.case === fio!.id)).toMatchObject({ verdict: "regression", higherIsBetter: false });
+    expect((JSON.parse(p99.stdout) as Comparison).cases.find((c) => c.case === fio!.id)).toMatchObject({
+      verdict: "regression",
+      higherIsBetter: false,
+    });
   });
 
   it("draws the comparison in a report", async () => {
@@ -110,17 +135,40 @@ describe("the statistics of compare", () => {
 
   it("too few repetitions say so instead of a silent ~", () => {
     const c = compareRuns(
-      { label: "a", cases: [{ id: "x", workload: "w", repetitions: 3, failed: 0, samples: { throughput: [100, 101, 102] } }] },
-      { label: "b", cases: [{ id: "x", workload: "w", repetitions: 3, failed: 0, samples: { throughput: [50, 51, 52] } }] },
+      {
+        label: "a",
+        cases: [
+          { id: "x", workload: "w", repetitions: 3, failed: 0, samples: { throughput: [100, 101, 102] } },
+        ],
+      },
+      {
+        label: "b",
+        cases: [{ id: "x", workload: "w", repetitions: 3, failed: 0, samples: { throughput: [50, 51, 52] } }],
+      },
     );
-    expect(c.cases[0]).toMatchObject({ verdict: "~", note: "3 vs 3 repetitions cannot reach p < 0.05; use more repetitions" });
+    expect(c.cases[0]).toMatchObject({
+      verdict: "~",
+      note: "3 vs 3 repetitions cannot reach p < 0.05; use more repetitions",
+    });
   });
 
   it("a case that fails in the new run is a regression; cases in one run only are listed", () => {
     const ok = { workload: "w", repetitions: 5, failed: 0, samples: { throughput: [1, 2, 3, 4, 5] } };
     const c = compareRuns(
-      { label: "a", cases: [{ id: "x", ...ok }, { id: "gone", ...ok }] },
-      { label: "b", cases: [{ id: "x", ...ok, failed: 2 }, { id: "added", ...ok }] },
+      {
+        label: "a",
+        cases: [
+          { id: "x", ...ok },
+          { id: "gone", ...ok },
+        ],
+      },
+      {
+        label: "b",
+        cases: [
+          { id: "x", ...ok, failed: 2 },
+          { id: "added", ...ok },
+        ],
+      },
     );
     expect(c.cases.map((x) => [x.case, x.verdict])).toEqual([
       ["x", "failed"],

@@ -18,12 +18,25 @@ function hostilePlan() {
     name: "hostile",
     description: `${HOSTILE} line${LS}separator & "quotes" 'single' <b>bold</b>`,
     targets: { scratch: { kind: "fs", path: `/tmp/${HOSTILE}`, description: HOSTILE } },
-    workloads: [{ name: "w", description: `${HOSTILE}${LS}`, engine: "dd", op: "write", bs: "1MiB", count: 2, matrix: { parallel: [1, 2] }, repeat: 3 }],
+    workloads: [
+      {
+        name: "w",
+        description: `${HOSTILE}${LS}`,
+        engine: "dd",
+        op: "write",
+        bs: "1MiB",
+        count: 2,
+        matrix: { parallel: [1, 2] },
+        repeat: 3,
+      },
+    ],
     expect: [{ workload: "w", description: `${HOSTILE}${LS}`, metric: "throughput", atLeast: "1MB/s" }],
     report: {
       title: `${HOSTILE} title${LS}`,
       limits: [{ label: `${HOSTILE} limit "q" ${LS}`, throughput: "200MB/s" }],
-      charts: [{ workload: "w", x: "parallel", y: "throughput", title: `${HOSTILE} chart ${LS}`, mark: "bar" }],
+      charts: [
+        { workload: "w", x: "parallel", y: "throughput", title: `${HOSTILE} chart ${LS}`, mark: "bar" },
+      ],
     },
   });
   const result = validateText("hostile.yaml", text);
@@ -48,7 +61,11 @@ function walk(value: unknown, visit: (key: string, value: unknown) => void) {
 describe("escaping of user strings", () => {
   it("a hostile spec yields exactly the page's own script blocks, and every text shown literally", async () => {
     const plan = hostilePlan();
-    const rows = synthRows(plan, { throughput: () => 150e6 }).map((r) => ({ ...r, spec: HOSTILE, error: HOSTILE }));
+    const rows = synthRows(plan, { throughput: () => 150e6 }).map((r) => ({
+      ...r,
+      spec: HOSTILE,
+      error: HOSTILE,
+    }));
     const run = runFromRows(`${HOSTILE}${LS}`, plan, rows);
     const { html, charts } = await buildReport([run], { generatedAt: new Date(0) });
 
@@ -68,16 +85,47 @@ describe("escaping of user strings", () => {
     expect(page.includes(`<p class="description">${shown} line`)).toBe(true);
     expect(page.includes(`alt="${shown} chart`)).toBe(true);
     expect(page.includes(`&lt;b&gt;bold&lt;/b&gt;`)).toBe(true);
-    const data = JSON.parse(html.match(/<script type="application\/json" id="benchspec-data">([\s\S]*?)<\/script>/)![1]!);
+    const data = JSON.parse(
+      html.match(/<script type="application\/json" id="benchspec-data">([\s\S]*?)<\/script>/)![1]!,
+    );
     expect(JSON.stringify(data)).toContain(`${HOSTILE} chart ${LS}`);
     const dataBlock = blocks.find((b) => b[0].includes("benchspec-data"))![1]!;
     expect(dataBlock).not.toMatch(/[<>&\u2028\u2029]/);
 
     // No user string reaches a Vega expression, and every field name is one of the safe keys.
-    const SAFE = new Set(["x", "c", "f", "y", "lo", "hi", "k", "st", "lab", "case", "run", "mean", "median", "ci", "n", "cv", "t", "t0", "t1", "txt", "v", "g", "m", "b", "ch", "p"]);
+    const SAFE = new Set([
+      "x",
+      "c",
+      "f",
+      "y",
+      "lo",
+      "hi",
+      "k",
+      "st",
+      "lab",
+      "case",
+      "run",
+      "mean",
+      "median",
+      "ci",
+      "n",
+      "cv",
+      "t",
+      "t0",
+      "t1",
+      "txt",
+      "v",
+      "g",
+      "m",
+      "b",
+      "ch",
+      "p",
+    ]);
     for (const chart of charts) {
       walk(chart.spec, (key, value) => {
-        expect(["expr", "labelExpr", "calculate", "signal", "test", "update", "tooltipExpr"]).not.toContain(key);
+        expect(["expr", "labelExpr", "calculate", "signal", "test", "update", "tooltipExpr"]).not.toContain(
+          key,
+        );
         if (key === "field") expect(SAFE.has(value as string)).toBe(true);
         if (key === "filter") expect(typeof value).not.toBe("string");
       });
@@ -87,23 +135,30 @@ describe("escaping of user strings", () => {
   it("a Content-Security-Policy without unsafe-eval, with the hash of every script the page runs", async () => {
     const plan = hostilePlan();
     const { html } = await buildReport([runFromRows("r", plan, synthRows(plan))]);
-    const csp = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/)![1]!.replaceAll("&#39;", "'");
+    const csp = html
+      .match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/)![1]!
+      .replaceAll("&#39;", "'");
     expect(csp).not.toContain("unsafe-eval");
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'none'");
     const hashes = [...csp.matchAll(/'sha256-([^']+)'/g)].map((m) => m[1]);
     const executable = scriptBlocks(html).filter((b) => !b[0].includes("application/json"));
     expect(executable).toHaveLength(5);
-    for (const block of executable) expect(hashes).toContain(createHash("sha256").update(block[1]!).digest("base64"));
+    for (const block of executable)
+      expect(hashes).toContain(createHash("sha256").update(block[1]!).digest("base64"));
   });
 
   it("escapes JSON for a script element, CSV cells, data URIs, and fills templates in one pass", () => {
-    expect(jsonForScript({ a: "</script><!--&\u2028\u2029" })).toBe('{"a":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028\\u2029"}');
+    expect(jsonForScript({ a: "</script><!--&\u2028\u2029" })).toBe(
+      '{"a":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028\\u2029"}',
+    );
     expect(JSON.parse(jsonForScript({ a: "</script>\u2028" }))).toEqual({ a: "</script>\u2028" });
     expect(csvCell('a,"b"')).toBe('"a,""b"""');
     expect(csvCell("=HYPERLINK(1)")).toBe("'=HYPERLINK(1)");
     expect(csvCell(-3)).toBe("-3");
-    expect(dataUri("image/svg+xml", '<svg a="1">#%&</svg>')).toBe("data:image/svg+xml;charset=utf-8,%3Csvg%20a=%221%22%3E%23%25%26%3C/svg%3E");
+    expect(dataUri("image/svg+xml", '<svg a="1">#%&</svg>')).toBe(
+      "data:image/svg+xml;charset=utf-8,%3Csvg%20a=%221%22%3E%23%25%26%3C/svg%3E",
+    );
     expect(fillTemplate("<p>{{a}}</p>{{b}}", { a: "{{b}}", b: "x" })).toBe("<p>{{b}}</p>x");
     expect(() => fillTemplate("{{missing}}", {})).toThrow(/no value for \{\{missing\}\}/);
   });

@@ -41,11 +41,21 @@ export function synthRows(plan: Plan, options: SynthOptions = {}): ResultRow[] {
   for (const c of plan.cases) {
     const reps = options.reps ?? c.params.repeat;
     for (let rep = 1; rep <= reps; rep += 1) {
-      const throughput = options.throughput?.(c, rep, rand) ?? 100e6 * (1 + (c.index % 5)) * (1 + 0.05 * noise(rand));
+      const throughput =
+        options.throughput?.(c, rep, rand) ?? 100e6 * (1 + (c.index % 5)) * (1 + 0.05 * noise(rand));
       const bs = typeof c.params.bs === "number" ? c.params.bs : 1024 * 1024;
       const seconds = 2 * (1 + 0.02 * noise(rand));
       const failed = options.failed?.(c, rep) ?? false;
-      const latency = c.engine === "fio" ? { mean: bs / throughput, p50: bs / throughput, p90: (2 * bs) / throughput, p99: (5 * bs) / throughput, "p99.9": (9 * bs) / throughput } : undefined;
+      const latency =
+        c.engine === "fio"
+          ? {
+              mean: bs / throughput,
+              p50: bs / throughput,
+              p90: (2 * bs) / throughput,
+              p99: (5 * bs) / throughput,
+              "p99.9": (9 * bs) / throughput,
+            }
+          : undefined;
       rows.push({
         v: 1,
         source: "run",
@@ -76,7 +86,10 @@ export function synthRows(plan: Plan, options: SynthOptions = {}): ResultRow[] {
 }
 
 /** A series per case that has `sample` (or every case given), `points` samples per repetition. */
-export function synthSeries(plan: Plan, options: { reps?: number; points?: number; cases?: string[]; seed?: number } = {}): TimeseriesRow[] {
+export function synthSeries(
+  plan: Plan,
+  options: { reps?: number; points?: number; cases?: string[]; seed?: number } = {},
+): TimeseriesRow[] {
   const rand = random(options.seed ?? 7);
   const out: TimeseriesRow[] = [];
   for (const c of plan.cases) {
@@ -85,7 +98,13 @@ export function synthSeries(plan: Plan, options: { reps?: number; points?: numbe
     for (let rep = 1; rep <= (options.reps ?? c.params.repeat); rep += 1) {
       for (let i = 1; i <= (options.points ?? 20); i += 1) {
         const throughput = 200e6 * (1 + 0.1 * noise(rand)) * (i < 5 ? 1.5 : 1);
-        out.push({ case: c.id, repetition: rep, t: i * dt + 0.001 * rand(), throughput, iops: throughput / 4096 });
+        out.push({
+          case: c.id,
+          repetition: rep,
+          t: i * dt + 0.001 * rand(),
+          throughput,
+          iops: throughput / 4096,
+        });
       }
     }
   }

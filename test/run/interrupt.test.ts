@@ -39,7 +39,8 @@ async function waitFor(condition: () => boolean, timeoutMs: number) {
   }
 }
 
-const cli = (args: string[]) => execa("node", [join(ROOT, "bin/benchspec.js"), ...args], { reject: false, env: { NO_COLOR: "1" } });
+const cli = (args: string[]) =>
+  execa("node", [join(ROOT, "bin/benchspec.js"), ...args], { reject: false, env: { NO_COLOR: "1" } });
 
 describe("Ctrl-C and --resume", () => {
   it("keeps every row, kills the tool, exits 130; --resume runs exactly the missing repetitions", async () => {
@@ -56,7 +57,15 @@ describe("Ctrl-C and --resume", () => {
         targets: { scratch: { kind: "fs", path: target } },
         defaults: { repeat: 2 },
         workloads: [
-          { name: "fio", engine: "fio", op: ["randread", "randwrite"], ioengine: "psync", size: "8MiB", bs: "4KiB", duration: "1500ms" },
+          {
+            name: "fio",
+            engine: "fio",
+            op: ["randread", "randwrite"],
+            ioengine: "psync",
+            size: "8MiB",
+            bs: "4KiB",
+            duration: "1500ms",
+          },
           { name: "dd", engine: "dd", op: "write", bs: "64KiB", count: 8, parallel: 2 },
         ],
       }),
@@ -87,7 +96,9 @@ describe("Ctrl-C and --resume", () => {
     const rows = readRows<ResultRow>(results).filter((row) => !row.warmup);
     const keys = rows.map((row) => `${row.case}#${row.repetition}`).sort();
     expect(keys).toEqual(
-      ["fio.scratch.randread", "fio.scratch.randwrite", "dd.scratch.write"].flatMap((id) => [`${id}#1`, `${id}#2`]).sort(),
+      ["fio.scratch.randread", "fio.scratch.randwrite", "dd.scratch.write"]
+        .flatMap((id) => [`${id}#1`, `${id}#2`])
+        .sort(),
     );
     // The rows kept before the interruption are still there, unchanged.
     expect(rows.slice(0, kept.length)).toEqual(kept);
@@ -104,7 +115,17 @@ describe("Ctrl-C and --resume", () => {
         benchspec: 1,
         name: "slow",
         targets: { scratch: { kind: "fs" } },
-        workloads: [{ name: "fio", engine: "fio", op: "randread", ioengine: "psync", size: "8MiB", bs: "4KiB", duration: "30s" }],
+        workloads: [
+          {
+            name: "fio",
+            engine: "fio",
+            op: "randread",
+            ioengine: "psync",
+            size: "8MiB",
+            bs: "4KiB",
+            duration: "30s",
+          },
+        ],
       }),
     );
     const out = join(work, "run");

@@ -38,11 +38,38 @@ describe("benchspec run on a directory (real dd and fio)", () => {
       targets: { scratch: { kind: "fs", path: target } },
       defaults: { repeat: 2 },
       workloads: [
-        { name: "dd", engine: "dd", op: ["write", "read"], bs: "64KiB", count: 32, matrix: { parallel: [1, 3] } },
-        { name: "fio", engine: "fio", op: "randwrite", ioengine: "psync", size: "8MiB", bs: "4KiB", warmup: 1 },
-        { name: "ts", engine: "fio", op: "randread", ioengine: "psync", size: "4MiB", bs: "4KiB", duration: "1s", sample: "250ms", repeat: 1 },
+        {
+          name: "dd",
+          engine: "dd",
+          op: ["write", "read"],
+          bs: "64KiB",
+          count: 32,
+          matrix: { parallel: [1, 3] },
+        },
+        {
+          name: "fio",
+          engine: "fio",
+          op: "randwrite",
+          ioengine: "psync",
+          size: "8MiB",
+          bs: "4KiB",
+          warmup: 1,
+        },
+        {
+          name: "ts",
+          engine: "fio",
+          op: "randread",
+          ioengine: "psync",
+          size: "4MiB",
+          bs: "4KiB",
+          duration: "1s",
+          sample: "250ms",
+          repeat: 1,
+        },
       ],
-      expect: [{ workload: "dd", where: { op: "write", parallel: 1 }, metric: "throughput", atLeast: "1MB/s" }],
+      expect: [
+        { workload: "dd", where: { op: "write", parallel: 1 }, metric: "throughput", atLeast: "1MB/s" },
+      ],
     });
     const out = join(await tempDir(), "run");
     const result = await runCli(["run", spec, "--out", out]);
@@ -75,14 +102,28 @@ describe("benchspec run on a directory (real dd and fio)", () => {
 
     const summary = await json<RunSummary>(join(out, "summary.json"));
     const ddWrite = summary.cases.find((c) => c.id === "dd.scratch.write.parallel-1")!;
-    expect(ddWrite.metrics.throughput).toMatchObject({ n: 2, ci95: expect.any(Array), cv: expect.any(Number) });
-    expect(summary.cases.find((c) => c.id === "ts.scratch.randread")!.warnings.join()).toMatch(/only 1 repetition/);
+    expect(ddWrite.metrics.throughput).toMatchObject({
+      n: 2,
+      ci95: expect.any(Array),
+      cv: expect.any(Number),
+    });
+    expect(summary.cases.find((c) => c.id === "ts.scratch.randread")!.warnings.join()).toMatch(
+      /only 1 repetition/,
+    );
     expect(summary.expect).toEqual([expect.objectContaining({ pass: true, atLeast: 1e6 })]);
 
     const provenance = await json<Provenance>(join(out, "provenance.json"));
     expect(provenance.spec.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(provenance.host).toMatchObject({ cores: expect.any(Number), kernel: expect.any(String), cpu: expect.any(String) });
-    expect(provenance.versions).toMatchObject({ node: process.version, fio: expect.stringMatching(/^fio-/), dd: expect.stringContaining("dd") });
+    expect(provenance.host).toMatchObject({
+      cores: expect.any(Number),
+      kernel: expect.any(String),
+      cpu: expect.any(String),
+    });
+    expect(provenance.versions).toMatchObject({
+      node: process.version,
+      fio: expect.stringMatching(/^fio-/),
+      dd: expect.stringContaining("dd"),
+    });
     expect(provenance.targets.scratch?.fsType).toEqual(expect.any(String));
     expect(provenance.start < provenance.end!).toBe(true);
     expect((await json<{ status: string }>(join(out, "run.json"))).status).toBe("complete");
@@ -109,9 +150,19 @@ describe("benchspec run on a directory (real dd and fio)", () => {
     const dir = await tempDir();
     const direct: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const { stdout } = await execa("fio", ["--name=direct", `--directory=${dir}`, "--rw=write", "--bs=1048576", "--size=33554432", "--ioengine=psync", "--output-format=json"]);
+      const { stdout } = await execa("fio", [
+        "--name=direct",
+        `--directory=${dir}`,
+        "--rw=write",
+        "--bs=1048576",
+        "--size=33554432",
+        "--ioengine=psync",
+        "--output-format=json",
+      ]);
       direct.push(JSON.parse(stdout).jobs[0].write.bw_bytes);
-      const dd = await execa("dd", ["if=/dev/zero", `of=${join(dir, "dd")}`, "bs=1048576", "count=32"], { env: { LC_ALL: "C" } });
+      const dd = await execa("dd", ["if=/dev/zero", `of=${join(dir, "dd")}`, "bs=1048576", "count=32"], {
+        env: { LC_ALL: "C" },
+      });
       direct.push(Number(/copied, ([\d.]+) s/.exec(dd.stderr)![1]));
     }
     const fioDirect = [direct[0]!, direct[2]!, direct[4]!].sort((a, b) => a - b)[1]!;
@@ -121,7 +172,11 @@ describe("benchspec run on a directory (real dd and fio)", () => {
     expect(median("fio.scratch.write") / fioDirect).toBeLessThan(10);
     expect(median("dd.scratch.write") / ddDirect).toBeGreaterThan(0.1);
     expect(median("dd.scratch.write") / ddDirect).toBeLessThan(10);
-    expect(rowsOf(out).filter((r) => r.case === "fio.scratch.write").every((r) => r.bytes === 32 * 2 ** 20)).toBe(true);
+    expect(
+      rowsOf(out)
+        .filter((r) => r.case === "fio.scratch.write")
+        .every((r) => r.bytes === 32 * 2 ** 20),
+    ).toBe(true);
   });
 
   it("exits 1 and names the expectation that was not met, and the case that failed", async () => {
@@ -129,14 +184,25 @@ describe("benchspec run on a directory (real dd and fio)", () => {
       targets: { scratch: { kind: "fs" } },
       workloads: [
         { name: "dd", engine: "dd", op: "write", bs: "64KiB", count: 4 },
-        { name: "bad", engine: "fio", op: "read", ioengine: "libaio", direct: true, size: "1MiB", bs: "512B", repeat: 2 },
+        {
+          name: "bad",
+          engine: "fio",
+          op: "read",
+          ioengine: "libaio",
+          direct: true,
+          size: "1MiB",
+          bs: "512B",
+          repeat: 2,
+        },
       ],
       expect: [{ workload: "dd", metric: "throughput", atLeast: "1000GB/s" }],
     });
     const out = join(await tempDir(), "run");
     const result = await runCli(["run", spec, "--out", out]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/expectation not met: expect\[0\] dd\.scratch\.write throughput [\d.e+]+ \(expected ≥ 1000000000000\)/);
+    expect(result.stderr).toMatch(
+      /expectation not met: expect\[0\] dd\.scratch\.write throughput [\d.e+]+ \(expected ≥ 1000000000000\)/,
+    );
     const summary = await json<RunSummary>(join(out, "summary.json"));
     expect(summary.failedExpectations).toBe(1);
     // 512-byte O_DIRECT reads on a file system with 4 KiB blocks fail: recorded, never averaged in.
@@ -152,18 +218,26 @@ describe("benchspec run without fio", () => {
   it("runs the quickstart's dd cases and skips its fio cases with a message", async () => {
     // A PATH with dd and bash but no fio, as on a machine with nothing but coreutils.
     const bin = await tempDir();
-    for (const tool of ["dd", "bash"]) await execa("ln", ["-s", (await execa("which", [tool])).stdout, join(bin, tool)]);
+    for (const tool of ["dd", "bash"])
+      await execa("ln", ["-s", (await execa("which", [tool])).stdout, join(bin, tool)]);
     const out = join(await tempDir(), "run");
-    const result = await execa(process.execPath, [join(ROOT, "bin/benchspec.js"), "run", "specs/quickstart.yaml", "--out", out], {
-      cwd: ROOT,
-      reject: false,
-      env: { PATH: bin, BENCHSPEC_TOOLS_DIR: bin },
-      extendEnv: false,
-    });
+    const result = await execa(
+      process.execPath,
+      [join(ROOT, "bin/benchspec.js"), "run", "specs/quickstart.yaml", "--out", out],
+      {
+        cwd: ROOT,
+        reject: false,
+        env: { PATH: bin, BENCHSPEC_TOOLS_DIR: bin },
+        extendEnv: false,
+      },
+    );
     expect(result.stderr).toContain("skipped fio-4k.scratch.randread: fio is not installed");
     expect(result.exitCode).toBe(0);
     const summary = await json<RunSummary & { skipped: { case: string }[] }>(join(out, "summary.json"));
-    expect(summary.skipped.map((s) => s.case)).toEqual(["fio-4k.scratch.randread", "fio-4k.scratch.randwrite"]);
+    expect(summary.skipped.map((s) => s.case)).toEqual([
+      "fio-4k.scratch.randread",
+      "fio-4k.scratch.randwrite",
+    ]);
     expect(new Set(rowsOf(out).map((r) => r.engine))).toEqual(new Set(["dd"]));
   });
 });
@@ -172,7 +246,17 @@ describe("benchspec run on block devices (real loop devices)", () => {
   const blockSpec = (device: string, extra: object = {}) =>
     writeSpec({
       targets: { disk: { kind: "block", device, ...extra } },
-      workloads: [{ name: "w", engine: "fio", op: "randwrite", ioengine: "psync", size: "4MiB", bs: "4KiB", direct: true }],
+      workloads: [
+        {
+          name: "w",
+          engine: "fio",
+          op: "randwrite",
+          ioengine: "psync",
+          size: "4MiB",
+          bs: "4KiB",
+          direct: true,
+        },
+      ],
     });
 
   it("benchmarks a free device marked destructive, through a /dev/disk-style symlink", async () => {
@@ -217,7 +301,15 @@ describe("benchspec run on block devices (real loop devices)", () => {
       const spec = await writeSpec({
         targets: { disk: { kind: "block", device: loop.device } },
         workloads: [
-          { name: "fio", engine: "fio", op: "randread", ioengine: "psync", size: "4MiB", bs: "4KiB", direct: true },
+          {
+            name: "fio",
+            engine: "fio",
+            op: "randread",
+            ioengine: "psync",
+            size: "4MiB",
+            bs: "4KiB",
+            direct: true,
+          },
           { name: "dd", engine: "dd", op: "read", bs: "64KiB", count: 16, parallel: 2, direct: true },
         ],
       });

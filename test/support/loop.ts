@@ -8,7 +8,12 @@ export async function loopDevice(sizeMiB: number, options: { readOnly?: boolean 
   const dir = await mkdtemp(join(tmpdir(), "benchspec-loop-"));
   const image = join(dir, "disk.img");
   await execa("truncate", ["-s", `${sizeMiB}M`, image]);
-  const { stdout } = await execa("losetup", ["--find", "--show", ...(options.readOnly ? ["--read-only"] : []), image]);
+  const { stdout } = await execa("losetup", [
+    "--find",
+    "--show",
+    ...(options.readOnly ? ["--read-only"] : []),
+    image,
+  ]);
   const device = stdout.trim();
   const mountpoint = join(dir, "mnt");
   let mounted = false;

@@ -9,7 +9,7 @@
  * (with fdatasync), and their page cache is dropped (dd iflag=nocache) before every repetition.
  */
 import type { Case } from "../../plan/types.js";
-import { shellDataMode } from "../shell/script.js";
+import { shellDataMode } from "../shell/data-mode.js";
 import type { Backend, CompileContext } from "../types.js";
 import { ddExecutor } from "./run.js";
 import type { ShellScriptWriter } from "../writer.js";
@@ -122,6 +122,7 @@ export const ddBackend: Backend = {
   engine: "dd",
   targets: ["shell"],
   shellTools: ["dd"],
+  shellLibrary: ddShellLibrary,
   shellCase: ddShellCase,
   executor: ddExecutor,
 };

@@ -24,7 +24,9 @@ interface DdJob {
 
 /** The dd invocations of one repetition: process i works on its own file, or its own region of a device. */
 export function ddJobs(c: Case, location: string, source: string): DdJob[] {
-  const { bs, count, parallel, direct } = c.params as Required<Pick<Case["params"], "bs" | "count" | "parallel">> &
+  const { bs, count, parallel, direct } = c.params as Required<
+    Pick<Case["params"], "bs" | "count" | "parallel">
+  > &
     Case["params"];
   const block = c.targetKind === "block";
   return Array.from({ length: parallel }, (_, job) => {
@@ -76,12 +78,16 @@ async function runBarrier(jobs: DdJob[], signal: AbortSignal) {
   const untrack = children.map((child) => (child.pid ? trackGroup(child.pid) : () => {}));
   signal.addEventListener("abort", kill, { once: true });
   try {
-    await Promise.all(children.map((child) => new Promise((resolve) => child.once("spawn", () => resolve(undefined)))));
+    await Promise.all(
+      children.map((child) => new Promise((resolve) => child.once("spawn", () => resolve(undefined)))),
+    );
     await new Promise((resolve) => setTimeout(resolve, RELEASE_DELAY_MS));
     const released = performance.now();
     const start = Date.now();
     for (const child of children) child.stdin?.end("go\n");
-    const results = await Promise.all(children.map(async (child) => ({ result: await child, end: performance.now() })));
+    const results = await Promise.all(
+      children.map(async (child) => ({ result: await child, end: performance.now() })),
+    );
     const last = Math.max(...results.map((r) => r.end));
     return { start, seconds: (last - released) / 1000, results: results.map((r) => r.result) };
   } finally {
@@ -107,11 +113,19 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
     const summary = SUMMARY.exec(String(result.stderr));
     const bytes = summary ? Number(summary[1]) : 0;
     const jobSeconds = summary ? Number(summary[2]) : 0;
-    const error = result.exitCode !== 0 ? outputTail(String(result.stderr)) || `exit ${result.exitCode}` : undefined;
-    return { job, bytes, seconds: jobSeconds, throughput: jobSeconds > 0 ? bytes / jobSeconds : 0, ...(error && { error }) };
+    const error =
+      result.exitCode !== 0 ? outputTail(String(result.stderr)) || `exit ${result.exitCode}` : undefined;
+    return {
+      job,
+      bytes,
+      seconds: jobSeconds,
+      throughput: jobSeconds > 0 ? bytes / jobSeconds : 0,
+      ...(error && { error }),
+    };
   });
   const failure = perJob.find((job) => job.error);
-  if (failure) return { ...failedMeasurement(start, end, `dd process ${failure.job}: ${failure.error}`), jobs: perJob };
+  if (failure)
+    return { ...failedMeasurement(start, end, `dd process ${failure.job}: ${failure.error}`), jobs: perJob };
   const bytes = perJob.reduce((sum, job) => sum + job.bytes, 0);
   const ops = bytes / c.params.bs!;
   return {
@@ -142,7 +156,11 @@ export const ddExecutor: Executor = {
     if (c.op !== "read" || c.targetKind === "block") return;
     const source = await randomSource(c.params.bs! * c.params.count!);
     try {
-      const write = await measure({ ...c, op: "write", params: { ...c.params, direct: false } }, ctx, source.path);
+      const write = await measure(
+        { ...c, op: "write", params: { ...c.params, direct: false } },
+        ctx,
+        source.path,
+      );
       if (!write.ok) throw new Error(`creating the files to read failed: ${write.error}`);
     } finally {
       await source.dispose();

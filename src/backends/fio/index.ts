@@ -1,13 +1,14 @@
 import type { Backend } from "../types.js";
 import { fioArtifacts } from "./jobfile.js";
 import { fioExecutor } from "./run.js";
-import { fioShellCase } from "./shell.js";
+import { fioShellCase, fioShellLibrary } from "./shell.js";
 
 export const fioBackend: Backend = {
   engine: "fio",
   targets: ["fio", "shell"],
   artifacts: (c, target, ctx) => (target === "fio" ? fioArtifacts(c, ctx) : []),
   shellTools: ["fio"],
+  shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,
   executor: fioExecutor,
 };

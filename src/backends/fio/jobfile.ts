@@ -32,7 +32,8 @@ export const preconditionPath = (c: Case) => `fio/${c.id}.precondition.fio`;
 
 export function fioArtifacts(c: Case, ctx: CompileContext): Artifact[] {
   const artifacts = [{ path: jobfilePath(c), content: measuredJobfile(c, ctx) }];
-  if (c.params.precondition) artifacts.push({ path: preconditionPath(c), content: preconditionJobfile(c, ctx) });
+  if (c.params.precondition)
+    artifacts.push({ path: preconditionPath(c), content: preconditionJobfile(c, ctx) });
   return artifacts;
 }
 
@@ -41,7 +42,9 @@ function measuredJobfile(c: Case, ctx: CompileContext): string {
   const w = new IniWriter(ctx, "fio jobfile");
   w.comment(`case ${c.id}: one repetition (workload ${c.workload}, target ${c.target})`);
   w.comment(`repetitions: ${c.params.repeat} measured, ${c.params.warmup} warm-up`);
-  w.comment(`run: ${targetVariable(c)}=<path> fio ${FIO_OUTPUT_ARGS.join(" ")} ${jobfilePath(c).split("/").pop()}`);
+  w.comment(
+    `run: ${targetVariable(c)}=<path> fio ${FIO_OUTPUT_ARGS.join(" ")} ${jobfilePath(c).split("/").pop()}`,
+  );
   w.blank();
   writeGlobal(w, c);
   w.blank().section(c.id);
@@ -55,7 +58,8 @@ function measuredJobfile(c: Case, ctx: CompileContext): string {
   if (p.ramp !== undefined && p.ramp > 0) w.option("ramp_time", milliseconds(p.ramp));
   if (p.steady) {
     const metric = p.steady.metric === "iops" ? "iops" : "bw";
-    const criterion = p.steady.slope !== undefined ? `${metric}_slope:${p.steady.slope}%` : `${metric}:${p.steady.range}%`;
+    const criterion =
+      p.steady.slope !== undefined ? `${metric}_slope:${p.steady.slope}%` : `${metric}:${p.steady.range}%`;
     w.option("ss", criterion).option("ss_dur", milliseconds(p.steady.window));
     if (p.steady.ramp !== undefined) w.option("ss_ramp", milliseconds(p.steady.ramp));
   }
@@ -69,13 +73,17 @@ function measuredJobfile(c: Case, ctx: CompileContext): string {
 function preconditionJobfile(c: Case, ctx: CompileContext): string {
   const { precondition, jobs } = c.params;
   const w = new IniWriter(ctx, "fio precondition jobfile");
-  w.comment(`case ${c.id}: ${precondition!.passes} ${precondition!.write} write pass(es) before the first repetition`);
+  w.comment(
+    `case ${c.id}: ${precondition!.passes} ${precondition!.write} write pass(es) before the first repetition`,
+  );
   w.blank();
   writeGlobal(w, { ...c, params: { ...c.params, direct: true } });
   for (let pass = 1; pass <= precondition!.passes; pass++) {
     w.blank().section(`precondition-${pass}`);
     w.option("rw", precondition!.write === "seq" ? "write" : "randwrite");
-    w.option("bs", precondition!.bs ?? 128 * 1024).option("iodepth", 32).option("numjobs", jobs!);
+    w.option("bs", precondition!.bs ?? 128 * 1024)
+      .option("iodepth", 32)
+      .option("numjobs", jobs!);
     if (precondition!.write === "random") w.option("norandommap").option("randrepeat", false);
     w.option("stonewall");
   }

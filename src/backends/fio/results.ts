@@ -36,7 +36,12 @@ export function parseFioJson(text: string): FioOutput {
   return JSON.parse(json) as FioOutput;
 }
 
-export function measurementFromFio(output: FioOutput, jobName: string, startMs: number, endMs: number): Measurement {
+export function measurementFromFio(
+  output: FioOutput,
+  jobName: string,
+  startMs: number,
+  endMs: number,
+): Measurement {
   const job = output.jobs.find((j) => j.jobname === jobName);
   if (!job) throw new Error(`fio output has no job named ${jobName}`);
   const sides = [job.read, job.write].filter((side) => side.total_ios > 0 || side.io_bytes > 0);
@@ -56,7 +61,8 @@ export function measurementFromFio(output: FioOutput, jobName: string, startMs: 
   };
   const latency = latencyOf(sides);
   if (latency) measurement.latency = latency;
-  if (job.steadystate) measurement.steady = { criterion: job.steadystate.ss, attained: job.steadystate.attained === 1 };
+  if (job.steadystate)
+    measurement.steady = { criterion: job.steadystate.ss, attained: job.steadystate.attained === 1 };
   return measurement;
 }
 
@@ -67,7 +73,8 @@ function latencyOf(sides: FioSide[]): Measurement["latency"] {
   const mean = sum(weighted.map((s) => s.clat_ns!.mean * s.total_ios)) / total / 1e9;
   const bins = new Map<number, number>();
   for (const side of weighted) {
-    for (const [ns, count] of Object.entries(side.clat_ns!.bins ?? {})) bins.set(Number(ns), (bins.get(Number(ns)) ?? 0) + count);
+    for (const [ns, count] of Object.entries(side.clat_ns!.bins ?? {}))
+      bins.set(Number(ns), (bins.get(Number(ns)) ?? 0) + count);
   }
   if (bins.size === 0) return { mean };
   const sorted = [...bins.entries()].sort((a, b) => a[0] - b[0]);
@@ -87,7 +94,9 @@ function latencyOf(sides: FioSide[]): Measurement["latency"] {
  * fio's averaged logs (`log_avg_msec`): "msec, value, direction, bs, offset[, prio]" per line, one file per
  * job; values of the same instant are summed across jobs and directions.
  */
-export function seriesFromLogs(logs: { kind: "bw" | "iops"; text: string }[]): NonNullable<Measurement["timeseries"]> {
+export function seriesFromLogs(
+  logs: { kind: "bw" | "iops"; text: string }[],
+): NonNullable<Measurement["timeseries"]> {
   const points = new Map<number, { throughput: number; iops: number }>();
   for (const { kind, text } of logs) {
     for (const line of text.split("\n")) {

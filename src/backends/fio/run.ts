@@ -16,7 +16,12 @@ import { measurementFromFio, parseFioJson, seriesFromLogs } from "./results.js";
 const fioPath = (path: string) => path.replaceAll(":", "\\:");
 
 async function runFio(c: Case, jobfile: string, output: string, ctx: ExecContext, cwd: string) {
-  const args = [...FIO_OUTPUT_ARGS, ...fioSafetyArgs(c), `--output=${output}`, join(ctx.artifactsDir, jobfile)];
+  const args = [
+    ...FIO_OUTPUT_ARGS,
+    ...fioSafetyArgs(c),
+    `--output=${output}`,
+    join(ctx.artifactsDir, jobfile),
+  ];
   return runGroup(fioBinary(), args, {
     env: { [targetVariable(c)]: fioPath(ctx.location) },
     cwd,
@@ -54,7 +59,11 @@ export const fioExecutor: Executor = {
     if (result.aborted) throw new Error("interrupted");
     const text = await readFile(output, "utf8").catch(() => "");
     if (result.exitCode !== 0 || text === "") {
-      return failedMeasurement(start, end, `fio exited with ${result.exitCode ?? result.signal}: ${outputTail(result.output || text)}`);
+      return failedMeasurement(
+        start,
+        end,
+        `fio exited with ${result.exitCode ?? result.signal}: ${outputTail(result.output || text)}`,
+      );
     }
     const measurement = measurementFromFio(parseFioJson(text), c.id, start, end);
     if (c.params.sample !== undefined) measurement.timeseries = await collectLogs(c.id, name, ctx.rawDir);

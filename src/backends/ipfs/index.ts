@@ -1,13 +1,14 @@
 import type { Backend } from "../types.js";
 import { ipfsExecutor } from "./run.js";
 import { ipfsSdkArtifacts } from "./sdk.js";
-import { ipfsShellCase, ipfsShellTools } from "./shell.js";
+import { ipfsShellCase, ipfsShellLibrary, ipfsShellTools } from "./shell.js";
 
 export const ipfsBackend: Backend = {
   engine: "ipfs",
   targets: ["sdk", "shell"],
   artifacts: (c, target, ctx) => (target === "sdk" ? ipfsSdkArtifacts(c, ctx) : []),
   shellTools: ipfsShellTools,
+  shellLibrary: ipfsShellLibrary,
   shellCase: ipfsShellCase,
   executor: ipfsExecutor,
 };

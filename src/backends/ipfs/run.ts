@@ -7,7 +7,12 @@
 import { create, type KuboRPCClient } from "kubo-rpc-client";
 import { fill, runRepetition, type Execute } from "../load.js";
 import { makePayload } from "../payload.js";
-import { IpfsSdkDocumentSchema, readSdkDocument, type IpfsRepetition, type IpfsSdkDocument } from "../sdk-format.js";
+import {
+  IpfsSdkDocumentSchema,
+  readSdkDocument,
+  type IpfsRepetition,
+  type IpfsSdkDocument,
+} from "../sdk-format.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
 import type { IpfsConnection } from "./target.js";
 
@@ -45,7 +50,9 @@ export const ipfsExecutor: Executor = {
       session.client = connect(session.connection.api);
       session.cids.clear();
     }
-    return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) => cleanup(session, plan, signal));
+    return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) =>
+      cleanup(session, plan, signal),
+    );
   },
 
   async finish(c) {

@@ -10,7 +10,7 @@
  * of that node; point the script at a node of its own (an offline `ipfs daemon`), as `launch: kubo` does.
  */
 import type { Case } from "../../plan/types.js";
-import { shellDataMode } from "../shell/script.js";
+import { shellDataMode } from "../shell/data-mode.js";
 import type { Backend } from "../types.js";
 import type { ShellScriptWriter } from "../writer.js";
 

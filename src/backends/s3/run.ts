@@ -53,14 +53,21 @@ export const s3Executor: Executor = {
     if (!connection) throw new Error(`target "${c.target}" has no S3 connection`);
     const doc = await readSdkDocument(S3SdkDocumentSchema, ctx.artifactsDir, c.id);
     const sockets = Math.max(...doc.repetitions.map((r) => maxInFlight(r)));
-    sessions.set(c.id, { doc, client: makeS3Client(connection, sockets), connection, prefix: doc.prefix.replace(RUN_ID_PLACEHOLDER, ctx.runId) });
+    sessions.set(c.id, {
+      doc,
+      client: makeS3Client(connection, sockets),
+      connection,
+      prefix: doc.prefix.replace(RUN_ID_PLACEHOLDER, ctx.runId),
+    });
   },
 
   async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) => cleanup(session, plan, signal));
+    return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) =>
+      cleanup(session, plan, signal),
+    );
   },
 
   async finish(c, ctx) {
@@ -77,7 +84,11 @@ export const s3Executor: Executor = {
 };
 
 function maxInFlight(r: S3Repetition): number {
-  const concurrency = Math.max(r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1);
+  const concurrency = Math.max(
+    r.measured.concurrency,
+    ...(r.measured.autotune?.rounds ?? []),
+    r.setup?.concurrency ?? 1,
+  );
   const queues = [...r.measured.ops, ...(r.setup?.ops ?? [])].map((op) =>
     op.op === "MultipartUpload" ? op.calls[1].queue : op.op === "GetObject" ? (op.ranges?.queue ?? 1) : 1,
   );
@@ -98,11 +109,26 @@ function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
       case "PutObject": {
         const payload = payloadOf(op, item);
         const Body = op.size <= BUFFERED_BODY ? payload.slice(0, op.size) : Readable.from(payload.chunks());
-        await client.send(new PutObjectCommand({ Bucket, Key: prefix + fill(op.key, item.index), Body, ContentLength: op.size }), { abortSignal });
+        await client.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: prefix + fill(op.key, item.index),
+            Body,
+            ContentLength: op.size,
+          }),
+          { abortSignal },
+        );
         return op.size;
       }
       case "MultipartUpload":
-        return multipart(client, Bucket, prefix + fill(op.key, item.index), payloadOf(op, item), op.calls[1], abortSignal);
+        return multipart(
+          client,
+          Bucket,
+          prefix + fill(op.key, item.index),
+          payloadOf(op, item),
+          op.calls[1],
+          abortSignal,
+        );
       case "GetObject": {
         const Key = prefix + fill(op.key, item.index);
         let total = 0;
@@ -121,19 +147,30 @@ function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
         return total;
       }
       case "HeadObject": {
-        const head = await client.send(new HeadObjectCommand({ Bucket, Key: prefix + fill(op.key, item.index) }), { abortSignal });
-        if (head.ContentLength !== op.size) throw new Error(`HeadObject: size ${head.ContentLength}, expected ${op.size}`);
+        const head = await client.send(
+          new HeadObjectCommand({ Bucket, Key: prefix + fill(op.key, item.index) }),
+          { abortSignal },
+        );
+        if (head.ContentLength !== op.size)
+          throw new Error(`HeadObject: size ${head.ContentLength}, expected ${op.size}`);
         return 0;
       }
       case "DeleteObject":
-        await client.send(new DeleteObjectCommand({ Bucket, Key: prefix + fill(op.key, item.index) }), { abortSignal });
+        await client.send(new DeleteObjectCommand({ Bucket, Key: prefix + fill(op.key, item.index) }), {
+          abortSignal,
+        });
         return 0;
       case "ListObjectsV2": {
         let keys = 0;
         let ContinuationToken: string | undefined;
         do {
           const page = await client.send(
-            new ListObjectsV2Command({ Bucket, Prefix: prefix + op.prefix, MaxKeys: op.maxKeys, ContinuationToken }),
+            new ListObjectsV2Command({
+              Bucket,
+              Prefix: prefix + op.prefix,
+              MaxKeys: op.maxKeys,
+              ContinuationToken,
+            }),
             { abortSignal },
           );
           keys += page.KeyCount ?? 0;
@@ -199,7 +236,11 @@ async function multipart(
     );
     return payload.size;
   } catch (error) {
-    await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }), { abortSignal: AbortSignal.timeout(30_000) }).catch(() => {});
+    await client
+      .send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }), {
+        abortSignal: AbortSignal.timeout(30_000),
+      })
+      .catch(() => {});
     throw error;
   }
 }
@@ -224,10 +265,16 @@ async function cleanup(session: Session, plan: S3Repetition, signal: AbortSignal
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
       const batch = keys.slice(i, i + DELETE_BATCH);
       const result = await client.send(
-        new DeleteObjectsCommand({ Bucket: connection.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+        new DeleteObjectsCommand({
+          Bucket: connection.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
         { abortSignal: signal },
       );
-      if (result.Errors?.length) throw new Error(`cleanup: ${result.Errors.length} objects could not be deleted (${result.Errors[0]!.Code})`);
+      if (result.Errors?.length)
+        throw new Error(
+          `cleanup: ${result.Errors.length} objects could not be deleted (${result.Errors[0]!.Code})`,
+        );
     }
   }
 }
@@ -247,11 +294,16 @@ async function abortUploads(session: Session, prefix: string, signal: AbortSigna
     );
     for (const upload of page.Uploads ?? []) {
       if (!upload.Key?.startsWith(prefix)) continue;
-      await client.send(new AbortMultipartUploadCommand({ Bucket: connection.bucket, Key: upload.Key, UploadId: upload.UploadId }), { abortSignal: signal });
+      await client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: connection.bucket,
+          Key: upload.Key,
+          UploadId: upload.UploadId,
+        }),
+        { abortSignal: signal },
+      );
     }
     KeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
     UploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
   } while (KeyMarker);
 }
-
-

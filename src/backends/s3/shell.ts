@@ -14,7 +14,7 @@
  * the built-in SDK engine does not have that overhead.
  */
 import type { Case } from "../../plan/types.js";
-import { shellDataMode } from "../shell/script.js";
+import { shellDataMode } from "../shell/data-mode.js";
 import type { Backend } from "../types.js";
 import type { ShellScriptWriter } from "../writer.js";
 

@@ -10,7 +10,8 @@ type S3Target = Extract<Target, { kind: "s3" }>;
 export const DEFAULT_BUCKET = "benchspec";
 
 export async function prepareS3Target(target: S3Target, env: NodeJS.ProcessEnv) {
-  const resolve = (value: string | undefined) => (value === undefined ? undefined : resolveEnvRefs(value, env));
+  const resolve = (value: string | undefined) =>
+    value === undefined ? undefined : resolveEnvRefs(value, env);
   const bucket = resolve(target.bucket) ?? DEFAULT_BUCKET;
   if (target.launch) {
     const server = await launchMinio();
@@ -46,7 +47,9 @@ export async function prepareS3Target(target: S3Target, env: NodeJS.ProcessEnv) 
     // benchspec never creates (nor empties) a bucket on someone else's store.
     await client.send(new HeadBucketCommand({ Bucket: bucket }));
   } catch (error) {
-    throw new Error(`bucket "${bucket}" at ${connection.endpoint ?? "AWS"} is not reachable: ${(error as Error).name}`);
+    throw new Error(
+      `bucket "${bucket}" at ${connection.endpoint ?? "AWS"} is not reachable: ${(error as Error).name}`,
+    );
   } finally {
     client.destroy();
   }

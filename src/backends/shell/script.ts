@@ -7,7 +7,7 @@
  *   1. header       usage, the environment variables that place each target, strict mode, LC_ALL=C
  *   2. runtime      logging, the one JSON-escaping helper, clock, data files, start barrier, worker pool,
  *                   result rows, and the child process that runs one repetition in its own process group
- *   3. engines      each engine's shell library (SHELL_LIBRARIES), for the engines the plan uses
+ *   3. engines      each engine's shell library (Backend.shellLibrary), for the engines the plan uses
  *   4. targets      per used target: setup (once, with the safety checks), enter (per repetition, in the
  *                   child), leave (after each case), release (on exit, also after Ctrl-C)
  *   5. cases        one function per case that runs one repetition and prints its row (Backend.shellCase)
@@ -16,13 +16,9 @@
  * Every user value reaches the script through shQuote (ShellScriptWriter.quote/assign); `${env:NAME}`
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
-import { ddShellLibrary } from "../dd/index.js";
-import { fioShellLibrary } from "../fio/shell.js";
 import { BACKENDS } from "../index.js";
-import { ipfsShellLibrary } from "../ipfs/shell.js";
-import { s3ShellLibrary } from "../s3/shell.js";
 import type { Case, Plan } from "../../plan/types.js";
-import { WRITING_OPS, type EngineName } from "../../spec/engines.js";
+import { WRITING_OPS } from "../../spec/engines.js";
 import type { Target } from "../../spec/schema.js";
 import { CompileError, type Artifact, type CompileContext } from "../types.js";
 import { ShellScriptWriter, shQuote, UnsafeValueError } from "../writer.js";
@@ -32,26 +28,9 @@ export const SHELL_SCRIPT_PATH = "benchspec.sh";
 /** Tools every script uses besides bash builtins (coreutils are assumed; awk is checked). */
 const BASE_TOOLS = ["awk"] as const;
 
-/**
- * Each engine's shell library: the bash functions its case fragments call. A typed record like BACKENDS,
- * so an engine without a library is a type error (built lazily: the libraries' modules import this one).
- */
-const shellLibraries = (): Record<EngineName, (w: ShellScriptWriter) => void> => ({
-  fio: fioShellLibrary,
-  dd: ddShellLibrary,
-  s3: s3ShellLibrary,
-  ipfs: ipfsShellLibrary,
-});
-
 /** The environment variable that places a target: BENCHSPEC_TARGET_<name, non-alphanumerics as "_">. */
 export function targetEnvVar(name: string): string {
   return `BENCHSPEC_TARGET_${name.replace(/[^A-Za-z0-9]/g, "_")}`;
-}
-
-/** The payload mode the script's bs_data helper takes: random, zero, or compressible:<percent>. */
-export function shellDataMode(c: Case): string {
-  const data = c.params.data ?? "random";
-  return typeof data === "object" ? `compressible:${Math.round(data.compressible)}` : data;
 }
 
 /**
@@ -108,11 +87,10 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   w.assign("BS_ROW_SPEC", JSON.stringify({ spec: plan.name, specHash: plan.specHash }).slice(1, -1));
   text(w, RUNTIME);
 
-  const libraries = shellLibraries();
   for (const engine of engines) {
     w.line();
     w.comment(`---------- engine: ${engine} ----------`);
-    libraries[engine](w);
+    BACKENDS[engine].shellLibrary(w);
   }
 
   w.line();

@@ -5,13 +5,26 @@
  */
 import { formatMetric, METRIC_TITLE } from "../format.js";
 import type { WorkloadView } from "../view.js";
-import { compose, filterKind, limitLayers, limitRows, metricAxisTitle, round, unitFor, type Chart, type ChartContext, type VlSpec } from "./common.js";
+import {
+  compose,
+  filterKind,
+  limitLayers,
+  limitRows,
+  metricAxisTitle,
+  round,
+  unitFor,
+  type Chart,
+  type ChartContext,
+  type VlSpec,
+} from "./common.js";
 
 export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string): Chart | undefined {
   const entries = view.entries.filter((e) => e.c.autotune && e.c.autotune.rounds.length >= 2);
   if (entries.length === 0) return undefined;
   const metric = entries.some((e) => e.c.autotune!.rounds.some((r) => r.throughput)) ? "throughput" : "iops";
-  const values = entries.flatMap((e) => e.c.autotune!.rounds.flatMap((r) => (r[metric] ? [r[metric]!.ci95?.[1] ?? r[metric]!.median] : [])));
+  const values = entries.flatMap((e) =>
+    e.c.autotune!.rounds.flatMap((r) => (r[metric] ? [r[metric]!.ci95?.[1] ?? r[metric]!.median] : [])),
+  );
   const unit = unitFor(metric, values);
   const param = entries[0]!.c.autotune!.param;
   const multi = ctx.runs.length > 1;
@@ -26,7 +39,10 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
         k: "m",
         x: r.value,
         y: round(s.median / unit.factor),
-        ...(s.ci95 && { lo: round(Math.max(0, s.ci95[0]) / unit.factor), hi: round(s.ci95[1] / unit.factor) }),
+        ...(s.ci95 && {
+          lo: round(Math.max(0, s.ci95[0]) / unit.factor),
+          hi: round(s.ci95[1] / unit.factor),
+        }),
         c: label,
         v: formatMetric(metric, s.median),
         g: r.gain !== undefined ? `${(r.gain * 100).toFixed(1)}%` : "–",
@@ -46,7 +62,12 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
   }
   const limits = limitRows(ctx.limits, metric, unit, Math.max(0, ...values), [undefined]);
   const threshold = entries[0]!.c.autotune!.stopWhenGainBelow;
-  const xEnc = { field: "x", type: "quantitative", title: `${param} (log₂ scale)`, scale: { type: "log", base: 2 } };
+  const xEnc = {
+    field: "x",
+    type: "quantitative",
+    title: `${param} (log₂ scale)`,
+    scale: { type: "log", base: 2 },
+  };
   const yTitle = metricAxisTitle(metric, unit);
   const color = { field: "c", type: "nominal", title: "case" };
   const layers: VlSpec[] = [
@@ -74,7 +95,11 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
     {
       transform: [filterKind("knee")],
       mark: { type: "point", shape: "diamond", size: 160, filled: true, color: "#111" },
-      encoding: { x: xEnc, y: { field: "y", type: "quantitative", title: yTitle }, tooltip: [{ field: "lab", title: "autotune" }] },
+      encoding: {
+        x: xEnc,
+        y: { field: "y", type: "quantitative", title: yTitle },
+        tooltip: [{ field: "lab", title: "autotune" }],
+      },
     },
     {
       transform: [filterKind("knee")],
@@ -86,7 +111,12 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
     layers.splice(1, 0, {
       transform: [filterKind("m"), { filter: { field: "lo", valid: true } }],
       mark: { type: "rule" },
-      encoding: { x: xEnc, y: { field: "lo", type: "quantitative", title: yTitle }, y2: { field: "hi" }, color },
+      encoding: {
+        x: xEnc,
+        y: { field: "lo", type: "quantitative", title: yTitle },
+        y2: { field: "hi" },
+        color,
+      },
     });
   }
   if (limits.rows.length > 0) layers.push(...limitLayers());

@@ -6,7 +6,14 @@
  * which Vega renders as text. No builder writes a Vega expression.
  */
 import type { Metric } from "../../spec/schema.js";
-import { displayUnit, formatMetric, METRIC_FAMILY, METRIC_TITLE, type DisplayUnit, type MetricFamily } from "../format.js";
+import {
+  displayUnit,
+  formatMetric,
+  METRIC_FAMILY,
+  METRIC_TITLE,
+  type DisplayUnit,
+  type MetricFamily,
+} from "../format.js";
 import type { Limit, RunData } from "../model.js";
 import type { Comparison } from "../../results/compare.js";
 
@@ -53,7 +60,10 @@ export function metricAxisTitle(metric: Metric, unit: DisplayUnit): string {
 }
 
 /** The limits that apply to a metric's family, with their value in base units. */
-export function limitsFor(limits: readonly Limit[], family: MetricFamily): { label: string; value: number }[] {
+export function limitsFor(
+  limits: readonly Limit[],
+  family: MetricFamily,
+): { label: string; value: number }[] {
   return limits.flatMap((limit) => {
     const value = family === "throughput" ? limit.throughput : family === "iops" ? limit.iops : limit.latency;
     return value !== undefined ? [{ label: limit.label, value }] : [];
@@ -76,10 +86,18 @@ export function limitRows(
   const caption: string[] = [];
   for (const limit of limitsFor(limits, family)) {
     if (max > 0 && limit.value > 4 * max) {
-      caption.push(`Limit “${limit.label}” (${formatMetric(family, limit.value)}) is off the chart: the highest value shown is ${((max / limit.value) * 100).toFixed(1)}% of it.`);
+      caption.push(
+        `Limit “${limit.label}” (${formatMetric(family, limit.value)}) is off the chart: the highest value shown is ${((max / limit.value) * 100).toFixed(1)}% of it.`,
+      );
       continue;
     }
-    for (const f of facets) rows.push({ k: "limit", y: limit.value / unit.factor, lab: `${limit.label} (${formatMetric(family, limit.value)})`, ...(f !== undefined && { f }) });
+    for (const f of facets)
+      rows.push({
+        k: "limit",
+        y: limit.value / unit.factor,
+        lab: `${limit.label} (${formatMetric(family, limit.value)})`,
+        ...(f !== undefined && { f }),
+      });
   }
   if (rows.length > 0) caption.push("Dashed red lines: the limits declared in the spec's report section.");
   return { rows, caption };
@@ -94,8 +112,20 @@ export function limitLayers(): VlSpec[] {
     },
     {
       transform: [filterKind("limit")],
-      mark: { type: "text", color: LIMIT_COLOR, align: "left", baseline: "bottom", dx: 4, dy: -3, fontSize: 10 },
-      encoding: { y: { field: "y", type: "quantitative" }, x: { value: 0 }, text: { field: "lab", type: "nominal" } },
+      mark: {
+        type: "text",
+        color: LIMIT_COLOR,
+        align: "left",
+        baseline: "bottom",
+        dx: 4,
+        dy: -3,
+        fontSize: 10,
+      },
+      encoding: {
+        y: { field: "y", type: "quantitative" },
+        x: { value: 0 },
+        text: { field: "lab", type: "nominal" },
+      },
     },
   ];
 }
@@ -114,18 +144,42 @@ export function compose(options: {
   height?: number;
   resolve?: VlSpec;
 }): VlSpec {
-  const title = { text: options.title, anchor: "start", ...(options.subtitle && { subtitle: options.subtitle }) };
-  const base = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", title, data: { values: options.rows } };
+  const title = {
+    text: options.title,
+    anchor: "start",
+    ...(options.subtitle && { subtitle: options.subtitle }),
+  };
+  const base = {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title,
+    data: { values: options.rows },
+  };
   if (options.facet) {
     return {
       ...base,
-      facet: { field: "f", type: "nominal", title: options.facet.title, sort: options.facet.order, header: { labelLimit: 240 } },
+      facet: {
+        field: "f",
+        type: "nominal",
+        title: options.facet.title,
+        sort: options.facet.order,
+        header: { labelLimit: 240 },
+      },
       columns: Math.min(FACET_COLUMNS, options.facet.order.length),
-      spec: { width: options.width ?? FACET_WIDTH, height: options.height ?? FACET_HEIGHT, layer: options.layers },
+      spec: {
+        width: options.width ?? FACET_WIDTH,
+        height: options.height ?? FACET_HEIGHT,
+        layer: options.layers,
+      },
       ...(options.resolve && { resolve: options.resolve }),
     };
   }
-  return { ...base, width: options.width ?? WIDTH, height: options.height ?? HEIGHT, layer: options.layers, ...(options.resolve && { resolve: options.resolve }) };
+  return {
+    ...base,
+    width: options.width ?? WIDTH,
+    height: options.height ?? HEIGHT,
+    layer: options.layers,
+    ...(options.resolve && { resolve: options.resolve }),
+  };
 }
 
 export function unitFor(metric: Metric, values: Iterable<number>): DisplayUnit {

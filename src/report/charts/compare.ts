@@ -30,9 +30,20 @@ export function compareChart(comparison: Comparison, id: string): Chart | undefi
   const threshold = comparison.options.threshold * 100;
   const domain = Object.keys(VERDICT_COLORS);
   const title = `Comparison: ${comparison.new} vs ${comparison.base}`;
-  const yEnc = { field: "lab", type: "nominal", title: null, sort: rows.map((r) => r.lab as string), axis: { labelLimit: 360 } };
+  const yEnc = {
+    field: "lab",
+    type: "nominal",
+    title: null,
+    sort: rows.map((r) => r.lab as string),
+    axis: { labelLimit: 360 },
+  };
   const xEnc = { field: "y", type: "quantitative", title: "change in median (%)" };
-  const color = { field: "st", type: "nominal", title: "verdict", scale: { domain, range: domain.map((d) => VERDICT_COLORS[d]) } };
+  const color = {
+    field: "st",
+    type: "nominal",
+    title: "verdict",
+    scale: { domain, range: domain.map((d) => VERDICT_COLORS[d]) },
+  };
   return {
     id,
     kind: "compare",
@@ -53,7 +64,12 @@ export function compareChart(comparison: Comparison, id: string): Chart | undefi
         {
           transform: [{ filter: { field: "lo", valid: true } }],
           mark: { type: "rule", size: 1.5 },
-          encoding: { y: yEnc, x: { field: "lo", type: "quantitative", title: "change in median (%)" }, x2: { field: "hi" }, color },
+          encoding: {
+            y: yEnc,
+            x: { field: "lo", type: "quantitative", title: "change in median (%)" },
+            x2: { field: "hi" },
+            color,
+          },
         },
         {
           mark: { type: "point", filled: true, size: 70 },

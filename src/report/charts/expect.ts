@@ -4,7 +4,15 @@
  * bound itself.
  */
 import { formatMetric, METRIC_FAMILY, METRIC_TITLE } from "../format.js";
-import { compose, FAIL_COLOR, PASS_COLOR, round, type Chart, type ChartContext, type VlSpec } from "./common.js";
+import {
+  compose,
+  FAIL_COLOR,
+  PASS_COLOR,
+  round,
+  type Chart,
+  type ChartContext,
+  type VlSpec,
+} from "./common.js";
 
 export function expectChart(ctx: ChartContext, id: string): Chart | undefined {
   const rows: VlSpec[] = [];
@@ -23,7 +31,10 @@ export function expectChart(ctx: ChartContext, id: string): Chart | undefined {
           lab: label,
           ...(result.measured !== undefined && bound > 0 && { y: round((result.measured / bound) * 100) }),
           st: result.pass ? "pass" : "fail",
-          m: result.measured !== undefined ? formatMetric(family, result.measured) : (result.reason ?? "no measurement"),
+          m:
+            result.measured !== undefined
+              ? formatMetric(family, result.measured)
+              : (result.reason ?? "no measurement"),
           b: `${sign} ${formatMetric(family, bound)}`,
         });
       }
@@ -50,8 +61,18 @@ export function expectChart(ctx: ChartContext, id: string): Chart | undefined {
           mark: { type: "bar", height: { band: 0.7 } },
           encoding: {
             y: { field: "lab", type: "nominal", title: null, sort: order, axis: { labelLimit: 360 } },
-            x: { field: "y", type: "quantitative", title: "measured, % of the expected bound", axis: { format: "~s", tickCount: 6 } },
-            color: { field: "st", type: "nominal", title: "expect", scale: { domain: ["pass", "fail"], range: [PASS_COLOR, FAIL_COLOR] } },
+            x: {
+              field: "y",
+              type: "quantitative",
+              title: "measured, % of the expected bound",
+              axis: { format: "~s", tickCount: 6 },
+            },
+            color: {
+              field: "st",
+              type: "nominal",
+              title: "expect",
+              scale: { domain: ["pass", "fail"], range: [PASS_COLOR, FAIL_COLOR] },
+            },
             tooltip: [
               { field: "lab", title: "assertion" },
               { field: "m", title: "measured (median)" },

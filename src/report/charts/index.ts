@@ -42,17 +42,34 @@ export function buildCharts(ctx: Omit<ChartContext, "limits">): { charts: Chart[
       const chart = requestedChart(view, request, full, id, notes);
       if (chart) charts.push(chart);
     }
-    if (!askedSweep) {
+    const series = view.entries.filter((e) => seriesOf(e)).length;
+    // A single case with a time series (WSAT) says everything in its series; one bar would add nothing.
+    const seriesOnly = view.entries.length === 1 && series === 1;
+    if (!askedSweep && !seriesOnly) {
       const metric = primaryMetric(view);
-      if (metric) add(sweepChart(view, { ...(layout.x && { x: layout.x }), y: metric, ...(layout.color && { color: layout.color }), facets: layout.facets }, full, id()));
+      if (metric)
+        add(
+          sweepChart(
+            view,
+            {
+              ...(layout.x && { x: layout.x }),
+              y: metric,
+              ...(layout.color && { color: layout.color }),
+              facets: layout.facets,
+            },
+            full,
+            id(),
+          ),
+        );
     }
     if (view.entries.some(hasPercentiles)) {
       const facets = [layout.color, ...layout.facets].filter((d): d is string => d !== undefined);
       add(latencyChart(view, { ...(layout.x && { x: layout.x }), facets }, full, id()));
     }
-    if (!askedTime && view.entries.some((e) => seriesOf(e))) {
-      const series = view.entries.filter((e) => seriesOf(e)).length;
-      const facets = series > MAX_SERIES_COLORS && layout.x ? [layout.x] : [];
+    if (!askedTime && series > 0) {
+      // With fio steady-state windows: one panel per case, its window shaded (as SNIA PTS plots them).
+      const steady = view.entries.some((e) => e.run.steady.some((w) => w.case === e.c.id));
+      const facets = steady ? view.dims : series > MAX_SERIES_COLORS && layout.x ? [layout.x] : [];
       add(timeseriesChart(view, { y: seriesMetricFor(view), facets }, full, id()));
     }
     add(autotuneChart(view, full, id()));
@@ -84,25 +101,46 @@ const RANDOM_OPS = new Set(["randread", "randwrite", "randrw"]);
 
 /** IOPS for small random I/O, throughput otherwise; whatever was measured when that was not. */
 export function primaryMetric(view: WorkloadView): Metric | undefined {
-  const small = view.entries.every((e) => RANDOM_OPS.has(e.c.op) && !(typeof e.c.params.bs === "number" && e.c.params.bs > 64 * 1024));
+  const small = view.entries.every(
+    (e) => RANDOM_OPS.has(e.c.op) && !(typeof e.c.params.bs === "number" && e.c.params.bs > 64 * 1024),
+  );
   const preferred: Metric[] = small ? ["iops", "throughput", "seconds"] : ["throughput", "iops", "seconds"];
-  return preferred.find((m) => view.entries.some((e) => e.c.metrics[m] !== undefined && (m === "seconds" || e.c.metrics[m]!.max > 0)));
+  return preferred.find((m) =>
+    view.entries.some((e) => e.c.metrics[m] !== undefined && (m === "seconds" || e.c.metrics[m]!.max > 0)),
+  );
 }
 
-function requestedChart(view: WorkloadView, request: ChartRequest, ctx: ChartContext, id: () => string, notes: string[]): Chart | undefined {
-  const used = [request.x, request.color, request.facet].filter((d): d is string => d !== undefined && d !== "time");
+function requestedChart(
+  view: WorkloadView,
+  request: ChartRequest,
+  ctx: ChartContext,
+  id: () => string,
+  notes: string[],
+): Chart | undefined {
+  const used = [request.x, request.color, request.facet].filter(
+    (d): d is string => d !== undefined && d !== "time",
+  );
   // Dimensions the request leaves out would draw several cases on one spot: they become facets (or colour).
   const leftovers = view.dims.filter((d) => !used.includes(d));
   let color = request.color !== undefined && request.color !== "time" ? request.color : undefined;
-  if (color === undefined && request.x !== "time" && leftovers.length > 0) color = chooseLayout(leftovers).color;
-  const facets = [...(request.facet && request.facet !== "time" ? [request.facet] : []), ...leftovers.filter((d) => d !== color)];
+  if (color === undefined && request.x !== "time" && leftovers.length > 0)
+    color = chooseLayout(leftovers).color;
+  const facets = [
+    ...(request.facet && request.facet !== "time" ? [request.facet] : []),
+    ...leftovers.filter((d) => d !== color),
+  ];
   const label = `report.charts (${request.workload}: ${request.x} × ${request.y})`;
   if (request.x === "time") {
     if (request.y !== "throughput" && request.y !== "iops") {
       notes.push(`${label}: time series hold throughput and IOPS only`);
       return undefined;
     }
-    const chart = timeseriesChart(view, { y: request.y, ...(color && { color }), facets, ...(request.title && { title: request.title }) }, ctx, id());
+    const chart = timeseriesChart(
+      view,
+      { y: request.y, ...(color && { color }), facets, ...(request.title && { title: request.title }) },
+      ctx,
+      id(),
+    );
     if (!chart) notes.push(`${label}: no time series was recorded (the workload needs \`sample\`)`);
     return chart;
   }
@@ -121,7 +159,9 @@ function requestedChart(view: WorkloadView, request: ChartRequest, ctx: ChartCon
   );
   if (!chart) notes.push(`${label}: no case measured ${request.y}`);
   else if (leftovers.some((d) => d !== color && facets.includes(d))) {
-    chart.caption.push(`Also varying, so drawn as panels: ${leftovers.filter((d) => d !== color).join(", ")}.`);
+    chart.caption.push(
+      `Also varying, so drawn as panels: ${leftovers.filter((d) => d !== color).join(", ")}.`,
+    );
   }
   return chart;
 }

@@ -3,9 +3,27 @@
  * the other dimensions as facets; log scale, medians over the repetitions.
  */
 import { formatMetric, PERCENTILES } from "../format.js";
-import { compositeLabel, compositeOrder, dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
+import {
+  compositeLabel,
+  compositeOrder,
+  dimLabel,
+  dimOrder,
+  type Entry,
+  type WorkloadView,
+} from "../view.js";
 import { axisTitle } from "./sweep.js";
-import { compose, filterKind, limitLayers, limitRows, MAX_FACETS, round, unitFor, type Chart, type ChartContext, type VlSpec } from "./common.js";
+import {
+  compose,
+  filterKind,
+  limitLayers,
+  limitRows,
+  MAX_FACETS,
+  round,
+  unitFor,
+  type Chart,
+  type ChartContext,
+  type VlSpec,
+} from "./common.js";
 
 export interface LatencyRequest {
   x?: string;
@@ -15,7 +33,12 @@ export interface LatencyRequest {
 
 export const hasPercentiles = (e: Entry) => PERCENTILES.some((p) => e.c.metrics[p] !== undefined);
 
-export function latencyChart(view: WorkloadView, request: LatencyRequest, ctx: ChartContext, id: string): Chart | undefined {
+export function latencyChart(
+  view: WorkloadView,
+  request: LatencyRequest,
+  ctx: ChartContext,
+  id: string,
+): Chart | undefined {
   const entries = view.entries.filter(hasPercentiles);
   if (entries.length === 0) return undefined;
   const xDim = request.x ?? "case";
@@ -24,12 +47,16 @@ export function latencyChart(view: WorkloadView, request: LatencyRequest, ctx: C
   const caption: string[] = [];
   let shown = entries;
   if (facetOrder.length > MAX_FACETS) {
-    caption.push(`Only the first ${MAX_FACETS} of ${facetOrder.length} panels are drawn; the tables list every case.`);
+    caption.push(
+      `Only the first ${MAX_FACETS} of ${facetOrder.length} panels are drawn; the tables list every case.`,
+    );
     facetOrder = facetOrder.slice(0, MAX_FACETS);
     const keep = new Set(facetOrder);
     shown = entries.filter((e) => keep.has(compositeLabel(e, facetDims)));
   }
-  const values = shown.flatMap((e) => PERCENTILES.flatMap((p) => (e.c.metrics[p] ? [e.c.metrics[p]!.median] : [])));
+  const values = shown.flatMap((e) =>
+    PERCENTILES.flatMap((p) => (e.c.metrics[p] ? [e.c.metrics[p]!.median] : [])),
+  );
   const unit = unitFor("p99", values);
   const rows: VlSpec[] = [];
   for (const e of shown) {
@@ -49,8 +76,16 @@ export function latencyChart(view: WorkloadView, request: LatencyRequest, ctx: C
     }
   }
   if (rows.length === 0) return undefined;
-  const limits = limitRows(ctx.limits, "p99", unit, Math.max(...values), facetDims.length > 0 ? facetOrder : [undefined]);
-  caption.unshift("Completion-latency percentiles (fio's json+ histograms), the median over the repetitions; logarithmic scale.");
+  const limits = limitRows(
+    ctx.limits,
+    "p99",
+    unit,
+    Math.max(...values),
+    facetDims.length > 0 ? facetOrder : [undefined],
+  );
+  caption.unshift(
+    "Completion-latency percentiles (fio's json+ histograms), the median over the repetitions; logarithmic scale.",
+  );
   caption.push(...limits.caption);
   const xOrder = dimOrder(shown, xDim);
   // Lines between categories (ops, targets) would suggest a trend that is not there.
@@ -59,11 +94,25 @@ export function latencyChart(view: WorkloadView, request: LatencyRequest, ctx: C
   const layers: VlSpec[] = [
     {
       transform: [filterKind("m")],
-      mark: categorical ? { type: "point", filled: true, size: 60 } : { type: "line", point: { filled: true, size: 36 } },
+      mark: categorical
+        ? { type: "point", filled: true, size: 60 }
+        : { type: "line", point: { filled: true, size: 36 } },
       encoding: {
-        x: { field: "x", type: "ordinal", title: axisTitle(xDim), sort: xOrder, axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0 } },
+        x: {
+          field: "x",
+          type: "ordinal",
+          title: axisTitle(xDim),
+          sort: xOrder,
+          axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0 },
+        },
         y: { field: "y", type: "quantitative", title: yTitle, scale: { type: "log" } },
-        color: { field: "c", type: "ordinal", title: "percentile", sort: [...PERCENTILES], scale: { scheme: "orangered" } },
+        color: {
+          field: "c",
+          type: "ordinal",
+          title: "percentile",
+          sort: [...PERCENTILES],
+          scale: { scheme: "orangered" },
+        },
         tooltip: [
           { field: "case", title: "case" },
           { field: "c", title: "percentile" },

@@ -5,7 +5,14 @@
  */
 import type { Metric } from "../../spec/schema.js";
 import { formatMetric, formatNumber, METRIC_FAMILY, METRIC_TITLE } from "../format.js";
-import { compositeLabel, compositeOrder, dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
+import {
+  compositeLabel,
+  compositeOrder,
+  dimLabel,
+  dimOrder,
+  type Entry,
+  type WorkloadView,
+} from "../view.js";
 import {
   compose,
   filterKind,
@@ -29,9 +36,25 @@ export interface SweepRequest {
   title?: string;
 }
 
-const NUMERIC_SWEEPS = new Set(["size", "bs", "concurrency", "parallel", "jobs", "iodepth", "objects", "count", "read", "duration"]);
+const NUMERIC_SWEEPS = new Set([
+  "size",
+  "bs",
+  "concurrency",
+  "parallel",
+  "jobs",
+  "iodepth",
+  "objects",
+  "count",
+  "read",
+  "duration",
+]);
 
-export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: ChartContext, id: string): Chart | undefined {
+export function sweepChart(
+  view: WorkloadView,
+  request: SweepRequest,
+  ctx: ChartContext,
+  id: string,
+): Chart | undefined {
   const { y } = request;
   const entries = view.entries.filter((e) => e.c.metrics[y] !== undefined);
   if (entries.length === 0) return undefined;
@@ -43,7 +66,9 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
   const caption: string[] = [];
   let shown = entries;
   if (facetOrder.length > MAX_FACETS) {
-    caption.push(`Only the first ${MAX_FACETS} of ${facetOrder.length} panels are drawn; the tables list every case.`);
+    caption.push(
+      `Only the first ${MAX_FACETS} of ${facetOrder.length} panels are drawn; the tables list every case.`,
+    );
     facetOrder = facetOrder.slice(0, MAX_FACETS);
     const keep = new Set(facetOrder);
     shown = entries.filter((e) => keep.has(compositeLabel(e, facetDims)));
@@ -51,7 +76,10 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
   const facetOf = (e: Entry) => (facetDims.length > 0 ? compositeLabel(e, facetDims) : undefined);
 
   const max = Math.max(...shown.map((e) => e.c.metrics[y]!.ci95?.[1] ?? e.c.metrics[y]!.max));
-  const unit = unitFor(y, shown.map((e) => e.c.metrics[y]!.ci95?.[1] ?? e.c.metrics[y]!.mean));
+  const unit = unitFor(
+    y,
+    shown.map((e) => e.c.metrics[y]!.ci95?.[1] ?? e.c.metrics[y]!.mean),
+  );
   const family = METRIC_FAMILY[y];
   const rows: VlSpec[] = shown.map((e) => {
     const s = e.c.metrics[y]!;
@@ -67,7 +95,9 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
       run: e.run.label,
       mean: formatMetric(family, s.mean),
       median: formatMetric(family, s.median),
-      ci: s.ci95 ? `${formatMetric(family, Math.max(0, s.ci95[0]))} … ${formatMetric(family, s.ci95[1])}` : "n < 2",
+      ci: s.ci95
+        ? `${formatMetric(family, Math.max(0, s.ci95[0]))} … ${formatMetric(family, s.ci95[1])}`
+        : "n < 2",
       n: s.n,
       cv: `${formatNumber(s.cv * 100)}%`,
     };
@@ -99,13 +129,24 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
   caption.unshift(
     `${request.mark === "line" || request.mark === "point" ? "Points" : "Bars"}: mean over the measured repetitions; whiskers: 95% confidence interval of the mean (needs 2 or more repetitions).`,
   );
-  if (expectRows.length > 0) caption.push("Triangles (pass) and crosses (fail): the bounds of the spec's expect assertions, on the case they check.");
+  if (expectRows.length > 0)
+    caption.push(
+      "Triangles (pass) and crosses (fail): the bounds of the spec's expect assertions, on the case they check.",
+    );
   caption.push(...limits.caption);
 
   const mark = request.mark ?? (NUMERIC_SWEEPS.has(xDim) && xOrder.length >= 5 ? "line" : "bar");
   const grouped = mark === "bar" && request.color !== undefined;
-  const xEnc = { field: "x", type: "ordinal", title: axisTitle(xDim), sort: xOrder, axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0, labelLimit: 160 } };
-  const colorEnc = request.color ? { field: "c", type: "nominal", title: axisTitle(request.color), sort: colorOrder } : undefined;
+  const xEnc = {
+    field: "x",
+    type: "ordinal",
+    title: axisTitle(xDim),
+    sort: xOrder,
+    axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0, labelLimit: 160 },
+  };
+  const colorEnc = request.color
+    ? { field: "c", type: "nominal", title: axisTitle(request.color), sort: colorOrder }
+    : undefined;
   const offset = grouped ? { xOffset: { field: "c", type: "nominal", sort: colorOrder } } : {};
   const yTitle = metricAxisTitle(y, unit);
   const tooltip = [
@@ -120,7 +161,13 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
   const measured = (markSpec: VlSpec): VlSpec => ({
     transform: [filterKind("m")],
     mark: markSpec,
-    encoding: { x: xEnc, ...offset, y: { field: "y", type: "quantitative", title: yTitle }, ...(colorEnc && { color: colorEnc }), tooltip },
+    encoding: {
+      x: xEnc,
+      ...offset,
+      y: { field: "y", type: "quantitative", title: yTitle },
+      ...(colorEnc && { color: colorEnc }),
+      tooltip,
+    },
   });
   const layers: VlSpec[] = [];
   if (mark === "bar") layers.push(measured({ type: "bar", ...(colorEnc ? {} : { color: "#4c78a8" }) }));
@@ -147,7 +194,12 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
         x: xEnc,
         ...offset,
         y: { field: "y", type: "quantitative", title: yTitle },
-        shape: { field: "st", type: "nominal", title: "expect", scale: { domain: ["pass", "fail"], range: ["triangle-up", "cross"] } },
+        shape: {
+          field: "st",
+          type: "nominal",
+          title: "expect",
+          scale: { domain: ["pass", "fail"], range: ["triangle-up", "cross"] },
+        },
         tooltip: [{ field: "lab", title: "expectation" }],
       },
     });
@@ -169,7 +221,10 @@ export function sweepChart(view: WorkloadView, request: SweepRequest, ctx: Chart
       rows: allRows,
       layers,
       ...(facetDims.length > 0 && { facet: { title: facetDims.join(" · "), order: facetOrder } }),
-      ...(grouped && facetDims.length === 0 && { width: Math.min(760, Math.max(320, xOrder.length * (colorOrder.length * 16 + 16))) }),
+      ...(grouped &&
+        facetDims.length === 0 && {
+          width: Math.min(760, Math.max(320, xOrder.length * (colorOrder.length * 16 + 16))),
+        }),
     }),
   };
 }

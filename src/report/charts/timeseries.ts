@@ -5,7 +5,14 @@
 import type { Metric } from "../../spec/schema.js";
 import { METRIC_TITLE } from "../format.js";
 import type { SeriesAgg } from "../model.js";
-import { compositeLabel, compositeOrder, dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
+import {
+  compositeLabel,
+  compositeOrder,
+  dimLabel,
+  dimOrder,
+  type Entry,
+  type WorkloadView,
+} from "../view.js";
 import { axisTitle } from "./sweep.js";
 import {
   compose,
@@ -29,11 +36,22 @@ export interface TimeseriesRequest {
   title?: string;
 }
 
+const medianOf = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 export function seriesOf(entry: Entry): SeriesAgg | undefined {
   return entry.run.series.find((s) => s.case === entry.c.id);
 }
 
-export function timeseriesChart(view: WorkloadView, request: TimeseriesRequest, ctx: ChartContext, id: string): Chart | undefined {
+export function timeseriesChart(
+  view: WorkloadView,
+  request: TimeseriesRequest,
+  ctx: ChartContext,
+  id: string,
+): Chart | undefined {
   const { y } = request;
   const metric: Metric = y;
   const withSeries = view.entries.filter((e) => seriesOf(e)?.points.some((p) => p[y] !== undefined));
@@ -41,7 +59,12 @@ export function timeseriesChart(view: WorkloadView, request: TimeseriesRequest, 
   const facetDims = request.facets;
   const colorDims = request.color ? [request.color] : view.dims.filter((d) => !facetDims.includes(d));
   const colorOf = (e: Entry) => (colorDims.length > 0 ? compositeLabel(e, colorDims) : e.c.id);
-  const colorOrder = colorDims.length > 0 ? (request.color ? dimOrder(withSeries, request.color) : compositeOrder(withSeries, colorDims)) : withSeries.map((e) => e.c.id);
+  const colorOrder =
+    colorDims.length > 0
+      ? request.color
+        ? dimOrder(withSeries, request.color)
+        : compositeOrder(withSeries, colorDims)
+      : withSeries.map((e) => e.c.id);
   let facetOrder = compositeOrder(withSeries, facetDims);
   const caption: string[] = [];
   let shown = withSeries;
@@ -56,7 +79,8 @@ export function timeseriesChart(view: WorkloadView, request: TimeseriesRequest, 
   const minKey = y === "throughput" ? "throughputMin" : "iopsMin";
   const maxKey = y === "throughput" ? "throughputMax" : "iopsMax";
   const values: number[] = [];
-  for (const e of shown) for (const p of seriesOf(e)!.points) if (p[y] !== undefined) values.push(p[maxKey] ?? p[y]!);
+  for (const e of shown)
+    for (const p of seriesOf(e)!.points) if (p[y] !== undefined) values.push(p[maxKey] ?? p[y]!);
   const unit = unitFor(metric, values);
   const max = Math.max(0, ...values);
   const rows: VlSpec[] = [];
@@ -82,18 +106,20 @@ export function timeseriesChart(view: WorkloadView, request: TimeseriesRequest, 
       });
     }
   }
+  // One window per case: the median start and end over its repetitions (they differ by a few samples).
   const steadyRows: VlSpec[] = [];
   for (const e of shown) {
-    for (const w of e.run.steady.filter((s) => s.case === e.c.id)) {
-      steadyRows.push({
-        k: "ss",
-        t0: round(w.start),
-        t1: round(w.end),
-        lab: `steady state ${w.attained ? "attained" : "NOT attained"} (${w.criterion}), repetition ${w.repetition}: ${dimLabel(e, "case")}`,
-        txt: w.attained ? "steady" : "not steady",
-        ...facetOf(e),
-      });
-    }
+    const windows = e.run.steady.filter((s) => s.case === e.c.id);
+    if (windows.length === 0) continue;
+    const attained = windows.filter((w) => w.attained).length;
+    steadyRows.push({
+      k: "ss",
+      t0: round(medianOf(windows.map((w) => w.start))),
+      t1: round(medianOf(windows.map((w) => w.end))),
+      lab: `${e.c.id}: steady state attained in ${attained} of ${windows.length} repetition${windows.length === 1 ? "" : "s"} (${windows[0]!.criterion})`,
+      txt: attained === windows.length ? "steady" : `steady in ${attained}/${windows.length}`,
+      ...facetOf(e),
+    });
   }
   const limits = limitRows(ctx.limits, metric, unit, max, facetDims.length > 0 ? facetOrder : [undefined]);
   caption.unshift(
@@ -101,23 +127,40 @@ export function timeseriesChart(view: WorkloadView, request: TimeseriesRequest, 
       ? `Lines: the mean of each time bin over ${repetitions} repetitions; band: their minimum and maximum.`
       : "Lines: the measured samples (time bins when there are many).",
   );
-  if (steadyRows.length > 0) caption.push("Green areas: the window in which fio checked its steady-state criterion (the last window before it stopped the job).");
+  if (steadyRows.length > 0)
+    caption.push(
+      "Green areas: the window in which fio checked its steady-state criterion (the last window before it stopped the job).",
+    );
   caption.push(...limits.caption);
 
   const x = { field: "t", type: "quantitative", title: "time (s)" };
   const yTitle = metricAxisTitle(metric, unit);
-  const color = { field: "c", type: "nominal", title: colorDims.length > 0 ? colorDims.map(axisTitle).join(" · ") : "case", sort: colorOrder };
+  const color = {
+    field: "c",
+    type: "nominal",
+    title: colorDims.length > 0 ? colorDims.map(axisTitle).join(" · ") : "case",
+    sort: colorOrder,
+    legend: { symbolType: "stroke", symbolStrokeWidth: 2, symbolOpacity: 1 },
+  };
   const layers: VlSpec[] = [];
   if (steadyRows.length > 0) {
     layers.push({
       transform: [filterKind("ss")],
-      mark: { type: "rect", color: "#2e7d32", opacity: 0.12 },
-      encoding: { x: { field: "t0", type: "quantitative", title: "time (s)" }, x2: { field: "t1" }, tooltip: [{ field: "lab", title: "fio" }] },
+      mark: { type: "rect", color: "#2e7d32", opacity: 0.15 },
+      encoding: {
+        x: { field: "t0", type: "quantitative", title: "time (s)" },
+        x2: { field: "t1" },
+        tooltip: [{ field: "lab", title: "fio" }],
+      },
     });
     layers.push({
       transform: [filterKind("ss")],
       mark: { type: "text", color: "#2e7d32", align: "left", baseline: "top", dx: 3, dy: 3, fontSize: 10 },
-      encoding: { x: { field: "t0", type: "quantitative" }, y: { value: 0 }, text: { field: "txt", type: "nominal" } },
+      encoding: {
+        x: { field: "t0", type: "quantitative" },
+        y: { value: 0 },
+        text: { field: "txt", type: "nominal" },
+      },
     });
   }
   if (banded) {
@@ -130,7 +173,16 @@ export function timeseriesChart(view: WorkloadView, request: TimeseriesRequest, 
   layers.push({
     transform: [filterKind("ts")],
     mark: { type: "line", strokeWidth: 1.5, interpolate: "linear" },
-    encoding: { x, y: { field: "y", type: "quantitative", title: yTitle }, color, tooltip: [{ field: "c", title: "case" }, { field: "t", title: "t (s)" }, { field: "y", title: yTitle }] },
+    encoding: {
+      x,
+      y: { field: "y", type: "quantitative", title: yTitle },
+      color,
+      tooltip: [
+        { field: "c", title: "case" },
+        { field: "t", title: "t (s)" },
+        { field: "y", title: yTitle },
+      ],
+    },
   });
   if (limits.rows.length > 0) layers.push(...limitLayers());
   const title = request.title ?? `${view.name}: ${METRIC_TITLE[metric]} over time`;
