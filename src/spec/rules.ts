@@ -59,6 +59,19 @@ const targetsExist: Rule = ({ spec, sink }) => {
   }
 };
 
+/** Targets are placed by environment variables (BENCHSPEC_TARGET_<name>, "-" read as "_"): names must stay apart. */
+const targetNamesDistinct: Rule = ({ spec, sink }) => {
+  const seen = new Map<string, string>();
+  for (const name of Object.keys(spec.targets)) {
+    const variable = name.replace(/[^A-Za-z0-9]/g, "_");
+    const other = seen.get(variable);
+    if (other !== undefined) {
+      sink.error("duplicate-name", `target "${name}" cannot be told apart from "${other}" in BENCHSPEC_TARGET_${variable}; rename one`, ["targets", name], { at: "key" });
+    }
+    seen.set(variable, name);
+  }
+};
+
 const serversReachable: Rule = ({ spec, sink }) => {
   for (const [name, target] of Object.entries(spec.targets)) {
     const path = ["targets", name];
@@ -224,6 +237,7 @@ const charts: Rule = ({ spec, sink }) => {
 export const RULES: Record<string, Rule> = {
   uniqueWorkloadNames,
   targetsExist,
+  targetNamesDistinct,
   serversReachable,
   sweptOnce,
   matrixFilters,
