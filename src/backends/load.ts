@@ -76,9 +76,12 @@ export async function runLoad<O extends { from?: number; count?: number }>(
   const deadline = options.duration ? startedAt + options.duration * 1000 : Infinity;
   const cpu = process.cpuUsage();
   const elu: EventLoopUtilization = performance.eventLoopUtilization();
+  let failed = false;
   const worker = async (id: number) => {
     for (;;) {
-      if (options.signal.aborted || performance.now() >= deadline) return;
+      // After the first error the repetition has failed: stop issuing operations (a dead server must not
+      // be asked thousands more times before the run moves on).
+      if (failed || options.signal.aborted || performance.now() >= deadline) return;
       const next = items.next();
       if (next.done) return;
       const record: OpRecord = { worker: id, start: performance.now(), end: 0, bytes: 0 };
@@ -88,6 +91,7 @@ export async function runLoad<O extends { from?: number; count?: number }>(
         });
       } catch (error) {
         record.error = describeError(error);
+        failed = true;
       }
       record.end = performance.now();
       records.push(record);
@@ -288,17 +292,26 @@ export async function runRepetition<O extends { from?: number; count?: number }>
   cleanup: (signal: AbortSignal) => Promise<void>,
 ): Promise<Measurement> {
   const started = Date.now();
+  let measurement: Measurement | undefined;
   try {
     if (plan.setup) {
       const setup = await runLoad(plan.setup.ops, execute, { concurrency: plan.setup.concurrency, signal });
       const failed = setup.records.find((r) => r.error);
-      if (failed) return failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
+      if (failed) measurement = failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
     }
     if (signal.aborted) throw new Error("interrupted");
-    return await runMeasured(plan.measured, execute, signal);
+    measurement ??= await runMeasured(plan.measured, execute, signal);
   } finally {
-    await cleanup(AbortSignal.timeout(CLEANUP_TIMEOUT_MS));
+    try {
+      await cleanup(AbortSignal.timeout(CLEANUP_TIMEOUT_MS));
+    } catch (error) {
+      // Data left behind fails the repetition, but the measurement's own story stays in the message.
+      const cleanupError = `cleanup failed: ${(error as Error).message}`;
+      if (!measurement) throw new Error(cleanupError, { cause: error });
+      measurement = { ...measurement, ok: false, error: measurement.error ? `${measurement.error}; ${cleanupError}` : cleanupError };
+    }
   }
+  return measurement;
 }
 
 const CLEANUP_TIMEOUT_MS = 120_000;

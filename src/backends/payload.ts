@@ -29,8 +29,12 @@ function keystream(size: number): Buffer {
 
 export interface Payload {
   readonly size: number;
-  /** Bytes [offset, offset + length) of the object. */
-  slice(offset: number, length: number): Buffer;
+  /**
+   * Bytes [offset, offset + length) of the object, in a new buffer or written into the first `length` bytes
+   * of `into` (a caller that knows when a buffer is free again saves the allocation: fresh large buffers
+   * cost page faults and GC, several times the copy itself).
+   */
+  slice(offset: number, length: number, into?: Buffer): Buffer;
   /** The whole object as chunks of at most chunkSize bytes (for streaming bodies). */
   chunks(chunkSize?: number): Generator<Buffer>;
 }
@@ -42,8 +46,8 @@ export function makePayload(identity: string, size: number, data: SdkData): Payl
   const zeroShare = data === "zero" ? 1 : typeof data === "object" ? data.compressible / 100 : 0;
   const zeroFrom = Math.round(BLOCK * (1 - zeroShare));
 
-  const slice = (offset: number, length: number): Buffer => {
-    const out = Buffer.allocUnsafe(length);
+  const slice = (offset: number, length: number, into?: Buffer): Buffer => {
+    const out = into && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
     if (zeroShare === 1) return out.fill(0);
     const source = randomPool();
     for (let done = 0; done < length;) {

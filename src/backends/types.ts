@@ -41,8 +41,11 @@ export interface Backend {
    * The function receives the repetition number as $1 and "true"/"false" (warm-up) as $2.
    */
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
-  /** Runs the engine's cases for real (benchspec run). */
-  executor: Executor;
+  /**
+   * Runs the engine's cases for real (benchspec run). Loaded on demand: the SDKs behind the object engines
+   * take seconds to import, which `validate`, `plan` and `compile` should not pay.
+   */
+  executor(): Promise<Executor>;
 }
 
 /** What a measured repetition yields; the runner adds the case's identity and writes the row. */

@@ -11,7 +11,7 @@ import { open, readFile, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseFioJson } from "../backends/fio/results.js";
 import type { PlannedExpect } from "../plan/types.js";
-import { importFioOutputs, isFioJson, sanitizeFioJson, type SteadyWindow } from "../results/import-fio.js";
+import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import type { TimeseriesRow } from "../results/row.js";
 import type { Provenance } from "../run/provenance.js";
 import type { RunState } from "../run/run.js";
@@ -139,42 +139,76 @@ function asRow(
   return value as RowLike & { source?: string };
 }
 
-async function streamRows(
-  file: string,
-  acc: RunAccumulator,
-  notes: string[],
-  onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void,
-) {
+/** What every row of a case repeats: read from its first row, reused for the others. */
+type RowHead = Pick<RowLike, "case" | "workload" | "target" | "engine" | "op" | "params"> & { source?: string; spec?: string; specHash?: string };
+
+/**
+ * JSON.parse of a result row, about twice as fast for benchspec's own rows (run and compiled script): they
+ * are written with a fixed key order — identity, params, then "repetition" and the measurements — so for a
+ * case already seen only the part from "repetition" on is parsed, and the identity and params are the
+ * first row's. `,"repetition":` cannot occur inside a JSON string (its quotes would be escaped), so its
+ * first occurrence is the key. Any other layout, or a tail without the measured fields, is parsed whole.
+ */
+function parseRowLine(text: string, heads: ReadonlyMap<string, RowHead>): unknown {
+  if (text.startsWith('{"v":1,"source":"run",') || text.startsWith('{"v":1,"source":"shell",')) {
+    const at = text.indexOf('"case":"');
+    const end = at < 0 ? -1 : text.indexOf('"', at + 8);
+    const head = end < 0 ? undefined : heads.get(text.slice(at + 8, end));
+    const tail = head ? text.indexOf(',"repetition":', end) : -1;
+    if (head && tail > 0) {
+      try {
+        const row = JSON.parse(`{${text.slice(tail + 1)}`) as Record<string, unknown>;
+        if (typeof row.ok === "boolean" && typeof row.throughput === "number" && typeof row.iops === "number" && typeof row.seconds === "number") {
+          return Object.assign(row, head);
+        }
+      } catch {
+        // parsed whole below, which reports the error
+      }
+    }
+  }
+  return JSON.parse(text);
+}
+
+async function streamRows(file: string, acc: RunAccumulator, notes: string[], onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void) {
   let invalid = 0;
   let firstInvalid = 0;
-  const stats = await readNdjson(file, (value, line) => {
-    const row = asRow(value);
-    if (!row) {
-      invalid += 1;
-      firstInvalid ||= line;
-      return;
-    }
-    row.warmup = row.warmup === true;
-    row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
-    onRow?.(row);
-    acc.addRow(row);
-  });
-  if (invalid > 0)
-    notes.push(
-      `${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`,
-    );
+  // Cases whose rows may be parsed from "repetition" on; autotuned cases are not (their params vary).
+  const heads = new Map<string, RowHead>();
+  const stats = await readNdjson(
+    file,
+    (value, line) => {
+      const row = asRow(value);
+      if (!row) {
+        invalid += 1;
+        firstInvalid ||= line;
+        return;
+      }
+      if (!heads.has(row.case) && row.params.autotune === undefined) {
+        const { case: id, workload, target, engine, op, params, source, spec, specHash } = row as RowLike & RowHead;
+        heads.set(id, { case: id, workload, target, engine, op, params, ...(source && { source }), ...(spec && { spec }), ...(specHash && { specHash }) });
+      }
+      row.warmup = row.warmup === true;
+      row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
+      onRow?.(row);
+      acc.addRow(row);
+    },
+    (text) => parseRowLine(text, heads),
+  );
+  if (invalid > 0) notes.push(`${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`);
   if (stats.skipped > 0) notes.push(`${basename(file)}: ${stats.skipped} non-JSON line(s) skipped`);
-  if (stats.tornTail)
-    notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
+  if (stats.tornTail) notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
 }
 
 async function streamSeries(file: string, acc: RunAccumulator) {
   if (!existsSync(file)) return;
-  await readNdjson(file, (value) => {
-    const point = value as TimeseriesRow;
-    if (typeof point.case !== "string" || typeof point.t !== "number") return;
-    acc.addPoint(point);
-  });
+  await readNdjson(
+    file,
+    (value) => {
+      const point = value as TimeseriesRow;
+      if (typeof point.case !== "string" || typeof point.t !== "number") return;
+      acc.addPoint(point);
+    },
+  );
 }
 
 async function loadRunDir(dir: string): Promise<LoadedRun> {
@@ -380,7 +414,7 @@ async function steadyFromRaw(
         }
       | undefined;
     try {
-      const output = parseFioJson(sanitizeFioJson(await readFile(join(rawDir, file), "utf8")));
+      const output = parseFioJson(await readFile(join(rawDir, file), "utf8"));
       job = output.jobs.find((j) => j.jobname === row.case) as typeof job;
     } catch {
       continue;

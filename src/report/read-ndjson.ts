@@ -20,6 +20,7 @@ export class NdjsonError extends Error {}
 export async function readNdjson(
   file: string,
   onRow: (row: unknown, line: number) => void,
+  parse: (text: string) => unknown = JSON.parse,
 ): Promise<NdjsonStats> {
   const stats: NdjsonStats = { rows: 0, skipped: 0, tornTail: false };
   const decoder = new StringDecoder("utf8");
@@ -39,7 +40,7 @@ export async function readNdjson(
     }
     let row: unknown;
     try {
-      row = JSON.parse(trimmed);
+      row = parse(trimmed);
     } catch (error) {
       broken = { line, message: (error as Error).message };
       return;

@@ -45,14 +45,6 @@ interface FioDocument extends FioOutput {
   time?: string;
 }
 
-/**
- * fio prints non-finite numbers bare (`"slope" : -nan`, e.g. for a steady-state window of one sample),
- * which is not JSON: they become null. Only values are touched (after `:`, `[` or `,`), never strings.
- */
-export function sanitizeFioJson(text: string): string {
-  return text.replace(/([:[,]\s*)-?(?:nan|inf(?:inity)?)(?=\s*[,\]}\r\n])/gi, "$1null");
-}
-
 /** Whether a text looks like fio's JSON output (fio may print warnings before it). */
 export function isFioJson(head: string): boolean {
   return /"fio version"\s*:/.test(head) || /"jobs"\s*:\s*\[\s*\{\s*"jobname"/.test(head);
@@ -73,7 +65,7 @@ export function importFioOutputs(
   for (const file of files) {
     let doc: FioDocument;
     try {
-      doc = parseFioJson(sanitizeFioJson(file.text)) as FioDocument;
+      doc = parseFioJson(file.text) as FioDocument;
     } catch (error) {
       throw new Error(`${file.name}: not fio JSON output (${(error as Error).message})`);
     }

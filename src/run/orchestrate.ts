@@ -52,7 +52,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   setMaxListeners(0, signal);
   const unavailable = new Map<string, string>();
   for (const engine of new Set(plan.cases.map((c) => c.engine))) {
-    const reason = await BACKENDS[engine].executor.unavailable?.();
+    const reason = await (await BACKENDS[engine].executor()).unavailable?.();
     if (reason) unavailable.set(engine, reason);
   }
   const skipped: { case: string; reason: string }[] = [];
@@ -91,7 +91,7 @@ async function runCase(
   options: ExecuteOptions,
 ) {
   const { plan, paths, signal } = options;
-  const executor = BACKENDS[c.engine].executor;
+  const executor = await BACKENDS[c.engine].executor();
   let failure: string | undefined;
   let caseDir: string | undefined;
   let ctx: ExecContext | undefined;

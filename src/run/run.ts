@@ -160,7 +160,8 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
 }
 
 async function collectProvenance(plan: Plan, state: RunState, request: RunRequest): Promise<Provenance> {
-  const tools = new Set(plan.cases.flatMap((c) => BACKENDS[c.engine].executor?.tools ?? []));
+  const engines = [...new Set(plan.cases.map((c) => c.engine))];
+  const tools = new Set((await Promise.all(engines.map((e) => BACKENDS[e].executor()))).flatMap((executor) => executor.tools));
   for (const target of Object.values(plan.targets)) {
     if ("launch" in target && target.launch) tools.add(target.launch);
   }

@@ -504,14 +504,14 @@ describe("secrets", () => {
     }
   });
 
-  it("refuses two targets that one environment variable would place", () => {
-    const plan = planOf({
+  it("refuses two targets that one environment variable would place (at validation)", () => {
+    const diagnostics = diagnosticsOf({
       benchspec: 1,
       name: "clash",
       targets: { "a-b": { kind: "fs" }, a_b: { kind: "fs" } },
       workloads: [{ name: "w", target: ["a-b", "a_b"], engine: "dd", op: "write" }],
     });
-    expect(() => compileAll(plan)).toThrow(/BENCHSPEC_TARGET_a_b/);
+    expect(diagnostics).toMatchObject([{ code: "duplicate-name", message: expect.stringContaining("BENCHSPEC_TARGET_a_b") }]);
   });
 });
 

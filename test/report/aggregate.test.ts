@@ -47,6 +47,9 @@ describe("aggregation before charting", () => {
     expect(big.median).toBeCloseTo(median(values));
     expect(big.ci95![1] - big.ci95![0]).toBeLessThan(small.ci95![1] - small.ci95![0]);
     expect(() => summarize(values)).toThrow(RangeError);
+    // Identical to summarize() where both work, outliers included.
+    const some = Array.from({ length: 5001 }, (_, i) => 100 + Math.sin(i) * 3 + (i % 500 === 0 ? 50 : 0));
+    expect(statsOf(some)).toEqual(summarize(some));
   });
 
   it("downsamples a long series to a bounded number of bins, pooling repetitions", () => {

@@ -11,7 +11,6 @@
 import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../shell/data-mode.js";
 import type { Backend, CompileContext } from "../types.js";
-import { ddExecutor } from "./run.js";
 import type { ShellScriptWriter } from "../writer.js";
 
 /** The number of processes: the tuned start value when parallelism is autotuned (the script does not tune). */
@@ -124,5 +123,5 @@ export const ddBackend: Backend = {
   shellTools: ["dd"],
   shellLibrary: ddShellLibrary,
   shellCase: ddShellCase,
-  executor: ddExecutor,
+  executor: async () => (await import("./run.js")).ddExecutor,
 };

@@ -1,6 +1,5 @@
 import type { Backend } from "../types.js";
 import { fioArtifacts } from "./jobfile.js";
-import { fioExecutor } from "./run.js";
 import { fioShellCase, fioShellLibrary } from "./shell.js";
 
 export const fioBackend: Backend = {
@@ -10,5 +9,5 @@ export const fioBackend: Backend = {
   shellTools: ["fio"],
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,
-  executor: fioExecutor,
+  executor: async () => (await import("./run.js")).fioExecutor,
 };

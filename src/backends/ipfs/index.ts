@@ -1,5 +1,4 @@
 import type { Backend } from "../types.js";
-import { ipfsExecutor } from "./run.js";
 import { ipfsSdkArtifacts } from "./sdk.js";
 import { ipfsShellCase, ipfsShellLibrary, ipfsShellTools } from "./shell.js";
 
@@ -10,5 +9,5 @@ export const ipfsBackend: Backend = {
   shellTools: ipfsShellTools,
   shellLibrary: ipfsShellLibrary,
   shellCase: ipfsShellCase,
-  executor: ipfsExecutor,
+  executor: async () => (await import("./run.js")).ipfsExecutor,
 };

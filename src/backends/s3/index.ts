@@ -1,5 +1,4 @@
 import type { Backend } from "../types.js";
-import { s3Executor } from "./run.js";
 import { s3SdkArtifacts } from "./sdk.js";
 import { s3ShellCase, s3ShellLibrary, s3ShellTools } from "./shell.js";
 
@@ -10,5 +9,5 @@ export const s3Backend: Backend = {
   shellTools: s3ShellTools,
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,
-  executor: s3Executor,
+  executor: async () => (await import("./run.js")).s3Executor,
 };

@@ -20,7 +20,7 @@ import { BACKENDS } from "../index.js";
 import type { Case, Plan } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
 import type { Target } from "../../spec/schema.js";
-import { CompileError, type Artifact, type CompileContext } from "../types.js";
+import type { Artifact, CompileContext } from "../types.js";
 import { ShellScriptWriter, shQuote, UnsafeValueError } from "../writer.js";
 
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
@@ -131,20 +131,6 @@ function usedTargets(plan: Plan): [string, Target, number][] {
   return Object.entries(plan.targets)
     .filter(([name]) => names.has(name))
     .map(([name, target], index) => [name, target, index]);
-}
-
-function checkEnvVars(names: string[]) {
-  const seen = new Map<string, string>();
-  for (const name of names) {
-    const variable = targetEnvVar(name);
-    const other = seen.get(variable);
-    if (other !== undefined) {
-      throw new CompileError(
-        `targets "${other}" and "${name}" would both be placed by ${variable} in the shell script; rename one of them`,
-      );
-    }
-    seen.set(variable, name);
-  }
 }
 
 function writeHeader(w: ShellScriptWriter, plan: Plan, used: [string, Target, number][]) {
