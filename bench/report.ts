@@ -46,7 +46,10 @@ async function writeLines(file: string, count: number, line: (i: number) => stri
 }
 
 async function writeRun(dir: string, plan: Plan, rows: number, seriesPoints: number) {
-  await writeFile(join(dir, "plan.json"), JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }));
+  await writeFile(
+    join(dir, "plan.json"),
+    JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
+  );
   const rand = random(1);
   const cases = plan.cases;
   await writeLines(join(dir, "results.ndjson"), rows, (i) => {
@@ -75,18 +78,41 @@ async function writeRun(dir: string, plan: Plan, rows: number, seriesPoints: num
       seconds: 2,
       throughput,
       iops: throughput / bs,
-      latency: { mean: bs / throughput, p50: bs / throughput, p90: (2 * bs) / throughput, p99: (4 * bs) / throughput, "p99.9": (8 * bs) / throughput },
+      latency: {
+        mean: bs / throughput,
+        p50: bs / throughput,
+        p90: (2 * bs) / throughput,
+        p99: (4 * bs) / throughput,
+        "p99.9": (8 * bs) / throughput,
+      },
     };
     return JSON.stringify(row);
   });
   if (seriesPoints > 0) {
     const c = cases.find((x) => x.params.sample !== undefined) ?? cases[0]!;
     await writeLines(join(dir, "timeseries.ndjson"), seriesPoints, (i) => {
-      const point: TimeseriesRow = { case: c.id, repetition: 1, t: i * 0.1, throughput: 4e8 * (1 + Math.exp(-i / 2e5)) * (1 + 0.05 * (rand() - 0.5)), iops: 1e5 * (1 + Math.exp(-i / 2e5)) };
+      const point: TimeseriesRow = {
+        case: c.id,
+        repetition: 1,
+        t: i * 0.1,
+        throughput: 4e8 * (1 + Math.exp(-i / 2e5)) * (1 + 0.05 * (rand() - 0.5)),
+        iops: 1e5 * (1 + Math.exp(-i / 2e5)),
+      };
       return JSON.stringify(point);
     });
   }
-  await writeFile(join(dir, "run.json"), JSON.stringify({ format: "benchspec-run/1", status: "complete", runId: "bench", specFile: "bench.yaml", specHash: plan.specHash, sets: [], start: "2026-01-01T00:00:00.000Z" }));
+  await writeFile(
+    join(dir, "run.json"),
+    JSON.stringify({
+      format: "benchspec-run/1",
+      status: "complete",
+      runId: "bench",
+      specFile: "bench.yaml",
+      specHash: plan.specHash,
+      sets: [],
+      start: "2026-01-01T00:00:00.000Z",
+    }),
+  );
 }
 
 const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
@@ -96,7 +122,9 @@ async function shape(name: string, plan: Plan, rows: number, seriesPoints: numbe
   try {
     let t = performance.now();
     await writeRun(dir, plan, rows, seriesPoints);
-    const input = (await stat(join(dir, "results.ndjson"))).size + (seriesPoints > 0 ? (await stat(join(dir, "timeseries.ndjson"))).size : 0);
+    const input =
+      (await stat(join(dir, "results.ndjson"))).size +
+      (seriesPoints > 0 ? (await stat(join(dir, "timeseries.ndjson"))).size : 0);
     const writeSeconds = (performance.now() - t) / 1000;
     t = performance.now();
     let cpu = process.cpuUsage();
@@ -111,7 +139,8 @@ async function shape(name: string, plan: Plan, rows: number, seriesPoints: numbe
     const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
     console.log(
       [
-        `${name}: ${rows.toLocaleString("en-US")} result rows over ${plan.cases.length} cases` + (seriesPoints ? ` + ${seriesPoints.toLocaleString("en-US")} series points` : ""),
+        `${name}: ${rows.toLocaleString("en-US")} result rows over ${plan.cases.length} cases` +
+          (seriesPoints ? ` + ${seriesPoints.toLocaleString("en-US")} series points` : ""),
         `  input ${mb(input)} (written in ${writeSeconds.toFixed(1)} s, not counted)`,
         `  load + aggregate  ${loadSeconds.toFixed(2)} s (CPU ${loadCpu.toFixed(2)} s)`,
         `  charts + HTML     ${buildSeconds.toFixed(2)} s (CPU ${buildCpu.toFixed(2)} s; ${charts.length} charts)`,
@@ -140,7 +169,11 @@ const matrix = validateText(
         name: "grid",
         engine: "fio",
         op: "randrw",
-        matrix: { bs: ["512B", "1KiB", "2KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"], read: [0, 10, 20, 30, 40, 50, 60, 70, 80, 100], iodepth: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512] },
+        matrix: {
+          bs: ["512B", "1KiB", "2KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"],
+          read: [0, 10, 20, 30, 40, 50, 60, 70, 80, 100],
+          iodepth: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+        },
       },
     ],
   }),

@@ -140,7 +140,11 @@ function asRow(
 }
 
 /** What every row of a case repeats: read from its first row, reused for the others. */
-type RowHead = Pick<RowLike, "case" | "workload" | "target" | "engine" | "op" | "params"> & { source?: string; spec?: string; specHash?: string };
+type RowHead = Pick<RowLike, "case" | "workload" | "target" | "engine" | "op" | "params"> & {
+  source?: string;
+  spec?: string;
+  specHash?: string;
+};
 
 /**
  * JSON.parse of a result row, about twice as fast for benchspec's own rows (run and compiled script): they
@@ -158,7 +162,12 @@ function parseRowLine(text: string, heads: ReadonlyMap<string, RowHead>): unknow
     if (head && tail > 0) {
       try {
         const row = JSON.parse(`{${text.slice(tail + 1)}`) as Record<string, unknown>;
-        if (typeof row.ok === "boolean" && typeof row.throughput === "number" && typeof row.iops === "number" && typeof row.seconds === "number") {
+        if (
+          typeof row.ok === "boolean" &&
+          typeof row.throughput === "number" &&
+          typeof row.iops === "number" &&
+          typeof row.seconds === "number"
+        ) {
           return Object.assign(row, head);
         }
       } catch {
@@ -169,7 +178,12 @@ function parseRowLine(text: string, heads: ReadonlyMap<string, RowHead>): unknow
   return JSON.parse(text);
 }
 
-async function streamRows(file: string, acc: RunAccumulator, notes: string[], onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void) {
+async function streamRows(
+  file: string,
+  acc: RunAccumulator,
+  notes: string[],
+  onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void,
+) {
   let invalid = 0;
   let firstInvalid = 0;
   // Cases whose rows may be parsed from "repetition" on; autotuned cases are not (their params vary).
@@ -184,8 +198,28 @@ async function streamRows(file: string, acc: RunAccumulator, notes: string[], on
         return;
       }
       if (!heads.has(row.case) && row.params.autotune === undefined) {
-        const { case: id, workload, target, engine, op, params, source, spec, specHash } = row as RowLike & RowHead;
-        heads.set(id, { case: id, workload, target, engine, op, params, ...(source && { source }), ...(spec && { spec }), ...(specHash && { specHash }) });
+        const {
+          case: id,
+          workload,
+          target,
+          engine,
+          op,
+          params,
+          source,
+          spec,
+          specHash,
+        } = row as RowLike & RowHead;
+        heads.set(id, {
+          case: id,
+          workload,
+          target,
+          engine,
+          op,
+          params,
+          ...(source && { source }),
+          ...(spec && { spec }),
+          ...(specHash && { specHash }),
+        });
       }
       row.warmup = row.warmup === true;
       row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
@@ -194,21 +228,22 @@ async function streamRows(file: string, acc: RunAccumulator, notes: string[], on
     },
     (text) => parseRowLine(text, heads),
   );
-  if (invalid > 0) notes.push(`${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`);
+  if (invalid > 0)
+    notes.push(
+      `${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`,
+    );
   if (stats.skipped > 0) notes.push(`${basename(file)}: ${stats.skipped} non-JSON line(s) skipped`);
-  if (stats.tornTail) notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
+  if (stats.tornTail)
+    notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
 }
 
 async function streamSeries(file: string, acc: RunAccumulator) {
   if (!existsSync(file)) return;
-  await readNdjson(
-    file,
-    (value) => {
-      const point = value as TimeseriesRow;
-      if (typeof point.case !== "string" || typeof point.t !== "number") return;
-      acc.addPoint(point);
-    },
-  );
+  await readNdjson(file, (value) => {
+    const point = value as TimeseriesRow;
+    if (typeof point.case !== "string" || typeof point.t !== "number") return;
+    acc.addPoint(point);
+  });
 }
 
 async function loadRunDir(dir: string): Promise<LoadedRun> {

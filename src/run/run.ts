@@ -129,6 +129,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     status: outcome.interrupted ? "partial" : "complete",
     end,
   });
+  await writeReport(runDir, request.observer);
   return {
     kind: "done",
     dir: runDir,
@@ -136,6 +137,17 @@ export async function run(request: RunRequest): Promise<RunResult> {
     summary,
     interrupted: outcome.interrupted,
   };
+}
+
+/** The run's report.html; a report that cannot be drawn is reported, never a reason to lose the run. */
+async function writeReport(runDir: string, observer: RunObserver): Promise<void> {
+  try {
+    // Loaded here: the charting libraries take a while to import and only a run needs them.
+    const { writeRunReport } = await import("../report/index.js");
+    await writeRunReport(runDir);
+  } catch (error) {
+    observer.message(`could not write report.html: ${(error as Error).message} (benchspec report ${runDir} retries)`);
+  }
 }
 
 async function readState(dir: string): Promise<RunState> {

@@ -5,14 +5,7 @@
 import type { Metric } from "../../spec/schema.js";
 import { METRIC_TITLE } from "../format.js";
 import type { SeriesAgg } from "../model.js";
-import {
-  compositeLabel,
-  compositeOrder,
-  dimLabel,
-  dimOrder,
-  type Entry,
-  type WorkloadView,
-} from "../view.js";
+import { compositeLabel, compositeOrder, dimOrder, type Entry, type WorkloadView } from "../view.js";
 import { axisTitle } from "./sweep.js";
 import {
   compose,
