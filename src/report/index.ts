@@ -182,15 +182,21 @@ export function fillTemplate(template: string, values: Record<string, string>): 
   });
 }
 
+/** Up to this size a chart's SVG is also the "Save SVG" link's href, so saving works without JavaScript. */
+const SVG_LINK_INLINE_LIMIT = 100_000;
+
 function figure(chart: Chart, svg: string): string {
   const name = fileName(chart.title);
+  const uri = escapeHtml(dataUri("image/svg+xml", svg));
+  const inline = uri.length <= SVG_LINK_INLINE_LIMIT;
   return [
     `<figure class="chart" id="${escapeHtml(chart.id)}" data-kind="${escapeHtml(chart.kind)}">`,
-    `<div class="static"><img alt="${escapeHtml(chart.title)}" src="${escapeHtml(dataUri("image/svg+xml", svg))}" /></div>`,
+    `<div class="static"><img alt="${escapeHtml(chart.title)}" src="${uri}" /></div>`,
     `<div class="live"></div>`,
-    `<div class="toolbar"><a download="${escapeHtml(name)}.svg" href="${escapeHtml(dataUri("image/svg+xml", svg))}">Save SVG</a>`,
+    // A large chart's SVG is in the page once (the image); the script points the link at it.
+    `<div class="toolbar"><a class="svg" download="${escapeHtml(name)}.svg"${inline ? ` href="${uri}"` : ""}>Save SVG</a>`,
     `<button type="button" class="link png js-only">Save PNG</button></div>`,
-    `<figcaption>${chart.caption.map((c) => `<p>${escapeHtml(c)}</p>`).join("")}</figcaption>`,
+    `<figcaption>${chart.caption.map((c) => `<p>${escapeHtml(c)}</p>`).join("")}${inline ? "" : "<noscript><p>To save this chart, save the image.</p></noscript>"}</figcaption>`,
     `</figure>`,
   ].join("\n");
 }

@@ -474,7 +474,7 @@ async function steadyFromRaw(
         acc.addPoint({
           case: row.case,
           repetition: row.repetition,
-          t: start + ((i + 1) * ss.duration) / samples,
+          t: start + ((i + 1) * (end - start)) / samples,
           throughput: bw[i] ?? 0,
           iops: iops[i] ?? 0,
         });

@@ -107,7 +107,7 @@ export function importFioOutputs(
           out.timeseries.push({
             case: id,
             repetition,
-            t: start + ((i + 1) * ss.duration) / samples,
+            t: start + ((i + 1) * (end - start)) / samples,
             throughput: bw[i] ?? 0,
             iops: iops[i] ?? 0,
           });

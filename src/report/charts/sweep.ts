@@ -223,7 +223,7 @@ export function sweepChart(
       ...(facetDims.length > 0 && { facet: { title: facetDims.join(" · "), order: facetOrder } }),
       ...(grouped &&
         facetDims.length === 0 && {
-          width: Math.min(760, Math.max(320, xOrder.length * (colorOrder.length * 16 + 16))),
+          width: Math.min(760, Math.max(420, xOrder.length * (colorOrder.length * 16 + 16))),
         }),
     }),
   };

@@ -126,7 +126,7 @@ export function timeseriesChart(
     );
   caption.push(...limits.caption);
 
-  const x = { field: "t", type: "quantitative", title: "time (s)" };
+  const x = { field: "t", type: "quantitative", title: "time (s)", scale: { zero: true } };
   const yTitle = metricAxisTitle(metric, unit);
   const color = {
     field: "c",

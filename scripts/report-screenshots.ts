@@ -1,0 +1,63 @@
+/**
+ * Screenshots of reports for the docs: builds the report of each run (or several runs), opens it in
+ * Debian's Chromium and saves the top of the page as docs/screenshots/<name>.png.
+ *
+ *   npx tsx scripts/report-screenshots.ts quickstart=runs/…-quickstart shared-storage-dd=runs/…-shared-storage-dd \
+ *     cloud-disk-pts=runs/…-cloud-disk-pts compare=runs/base,runs/new
+ *
+ * A value with a comma is a comparison (base,new). The runs behind the committed screenshots:
+ *   quickstart         benchspec run specs/quickstart.yaml
+ *   shared-storage-dd  benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]' --set repeat=2
+ *   cloud-disk-pts     on a 256 MiB loop device over a sparse file (losetup --find --show disk.img):
+ *                      BENCH_DEVICE=/dev/loopN benchspec run specs/cloud-disk-pts.yaml --set duration=4s --set ramp=0s \
+ *                        --set 'iops.bs=[4KiB, 64KiB]' --set 'iops.read=[100, 0]' --set wsat.duration=10s \
+ *                        --set 'precondition={write: seq, passes: 1}' --set 'iops.steady={metric: iops, window: 2s, slope: 20%}'
+ *   compare            two runs of the quickstart
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { compareRuns, DEFAULT_COMPARE } from "../src/results/compare.js";
+import { buildReport } from "../src/report/index.js";
+import { loadInputs } from "../src/report/load.js";
+
+const OUT = join(import.meta.dirname, "..", "docs", "screenshots");
+const WIDTH = 1280;
+const MAX_HEIGHT = 2600;
+
+const jobs = process.argv.slice(2).map((arg) => {
+  const at = arg.indexOf("=");
+  if (at < 1) throw new Error(`expected name=run-dir[,run-dir], got ${arg}`);
+  return { name: arg.slice(0, at), inputs: arg.slice(at + 1).split(",") };
+});
+if (jobs.length === 0) throw new Error("usage: report-screenshots.ts name=run-dir[,new-run-dir]…");
+
+const work = await mkdtemp(join(tmpdir(), "benchspec-screenshots-"));
+const context = await chromium.launchPersistentContext(join(work, "profile"), {
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  viewport: { width: WIDTH, height: 900 },
+});
+try {
+  await mkdir(OUT, { recursive: true });
+  for (const job of jobs) {
+    const runs = await loadInputs(job.inputs);
+    const comparison = runs.length === 2 ? compareRuns(runs[0]!, runs[1]!, DEFAULT_COMPARE) : undefined;
+    const { html } = await buildReport(runs, comparison ? { comparison } : {});
+    const file = join(work, `${job.name}.html`);
+    await writeFile(file, html);
+    const page = await context.newPage();
+    await page.goto(`file://${file}`);
+    await page.waitForFunction(`[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`);
+    const height = Math.min(MAX_HEIGHT, await page.evaluate<number>("document.documentElement.scrollHeight"));
+    const out = join(OUT, `${job.name}.png`);
+    await page.screenshot({ path: out, clip: { x: 0, y: 0, width: WIDTH, height }, fullPage: true });
+    await page.close();
+    console.log(out);
+  }
+} finally {
+  await context.close();
+  await rm(work, { recursive: true, force: true });
+}

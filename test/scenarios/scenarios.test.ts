@@ -1,0 +1,203 @@
+/**
+ * The five scenarios benchspec was built for, each run for real through `benchspec run`, scaled down with
+ * --set (a loop device for the block scenario, launched MinIO and Kubo for the object and IPFS ones), and
+ * checked for what its author needed: the rows, the statistics, the time series, the expect results and
+ * the charts — chart by chart.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Chart } from "../../src/report/charts/common.js";
+import { buildReport, loadInputs } from "../../src/report/index.js";
+import { readRows } from "../../src/results/ndjson.js";
+import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
+import type { RunSummary } from "../../src/results/summary.js";
+import type { Provenance } from "../../src/run/provenance.js";
+import { runCli } from "../support/cli.js";
+import { loopDevice } from "../support/loop.js";
+
+const temps: string[] = [];
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+interface Outcome {
+  dir: string;
+  rows: ResultRow[];
+  series: TimeseriesRow[];
+  summary: RunSummary;
+  provenance: Provenance;
+  charts: Chart[];
+  stderr: string;
+  code: number;
+}
+
+async function runScenario(spec: string, sets: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
+  const dir = join(await mkdtemp(join(tmpdir(), "benchspec-scenario-")), "run");
+  temps.push(dir);
+  const args = ["run", `specs/${spec}.yaml`, "--out", dir, ...sets.flatMap((set) => ["--set", set])];
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  let result;
+  try {
+    result = await runCli(args, { ...process.env, NO_COLOR: "1" });
+  } finally {
+    process.env = saved;
+  }
+  const json = async <T>(name: string) => JSON.parse(await readFile(join(dir, name), "utf8")) as T;
+  const { charts } = await buildReport(await loadInputs([dir]));
+  return {
+    dir,
+    rows: readRows<ResultRow>(join(dir, "results.ndjson")).filter((row) => !row.warmup),
+    series: readRows<TimeseriesRow>(join(dir, "timeseries.ndjson")),
+    summary: await json<RunSummary>("summary.json"),
+    provenance: await json<Provenance>("provenance.json"),
+    charts,
+    stderr: result.stderr,
+    code: result.code,
+  };
+}
+
+/** Everything a chart shows: its spec (data inline) and its caption. */
+const shown = (chart: Chart) => JSON.stringify(chart.spec) + chart.caption.join(" ");
+const titled = (o: Outcome, kind: Chart["kind"], title: RegExp) => {
+  const chart = o.charts.find((c) => c.kind === kind && title.test(c.title));
+  if (!chart) throw new Error(`no ${kind} chart titled ${title}; charts: ${o.charts.map((c) => `${c.kind} "${c.title}"`).join(", ")}`);
+  return chart;
+};
+
+describe("scenario: IPFS file sizes vs S3 (launched Kubo and MinIO)", () => {
+  it("measures add/cat and put/get per size, a fresh node per repetition, and draws ms and MB/s by size", async () => {
+    const o = await runScenario("ipfs-file-sizes", ["size=[1MiB, 2MiB]", "repeat=2"]);
+    expect(o.stderr).not.toContain("FAILED");
+    expect(o.code).toBe(0);
+    expect(o.rows).toHaveLength(2 * 2 * 2 * 2);
+    for (const row of o.rows) expect(row).toMatchObject({ ok: true, bytes: row.params.size, ops: 1 });
+    const ipfsCases = o.summary.cases.filter((c) => c.target === "ipfs");
+    expect(ipfsCases).toHaveLength(4);
+    for (const c of o.summary.cases) expect(c.metrics.seconds?.n).toBe(2);
+    // 2 repetitions × 4 ipfs cases, each on a newly initialized repo
+    expect(new Set(o.provenance.targets.ipfs?.repos).size).toBeGreaterThanOrEqual(8);
+    for (const title of [/^file-sizes: time per repetition by size$/, /^file-sizes: throughput by size$/]) {
+      const chart = titled(o, "sweep", title);
+      expect(shown(chart)).toContain('"ipfs"');
+      expect(shown(chart)).toContain('"s3"');
+      expect(chart.points).toBe(4 * 2); // size × target × op
+    }
+  });
+});
+
+describe("scenario: cloud disk, SNIA PTS style (a loop device)", () => {
+  it("sweeps bs × read mix with steady-state detection, records WSAT over time, checks the vendor formulas", async () => {
+    const loop = await loopDevice(256);
+    try {
+      const o = await runScenario(
+        "cloud-disk-pts",
+        [
+          "duration=2s",
+          "ramp=0s",
+          "iops.bs=[4KiB, 64KiB]",
+          "iops.read=[100, 0]",
+          "iops.steady={metric: iops, window: 1s, slope: 10%}",
+          "latency.bs=[4KiB]",
+          "latency.read=[100]",
+          "throughput.bs=[1MiB]",
+          "wsat.duration=5s",
+          "precondition={write: seq, passes: 1}",
+          "repeat=2",
+        ],
+        { BENCH_DEVICE: loop.device },
+      );
+      expect(o.stderr).not.toContain("FAILED");
+      const iops = o.rows.filter((r) => r.workload === "iops");
+      expect(iops).toHaveLength(4 * 2);
+      expect(iops.every((r) => r.steady !== undefined && r.iops > 0 && r.latency?.p99 !== undefined)).toBe(true);
+      const wsat = o.series.filter((p) => p.case === "wsat.disk.randwrite");
+      expect(wsat.length).toBeGreaterThanOrEqual(4);
+      expect(o.summary.expect.map((e) => [e.workload, e.metric, typeof e.measured])).toEqual([
+        ["iops", "iops", "number"],
+        ["throughput", "throughput", "number"],
+      ]);
+      expect(o.summary.expect[0]?.atLeast).toBe(Math.min(1000 + 6 * 100, 3000));
+      expect(o.summary.expect[1]?.atLeast).toBe(Math.min(50 + 0.1 * 100, 80) * 1e6);
+      expect(o.code).toBe(o.summary.expect.every((e) => e.pass) ? 0 : 1);
+
+      const bsSweep = titled(o, "sweep", /^iops: IOPS by bs/);
+      expect(bsSweep.points).toBeGreaterThanOrEqual(4); // bs × read, plus the expect marker
+      titled(o, "timeseries", /^wsat: IOPS over time$/);
+      titled(o, "latency", /^latency: latency percentiles$/);
+      expect(shown(titled(o, "expect", /measured vs expected/))).toContain("iops");
+    } finally {
+      await loop.detach();
+    }
+  });
+});
+
+describe("scenario: MinIO-style drives and S3 speedtest", () => {
+  it("runs dd per drive, a multi-threaded fio JBOD test, and an autotuned S3 ramp against the NIC limit", async () => {
+    const o = await runScenario("minio-speedtest", [
+      "dd.count=4",
+      "jbod.jobs=2",
+      "jbod.size=8MiB",
+      "speedtest.size=1MiB",
+      "speedtest.objects=8",
+      "speedtest.autotune={param: concurrency, start: 1, factor: 2, max: 8, stopWhenGainBelow: 2.5%}",
+    ]);
+    expect(o.stderr).not.toContain("FAILED");
+    expect(o.code).toBe(0);
+    const dd = o.rows.filter((r) => r.workload === "dd");
+    expect(dd).toHaveLength(2 * 2);
+    expect(dd.every((r) => r.bytes === 16 * 2 ** 20 * 4)).toBe(true);
+    expect(o.rows.filter((r) => r.workload === "jbod").every((r) => r.bytes === 2 * 8 * 2 ** 20)).toBe(true);
+    const tuned = o.rows.filter((r) => r.workload === "speedtest");
+    expect(tuned).toHaveLength(2);
+    for (const row of tuned) {
+      expect(row.autotune!.rounds.length).toBeGreaterThanOrEqual(2);
+      expect(row.autotune!.rounds.map((r) => r.value)).toContain(row.autotune!.chosen);
+    }
+    expect(shown(titled(o, "autotune", /^speedtest: autotune of concurrency/))).toContain("100 Gbit/s network");
+    titled(o, "sweep", /^dd: throughput by target/);
+  });
+});
+
+describe("scenario: shared storage, parallel dd", () => {
+  it("keeps every process's MB/s and draws grouped bars of storage × parallelism", async () => {
+    const o = await runScenario("shared-storage-dd", ["count=4", "parallel=[2, 4]", "repeat=2"]);
+    expect(o.stderr).not.toContain("FAILED");
+    expect(o.code).toBe(0);
+    expect(o.rows).toHaveLength(5 * 2 * 2);
+    for (const row of o.rows) {
+      const parallel = row.params.parallel as number;
+      expect(row.jobs).toHaveLength(parallel);
+      expect(row.bytes).toBe(parallel * 10 * 2 ** 20 * 4);
+      expect(row.jobs!.every((job) => job.throughput > 0)).toBe(true);
+    }
+    const bars = titled(o, "sweep", /^dd-parallel: throughput by parallel/);
+    expect(shown(bars)).toContain('"bar"');
+    expect(bars.points).toBe(5 * 2);
+    for (const target of ["nfs", "cephfs", "glusterfs", "cloud-nas-a", "cloud-nas-b"]) expect(shown(bars)).toContain(`"${target}"`);
+  });
+});
+
+describe("scenario: object upload and download (launched MinIO)", () => {
+  it("uploads multipart, one object then several at once, with throughput over time and client CPU, against 25 Gbit/s", async () => {
+    const o = await runScenario("object-upload-download", [
+      "size=16MiB",
+      "multipart={partSize: 5MiB, queue: 4}",
+      "transfer.matrix.include=[{concurrency: 1, objects: 1}, {concurrency: 4, objects: 4}]",
+      "concurrency=[1, 4]",
+      "sample=250ms",
+      "repeat=2",
+    ]);
+    expect(o.stderr).not.toContain("FAILED");
+    expect(o.code).toBe(0);
+    expect(o.rows).toHaveLength(4 * 2);
+    for (const row of o.rows) {
+      expect(row.bytes).toBe((row.params.objects as number) * 16 * 2 ** 20);
+      expect(row.client?.cpuSeconds).toBeGreaterThan(0);
+    }
+    expect(o.rows.filter((r) => r.op === "get").every((r) => r.ttfb?.p50 !== undefined)).toBe(true);
+    expect(new Set(o.series.map((p) => p.case)).size).toBe(4);
+    expect(shown(titled(o, "timeseries", /^transfer: throughput over time/))).toContain("NIC 25 Gbit/s");
+    expect(shown(titled(o, "sweep", /^transfer: throughput by concurrency/))).toContain("NIC 25 Gbit/s");
+  });
+});
