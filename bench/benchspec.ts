@@ -16,6 +16,9 @@ export interface BenchspecRun {
   rows: ResultRow[];
   /** Wall seconds of the whole `benchspec run` process. */
   wall: number;
+  /** Epoch milliseconds at the start and the end of the process. */
+  startedAt: number;
+  endedAt: number;
   /** Peak RSS of the benchspec process (VmHWM), bytes. */
   peakRss: number;
 }
@@ -33,6 +36,7 @@ export async function runBenchspec(
   const dir = join(scratch, `${id}.run`);
   await writeFile(specFile, spec);
   const command = benchspecCommand();
+  const startedAt = Date.now();
   const started = performance.now();
   const child = execa(command.file, [...command.args, "run", specFile, "--out", dir, "--quiet"], {
     env,
@@ -42,6 +46,7 @@ export async function runBenchspec(
   const rss = child.pid ? samplePeakRss(child.pid) : undefined;
   const result = await child;
   const wall = (performance.now() - started) / 1000;
+  const endedAt = Date.now();
   const peakRss = rss?.stop() ?? NaN;
   const rows = readRows<ResultRow>(join(dir, "results.ndjson"));
   const failed = rows.find((row) => !row.ok);
@@ -51,7 +56,7 @@ export async function runBenchspec(
       : String(result.stderr).trim().split("\n").slice(-3).join(" | ");
     throw new Error(`benchspec run ${name} failed (exit ${result.exitCode}): ${why}`);
   }
-  return { dir, rows: rows.filter((row) => !row.warmup), wall, peakRss };
+  return { dir, rows: rows.filter((row) => !row.warmup), wall, startedAt, endedAt, peakRss };
 }
 
 /** The rows of one workload and op, in repetition order. */

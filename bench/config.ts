@@ -13,7 +13,7 @@ export const config = {
   rounds: quick ? 1 : 3,
   s3: {
     large: { size: 64 * MiB, objects: quick ? 8 : 16, concurrency: 8 },
-    small: { size: 4096, objects: quick ? 400 : 2000, concurrency: 32 },
+    small: { size: 4096, objects: quick ? 400 : 1000, concurrency: 32 },
   },
   ipfs: {
     large: { size: 64 * MiB, objects: quick ? 2 : 4 },
@@ -27,7 +27,7 @@ export const config = {
     /** The multipart upload whose peak RSS is measured: objects × size, parts of partSize, queue per object. */
     upload: { objects: quick ? 4 : 16, size: 256 * MiB, partSize: 8 * MiB, queue: 4, concurrency: 4 },
     /** Bytes the payload generator produces per measurement. */
-    payloadBytes: quick ? 512 * MiB : 2 * GiB,
+    payloadBytes: quick ? 256 * MiB : 1 * GiB,
   },
   compile: { cases: 10_000 },
 };

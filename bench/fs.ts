@@ -1,11 +1,11 @@
 /**
- * fio and dd: the same jobs through `benchspec run` and by hand, on a tmpfs directory (so other load on
- * the disk does not decide the comparison). By hand means: dd with the arguments benchspec documents
- * (conv=fdatasync for writes, the page cache dropped with iflag=nocache before reads, a random source file),
- * fio with the jobfile `benchspec compile` writes (its documented way to run without benchspec). Numbers
- * are parsed here independently of benchspec's parsers. Overhead per case = (wall time of the whole
- * `benchspec run` − the tools' own wall time run by hand for the same repetitions) / cases; the start-up
- * of the benchspec process is reported on its own line.
+ * fio and dd: the same jobs through `benchspec run` and by hand, on a tmpfs directory (so other load on the
+ * disk does not decide the comparison), rounds interleaved. By hand means: dd with the arguments benchspec
+ * documents (conv=fdatasync for writes, the page cache dropped with iflag=nocache before reads, a random
+ * source file), fio with the jobfile benchspec compiled for the run (`BENCHSPEC_DIR=… fio
+ * --output-format=json+ job.fio`, its documented way to run without benchspec). Figures are parsed here, not
+ * with benchspec's parsers. Overhead per case = (wall time of `benchspec run` − the tools' own wall time
+ * by hand for the same cases) / cases, per round; where that time goes is taken from the rows' timestamps.
  */
 import { execa } from "execa";
 import { randomFillSync } from "node:crypto";
@@ -13,16 +13,16 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { config } from "./config.js";
-import { runBenchspec, rowsOf } from "./benchspec.js";
+import { runBenchspec, type BenchspecRun } from "./benchspec.js";
 import { ratioLine, type BenchLine } from "./lines.js";
 import { benchspecCommand } from "./paths.js";
 import { timed } from "./proc.js";
-import { MB, median } from "./stats.js";
+import { MB, median, medianOf } from "./stats.js";
 
 const SECTION = "fio/dd vs by hand";
 
 interface FsCase {
-  workload: "dd" | "fio";
+  workload: "dd" | "fio-rand" | "fio-seq";
   op: "write" | "read" | "randread";
   /** The figure compared: dd and sequential fio by throughput, random fio by IOPS. */
   metric: "throughput" | "iops";
@@ -31,9 +31,10 @@ interface FsCase {
 const CASES: FsCase[] = [
   { workload: "dd", op: "write", metric: "throughput" },
   { workload: "dd", op: "read", metric: "throughput" },
-  { workload: "fio", op: "randread", metric: "iops" },
-  { workload: "fio", op: "write", metric: "throughput" },
+  { workload: "fio-rand", op: "randread", metric: "iops" },
+  { workload: "fio-seq", op: "write", metric: "throughput" },
 ];
+const key = (c: Pick<FsCase, "workload" | "op">) => `${c.workload}.${c.op}`;
 
 function fsSpec(): string {
   const { dd, fio } = config.fs;
@@ -41,61 +42,99 @@ function fsSpec(): string {
 name: bench-fs
 targets:
   scratch: { kind: fs, path: "\${env:BENCH_FS_DIR}" }
-defaults:
-  repeat: ${config.rounds}
 workloads:
   - name: dd
     engine: dd
     op: [write, read]
     bs: ${dd.bs}B
     count: ${dd.count}
-  - name: fio
+  - name: fio-rand
     engine: fio
-    op: [randread, write]
-    bs: [4KiB]
+    op: randread
+    bs: 4KiB
     size: ${fio.size}B
     ioengine: psync
     duration: ${fio.seconds}s
-    exclude_placeholder: 0
-`.replace("    exclude_placeholder: 0\n", "");
+  - name: fio-seq
+    engine: fio
+    op: write
+    bs: 1MiB
+    size: ${fio.size}B
+    ioengine: psync
+    duration: ${fio.seconds}s
+`;
+}
+
+interface Figure {
+  /** Wall seconds of the tool process (by hand) or of the repetition (benchspec's row). */
+  seconds: number;
+  throughput: number;
+  iops: number;
+}
+
+interface Round {
+  benchspec: Record<string, Figure>;
+  byHand: Record<string, Figure>;
+  /** seconds: the whole benchspec run, its parts, and the tools by hand */
+  wall: number;
+  toolSeconds: number;
+  beforeFirst: number;
+  between: number;
+  afterLast: number;
 }
 
 export async function benchFs(scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
   const dir = join(scratch, "fs-target");
+  const handDir = join(scratch, "fs-by-hand");
   await mkdir(dir, { recursive: true });
-  const env = { BENCH_FS_DIR: dir };
-  const run = await runBenchspec(scratch, "fs", fsSpec(), env);
-  const cases = new Set(run.rows.map((row) => row.case)).size;
-
-  const byHand = await runByHand(scratch, dir, run.dir);
+  await mkdir(handDir, { recursive: true });
+  const source = join(scratch, "dd-source");
+  await writeFile(source, randomFillSync(Buffer.allocUnsafe(config.fs.dd.bs * config.fs.dd.count)));
+  const rounds: Round[] = [];
+  let jobfiles: Record<string, string> = {};
+  for (let r = 1; r <= config.rounds; r++) {
+    const viaBenchspec = async () => {
+      const run = await runBenchspec(scratch, "fs", fsSpec(), { BENCH_FS_DIR: dir });
+      // The jobfiles benchspec compiled (the same in every round) are what fio runs by hand.
+      jobfiles = Object.fromEntries(
+        run.rows.map((row) => [`${row.workload}.${row.op}`, join(run.dir, "fio", `${row.case}.fio`)]),
+      );
+      return run;
+    };
+    // Even rounds go by hand first, so neither side always runs on a warmer (or busier) machine.
+    const handFirst = r % 2 === 0;
+    const early = handFirst ? await runByHand(handDir, source, jobfiles) : undefined;
+    const run = await viaBenchspec();
+    const byHand = early ?? (await runByHand(handDir, source, jobfiles));
+    rounds.push(roundOf(run, byHand));
+    const last = rounds.at(-1)!;
+    log(
+      `fs round ${r}: benchspec run ${last.wall.toFixed(1)} s, the same tools by hand ${last.toolSeconds.toFixed(1)} s`,
+    );
+  }
   const startup = await benchspecStartup();
-  const toolSeconds = Object.values(byHand)
-    .flatMap((samples) => samples.map((s) => s.wall))
-    .reduce((a, b) => a + b, 0);
-  const overhead = (run.wall - toolSeconds) / cases;
-  log(
-    `fs: benchspec run ${run.wall.toFixed(1)} s for ${cases} cases × ${config.rounds}; the tools by hand ${toolSeconds.toFixed(1)} s`,
-  );
 
   const lines: BenchLine[] = CASES.map((c) => {
-    const rows = rowsOf(run, c.workload, c.op);
-    const engine = median(rows.map((row) => (c.metric === "iops" ? row.iops : row.throughput / MB)));
-    const reference = median(byHand[key(c)]!.map((s) => (c.metric === "iops" ? s.iops : s.throughput / MB)));
+    const pick = (f: Figure) => (c.metric === "iops" ? f.iops : f.throughput / MB);
+    const engine = medianOf(rounds, (round) => pick(round.benchspec[key(c)]!));
+    const reference = medianOf(rounds, (round) => pick(round.byHand[key(c)]!));
     const line = ratioLine(
       {
         section: SECTION,
-        metric: `${c.workload} ${c.op}`,
+        metric: `${c.workload === "dd" ? "dd" : "fio"} ${c.op}`,
         unit: c.metric === "iops" ? "IOPS" : "MB/s",
         engine,
         reference,
         detail: {
-          benchspec: rows.map((r) => ({ throughput: r.throughput, iops: r.iops, seconds: r.seconds })),
-          byHand: byHand[key(c)],
+          rounds: rounds.map((round) => ({
+            benchspec: round.benchspec[key(c)],
+            byHand: round.byHand[key(c)],
+          })),
         },
       },
       { atLeast: 0.9 },
     );
-    // "the same numbers within noise": both directions count.
+    // "the same numbers within noise": a figure too high is as wrong as one too low.
     const same = line.ratio !== undefined && line.ratio >= 0.9 && line.ratio <= 1.1;
     return {
       ...line,
@@ -103,15 +142,23 @@ export async function benchFs(scratch: string, log: (line: string) => void): Pro
       verdict: line.ratio === undefined ? "FAILED" : same ? "PASS" : "BELOW",
     };
   });
+  const cases = CASES.length;
+  const overhead = medianOf(rounds, (round) => (round.wall - round.toolSeconds) / cases);
+  const part = (f: (round: Round) => number) => medianOf(rounds, f).toFixed(2);
   lines.push(
     {
       section: SECTION,
-      metric: `overhead per case (${cases} cases × ${config.rounds} repetitions, one run)`,
+      metric: `overhead per case (${cases} cases, one run each round)`,
       unit: "s",
       engine: overhead,
       target: "< 1 s",
       verdict: overhead < 1 ? "PASS" : "BELOW",
-      note: `benchspec run ${run.wall.toFixed(2)} s − tools by hand ${toolSeconds.toFixed(2)} s, over ${cases} cases; includes process start, validation, compile, provenance and dd's unmeasured setup`,
+      note:
+        `benchspec run ${part((r) => r.wall)} s − the tools by hand ${part((r) => r.toolSeconds)} s, over ${cases} cases. ` +
+        `Start → first repetition ${part((r) => r.beforeFirst)} s (process start, validate, compile, provenance, target, first prepare); ` +
+        `between repetitions ${part((r) => r.between)} s (dd source files, dd read setup, cache drops, process starts); ` +
+        `after the last ${part((r) => r.afterLast)} s`,
+      detail: { rounds },
     },
     {
       section: SECTION,
@@ -125,62 +172,64 @@ export async function benchFs(scratch: string, log: (line: string) => void): Pro
   return lines;
 }
 
-const key = (c: Pick<FsCase, "workload" | "op">) => `${c.workload}.${c.op}`;
-
-interface ByHand {
-  wall: number;
-  throughput: number;
-  iops: number;
+function roundOf(run: BenchspecRun, byHand: Record<string, Figure>): Round {
+  const rows = [...run.rows].sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
+  const starts = rows.map((row) => Date.parse(row.start));
+  const ends = rows.map((row) => Date.parse(row.end));
+  const measured = rows.reduce((sum, row) => sum + row.seconds, 0);
+  const beforeFirst = (starts[0]! - run.startedAt) / 1000;
+  const afterLast = (run.endedAt - Math.max(...ends)) / 1000;
+  return {
+    benchspec: Object.fromEntries(
+      rows.map((row) => [
+        `${row.workload}.${row.op}`,
+        { seconds: row.seconds, throughput: row.throughput, iops: row.iops },
+      ]),
+    ),
+    byHand,
+    wall: run.wall,
+    toolSeconds: Object.values(byHand).reduce((sum, f) => sum + f.seconds, 0),
+    beforeFirst,
+    between: run.wall - beforeFirst - afterLast - measured,
+    afterLast,
+  };
 }
 
 async function runByHand(
-  scratch: string,
-  runDir: string,
-  benchspecRunDir: string,
-): Promise<Record<string, ByHand[]>> {
+  dir: string,
+  source: string,
+  jobfiles: Record<string, string>,
+): Promise<Record<string, Figure>> {
   const { dd } = config.fs;
-  const dir = join(runDir, "by-hand");
-  await mkdir(dir, { recursive: true });
-  const out: Record<string, ByHand[]> = {};
-  const push = (k: string, s: ByHand) => (out[k] ??= []).push(s);
-  const source = join(scratch, "dd-source");
-  await writeFile(source, randomFillSync(Buffer.allocUnsafe(dd.bs * dd.count)));
+  const out: Record<string, Figure> = {};
   const file = join(dir, "dd.0");
   const ddArgs = [`bs=${dd.bs}`, `count=${dd.count}`];
-  const ddSummary = (stderr: string) => {
-    const match = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m.exec(stderr);
-    if (!match) throw new Error(`no dd summary in: ${stderr}`);
-    return Number(match[1]) / Number(match[2]);
+  const ddFigure = (t: { wall: number; stderr: string }): Figure => {
+    const match = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m.exec(t.stderr);
+    if (!match) throw new Error(`no dd summary in: ${t.stderr}`);
+    const throughput = Number(match[1]) / Number(match[2]);
+    return { seconds: t.wall, throughput, iops: throughput / dd.bs };
   };
-  for (let r = 0; r < config.rounds; r++) {
-    const write = await timed("dd", [`if=${source}`, `of=${file}`, ...ddArgs, "conv=fdatasync"], {
-      env: { LC_ALL: "C" },
+  const env = { LC_ALL: "C" };
+  out["dd.write"] = ddFigure(
+    await timed("dd", [`if=${source}`, `of=${file}`, ...ddArgs, "conv=fdatasync"], { env }),
+  );
+  await execa("dd", [`if=${file}`, "iflag=nocache", "count=0"]);
+  out["dd.read"] = ddFigure(await timed("dd", [`if=${file}`, "of=/dev/null", ...ddArgs], { env }));
+  for (const c of CASES.filter((c) => c.workload !== "dd")) {
+    const output = join(dir, `${c.workload}.json`);
+    const t0 = performance.now();
+    const fio = await timed("fio", ["--output-format=json+", `--output=${output}`, jobfiles[key(c)]!], {
+      env: { BENCHSPEC_DIR: dir },
+      cwd: dir,
     });
-    push("dd.write", { wall: write.wall, throughput: ddSummary(write.stderr), iops: NaN });
-    await execa("dd", [`if=${file}`, "iflag=nocache", "count=0"]);
-    const read = await timed("dd", [`if=${file}`, "of=/dev/null", ...ddArgs], { env: { LC_ALL: "C" } });
-    push("dd.read", { wall: read.wall, throughput: ddSummary(read.stderr), iops: NaN });
-  }
-  // The jobfiles benchspec compiled for this run (its run directory holds the artifacts).
-  for (const c of CASES.filter((c) => c.workload === "fio")) {
-    const jobfile = join(benchspecRunDir, "fio", `fio.scratch.${c.op}.bs-4KiB.fio`);
-    const jobfileAlt = join(benchspecRunDir, "fio", `fio.scratch.${c.op}.fio`);
-    const path = await readFile(jobfile).then(
-      () => jobfile,
-      () => jobfileAlt,
-    );
-    for (let r = 0; r < config.rounds; r++) {
-      const output = join(dir, `${c.op}.${r}.json`);
-      const t0 = performance.now();
-      const fio = await timed("fio", ["--output-format=json+", `--output=${output}`, path], {
-        env: { BENCHSPEC_DIR: dir },
-        cwd: dir,
-      });
-      const wall = fio.wall || (performance.now() - t0) / 1000;
-      const json = JSON.parse(await readFile(output, "utf8")) as { jobs: { read: FioDir; write: FioDir }[] };
-      const sum = (f: (d: FioDir) => number) => json.jobs.reduce((a, j) => a + f(j.read) + f(j.write), 0);
-      push(key(c), { wall, throughput: sum((d) => d.bw_bytes), iops: sum((d) => d.iops) });
-    }
+    const json = JSON.parse(await readFile(output, "utf8")) as { jobs: { read: FioDir; write: FioDir }[] };
+    const sum = (f: (d: FioDir) => number) => json.jobs.reduce((a, j) => a + f(j.read) + f(j.write), 0);
+    out[key(c)] = {
+      seconds: fio.wall || (performance.now() - t0) / 1000,
+      throughput: sum((d) => d.bw_bytes),
+      iops: sum((d) => d.iops),
+    };
   }
   return out;
 }

@@ -44,8 +44,17 @@ export interface BenchspecCommand {
   kind: "dist" | "source";
 }
 
-/** The built CLI when it is at least as new as every source file; otherwise the sources via tsx. */
+let chosen: BenchspecCommand | undefined;
+
+/**
+ * The built CLI when it is at least as new as every source file; otherwise the sources via tsx. Chosen once
+ * per bench, so every section measures the same thing even if src/ changes meanwhile.
+ */
 export function benchspecCommand(): BenchspecCommand {
+  return (chosen ??= choose());
+}
+
+function choose(): BenchspecCommand {
   const built = join(ROOT, "dist", "cli", "main.js");
   const forced = process.env.BENCH_BENCHSPEC;
   const fresh = existsSync(built) && newestMtime(join(ROOT, "src")) <= statSync(built).mtimeMs;

@@ -10,6 +10,7 @@ import { randomFillSync } from "node:crypto";
 import { join } from "node:path";
 import { config, GiB, MiB } from "./config.js";
 import { runBenchspec, rowsOf } from "./benchspec.js";
+import { rawGetCeiling } from "./ceiling.js";
 import { ratioLine, type BenchLine } from "./lines.js";
 import { s5cmdBinary } from "./paths.js";
 import { timed } from "./proc.js";
@@ -55,6 +56,11 @@ export async function benchS3(
       `s3 round ${round}: engine PUT ${mbs(engine.large.put.at(-1))} GET ${mbs(engine.large.get.at(-1))}, s5cmd PUT ${mbs(reference.large.put.at(-1))} GET ${mbs(reference.large.get.at(-1))}`,
     );
   }
+
+  const ceiling = await rawGetCeiling(servers, files.large, large.concurrency, config.rounds);
+  log(
+    `s3 GET ceiling (raw node:net): ${ceiling.map((c) => `${(c.throughput / MB).toFixed(0)} MB/s`).join(", ")}`,
+  );
 
   const lines: BenchLine[] = [];
   const describe = {
@@ -125,6 +131,31 @@ export async function benchS3(
         : undefined,
     });
   }
+  const engineGet = medianOf(engine.large.get, (s) => s.throughput / MB);
+  const ceilingGet = medianOf(ceiling, (s) => s.throughput / MB);
+  lines.push(
+    {
+      section: SECTION,
+      metric: `GET ${describe.large}: Node client ceiling (raw node:net, static read buffer)`,
+      unit: "MB/s",
+      engine: engineGet,
+      reference: ceilingGet,
+      ratio: engineGet / ceilingGet,
+      target: "(what Node could do)",
+      verdict: "INFO",
+      detail: { ceiling },
+    },
+    {
+      section: SECTION,
+      metric: `client CPU GET ${describe.large}: Node client ceiling`,
+      unit: "CPU-s/GiB",
+      engine: medianOf(engine.large.get, (s) => s.cpuPerGiB),
+      reference: medianOf(ceiling, (s) => s.cpuPerGiB),
+      ratio: medianOf(engine.large.get, (s) => s.cpuPerGiB) / medianOf(ceiling, (s) => s.cpuPerGiB),
+      target: "(what Node could do)",
+      verdict: "INFO",
+    },
+  );
   return lines;
 }
 

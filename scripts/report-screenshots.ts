@@ -37,7 +37,15 @@ const work = await mkdtemp(join(tmpdir(), "benchspec-screenshots-"));
 const context = await chromium.launchPersistentContext(join(work, "profile"), {
   executablePath: "/usr/bin/chromium",
   headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
   viewport: { width: WIDTH, height: 900 },
 });
 try {
@@ -50,7 +58,9 @@ try {
     await writeFile(file, html);
     const page = await context.newPage();
     await page.goto(`file://${file}`);
-    await page.waitForFunction(`[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`);
+    await page.waitForFunction(
+      `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
+    );
     const height = Math.min(MAX_HEIGHT, await page.evaluate<number>("document.documentElement.scrollHeight"));
     const out = join(OUT, `${job.name}.png`);
     await page.screenshot({ path: out, clip: { x: 0, y: 0, width: WIDTH, height }, fullPage: true });

@@ -29,23 +29,23 @@ export interface CompileOutput {
 export function compilePlan(plan: Plan, targets: readonly CompileTarget[], version: string): CompileOutput {
   const ctx: CompileContext = { plan, version };
   checkExpressible(plan.cases, targets);
-  const artifacts: Artifact[] = [];
+  const artifacts = new Map<string, Artifact>();
   const byCase = new Map<string, Partial<Record<CompileTarget, string[]>>>();
   for (const c of plan.cases) {
     const backend = BACKENDS[c.engine];
     const entry: Partial<Record<CompileTarget, string[]>> = {};
     for (const target of targets) {
-      if (target === "shell" || !backend.targets.includes(target) || !backend.artifacts) continue;
-      const files = backend.artifacts(c, target, ctx);
-      artifacts.push(...files);
-      entry[target] = files.map((file) => file.path);
+      if (!backend.targets.includes(target)) continue;
+      // A target may need per-case files of its own (the shell script runs fio through the jobfiles).
+      const files = backend.artifacts?.(c, target, ctx) ?? [];
+      for (const file of files) artifacts.set(file.path, file);
+      entry[target] = [...(target === "shell" ? [SHELL_SCRIPT_PATH] : []), ...files.map((file) => file.path)];
     }
-    if (targets.includes("shell")) entry.shell = [SHELL_SCRIPT_PATH];
     byCase.set(c.id, entry);
   }
-  if (targets.includes("shell")) artifacts.push(compileShellScript(plan, ctx));
-  artifacts.push({ path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
-  return { artifacts: artifacts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+  if (targets.includes("shell")) artifacts.set(SHELL_SCRIPT_PATH, compileShellScript(plan, ctx));
+  artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
+  return { artifacts: [...artifacts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
 }
 
 /** With one target, every case must be expressible; with several, each case needs at least one of them. */
@@ -68,8 +68,10 @@ function planIndex(
 ): string {
   const { plan } = ctx;
   return jsonArtifact(ctx, PLAN_FORMAT, {
+    ...(plan.description !== undefined && { description: plan.description }),
     vars: plan.vars,
     targets: redactLiteralSecrets(plan.targets),
+    workloads: plan.workloads,
     fio: { args: ["--output-format=json+"] },
     cases: plan.cases.map((c) => ({
       id: c.id,
@@ -79,6 +81,7 @@ function planIndex(
       op: c.op,
       params: c.params,
       sources: c.sources,
+      dims: c.dims,
       artifacts: byCase.get(c.id) ?? {},
     })),
     expect: plan.expect,

@@ -30,8 +30,8 @@ export interface Backend {
   engine: EngineName;
   /** The compile targets that can express this engine's cases; `shell` is shared by all. */
   targets: readonly CompileTarget[];
-  /** Per-case artifacts for the fio and sdk targets (jobfiles, call sequences). */
-  artifacts?(c: Case, target: Exclude<CompileTarget, "shell">, ctx: CompileContext): Artifact[];
+  /** Per-case files a compile target needs (jobfiles for fio and for the shell script, call sequences for sdk). */
+  artifacts?(c: Case, target: CompileTarget, ctx: CompileContext): Artifact[];
   /** Writes the bash functions this engine's case fragments call (once per script, if the plan uses the engine). */
   shellLibrary(w: ShellScriptWriter): void;
   /** The CLIs the shell fragment needs (checked by the script before anything runs). */

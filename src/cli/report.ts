@@ -2,7 +2,6 @@ import { Command } from "commander";
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
-import { buildReport } from "../report/index.js";
 import { CliError, EXIT, type Io } from "./context.js";
 import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 
@@ -56,6 +55,8 @@ The page needs no network: the chart libraries and data are inside it, and every
             metrics: parseOption(() => parseMetrics(options.metric)),
           })
         : undefined;
+      // Loaded on use: the charting libraries take a while to import, and other commands never need them.
+      const { buildReport } = await import("../report/index.js");
       const { html } = await buildReport(runs, {
         ...(options.title && { title: options.title }),
         ...(comparison && { comparison }),

@@ -1,5 +1,5 @@
 /** What `report` and `compare` share: loading their inputs and reading their options, as CLI errors. */
-import { loadInputs, ReportInputError } from "../report/index.js";
+import { loadInputs, ReportInputError } from "../report/load.js";
 import { NdjsonError } from "../report/read-ndjson.js";
 import { METRICS, type Metric } from "../spec/schema.js";
 import { CliError, EXIT } from "./context.js";

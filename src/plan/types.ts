@@ -54,6 +54,8 @@ export interface Plan {
   specHash: string;
   vars: Record<string, number>;
   targets: Record<string, Target>;
+  /** The workloads in spec order, with their descriptions (for reports). */
+  workloads: Record<string, { description?: string }>;
   cases: Case[];
   expect: PlannedExpect[];
   report: NonNullable<Spec["report"]>;

@@ -28,6 +28,8 @@ export interface RowLike {
   iops: number;
   latency?: { mean?: number; p50?: number; p90?: number; p99?: number; "p99.9"?: number };
   steady?: { criterion: string; attained: boolean };
+  /** The object engines run every autotune round inside one repetition and report each round here. */
+  autotune?: { rounds: { value: number; throughput: number; iops: number; seconds: number }[] };
 }
 
 export const METRIC_OF: Record<Metric, (row: RowLike) => number | undefined> = {
@@ -58,6 +60,15 @@ const newValues = (): Values => ({
 
 function push(list: number[], value: number | undefined) {
   if (value !== undefined && Number.isFinite(value)) list.push(value);
+}
+
+function roundValues(acc: CaseAcc, key: number): Values {
+  let values = acc.rounds.get(key);
+  if (!values) {
+    values = newValues();
+    acc.rounds.set(key, values);
+  }
+  return values;
 }
 
 interface CaseAcc {
@@ -125,13 +136,18 @@ export class RunAccumulator {
       acc.steadyTotal += 1;
       if (row.steady.attained) acc.steadyAttained += 1;
     }
-    const tuned = acc.tunedParam !== undefined ? row.params[acc.tunedParam] : undefined;
-    const key = typeof tuned === "number" ? tuned : NaN;
-    let values = acc.rounds.get(key);
-    if (!values) {
-      values = newValues();
-      acc.rounds.set(key, values);
+    if (row.autotune) {
+      for (const round of row.autotune.rounds) {
+        const values = roundValues(acc, round.value);
+        values.ok += 1;
+        push(values.values.throughput, round.throughput);
+        push(values.values.iops, round.iops);
+        push(values.values.seconds, round.seconds);
+      }
+      return;
     }
+    const tuned = acc.tunedParam !== undefined ? row.params[acc.tunedParam] : undefined;
+    const values = roundValues(acc, typeof tuned === "number" ? tuned : NaN);
     values.ok += 1;
     // METRIC_OF, unrolled: this runs once per row.
     const v = values.values;

@@ -89,6 +89,9 @@ export function expand(
     specHash,
     vars,
     targets: spec.targets,
+    workloads: Object.fromEntries(
+      spec.workloads.map((w) => [w.name, w.description !== undefined ? { description: w.description } : {}]),
+    ),
     cases,
     expect: planExpectations(spec, vars, cases, sink),
     report: spec.report ?? {},

@@ -146,7 +146,7 @@ describe("compile command", () => {
     expect(index.format).toBe("benchspec-plan/1");
     expect(index.cases.find((c: { id: string }) => c.id === "fio-4k.scratch.randread").artifacts).toEqual({
       fio: ["fio/fio-4k.scratch.randread.fio"],
-      shell: ["benchspec.sh"],
+      shell: ["benchspec.sh", "fio/fio-4k.scratch.randread.fio"],
     });
     expect(
       (await runCli(["compile", "specs/quickstart.yaml", "--out", out, "--set", "fio-4k.op=read"])).code,

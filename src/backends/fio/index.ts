@@ -5,7 +5,8 @@ import { fioShellCase, fioShellLibrary } from "./shell.js";
 export const fioBackend: Backend = {
   engine: "fio",
   targets: ["fio", "shell"],
-  artifacts: (c, target, ctx) => (target === "fio" ? fioArtifacts(c, ctx) : []),
+  // The shell script runs fio cases through the same jobfiles.
+  artifacts: (c, _target, ctx) => fioArtifacts(c, ctx),
   shellTools: ["fio"],
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,
