@@ -94,6 +94,7 @@ async function writeRun(dir: string, plan: Plan, rows: number, seriesPoints: num
       const point: TimeseriesRow = {
         case: c.id,
         repetition: 1,
+        warmup: false,
         t: i * 0.1,
         throughput: 4e8 * (1 + Math.exp(-i / 2e5)) * (1 + 0.05 * (rand() - 0.5)),
         iops: 1e5 * (1 + Math.exp(-i / 2e5)),

@@ -66,7 +66,7 @@ export type Measurement = Pick<
   | "ttfb"
   | "client"
   | "autotune"
-> & { timeseries?: Omit<TimeseriesRow, "case" | "repetition">[] };
+> & { timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[] };
 
 export interface ExecContext {
   /** The prepared target: a benchspec-owned directory (fs) or a checked device path (block). */

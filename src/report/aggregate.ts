@@ -238,7 +238,7 @@ function metricsOf(values: Values | undefined): { metrics: CaseAgg["metrics"]; s
     const list = values.values[metric];
     // As in summary.ts: a metric counts only when every successful repetition reported it.
     if (list.length === 0 || list.length !== values.ok) continue;
-    const stats = statsOf(list);
+    const stats = summarize(list);
     if (!stats) continue;
     metrics[metric] = stats;
     samples[metric] = list;
@@ -297,7 +297,7 @@ function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
     const v = acc.rounds.get(value)!;
     const summary = (metric: Metric) => {
       const values = v.values[metric];
-      const stats = values.length > 0 && values.length === v.ok ? statsOf(values) : undefined;
+      const stats = values.length > 0 && values.length === v.ok ? summarize(values) : undefined;
       return stats && { median: stats.median, mean: stats.mean, ...(stats.ci95 && { ci95: stats.ci95 }) };
     };
     const throughput = summary("throughput");
@@ -317,47 +317,6 @@ function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
     stopWhenGainBelow: threshold,
     rounds,
     knee: knee ?? rounds[rounds.length - 1]!.value,
-  };
-}
-
-/**
- * summarize() from results/stats.ts, for any number of values: it spreads the values into Math.min/max
- * (which overflows the call stack beyond ~100,000 arguments) and sorts plain arrays with a comparator
- * (slow for a million rows). Above 64 values the same definitions, in the same arithmetic order, run
- * here in loops over typed arrays; the results are identical (a test holds them equal).
- */
-export function statsOf(values: readonly number[]): Stats | undefined {
-  if (values.length <= 64) return summarize(values);
-  const n = values.length;
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (const v of values) {
-    sum += v;
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  const mean = sum / n;
-  let squares = 0;
-  for (const v of values) squares += (v - mean) ** 2;
-  const stddev = Math.sqrt(squares / (n - 1));
-  const sorted = Float64Array.from(values).sort();
-  const mid = n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
-  const deviations = Float64Array.from(values, (v) => Math.abs(v - mid)).sort();
-  const mad = (n % 2 ? deviations[(n - 1) / 2]! : (deviations[n / 2 - 1]! + deviations[n / 2]!) / 2) * 1.4826;
-  const outliers: number[] = [];
-  if (mad > 0) values.forEach((v, i) => Math.abs(v - mid) / mad > 3.5 && outliers.push(i));
-  const half = (tCritical95(n - 1) * stddev) / Math.sqrt(n);
-  return {
-    n,
-    mean,
-    median: mid,
-    stddev,
-    min,
-    max,
-    cv: mean !== 0 ? stddev / Math.abs(mean) : 0,
-    outliers,
-    ci95: [mean - half, mean + half],
   };
 }
 

@@ -13,7 +13,7 @@ import { measurementFromFio, parseFioJson } from "../backends/fio/results.js";
 import type { ResultRow, TimeseriesRow } from "./row.js";
 
 /** A result row that came from a foreign tool's output: the row format, with its own `source`. */
-export type ImportedRow = Omit<ResultRow, "source"> & { source: "fio-import" };
+export type ImportedRow = ResultRow & { source: "fio-import" };
 
 export interface SteadyWindow {
   case: string;

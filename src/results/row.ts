@@ -26,8 +26,8 @@ const jobResult = z.object({
 
 export const ResultRowSchema = z.object({
   v: z.literal(RESULT_FORMAT_VERSION),
-  /** Where the row came from: "run" (benchspec run) or "shell" (a compiled script). */
-  source: z.enum(["run", "shell"]),
+  /** Where the row came from: benchspec run, a compiled script, or fio's own JSON imported by `report`. */
+  source: z.enum(["run", "shell", "fio-import"]),
   spec: z.string(),
   specHash: z.string(),
   case: z.string(),
@@ -83,6 +83,8 @@ export type ResultRow = z.infer<typeof ResultRowSchema>;
 export const TimeseriesRowSchema = z.object({
   case: z.string(),
   repetition: z.number().int(),
+  /** Written by `run` (absent in rows from older runs and imports: readers then tell warm-ups by time). */
+  warmup: z.boolean().optional(),
   /** Seconds since the start of the repetition. */
   t: z.number(),
   throughput: z.number(),

@@ -24,36 +24,41 @@ const T95 = [
 export const tCritical95 = (df: number) => T95[df - 1] ?? 1.96;
 
 export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return middle(Float64Array.from(values).sort());
 }
 
+/** Loops and typed-array sorts: a million values summarize in well under a second. */
 export function summarize(values: readonly number[]): Stats | undefined {
   const n = values.length;
   if (n === 0) return undefined;
-  const mean = values.reduce((a, b) => a + b, 0) / n;
-  const variance = n > 1 ? values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (n - 1) : 0;
-  const stddev = Math.sqrt(variance);
-  const mid = median(values);
-  const mad = median(values.map((v) => Math.abs(v - mid))) * 1.4826;
-  const outliers = mad > 0 ? values.flatMap((v, i) => (Math.abs(v - mid) / mad > 3.5 ? [i] : [])) : [];
-  const stats: Stats = {
-    n,
-    mean,
-    median: mid,
-    stddev,
-    min: Math.min(...values),
-    max: Math.max(...values),
-    cv: mean !== 0 ? stddev / Math.abs(mean) : 0,
-    outliers,
-  };
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const mean = sum / n;
+  let squares = 0;
+  for (const v of values) squares += (v - mean) ** 2;
+  const stddev = n > 1 ? Math.sqrt(squares / (n - 1)) : 0;
+  const mid = middle(Float64Array.from(values).sort());
+  const mad = middle(Float64Array.from(values, (v) => Math.abs(v - mid)).sort()) * 1.4826;
+  const outliers: number[] = [];
+  if (mad > 0) values.forEach((v, i) => Math.abs(v - mid) / mad > 3.5 && outliers.push(i));
+  const stats: Stats = { n, mean, median: mid, stddev, min, max, cv: mean !== 0 ? stddev / Math.abs(mean) : 0, outliers };
   if (n > 1) {
     const half = (tCritical95(n - 1) * stddev) / Math.sqrt(n);
     stats.ci95 = [mean - half, mean + half];
   }
   return stats;
 }
+
+const middle = (sorted: Float64Array) => {
+  const n = sorted.length;
+  return n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+};
 
 export const HIGH_CV = 0.1;
 export const MIN_SAMPLES_FOR_CI = 3;

@@ -52,6 +52,7 @@ const METRIC_VALUES: Record<Metric, (row: ResultRow) => number | undefined> = {
   seconds: (row) => row.seconds,
 };
 
+/** `rows` may hold every case's rows (they are filtered), or only this case's. */
 export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary {
   const measured = rows.filter((row) => row.case === c.id && !row.warmup);
   const ok = measured.filter((row) => row.ok);
@@ -114,7 +115,9 @@ export function evaluateExpectations(
 }
 
 export function buildSummary(plan: Plan, rows: readonly ResultRow[]): RunSummary {
-  const cases = plan.cases.map((c) => summarizeCase(c, rows));
+  const byCase = new Map<string, ResultRow[]>();
+  for (const row of rows) byCase.set(row.case, [...(byCase.get(row.case) ?? []), row]);
+  const cases = plan.cases.map((c) => summarizeCase(c, byCase.get(c.id) ?? []));
   const expect = evaluateExpectations(plan.expect, cases);
   return {
     cases,

@@ -155,7 +155,7 @@ async function runCase(
     };
     appendRow(paths.results, row);
     for (const point of timeseries ?? []) {
-      appendRow(paths.timeseries, { case: c.id, repetition: rep, ...point } satisfies TimeseriesRow);
+      appendRow(paths.timeseries, { case: c.id, repetition: rep, warmup, ...point } satisfies TimeseriesRow);
     }
     options.observer.repetitionDone(c, row);
   }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { RunAccumulator, SERIES_BINS, statsOf } from "../../src/report/aggregate.js";
+import { RunAccumulator, SERIES_BINS } from "../../src/report/aggregate.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/report/read-ndjson.js";
 import { summarize } from "../../src/results/stats.js";
@@ -37,19 +37,17 @@ describe("aggregation before charting", () => {
     expect(run.rows).toMatchObject({ total: rows.length, warmup: 1, failed: 1 });
   });
 
-  it("summarizes sets too large for stats.ts's spread arguments the same way", () => {
+  it("summarizes sets of hundreds of thousands of values", () => {
     const values = Array.from({ length: 200_000 }, (_, i) => 100 + (i % 997) / 10);
-    const big = statsOf(values)!;
+    const big = summarize(values)!;
     const small = summarize(values.slice(0, 40_000))!;
     expect(big.n).toBe(200_000);
     expect(big.min).toBe(100);
     expect(big.max).toBeCloseTo(199.6);
     expect(big.median).toBeCloseTo(median(values));
     expect(big.ci95![1] - big.ci95![0]).toBeLessThan(small.ci95![1] - small.ci95![0]);
-    expect(() => summarize(values)).toThrow(RangeError);
-    // Identical to summarize() where both work, outliers included.
     const some = Array.from({ length: 5001 }, (_, i) => 100 + Math.sin(i) * 3 + (i % 500 === 0 ? 50 : 0));
-    expect(statsOf(some)).toEqual(summarize(some));
+    expect(summarize(some)!.outliers).toEqual(Array.from({ length: 11 }, (_, i) => i * 500));
   });
 
   it("downsamples a long series to a bounded number of bins, pooling repetitions", () => {

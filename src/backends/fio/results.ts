@@ -96,13 +96,15 @@ function latencyOf(sides: FioSide[]): Measurement["latency"] {
  */
 export function seriesFromLogs(
   logs: { kind: "bw" | "iops"; text: string }[],
+  intervalMs = 1,
 ): NonNullable<Measurement["timeseries"]> {
   const points = new Map<number, { throughput: number; iops: number }>();
   for (const { kind, text } of logs) {
     for (const line of text.split("\n")) {
       const [msText, valueText] = line.split(",");
       if (!msText || valueText === undefined) continue;
-      const ms = Number(msText);
+      // fio stamps each log's averaging window independently, a millisecond or so apart: one instant per window.
+      const ms = Math.round(Number(msText) / intervalMs) * intervalMs;
       const value = Number(valueText);
       if (!Number.isFinite(ms) || !Number.isFinite(value)) continue;
       const point = points.get(ms) ?? { throughput: 0, iops: 0 };

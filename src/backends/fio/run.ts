@@ -66,13 +66,15 @@ export const fioExecutor: Executor = {
       );
     }
     const measurement = measurementFromFio(parseFioJson(text), c.id, start, end);
-    if (c.params.sample !== undefined) measurement.timeseries = await collectLogs(c.id, name, ctx.rawDir);
+    if (c.params.sample !== undefined) {
+      measurement.timeseries = await collectLogs(c.id, name, ctx.rawDir, Math.max(1, Math.round(c.params.sample * 1000)));
+    }
     return measurement;
   },
 };
 
 /** Moves this repetition's logs aside (fio reuses the names) and merges them into one series. */
-async function collectLogs(caseId: string, name: string, dir: string) {
+async function collectLogs(caseId: string, name: string, dir: string, intervalMs: number) {
   const logs: { kind: "bw" | "iops"; text: string }[] = [];
   for (const file of await readdir(dir)) {
     const match = file.startsWith(`${caseId}_`) ? /_(bw|iops)\.\d+\.log$/.exec(file) : null;
@@ -81,5 +83,5 @@ async function collectLogs(caseId: string, name: string, dir: string) {
     await rename(join(dir, file), join(dir, kept));
     logs.push({ kind: match[1] as "bw" | "iops", text: await readFile(join(dir, kept), "utf8") });
   }
-  return seriesFromLogs(logs);
+  return seriesFromLogs(logs, intervalMs);
 }
