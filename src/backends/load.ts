@@ -293,6 +293,7 @@ export async function runRepetition<O extends { from?: number; count?: number }>
 ): Promise<Measurement> {
   const started = Date.now();
   let measurement: Measurement | undefined;
+  let failure: unknown;
   try {
     if (plan.setup) {
       const setup = await runLoad(plan.setup.ops, execute, { concurrency: plan.setup.concurrency, signal });
@@ -301,17 +302,23 @@ export async function runRepetition<O extends { from?: number; count?: number }>
     }
     if (signal.aborted) throw new Error("interrupted");
     measurement ??= await runMeasured(plan.measured, execute, signal);
-  } finally {
-    try {
-      await cleanup(AbortSignal.timeout(CLEANUP_TIMEOUT_MS));
-    } catch (error) {
-      // Data left behind fails the repetition, but the measurement's own story stays in the message.
-      const cleanupError = `cleanup failed: ${(error as Error).message}`;
-      if (!measurement) throw new Error(cleanupError, { cause: error });
-      measurement = { ...measurement, ok: false, error: measurement.error ? `${measurement.error}; ${cleanupError}` : cleanupError };
-    }
+  } catch (error) {
+    failure = error;
   }
-  return measurement;
+  let cleanupError: string | undefined;
+  try {
+    await cleanup(AbortSignal.timeout(CLEANUP_TIMEOUT_MS));
+  } catch (error) {
+    cleanupError = `cleanup failed: ${(error as Error).message}`;
+  }
+  if (failure !== undefined || !measurement) throw failure;
+  if (!cleanupError) return measurement;
+  // Data left behind fails the repetition, but the measurement's own story stays in the message.
+  return {
+    ...measurement,
+    ok: false,
+    error: measurement.error ? `${measurement.error}; ${cleanupError}` : cleanupError,
+  };
 }
 
 const CLEANUP_TIMEOUT_MS = 120_000;

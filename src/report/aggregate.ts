@@ -7,7 +7,7 @@
 import type { PlannedExpect } from "../plan/types.js";
 import type { TimeseriesRow } from "../results/row.js";
 import { evaluateExpectations, type CaseSummary, type ExpectResult } from "../results/summary.js";
-import { statWarnings, summarize, tCritical95, type Stats } from "../results/stats.js";
+import { statWarnings, summarize } from "../results/stats.js";
 import type { Metric } from "../spec/schema.js";
 import type { AutotuneResult, AutotuneRound, CaseAgg, PlanCase, SeriesAgg, SeriesPoint } from "./model.js";
 

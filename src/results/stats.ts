@@ -47,7 +47,16 @@ export function summarize(values: readonly number[]): Stats | undefined {
   const mad = middle(Float64Array.from(values, (v) => Math.abs(v - mid)).sort()) * 1.4826;
   const outliers: number[] = [];
   if (mad > 0) values.forEach((v, i) => Math.abs(v - mid) / mad > 3.5 && outliers.push(i));
-  const stats: Stats = { n, mean, median: mid, stddev, min, max, cv: mean !== 0 ? stddev / Math.abs(mean) : 0, outliers };
+  const stats: Stats = {
+    n,
+    mean,
+    median: mid,
+    stddev,
+    min,
+    max,
+    cv: mean !== 0 ? stddev / Math.abs(mean) : 0,
+    outliers,
+  };
   if (n > 1) {
     const half = (tCritical95(n - 1) * stddev) / Math.sqrt(n);
     stats.ci95 = [mean - half, mean + half];

@@ -146,7 +146,9 @@ async function writeReport(runDir: string, observer: RunObserver): Promise<void>
     const { writeRunReport } = await import("../report/index.js");
     await writeRunReport(runDir);
   } catch (error) {
-    observer.message(`could not write report.html: ${(error as Error).message} (benchspec report ${runDir} retries)`);
+    observer.message(
+      `could not write report.html: ${(error as Error).message} (benchspec report ${runDir} retries)`,
+    );
   }
 }
 
@@ -173,7 +175,9 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
 
 async function collectProvenance(plan: Plan, state: RunState, request: RunRequest): Promise<Provenance> {
   const engines = [...new Set(plan.cases.map((c) => c.engine))];
-  const tools = new Set((await Promise.all(engines.map((e) => BACKENDS[e].executor()))).flatMap((executor) => executor.tools));
+  const tools = new Set(
+    (await Promise.all(engines.map((e) => BACKENDS[e].executor()))).flatMap((executor) => executor.tools),
+  );
   for (const target of Object.values(plan.targets)) {
     if ("launch" in target && target.launch) tools.add(target.launch);
   }

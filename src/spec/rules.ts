@@ -66,7 +66,12 @@ const targetNamesDistinct: Rule = ({ spec, sink }) => {
     const variable = name.replace(/[^A-Za-z0-9]/g, "_");
     const other = seen.get(variable);
     if (other !== undefined) {
-      sink.error("duplicate-name", `target "${name}" cannot be told apart from "${other}" in BENCHSPEC_TARGET_${variable}; rename one`, ["targets", name], { at: "key" });
+      sink.error(
+        "duplicate-name",
+        `target "${name}" cannot be told apart from "${other}" in BENCHSPEC_TARGET_${variable}; rename one`,
+        ["targets", name],
+        { at: "key" },
+      );
     }
     seen.set(variable, name);
   }

@@ -511,7 +511,9 @@ describe("secrets", () => {
       targets: { "a-b": { kind: "fs" }, a_b: { kind: "fs" } },
       workloads: [{ name: "w", target: ["a-b", "a_b"], engine: "dd", op: "write" }],
     });
-    expect(diagnostics).toMatchObject([{ code: "duplicate-name", message: expect.stringContaining("BENCHSPEC_TARGET_a_b") }]);
+    expect(diagnostics).toMatchObject([
+      { code: "duplicate-name", message: expect.stringContaining("BENCHSPEC_TARGET_a_b") },
+    ]);
   });
 });
 

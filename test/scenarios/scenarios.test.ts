@@ -61,7 +61,10 @@ async function runScenario(spec: string, sets: string[], env: NodeJS.ProcessEnv 
 const shown = (chart: Chart) => JSON.stringify(chart.spec) + chart.caption.join(" ");
 const titled = (o: Outcome, kind: Chart["kind"], title: RegExp) => {
   const chart = o.charts.find((c) => c.kind === kind && title.test(c.title));
-  if (!chart) throw new Error(`no ${kind} chart titled ${title}; charts: ${o.charts.map((c) => `${c.kind} "${c.title}"`).join(", ")}`);
+  if (!chart)
+    throw new Error(
+      `no ${kind} chart titled ${title}; charts: ${o.charts.map((c) => `${c.kind} "${c.title}"`).join(", ")}`,
+    );
   return chart;
 };
 
@@ -110,7 +113,9 @@ describe("scenario: cloud disk, SNIA PTS style (a loop device)", () => {
       expect(o.stderr).not.toContain("FAILED");
       const iops = o.rows.filter((r) => r.workload === "iops");
       expect(iops).toHaveLength(4 * 2);
-      expect(iops.every((r) => r.steady !== undefined && r.iops > 0 && r.latency?.p99 !== undefined)).toBe(true);
+      expect(iops.every((r) => r.steady !== undefined && r.iops > 0 && r.latency?.p99 !== undefined)).toBe(
+        true,
+      );
       const wsat = o.series.filter((p) => p.case === "wsat.disk.randwrite");
       expect(wsat.length).toBeGreaterThanOrEqual(4);
       expect(o.summary.expect.map((e) => [e.workload, e.metric, typeof e.measured])).toEqual([
@@ -154,7 +159,9 @@ describe("scenario: MinIO-style drives and S3 speedtest", () => {
       expect(row.autotune!.rounds.length).toBeGreaterThanOrEqual(2);
       expect(row.autotune!.rounds.map((r) => r.value)).toContain(row.autotune!.chosen);
     }
-    expect(shown(titled(o, "autotune", /^speedtest: autotune of concurrency/))).toContain("100 Gbit/s network");
+    expect(shown(titled(o, "autotune", /^speedtest: autotune of concurrency/))).toContain(
+      "100 Gbit/s network",
+    );
     titled(o, "sweep", /^dd: throughput by target/);
   });
 });
@@ -174,7 +181,8 @@ describe("scenario: shared storage, parallel dd", () => {
     const bars = titled(o, "sweep", /^dd-parallel: throughput by parallel/);
     expect(shown(bars)).toContain('"bar"');
     expect(bars.points).toBe(5 * 2);
-    for (const target of ["nfs", "cephfs", "glusterfs", "cloud-nas-a", "cloud-nas-b"]) expect(shown(bars)).toContain(`"${target}"`);
+    for (const target of ["nfs", "cephfs", "glusterfs", "cloud-nas-a", "cloud-nas-b"])
+      expect(shown(bars)).toContain(`"${target}"`);
   });
 });
 

@@ -67,7 +67,12 @@ export const fioExecutor: Executor = {
     }
     const measurement = measurementFromFio(parseFioJson(text), c.id, start, end);
     if (c.params.sample !== undefined) {
-      measurement.timeseries = await collectLogs(c.id, name, ctx.rawDir, Math.max(1, Math.round(c.params.sample * 1000)));
+      measurement.timeseries = await collectLogs(
+        c.id,
+        name,
+        ctx.rawDir,
+        Math.max(1, Math.round(c.params.sample * 1000)),
+      );
     }
     return measurement;
   },

@@ -92,7 +92,10 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
  * global fetch (undici, web streams), which cost about twice the CPU per byte of node:http and the `ipfs`
  * CLI (npm run bench). Same RPC calls, same options; kubo-rpc-client keeps the cleanup calls.
  */
-const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+const agents = {
+  "http:": new http.Agent({ keepAlive: true }),
+  "https:": new https.Agent({ keepAlive: true }),
+};
 const RPC_IDLE_TIMEOUT_MS = 120_000;
 
 /** POSTs an RPC call; resolves with the response once it is 200, rejects with Kubo's message otherwise. */
@@ -175,9 +178,13 @@ async function add(
   let text = "";
   response.setEncoding("utf8");
   for await (const chunk of response) text += chunk as string;
-  const lines = text.trim().split("\n").map((line) => JSON.parse(line) as { Hash?: string; Message?: string });
+  const lines = text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { Hash?: string; Message?: string });
   const hash = lines.findLast((line) => line.Hash)?.Hash;
-  if (!hash) throw new Error(`ipfs add: ${lines.find((line) => line.Message)?.Message ?? "no CID in the response"}`);
+  if (!hash)
+    throw new Error(`ipfs add: ${lines.find((line) => line.Message)?.Message ?? "no CID in the response"}`);
   return hash;
 }
 

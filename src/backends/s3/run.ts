@@ -113,7 +113,9 @@ function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
           const Key = prefix + fill(op.key, item.index);
           await withBuffer(op.size, async (buffer) => {
             const Body = payload.slice(0, op.size, buffer);
-            await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: op.size }), { abortSignal });
+            await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: op.size }), {
+              abortSignal,
+            });
           });
           return op.size;
         }
