@@ -20,7 +20,7 @@ export const config = {
     small: { size: 1 * MiB, objects: quick ? 8 : 32 },
   },
   fs: {
-    dd: { bs: 1 * MiB, count: quick ? 64 : 256 },
+    dd: { bs: 1 * MiB, count: quick ? 64 : 1024 },
     fio: { size: 64 * MiB, seconds: 1 },
   },
   memory: {

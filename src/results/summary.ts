@@ -41,6 +41,9 @@ export interface RunSummary {
   failedExpectations: number;
 }
 
+/** Event-loop utilization above which the client, not the storage, is likely the limit. */
+export const CLIENT_BOUND = 0.9;
+
 const METRIC_VALUES: Record<Metric, (row: ResultRow) => number | undefined> = {
   throughput: (row) => row.throughput,
   iops: (row) => row.iops,
@@ -72,6 +75,12 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
   }
   if (ok.some((row) => row.steady && !row.steady.attained))
     warnings.push("steady state not attained within the duration");
+  const busiest = Math.max(0, ...ok.map((row) => row.client?.eventLoopUtilization ?? 0));
+  if (busiest > CLIENT_BOUND) {
+    warnings.push(
+      `client-bound: benchspec's event loop was busy ${(busiest * 100).toFixed(0)}% of the time, so these numbers may measure the client, not the storage`,
+    );
+  }
   return {
     id: c.id,
     workload: c.workload,
