@@ -8,6 +8,7 @@ import type { PlannedExpect } from "../plan/types.js";
 import type { TimeseriesRow } from "../results/row.js";
 import { evaluateExpectations, type CaseSummary, type ExpectResult } from "../results/summary.js";
 import { statWarnings, summarize } from "../results/stats.js";
+import { METRIC_OF } from "../results/summary.js";
 import type { Metric } from "../spec/schema.js";
 import type { AutotuneResult, AutotuneRound, CaseAgg, PlanCase, SeriesAgg, SeriesPoint } from "./model.js";
 
@@ -32,16 +33,6 @@ export interface RowLike {
   autotune?: { rounds: { value: number; throughput: number; iops: number; seconds: number }[] };
 }
 
-export const METRIC_OF: Record<Metric, (row: RowLike) => number | undefined> = {
-  throughput: (row) => row.throughput,
-  iops: (row) => row.iops,
-  latency: (row) => row.latency?.mean,
-  p50: (row) => row.latency?.p50,
-  p90: (row) => row.latency?.p90,
-  p99: (row) => row.latency?.p99,
-  "p99.9": (row) => row.latency?.["p99.9"],
-  seconds: (row) => row.seconds,
-};
 const METRICS = Object.keys(METRIC_OF) as Metric[];
 
 /** Downsampled series keep at most this many points per case. */

@@ -44,7 +44,8 @@ export interface RunSummary {
 /** Event-loop utilization above which the client, not the storage, is likely the limit. */
 export const CLIENT_BOUND = 0.9;
 
-const METRIC_VALUES: Record<Metric, (row: ResultRow) => number | undefined> = {
+/** Each metric's value in a row (any row shape that carries the measured fields). */
+export const METRIC_OF: Record<Metric, (row: MeasuredFields) => number | undefined> = {
   throughput: (row) => row.throughput,
   iops: (row) => row.iops,
   latency: (row) => row.latency?.mean,
@@ -55,6 +56,8 @@ const METRIC_VALUES: Record<Metric, (row: ResultRow) => number | undefined> = {
   seconds: (row) => row.seconds,
 };
 
+type MeasuredFields = Pick<ResultRow, "throughput" | "iops" | "seconds" | "latency">;
+
 /** `rows` may hold every case's rows (they are filtered), or only this case's. */
 export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary {
   const measured = rows.filter((row) => row.case === c.id && !row.warmup);
@@ -62,7 +65,7 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
   const failed = measured.filter((row) => !row.ok);
   const metrics: CaseSummary["metrics"] = {};
   const warnings: string[] = [];
-  for (const [metric, value] of Object.entries(METRIC_VALUES) as [
+  for (const [metric, value] of Object.entries(METRIC_OF) as [
     Metric,
     (row: ResultRow) => number | undefined,
   ][]) {
