@@ -21,6 +21,7 @@ import type { Plan } from "../../src/plan/types.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import { kuboBinary } from "../../src/run/tools.js";
 import { loadSpec } from "../../src/spec/validate.js";
+import { loopDevice } from "../support/loop.js";
 import { diagnosticsOf, planOf, specFiles } from "../support/spec.js";
 
 const temps: string[] = [];
@@ -263,22 +264,14 @@ describe("failures", () => {
   });
 });
 
-describe("a block device (a loop device, when this machine lets the test make one)", () => {
-  let loop: string | undefined;
-  let backing: string;
-  let mountpoint: string | undefined;
+describe("a block device (a real loop device)", () => {
+  let device: Awaited<ReturnType<typeof loopDevice>>;
+  let loop: string;
   beforeAll(async () => {
-    if (process.getuid?.() !== 0 || !(await which("losetup"))) return;
-    backing = join(await tempDir(), "disk.img");
-    await writeFile(backing, "");
-    await execa("truncate", ["-s", "32M", backing]);
-    const attach = await execa("losetup", ["-f", "--show", backing], { reject: false });
-    if (attach.exitCode === 0) loop = attach.stdout.trim();
+    device = await loopDevice(32);
+    loop = device.device;
   });
-  afterAll(async () => {
-    if (mountpoint) await execa("umount", [mountpoint], { reject: false });
-    if (loop) await execa("losetup", ["-d", loop], { reject: false });
-  });
+  afterAll(() => device?.detach());
 
   const blockPlan = () =>
     planOf({
@@ -291,11 +284,10 @@ describe("a block device (a loop device, when this machine lets the test make on
       ],
     });
 
-  it("dd and fio on the device: each dd process its own region, byte counts right", async (ctx) => {
-    if (!loop) ctx.skip();
+  it("dd and fio on the device: each dd process its own region, byte counts right", async () => {
     const { script } = await compileTo(blockPlan());
     const link = join(await tempDir(), "disk-link");
-    await execa("ln", ["-s", loop!, link]);
+    await execa("ln", ["-s", loop, link]);
     const run = await execa(script, [], { env: { BENCHSPEC_TEST_DEVICE: link }, reject: false });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(rowsOf(run.stdout).map((row) => [row.case, row.ok, row.bytes, row.jobs?.length])).toEqual([
@@ -305,24 +297,18 @@ describe("a block device (a loop device, when this machine lets the test make on
     ]);
   });
 
-  it("refuses a mounted device, also through a symlink and BENCHSPEC_TARGET_<name>", async (ctx) => {
-    if (!loop || !(await which("mkfs.ext4"))) ctx.skip();
+  it("refuses a mounted device, also through a symlink and BENCHSPEC_TARGET_<name>", async () => {
     const { script } = await compileTo(blockPlan());
-    await execa("mkfs.ext4", ["-q", loop!]);
-    const dir = await tempDir();
-    const mounted = await execa("mount", [loop!, dir], { reject: false });
-    if (mounted.exitCode !== 0) ctx.skip();
-    mountpoint = dir;
+    const dir = await device.mount();
     const link = join(await tempDir(), "disk-link");
-    await execa("ln", ["-s", loop!, link]);
-    for (const env of [{ BENCHSPEC_TEST_DEVICE: link }, { [targetEnvVar("disk")]: loop! }]) {
+    await execa("ln", ["-s", loop, link]);
+    for (const env of [{ BENCHSPEC_TEST_DEVICE: link }, { [targetEnvVar("disk")]: loop }]) {
       const run = await execa(script, [], { env, reject: false });
       expect(run.exitCode).toBe(1);
       expect(run.stdout).toBe("");
       expect(run.stderr).toContain(`refusing ${loop}`);
     }
     await execa("umount", [dir]);
-    mountpoint = undefined;
   });
 
   it("without destructive: true, a writing case refuses to run even if validation were bypassed", async () => {
@@ -517,90 +503,81 @@ describe("secrets", () => {
   });
 });
 
-const kuboPath = (() => {
-  try {
-    return kuboBinary();
-  } catch {
-    return undefined;
-  }
-})();
-const haveAws = await which("aws");
+// awscli and Kubo are installed by scripts/setup-tools.sh; a missing one fails here, loudly.
+const kuboPath = kuboBinary();
 
-describe.skipIf(!haveAws || kuboPath === undefined)(
-  "S3 and IPFS through the CLIs against launched servers",
-  () => {
-    let minio: MinioServer;
-    let kubo: KuboNode;
-    beforeAll(async () => {
-      [minio, kubo] = await Promise.all([launchMinio(), launchKubo()]);
-    });
-    afterAll(async () => {
-      await Promise.all([minio?.stop(), kubo?.stop()]);
-    });
+describe("S3 and IPFS through the CLIs against launched servers", () => {
+  let minio: MinioServer;
+  let kubo: KuboNode;
+  beforeAll(async () => {
+    [minio, kubo] = await Promise.all([launchMinio(), launchKubo()]);
+  });
+  afterAll(async () => {
+    await Promise.all([minio?.stop(), kubo?.stop()]);
+  });
 
-    it("puts, gets, adds and cats; the rows are right; what the run created is gone afterwards", async () => {
-      const plan = planOf({
-        benchspec: 1,
-        name: "objects",
-        targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
-        workloads: [
-          { name: "obj", target: "store", op: ["put", "get"], size: "64KiB", objects: 2, concurrency: 2 },
-          {
-            name: "mp",
-            target: "store",
-            op: "put",
-            size: "11MiB",
-            objects: 1,
-            concurrency: 1,
-            multipart: { partSize: "5MiB", queue: 2 },
-          },
-          { name: "add", target: "node", op: ["put", "get"], size: "256KiB", objects: 2, concurrency: 2 },
-        ],
-      });
-      const { script } = await compileTo(plan);
-      const scratch = await tempDir();
-      const ipfs = (args: string[]) => execa(kuboPath!, [`--api=${kubo.apiMultiaddr}`, ...args]);
-      const blocksBefore = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
-      const env = {
-        PATH: `${dirname(kuboPath!)}:${process.env.PATH}`,
-        TMPDIR: scratch,
-        [targetEnvVar("store")]: minio.endpoint,
-        [targetEnvVar("node")]: kubo.api,
-        AWS_ACCESS_KEY_ID: minio.accessKey,
-        AWS_SECRET_ACCESS_KEY: minio.secretKey,
-        AWS_CONFIG_FILE: "/dev/null",
-        AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
-        BENCHSPEC_RUN_ID: "shell-test",
-      };
-      const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
-      expect(run.exitCode, run.stderr).toBe(0);
-      const rows = rowsOf(run.stdout);
-      expect(rows.map((row) => [row.case, row.ok, row.bytes, row.ops])).toEqual([
-        ["obj.store.put", true, 2 * 65536, 2],
-        ["obj.store.get", true, 2 * 65536, 2],
-        ["mp.store.put", true, 11 * 1024 * 1024, 1],
-        ["add.node.put", true, 2 * 262144, 2],
-        ["add.node.get", true, 2 * 262144, 2],
-      ]);
-      for (const row of rows) {
-        expect(row.latency?.p50).toBeGreaterThan(0);
-        expect(row.jobs?.length).toBe(row.params.concurrency);
-      }
-      // The bucket was created by the run, emptied of exactly its keys, and removed again.
-      const aws = await execa(
-        "aws",
-        [`--endpoint-url=${minio.endpoint}`, "--region=us-east-1", "s3api", "list-buckets", "--output=text"],
-        { env, reject: false },
-      );
-      expect(aws.exitCode, aws.stderr).toBe(0);
-      expect(aws.stdout).not.toContain("benchspec");
-      // Kubo: nothing the run added is pinned or stored any more.
-      const blocksAfter = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
-      expect(blocksAfter).toBeLessThanOrEqual(blocksBefore);
-      expect(await tree(scratch)).toEqual([]);
-    }, 300_000);
-  },
-);
+  it("puts, gets, adds and cats; the rows are right; what the run created is gone afterwards", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "objects",
+      targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
+      workloads: [
+        { name: "obj", target: "store", op: ["put", "get"], size: "64KiB", objects: 2, concurrency: 2 },
+        {
+          name: "mp",
+          target: "store",
+          op: "put",
+          size: "11MiB",
+          objects: 1,
+          concurrency: 1,
+          multipart: { partSize: "5MiB", queue: 2 },
+        },
+        { name: "add", target: "node", op: ["put", "get"], size: "256KiB", objects: 2, concurrency: 2 },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    const scratch = await tempDir();
+    const ipfs = (args: string[]) => execa(kuboPath, [`--api=${kubo.apiMultiaddr}`, ...args]);
+    const blocksBefore = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
+    const env = {
+      PATH: `${dirname(kuboPath)}:${process.env.PATH}`,
+      TMPDIR: scratch,
+      [targetEnvVar("store")]: minio.endpoint,
+      [targetEnvVar("node")]: kubo.api,
+      AWS_ACCESS_KEY_ID: minio.accessKey,
+      AWS_SECRET_ACCESS_KEY: minio.secretKey,
+      AWS_CONFIG_FILE: "/dev/null",
+      AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+      BENCHSPEC_RUN_ID: "shell-test",
+    };
+    const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const rows = rowsOf(run.stdout);
+    expect(rows.map((row) => [row.case, row.ok, row.bytes, row.ops])).toEqual([
+      ["obj.store.put", true, 2 * 65536, 2],
+      ["obj.store.get", true, 2 * 65536, 2],
+      ["mp.store.put", true, 11 * 1024 * 1024, 1],
+      ["add.node.put", true, 2 * 262144, 2],
+      ["add.node.get", true, 2 * 262144, 2],
+    ]);
+    for (const row of rows) {
+      expect(row.latency?.p50).toBeGreaterThan(0);
+      expect(row.jobs?.length).toBe(row.params.concurrency);
+    }
+    // The bucket was created by the run, emptied of exactly its keys, and removed again.
+    const aws = await execa(
+      "aws",
+      [`--endpoint-url=${minio.endpoint}`, "--region=us-east-1", "s3api", "list-buckets", "--output=text"],
+      { env, reject: false },
+    );
+    expect(aws.exitCode, aws.stderr).toBe(0);
+    expect(aws.stdout).not.toContain("benchspec");
+    // Kubo: nothing the run added is pinned or stored any more.
+    const blocksAfter = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
+    expect(blocksAfter).toBeLessThanOrEqual(blocksBefore);
+    expect(await tree(scratch)).toEqual([]);
+  }, 300_000);
+});
 
 it("the test environment has the tools the shell tests need", async () => {
   for (const tool of ["bash", "fio", "shellcheck", "awk", "shred"])
