@@ -5,6 +5,7 @@
  * computed from them: throughput over the window in which all workers were busy, latency percentiles,
  * a time series, and what the client itself cost (CPU, event-loop utilization).
  */
+import { STATUS_CODES } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { INDEX_PLACEHOLDER } from "./sdk-format.js";
 import { failedMeasurement } from "./measurement.js";
@@ -108,15 +109,23 @@ export async function runLoad<O extends { from?: number; count?: number }>(
   };
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   const e = error as {
     name?: string;
     message?: string;
     $metadata?: { httpStatusCode?: number };
     code?: string;
   };
-  const status = e.$metadata?.httpStatusCode ? ` (HTTP ${e.$metadata.httpStatusCode})` : "";
-  return `${e.name && e.name !== "Error" ? `${e.name}: ` : ""}${e.message ?? String(error)}${e.code ? ` [${e.code}]` : ""}${status}`;
+  const code = e.$metadata?.httpStatusCode;
+  const status = code ? ` (HTTP ${code} ${STATUS_CODES[code] ?? ""})`.replace(" )", ")") : "";
+  // The SDK's deserialization errors span lines and point at SDK internals; a server going down answers
+  // with a non-XML body (MinIO's 503 while stopping), which is all the user needs to know.
+  const message = /Deserialization error/.test(e.message ?? "")
+    ? "the server's reply was not S3 XML"
+    : (e.message ?? String(error)).replace(/\s+/g, " ").trim();
+  const name =
+    e.name && e.name !== "Error" && !/Deserialization error/.test(e.message ?? "") ? `${e.name}: ` : "";
+  return `${name}${message}${e.code ? ` [${e.code}]` : ""}${status}`;
 }
 
 /** The repetition's numbers from its operation records. */
