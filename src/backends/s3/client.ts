@@ -19,7 +19,7 @@ export interface S3Connection {
 }
 
 export const REQUEST_TIMEOUT_MS = 120_000;
-const CONNECT_TIMEOUT_MS = 10_000;
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 // The SDK warns on Node 20 about releases after January 2027; the locked version supports it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";

@@ -7,18 +7,11 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
-  DeleteObjectCommand,
   DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
-  PutObjectCommand,
-  UploadPartCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { Readable } from "node:stream";
-
 import { fill, runRepetition, type Execute, type Indexed } from "../load.js";
 import { makePayload, type Payload } from "../payload.js";
 import {
@@ -31,14 +24,18 @@ import {
   type S3SdkDocument,
 } from "../sdk-format.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
-import { makeS3Client, type S3Connection } from "./client.js";
+import { CONNECT_TIMEOUT_MS, REQUEST_TIMEOUT_MS, makeS3Client, type S3Connection } from "./client.js";
+import { S3DataPlane } from "./data-plane.js";
 
 /** Bodies up to this size are sent as one buffer; larger ones are streamed from the payload generator. */
 const BUFFERED_BODY = 8 * 2 ** 20;
 
 interface Session {
   doc: S3SdkDocument;
+  /** Control plane: multipart create/complete/abort, listings, batch deletes. */
   client: S3Client;
+  /** Data plane: the timed requests. */
+  data: S3DataPlane;
   connection: S3Connection;
   prefix: string;
 }
@@ -53,9 +50,14 @@ export const s3Executor: Executor = {
     if (!connection) throw new Error(`target "${c.target}" has no S3 connection`);
     const doc = await readSdkDocument(S3SdkDocumentSchema, ctx.artifactsDir, c.id);
     const sockets = Math.max(...doc.repetitions.map((r) => maxInFlight(r)));
+    const client = makeS3Client(connection, sockets);
     sessions.set(c.id, {
       doc,
-      client: makeS3Client(connection, sockets),
+      client,
+      data: new S3DataPlane(connection, () => client.config.credentials(), {
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        idleTimeoutMs: REQUEST_TIMEOUT_MS,
+      }),
       connection,
       prefix: doc.prefix.replace(RUN_ID_PLACEHOLDER, ctx.runId),
     });
@@ -80,6 +82,7 @@ export const s3Executor: Executor = {
       await abortUploads(session, session.prefix, ctx.signal);
     } finally {
       session.client.destroy();
+      session.data.destroy();
     }
   },
 };
@@ -97,60 +100,40 @@ function maxInFlight(r: S3Repetition): number {
 }
 
 function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
-  const { client, connection, prefix, doc } = session;
+  const { client, data, connection, prefix, doc } = session;
   const Bucket = connection.bucket;
   const payloadOf = (op: { seed: string; size: number }, item: Indexed<unknown>): Payload => {
     const seed = fill(op.seed, item.index) + (item.pass > 0 ? `/p${item.pass}` : "");
     return makePayload(`${ctx.runId}|${seed}`, op.size, doc.data);
   };
-  const abortSignal = ctx.signal;
+  const signal = ctx.signal;
   return async (item, _worker, mark) => {
     const { op } = item;
+    const key = () => prefix + fill("key" in op ? op.key : "", item.index);
     switch (op.op) {
       case "PutObject": {
         const payload = payloadOf(op, item);
-        if (op.size <= BUFFERED_BODY) {
-          const Key = prefix + fill(op.key, item.index);
-          await withBuffer(op.size, async (buffer) => {
-            const Body = payload.slice(0, op.size, buffer);
-            await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: op.size }), {
-              abortSignal,
-            });
-          });
-          return op.size;
-        }
-        const Body = Readable.from(payload.chunks());
-        await client.send(
-          new PutObjectCommand({
-            Bucket,
-            Key: prefix + fill(op.key, item.index),
-            Body,
-            ContentLength: op.size,
-          }),
-          { abortSignal },
-        );
+        if (op.size <= BUFFERED_BODY)
+          await withBuffer(op.size, (buffer) =>
+            data.putObject(key(), payload.slice(0, op.size, buffer), signal),
+          );
+        else await data.putObject(key(), payload, signal);
         return op.size;
       }
       case "MultipartUpload":
-        return multipart(
-          client,
-          Bucket,
-          prefix + fill(op.key, item.index),
-          payloadOf(op, item),
-          op.calls[1],
-          abortSignal,
-        );
+        return multipart(client, data, Bucket, key(), payloadOf(op, item), op.calls[1], signal);
       case "GetObject": {
-        const Key = prefix + fill(op.key, item.index);
+        const Key = key();
+        const firstByte = () => mark.firstByte();
         let total = 0;
-        if (!op.ranges) total = await read(client, { Bucket, Key }, mark, abortSignal);
+        if (!op.ranges) total = await data.getObject(Key, undefined, firstByte, signal);
         else {
           const { partSize, parts, queue } = op.ranges;
           await inParallel(parts, queue, async (part) => {
-            const Range = `bytes=${part * partSize}-${Math.min(op.size, (part + 1) * partSize) - 1}`;
-            // Not `total += await read(…)`: that reads `total` before awaiting, and parts in flight together
+            const range = `bytes=${part * partSize}-${Math.min(op.size, (part + 1) * partSize) - 1}`;
+            // Not `total += await …`: that reads `total` before awaiting, and parts in flight together
             // would overwrite each other's sums.
-            const bytes = await read(client, { Bucket, Key, Range }, mark, abortSignal);
+            const bytes = await data.getObject(Key, range, firstByte, signal);
             total += bytes;
           });
         }
@@ -158,18 +141,12 @@ function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
         return total;
       }
       case "HeadObject": {
-        const head = await client.send(
-          new HeadObjectCommand({ Bucket, Key: prefix + fill(op.key, item.index) }),
-          { abortSignal },
-        );
-        if (head.ContentLength !== op.size)
-          throw new Error(`HeadObject: size ${head.ContentLength}, expected ${op.size}`);
+        const size = await data.headObject(key(), signal);
+        if (size !== op.size) throw new Error(`HeadObject: size ${size}, expected ${op.size}`);
         return 0;
       }
       case "DeleteObject":
-        await client.send(new DeleteObjectCommand({ Bucket, Key: prefix + fill(op.key, item.index) }), {
-          abortSignal,
-        });
+        await data.deleteObject(key(), signal);
         return 0;
       case "ListObjectsV2": {
         let keys = 0;
@@ -182,7 +159,7 @@ function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
               MaxKeys: op.maxKeys,
               ContinuationToken,
             }),
-            { abortSignal },
+            { abortSignal: signal },
           );
           keys += page.KeyCount ?? 0;
           ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -194,29 +171,9 @@ function executor(session: Session, ctx: ExecContext): Execute<S3Op> {
   };
 }
 
-/** Reads a body to its end (a body left unread would hold its socket), noting the first byte. */
-async function read(
-  client: S3Client,
-  input: { Bucket: string; Key: string; Range?: string },
-  mark: { firstByte(): void },
-  abortSignal: AbortSignal,
-): Promise<number> {
-  const response = await client.send(new GetObjectCommand(input), { abortSignal });
-  const body = response.Body as Readable;
-  let bytes = 0;
-  try {
-    for await (const chunk of body) {
-      if (bytes === 0) mark.firstByte();
-      bytes += (chunk as Buffer).length;
-    }
-  } finally {
-    body.destroy();
-  }
-  return bytes;
-}
-
 async function multipart(
   client: S3Client,
+  data: S3DataPlane,
   Bucket: string,
   Key: string,
   payload: Payload,
@@ -230,12 +187,8 @@ async function multipart(
     await inParallel(parts.parts, parts.queue, async (index) => {
       const size = index === parts.parts - 1 ? parts.lastPartSize : parts.partSize;
       await withBuffer(size, async (buffer) => {
-        const Body = payload.slice(index * parts.partSize, size, buffer);
-        const { ETag } = await client.send(
-          new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: index + 1, Body, ContentLength: size }),
-          { abortSignal },
-        );
-        etags[index] = ETag!;
+        const body = payload.slice(index * parts.partSize, size, buffer);
+        etags[index] = await data.uploadPart(Key, UploadId!, index + 1, body, abortSignal);
       });
     });
     await client.send(

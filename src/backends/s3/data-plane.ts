@@ -1,0 +1,189 @@
+/**
+ * The S3 operations a benchmark times — PutObject, UploadPart, GetObject (whole or a range), HeadObject,
+ * DeleteObject — sent over benchspec's own HTTP/1.1 connections and SigV4 signer (wire/). The SDK stays
+ * in charge of everything else (creating and completing multipart uploads, listings, batch deletes): it
+ * handles the XML, and none of it is on the clock per byte. The SDK still resolves the credentials, so the
+ * standard AWS environment/profile chain works the same for both.
+ *
+ * Requests are the SDK's in substance: path-style or virtual-hosted addressing, UNSIGNED-PAYLOAD, no
+ * checksums, no `Expect: 100-continue`; error responses become errors with the S3 code as name and the HTTP
+ * status in `$metadata`, like the SDK's.
+ */
+import type { Payload } from "../payload.js";
+import type { S3Connection } from "./client.js";
+import { ConnectionPool, type Origin, type WireRequest, type WireResponse } from "./wire/http1.js";
+import { RequestSigner, canonicalQuery, uriEncode, type SigningCredentials } from "./wire/sigv4.js";
+
+/** What the SDK's credential chain resolves to (`client.config.credentials()`). */
+type Identity = SigningCredentials & { expiration?: Date };
+
+export interface DataPlaneOptions {
+  connectTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+/** Streamed bodies go out in chunks of this size from a few reused buffers. */
+const STREAM_CHUNK = 1 << 20;
+const STREAM_BUFFERS = 4;
+/** Credentials that expire within this window are fetched again. */
+const REFRESH_MS = 5 * 60_000;
+
+export class S3DataPlane {
+  private readonly pool: ConnectionPool;
+  private readonly signer: RequestSigner;
+  private readonly host: string;
+  private readonly basePath: string;
+  private credentials: Identity | undefined;
+  private pending: Promise<Identity> | undefined;
+
+  constructor(
+    connection: S3Connection,
+    private readonly provider: () => Promise<Identity>,
+    options: DataPlaneOptions,
+  ) {
+    const { origin, host, basePath } = address(connection);
+    this.pool = new ConnectionPool(origin, options);
+    this.signer = new RequestSigner(connection.region);
+    this.host = host;
+    this.basePath = basePath;
+  }
+
+  async putObject(key: string, body: Buffer | Payload, signal: AbortSignal): Promise<void> {
+    await this.send("PUT", key, {}, signal, {}, body);
+  }
+
+  /** Uploads one part; returns its ETag. */
+  async uploadPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    body: Buffer,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const response = await this.send(
+      "PUT",
+      key,
+      { partNumber: String(partNumber), uploadId },
+      signal,
+      {},
+      body,
+    );
+    const etag = response.headers.get("etag");
+    if (!etag) throw new Error(`UploadPart ${key} #${partNumber}: the response has no ETag`);
+    return etag;
+  }
+
+  /** Reads the object (or `range`, e.g. "bytes=0-1023") to its end; returns the bytes received. */
+  async getObject(key: string, range: string | undefined, onFirstByte: () => void, signal: AbortSignal) {
+    const response = await this.send("GET", key, {}, signal, range ? { range } : {}, undefined, onFirstByte);
+    return response.bodyBytes;
+  }
+
+  /** The object's size. */
+  async headObject(key: string, signal: AbortSignal): Promise<number> {
+    const response = await this.send("HEAD", key, {}, signal);
+    return Number(response.headers.get("content-length"));
+  }
+
+  async deleteObject(key: string, signal: AbortSignal): Promise<void> {
+    await this.send("DELETE", key, {}, signal);
+  }
+
+  destroy(): void {
+    this.pool.destroy();
+  }
+
+  private async send(
+    method: string,
+    key: string,
+    query: Record<string, string>,
+    signal: AbortSignal,
+    headers: Record<string, string> = {},
+    body?: Buffer | Payload,
+    onFirstBodyByte?: () => void,
+  ): Promise<WireResponse> {
+    const path = `${this.basePath}/${uriEncode(key, true)}`;
+    const search = canonicalQuery(query);
+    const signed = this.signer.sign({ method, host: this.host, path, query, headers }, await this.identity());
+    const request: WireRequest = {
+      method,
+      target: search ? `${path}?${search}` : path,
+      headers: signed,
+      ...(body !== undefined && {
+        contentLength: Buffer.isBuffer(body) ? body.length : body.size,
+        body: Buffer.isBuffer(body) ? body : streamed(body),
+      }),
+      ...(body === undefined && method === "PUT" && { contentLength: 0 }),
+    };
+    const response = await this.pool.request(request, {
+      signal,
+      ...(onFirstBodyByte && { onFirstBodyByte }),
+      keepBody: (status) => status >= 300,
+    });
+    if (response.status >= 300) throw s3Error(response, method === "HEAD");
+    return response;
+  }
+
+  private async identity(): Promise<Identity> {
+    const current = this.credentials;
+    if (current && !(current.expiration && current.expiration.getTime() - Date.now() < REFRESH_MS))
+      return current;
+    this.pending ??= this.provider().finally(() => (this.pending = undefined));
+    return (this.credentials = await this.pending);
+  }
+}
+
+/** Writes a payload in STREAM_CHUNK pieces, refilling a buffer only once the socket has let go of it. */
+function streamed(payload: Payload) {
+  return async (write: (chunk: Buffer) => Promise<void>) => {
+    const buffers = Array.from({ length: STREAM_BUFFERS }, () => Buffer.allocUnsafe(STREAM_CHUNK));
+    const inFlight: (Promise<void> | undefined)[] = [];
+    for (let offset = 0, i = 0; offset < payload.size; offset += STREAM_CHUNK, i++) {
+      const slot = i % STREAM_BUFFERS;
+      await inFlight[slot];
+      const chunk = payload.slice(offset, Math.min(STREAM_CHUNK, payload.size - offset), buffers[slot]);
+      inFlight[slot] = write(chunk);
+    }
+    await Promise.all(inFlight);
+  };
+}
+
+/** Where requests go and how keys become paths, as the SDK would address them. */
+function address(connection: S3Connection): { origin: Origin; host: string; basePath: string } {
+  const url = new URL(connection.endpoint ?? `https://s3.${connection.region}.amazonaws.com`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`S3 endpoint ${url.href}: only http and https are supported`);
+  const pathStyle = connection.forcePathStyle || connection.bucket.includes(".");
+  const hostname = pathStyle ? url.hostname : `${connection.bucket}.${url.hostname}`;
+  const base = url.pathname.replace(/\/+$/, "");
+  return {
+    origin: {
+      protocol: url.protocol,
+      hostname: hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: Number(url.port) || (url.protocol === "https:" ? 443 : 80),
+    },
+    host: url.port ? `${hostname}:${url.port}` : hostname,
+    basePath: pathStyle ? `${base}/${uriEncode(connection.bucket)}` : base,
+  };
+}
+
+/** An S3 error response as the SDK would raise it: the S3 code as name, the status in $metadata. */
+function s3Error(response: WireResponse, bodiless: boolean): Error {
+  const xml = response.body?.toString("utf8") ?? "";
+  const field = (name: string) => unescapeXml(new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? "");
+  const code = field("Code") || (bodiless && response.status === 404 ? "NotFound" : "");
+  const message =
+    field("Message") ||
+    (xml && !code ? "the server's reply was not S3 XML" : response.statusText || "request failed");
+  return Object.assign(new Error(message), {
+    name: code || `HTTP${response.status}`,
+    $metadata: { httpStatusCode: response.status },
+  });
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(
+    /&(lt|gt|amp|quot|apos);/g,
+    (_, entity: string) => ({ lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" })[entity]!,
+  );
+}
