@@ -336,7 +336,9 @@ describe("S3 engine: failures and interruptions", () => {
         ).toEqual([1, 2]);
         for (const row of of(c)) {
           expect(row.ok, `${c}#${row.repetition}`).toBe(false);
-          expect(row.error, `${c}#${row.repetition}`).toMatch(/ECONNREFUSED|ECONNRESET|socket hang up|EPIPE|HTTP 503/);
+          expect(row.error, `${c}#${row.repetition}`).toMatch(
+            /ECONNREFUSED|ECONNRESET|socket hang up|EPIPE|HTTP 503/,
+          );
         }
       }
       expect(result.stderr).toMatch(/failed: long\.store\.put: 2 of 2 repetitions \(.*ECONNREFUSED/);
