@@ -4,10 +4,6 @@
  * end; cleanup unpins what the run added and collects garbage. `freshNode` repetitions start on a new,
  * empty repo (the IPFS scenario's "delete ~/.ipfs and re-init between runs").
  */
-import { randomBytes } from "node:crypto";
-import { once } from "node:events";
-import http from "node:http";
-import https from "node:https";
 import { create, type KuboRPCClient } from "kubo-rpc-client";
 import { fill, runRepetition, type Execute } from "../load.js";
 import { makePayload } from "../payload.js";
@@ -18,6 +14,7 @@ import {
   type IpfsSdkDocument,
 } from "../sdk-format.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
+import { KuboRpc } from "./rpc.js";
 import type { IpfsConnection } from "./target.js";
 
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];
@@ -25,7 +22,10 @@ type IpfsOp = IpfsRepetition["measured"]["ops"][number];
 interface Session {
   doc: IpfsSdkDocument;
   connection: IpfsConnection;
+  /** Cleanup calls (pin rm, repo gc). */
   client: KuboRPCClient;
+  /** The calls on the clock (add, cat). */
+  rpc: KuboRpc;
   /** CIDs produced by adds, by ref name. */
   cids: Map<string, string>;
 }
@@ -42,7 +42,13 @@ export const ipfsExecutor: Executor = {
     const connection = ctx.target.ipfs;
     if (!connection) throw new Error(`target "${c.target}" has no IPFS connection`);
     const doc = await readSdkDocument(IpfsSdkDocumentSchema, ctx.artifactsDir, c.id);
-    sessions.set(c.id, { doc, connection, client: connect(connection.api), cids: new Map() });
+    sessions.set(c.id, {
+      doc,
+      connection,
+      client: connect(connection.api),
+      rpc: new KuboRpc(connection.api),
+      cids: new Map(),
+    });
   },
 
   async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
@@ -52,6 +58,8 @@ export const ipfsExecutor: Executor = {
     if (plan.freshNode && session.connection.renew) {
       await session.connection.renew();
       session.client = connect(session.connection.api);
+      session.rpc.destroy();
+      session.rpc = new KuboRpc(session.connection.api);
       session.cids.clear();
     }
     return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) =>
@@ -60,6 +68,7 @@ export const ipfsExecutor: Executor = {
   },
 
   async finish(c) {
+    sessions.get(c.id)?.rpc.destroy();
     sessions.delete(c.id);
   },
 };
@@ -71,121 +80,15 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
     if (op.op === "add") {
       const seed = fill(op.seed, item.index) + (item.pass > 0 ? `/p${item.pass}` : "");
       const payload = makePayload(`${ctx.runId}|${seed}`, op.size, doc.data);
-      const cid = await add(session.connection.api, payload.chunks(), op, ctx.signal);
+      const cid = await session.rpc.add(payload, op, ctx.signal);
       session.cids.set(fill(op.ref, item.index), cid);
       return op.size;
     }
     const cid = cidOf(session, fill(op.cid.ref, item.index));
-    let bytes = 0;
-    const response = await rpc(session.connection.api, "cat", { arg: cid }, ctx.signal);
-    for await (const chunk of response) {
-      if (bytes === 0) mark.firstByte();
-      bytes += (chunk as Buffer).length;
-    }
+    const bytes = await session.rpc.cat(cid, () => mark.firstByte(), ctx.signal);
     if (bytes !== op.size) throw new Error(`cat ${cid}: ${bytes} bytes, expected ${op.size}`);
     return bytes;
   };
-}
-
-/*
- * add and cat, the data path, go through node:http rather than kubo-rpc-client: the client sends through the
- * global fetch (undici, web streams), which cost about twice the CPU per byte of node:http and the `ipfs`
- * CLI (npm run bench). Same RPC calls, same options; kubo-rpc-client keeps the cleanup calls.
- */
-const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
-};
-const RPC_IDLE_TIMEOUT_MS = 120_000;
-
-/** POSTs an RPC call; resolves with the response once it is 200, rejects with Kubo's message otherwise. */
-function rpc(
-  api: string,
-  command: string,
-  query: Record<string, string | number | boolean>,
-  signal: AbortSignal,
-  body?: { contentType: string; write(request: http.ClientRequest): Promise<void> },
-): Promise<http.IncomingMessage> {
-  const base = api.replace(/\/+$/, "");
-  const url = new URL(`${base.endsWith("/api/v0") ? base : `${base}/api/v0`}/${command}`);
-  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, String(value));
-  const client = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const request = client.request(url, {
-      method: "POST",
-      agent: agents[url.protocol as keyof typeof agents],
-      signal,
-      ...(body && { headers: { "content-type": body.contentType } }),
-    });
-    // No bytes either way for this long fails the call: a dead node cannot hang a run.
-    request.setTimeout(RPC_IDLE_TIMEOUT_MS, () =>
-      request.destroy(new Error(`ipfs ${command}: no response for ${RPC_IDLE_TIMEOUT_MS / 1000} s`)),
-    );
-    request.on("error", reject);
-    request.once("response", (response) => {
-      if (response.statusCode === 200) return resolve(response);
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text = (text + chunk).slice(0, 4096)));
-      response.once("end", () => {
-        const message = (() => {
-          try {
-            return (JSON.parse(text) as { Message?: string }).Message;
-          } catch {
-            return text.trim();
-          }
-        })();
-        reject(new Error(`ipfs ${command}: ${message || "failed"} (HTTP ${response.statusCode})`));
-      });
-      response.once("error", reject);
-    });
-    if (!body) return void request.end();
-    body.write(request).then(
-      () => request.end(),
-      (error: Error) => request.destroy(error),
-    );
-  });
-}
-
-/** `add` of one file streamed as multipart/form-data; resolves with its CID. */
-async function add(
-  api: string,
-  chunks: Iterable<Buffer>,
-  op: { cidVersion: number; rawLeaves: boolean; chunker: string; pin: boolean },
-  signal: AbortSignal,
-): Promise<string> {
-  const boundary = `benchspec-${randomBytes(12).toString("hex")}`;
-  const query = {
-    "stream-channels": true,
-    progress: false,
-    "cid-version": op.cidVersion,
-    "raw-leaves": op.rawLeaves,
-    chunker: op.chunker,
-    pin: op.pin,
-  };
-  const response = await rpc(api, "add", query, signal, {
-    contentType: `multipart/form-data; boundary=${boundary}`,
-    async write(request) {
-      const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n`;
-      request.write(head);
-      for (const chunk of chunks) {
-        if (request.destroyed) return;
-        if (!request.write(chunk)) await once(request, "drain", { signal });
-      }
-      request.write(`\r\n--${boundary}--\r\n`);
-    },
-  });
-  let text = "";
-  response.setEncoding("utf8");
-  for await (const chunk of response) text += chunk as string;
-  const lines = text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { Hash?: string; Message?: string });
-  const hash = lines.findLast((line) => line.Hash)?.Hash;
-  if (!hash)
-    throw new Error(`ipfs add: ${lines.find((line) => line.Message)?.Message ?? "no CID in the response"}`);
-  return hash;
 }
 
 function cidOf(session: Session, ref: string): string {

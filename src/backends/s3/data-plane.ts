@@ -111,7 +111,7 @@ export class S3DataPlane {
       headers: signed,
       ...(body !== undefined && {
         contentLength: Buffer.isBuffer(body) ? body.length : body.size,
-        body: Buffer.isBuffer(body) ? body : streamed(body),
+        body: Buffer.isBuffer(body) ? body : payloadBody(body),
       }),
       ...(body === undefined && method === "PUT" && { contentLength: 0 }),
     };
@@ -133,17 +133,23 @@ export class S3DataPlane {
   }
 }
 
-/** Writes a payload in STREAM_CHUNK pieces, refilling a buffer only once the socket has let go of it. */
-function streamed(payload: Payload) {
+/**
+ * A request body producer that writes `before`, the payload in STREAM_CHUNK pieces, then `after`; a piece's
+ * buffer is refilled only once the socket has let go of it, so a body of any size costs STREAM_BUFFERS
+ * buffers and no allocation per chunk.
+ */
+export function payloadBody(payload: Payload, before?: Buffer, after?: Buffer) {
   return async (write: (chunk: Buffer) => Promise<void>) => {
     const buffers = Array.from({ length: STREAM_BUFFERS }, () => Buffer.allocUnsafe(STREAM_CHUNK));
-    const inFlight: (Promise<void> | undefined)[] = [];
+    const inFlight: Promise<void>[] = [];
+    if (before) inFlight.push(write(before));
     for (let offset = 0, i = 0; offset < payload.size; offset += STREAM_CHUNK, i++) {
       const slot = i % STREAM_BUFFERS;
       await inFlight[slot];
       const chunk = payload.slice(offset, Math.min(STREAM_CHUNK, payload.size - offset), buffers[slot]);
       inFlight[slot] = write(chunk);
     }
+    if (after) inFlight.push(write(after));
     await Promise.all(inFlight);
   };
 }
