@@ -28,24 +28,37 @@ export interface Indexed<O> {
   pass: number;
 }
 
-/** Expands batches (`from`, `count`) lazily, in order, for `passes` passes (or forever when time-based). */
-export function* expand<O extends { from?: number; count?: number }>(
+/**
+ * The n-th operation of the expanded list: batches (`from`, `count`) in order, pass after pass, so that
+ * workers in several threads can share one list through a shared counter. Undefined past the last pass.
+ */
+export function itemAt<O extends { from?: number; count?: number }>(
   ops: readonly O[],
-  passes = 1,
-  firstPass = 0,
-): Generator<Indexed<O>> {
-  for (let pass = firstPass; pass < firstPass + passes; pass++) {
-    for (const op of ops) {
-      const from = op.from ?? 0;
-      for (let index = from; index < from + (op.count ?? 1); index++) yield { op, index, pass };
-    }
+  n: number,
+  passes: number,
+  firstPass: number,
+): Indexed<O> | undefined {
+  const perPass = ops.reduce((sum, op) => sum + (op.count ?? 1), 0);
+  if (perPass === 0 || n >= perPass * passes) return undefined;
+  let rest = n % perPass;
+  for (const op of ops) {
+    const count = op.count ?? 1;
+    if (rest < count) return { op, index: (op.from ?? 0) + rest, pass: firstPass + Math.floor(n / perPass) };
+    rest -= count;
   }
+  return undefined;
 }
 
 /** Fills `{i}` in a key/seed/ref pattern. */
 export const fill = (pattern: string, index: number) => pattern.replaceAll(INDEX_PLACEHOLDER, String(index));
 
-export type Execute<O> = (item: Indexed<O>, worker: number, mark: { firstByte(): void }) => Promise<number>;
+/** Runs one operation; resolves with the bytes it moved. */
+export type Execute<O> = (
+  item: Indexed<O>,
+  worker: number,
+  mark: { firstByte(): void },
+  signal: AbortSignal,
+) => Promise<number>;
 
 export interface RunLoadOptions {
   concurrency: number;
@@ -56,6 +69,23 @@ export interface RunLoadOptions {
   signal: AbortSignal;
 }
 
+/**
+ * What workers in several threads share: slot 0 is the next operation's number, slot 1 is set once an
+ * operation failed. In one thread it is simply a local array.
+ */
+export type SharedCursor = Int32Array;
+export const newCursor = (shared = false): SharedCursor =>
+  new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8));
+
+export interface LoadShare {
+  cursor: SharedCursor;
+  /** This thread's workers' ids: first, first + stride, … (unique across threads). */
+  firstWorker: number;
+  workerStride: number;
+  /** Epoch milliseconds (performance.timeOrigin based) at which a time-based run stops. */
+  deadline?: number;
+}
+
 export interface LoadResult {
   records: OpRecord[];
   startedAt: number;
@@ -63,42 +93,57 @@ export interface LoadResult {
   epochStart: number;
   cpuSeconds: number;
   elu: number;
+  /** Threads that ran workers. */
+  threads: number;
 }
 
+/** Runs a load with workers in this thread; `share` lets threads split one list (see threads.ts). */
 export async function runLoad<O extends { from?: number; count?: number }>(
   ops: readonly O[],
   execute: Execute<O>,
   options: RunLoadOptions,
+  share: LoadShare = {
+    cursor: newCursor(),
+    firstWorker: 0,
+    workerStride: 1,
+    ...(options.duration && { deadline: epochNow() + options.duration * 1000 }),
+  },
 ): Promise<LoadResult> {
-  const items = expand(ops, options.duration ? Number.MAX_SAFE_INTEGER : 1, options.firstPass ?? 0);
+  const passes = options.duration ? Number.MAX_SAFE_INTEGER : 1;
+  const firstPass = options.firstPass ?? 0;
+  const { cursor } = share;
   const records: OpRecord[] = [];
   const epochStart = Date.now();
   const startedAt = performance.now();
-  const deadline = options.duration ? startedAt + options.duration * 1000 : Infinity;
+  const deadline = share.deadline === undefined ? Infinity : share.deadline - performance.timeOrigin;
   const cpu = process.cpuUsage();
   const elu: EventLoopUtilization = performance.eventLoopUtilization();
-  let failed = false;
   const worker = async (id: number) => {
     for (;;) {
       // After the first error the repetition has failed: stop issuing operations (a dead server must not
       // be asked thousands more times before the run moves on).
-      if (failed || options.signal.aborted || performance.now() >= deadline) return;
-      const next = items.next();
-      if (next.done) return;
+      if (Atomics.load(cursor, 1) !== 0 || options.signal.aborted || performance.now() >= deadline) return;
+      const next = itemAt(ops, Atomics.add(cursor, 0, 1), passes, firstPass);
+      if (!next) return;
       const record: OpRecord = { worker: id, start: performance.now(), end: 0, bytes: 0 };
       try {
-        record.bytes = await execute(next.value, id, {
-          firstByte: () => (record.firstByte ??= performance.now()),
-        });
+        record.bytes = await execute(
+          next,
+          id,
+          { firstByte: () => (record.firstByte ??= performance.now()) },
+          options.signal,
+        );
       } catch (error) {
         record.error = describeError(error);
-        failed = true;
+        Atomics.store(cursor, 1, 1);
       }
       record.end = performance.now();
       records.push(record);
     }
   };
-  await Promise.all(Array.from({ length: options.concurrency }, (_, id) => worker(id)));
+  await Promise.all(
+    Array.from({ length: options.concurrency }, (_, i) => worker(share.firstWorker + i * share.workerStride)),
+  );
   const used = process.cpuUsage(cpu);
   return {
     records,
@@ -106,8 +151,21 @@ export async function runLoad<O extends { from?: number; count?: number }>(
     epochStart,
     cpuSeconds: (used.user + used.system) / 1e6,
     elu: performance.eventLoopUtilization(elu).utilization,
+    threads: 1,
   };
 }
+
+/** Milliseconds since the epoch on the monotonic clock every thread of the process shares. */
+export const epochNow = () => performance.timeOrigin + performance.now();
+
+/** Runs the operations of a group: in this thread, or split across worker threads (threads.ts). */
+export interface LoadDriver<O> {
+  run(ops: readonly O[], options: RunLoadOptions): Promise<LoadResult>;
+}
+
+export const inThisThread = <O extends { from?: number; count?: number }>(
+  execute: Execute<O>,
+): LoadDriver<O> => ({ run: (ops, options) => runLoad(ops, execute, options) });
 
 export function describeError(error: unknown): string {
   const e = error as {
@@ -164,6 +222,7 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
       cpuSeconds: result.cpuSeconds,
       cpuPerGiB: bytes > 0 ? result.cpuSeconds / (bytes / 2 ** 30) : 0,
       eventLoopUtilization: result.elu,
+      threads: result.threads,
     },
   };
   if (sample) measurement.timeseries = series(ok, first, last, sample * 1000);
@@ -174,6 +233,7 @@ export interface ClientCost {
   cpuSeconds: number;
   cpuPerGiB: number;
   eventLoopUtilization: number;
+  threads: number;
 }
 
 /** From the moment the last worker started its first operation to the moment the first worker finished its last. */
@@ -242,14 +302,14 @@ export interface MeasuredGroup<O> {
  * the threshold (like `mc admin speedtest`). The repetition reports the knee — the last round that still
  * gained enough — and every round, so the report can draw the curve.
  */
-export async function runMeasured<O extends { from?: number; count?: number }>(
+export async function runMeasured<O>(
   group: MeasuredGroup<O>,
-  execute: Execute<O>,
+  driver: LoadDriver<O>,
   signal: AbortSignal,
 ): Promise<Measurement> {
   const once = async (concurrency: number, firstPass: number) =>
     measure(
-      await runLoad(group.ops, execute, { concurrency, duration: group.duration, firstPass, signal }),
+      await driver.run(group.ops, { concurrency, duration: group.duration, firstPass, signal }),
       group.sample,
     );
   if (!group.autotune) return once(group.concurrency, 0);
@@ -294,9 +354,9 @@ export async function runMeasured<O extends { from?: number; count?: number }>(
  * One repetition of a compiled call sequence, the same for every object engine: the unmeasured setup group,
  * then the measured group, then cleanup — always, also after a failure or Ctrl-C (with its own time limit).
  */
-export async function runRepetition<O extends { from?: number; count?: number }>(
+export async function runRepetition<O>(
   plan: { setup?: { concurrency: number; ops: readonly O[] }; measured: MeasuredGroup<O> },
-  execute: Execute<O>,
+  driver: LoadDriver<O>,
   signal: AbortSignal,
   cleanup: (signal: AbortSignal) => Promise<void>,
 ): Promise<Measurement> {
@@ -305,12 +365,12 @@ export async function runRepetition<O extends { from?: number; count?: number }>
   let failure: unknown;
   try {
     if (plan.setup) {
-      const setup = await runLoad(plan.setup.ops, execute, { concurrency: plan.setup.concurrency, signal });
+      const setup = await driver.run(plan.setup.ops, { concurrency: plan.setup.concurrency, signal });
       const failed = setup.records.find((r) => r.error);
       if (failed) measurement = failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
     }
     if (signal.aborted) throw new Error("interrupted");
-    measurement ??= await runMeasured(plan.measured, execute, signal);
+    measurement ??= await runMeasured(plan.measured, driver, signal);
   } catch (error) {
     failure = error;
   }

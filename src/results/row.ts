@@ -55,7 +55,14 @@ export const ResultRowSchema = z.object({
   ttfb: latency.optional(),
   /** What the client itself cost: a busy event loop (> 0.9) means benchspec, not the storage, was the limit. */
   client: z
-    .object({ cpuSeconds: z.number(), cpuPerGiB: z.number(), eventLoopUtilization: z.number() })
+    .object({
+      cpuSeconds: z.number(),
+      cpuPerGiB: z.number(),
+      /** Of the busiest thread. */
+      eventLoopUtilization: z.number(),
+      /** Threads that ran operations. */
+      threads: z.number().int().optional(),
+    })
     .optional(),
   /** Autotune: every round (the tuned parameter's value and its numbers) and the value chosen. */
   autotune: z

@@ -3,6 +3,7 @@
  * see; failed repetitions are counted as failures and never averaged in. Then the expect assertions.
  */
 import type { Case, Plan, PlannedExpect } from "../plan/types.js";
+import { engineParams } from "../spec/engines.js";
 import type { Metric } from "../spec/schema.js";
 import type { ResultRow } from "./row.js";
 import { statWarnings, summarize, type Stats } from "./stats.js";
@@ -81,7 +82,7 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
   const busiest = Math.max(0, ...ok.map((row) => row.client?.eventLoopUtilization ?? 0));
   if (busiest > CLIENT_BOUND) {
     warnings.push(
-      `client-bound: benchspec's event loop was busy ${(busiest * 100).toFixed(0)}% of the time, so these numbers may measure the client, not the storage`,
+      `client-bound: benchspec's event loop was busy ${(busiest * 100).toFixed(0)}% of the time, so these numbers may measure the client, not the storage${engineParams(c.engine).has("threads") ? "; more client threads may help (`threads: N`)" : ""}`,
     );
   }
   return {

@@ -87,8 +87,8 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     summary: "the AWS SDK against an S3-compatible object store",
     targetKinds: ["s3"],
     ops: ["put", "get", "delete", "stat", "list"],
-    params: ["size", "objects", "concurrency", "multipart", "duration", "autotune"],
-    defaults: { size: 2 ** 20, objects: 16, concurrency: 4, multipart: false },
+    params: ["size", "objects", "concurrency", "threads", "multipart", "duration", "autotune"],
+    defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
   },
   ipfs: {
     summary: "the Kubo RPC API (put = add, get = cat)",

@@ -16,6 +16,7 @@ const PARAM_FORMATS: Record<ParamName, Format> = {
   jobs: "plain",
   parallel: "plain",
   concurrency: "plain",
+  threads: "plain",
   objects: "plain",
   read: "percent",
   duration: "duration",

@@ -171,6 +171,11 @@ export const paramShape = {
   jobs: count(1, 4096, "jobs").describe("fio numjobs"),
   parallel: count(1, 4096, "parallel").describe("dd: processes started together"),
   concurrency: count(1, 65536, "concurrency").describe("operations in flight"),
+  threads: z
+    .union([count(1, 64, "threads"), z.literal("auto")])
+    .describe(
+      "s3: client threads sharing the operations in flight (auto: one per 8 in flight, at most half the cores; one on 2 cores or fewer)",
+    ),
   objects: count(1, 1e9, "objects").describe("objects per repetition"),
   read: percent.describe("read share of a mixed workload"),
   duration: positiveDuration.describe("run time per repetition (time-based)"),
@@ -212,6 +217,7 @@ export const SWEEPABLE_PARAMS = [
   "jobs",
   "parallel",
   "concurrency",
+  "threads",
   "objects",
   "read",
   "duration",

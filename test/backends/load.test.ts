@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeError } from "../../src/backends/load.js";
+import { describeError, itemAt } from "../../src/backends/load.js";
+import { resolveThreads } from "../../src/backends/threads.js";
 
 describe("describeError", () => {
   it("keeps the error's name, code and HTTP status on one line", () => {
@@ -20,5 +21,45 @@ describe("describeError", () => {
       { name: "Error", $metadata: { httpStatusCode: 503 } },
     );
     expect(describeError(error)).toBe("the server's reply was not S3 XML (HTTP 503 Service Unavailable)");
+  });
+});
+
+describe("itemAt: the shared operation list", () => {
+  const ops = [
+    { name: "a", from: 0, count: 2 },
+    { name: "b", from: 10, count: 3 },
+  ];
+  it("walks batches in order, pass after pass, numbering passes from firstPass", () => {
+    const seen = Array.from({ length: 11 }, (_, n) => itemAt(ops, n, 2, 3));
+    expect(seen.map((i) => i && `${i.op.name}${i.index}/p${i.pass}`)).toEqual([
+      "a0/p3",
+      "a1/p3",
+      "b10/p3",
+      "b11/p3",
+      "b12/p3",
+      "a0/p4",
+      "a1/p4",
+      "b10/p4",
+      "b11/p4",
+      "b12/p4",
+      undefined,
+    ]);
+  });
+  it("has nothing for an empty list", () => {
+    expect(itemAt([], 0, 1, 0)).toBeUndefined();
+  });
+});
+
+describe("resolveThreads", () => {
+  it("never runs more threads than operations in flight", () => {
+    expect(resolveThreads(4, 2, 32)).toBe(2);
+    expect(resolveThreads(4, 64, 32)).toBe(4);
+  });
+  it("auto: one thread per 8 in flight, at most half the cores and 8; one on 2 cores", () => {
+    expect(resolveThreads("auto", 64, 2)).toBe(1);
+    expect(resolveThreads("auto", 8, 16)).toBe(1);
+    expect(resolveThreads("auto", 9, 16)).toBe(2);
+    expect(resolveThreads("auto", 64, 6)).toBe(3);
+    expect(resolveThreads("auto", 1000, 64)).toBe(8);
   });
 });

@@ -136,59 +136,107 @@ function runIdOf(objects: Listed[], spec: string): string {
 const gzipRatio = (data: Buffer) => gzipSync(data).length / data.length;
 
 describe("S3 engine: operations, byte and object counts, payloads", () => {
-  it("keep: true keeps exactly the run's objects under its prefix, with the bytes the payload generator makes", async () => {
-    await withMinio(["kept"], async (server, client) => {
+  it.each([1, 2])(
+    "keep: true keeps exactly the run's objects under its prefix, with the bytes the payload generator makes (threads: %i)",
+    async (threads) => {
+      await withMinio(["kept"], async (server, client) => {
+        const work = await temps.make();
+        const spec = await writeSpec(work, {
+          name: "s3ops",
+          targets: { store: externalS3Target("kept", { keep: true }) },
+          ...allOps,
+          defaults: { ...allOps.defaults, threads },
+        });
+        const out = join(work, "run");
+        const result = await runCli(["run", spec, "--out", out], s3Env(server));
+        expect(result.stderr).not.toContain("failed");
+        expect(result.code).toBe(0);
+        expectExactCounts(rowsOf(out));
+        // Every case spread its workers over the threads asked for (each case has at least 2 in flight).
+        for (const row of rowsOf(out)) expect(row.client?.threads, row.case).toBe(threads);
+
+        const objects = await listObjects(client, "kept");
+        const runId = runIdOf(objects, "s3ops");
+        expect((await readJson<Provenance>(join(out, "provenance.json"))).runId).toBe(runId);
+        const prefix = `benchspec/s3ops/${runId}/`;
+        // Exactly the keys of every repetition of every case, nothing else (a delete case deletes its own).
+        const expectedKeys = KEPT_CASES.flatMap((c) => {
+          const n = c.startsWith("small") ? SMALL.objects : LARGE.objects;
+          return ["r1", "r2"].flatMap((rep) =>
+            Array.from({ length: n }, (_, i) => `${prefix}${c}/${rep}/o${i}`),
+          );
+        });
+        expect(objects.map((o) => o.key).sort()).toEqual(expectedKeys.sort());
+        for (const o of objects) {
+          const large = o.key.includes("/large.");
+          expect(o.size, o.key).toBe(large ? LARGE.size : SMALL.size);
+          // A multipart upload's ETag is "<md5 of the part md5s>-<parts>": 11 MiB in 5 MiB parts is 3 parts.
+          expect(o.etag, o.key).toMatch(large ? /-3"$/ : /^"[0-9a-f]{32}"$/);
+        }
+
+        // Read back what the run wrote: each object is the payload of (run id, seed), whole or in parts.
+        const samples = [
+          { key: "small.store.put/r1/o0", size: SMALL.size },
+          { key: "small.store.get/r2/o7", size: SMALL.size },
+          { key: "large.store.put/r2/o1", size: LARGE.size },
+          { key: "large.store.get/r1/o0", size: LARGE.size },
+        ];
+        const bodies: Buffer[] = [];
+        for (const { key, size } of samples) {
+          const body = await getObject(client, "kept", prefix + key);
+          const expected = makePayload(`${runId}|${key}`, size, "random").slice(0, size);
+          expect(body.length, key).toBe(size);
+          expect(body.equals(expected), `${key} equals its regenerated payload`).toBe(true);
+          expect(gzipRatio(body), `${key} is incompressible`).toBeGreaterThan(0.99);
+          bodies.push(body);
+        }
+        // Unique per object and per repetition.
+        expect(bodies[0]!.equals(bodies[1]!)).toBe(false);
+        expect(bodies[2]!.subarray(0, MiB).equals(bodies[3]!.subarray(0, MiB))).toBe(false);
+        expect(await listUploads(client, "kept")).toEqual([]);
+      });
+    },
+    90_000,
+  );
+
+  it("time-based, over two threads: the threads share one deadline and one list, every operation is counted once", async () => {
+    await withMinio(["timed"], async (server, client) => {
       const work = await temps.make();
+      const size = 16 * KiB;
+      const objects = 40;
       const spec = await writeSpec(work, {
-        name: "s3ops",
-        targets: { store: externalS3Target("kept", { keep: true }) },
-        ...allOps,
+        name: "timed",
+        targets: { store: externalS3Target("timed", { keep: true }) },
+        workloads: [
+          {
+            name: "t",
+            op: "put",
+            size: "16KiB",
+            objects,
+            concurrency: 4,
+            threads: [1, 2],
+            duration: "2s",
+            sample: "500ms",
+          },
+        ],
       });
       const out = join(work, "run");
       const result = await runCli(["run", spec, "--out", out], s3Env(server));
-      expect(result.stderr).not.toContain("failed");
-      expect(result.code).toBe(0);
-      expectExactCounts(rowsOf(out));
-
-      const objects = await listObjects(client, "kept");
-      const runId = runIdOf(objects, "s3ops");
-      expect((await readJson<Provenance>(join(out, "provenance.json"))).runId).toBe(runId);
-      const prefix = `benchspec/s3ops/${runId}/`;
-      // Exactly the keys of every repetition of every case, nothing else (a delete case deletes its own).
-      const expectedKeys = KEPT_CASES.flatMap((c) => {
-        const n = c.startsWith("small") ? SMALL.objects : LARGE.objects;
-        return ["r1", "r2"].flatMap((rep) =>
-          Array.from({ length: n }, (_, i) => `${prefix}${c}/${rep}/o${i}`),
-        );
-      });
-      expect(objects.map((o) => o.key).sort()).toEqual(expectedKeys.sort());
-      for (const o of objects) {
-        const large = o.key.includes("/large.");
-        expect(o.size, o.key).toBe(large ? LARGE.size : SMALL.size);
-        // A multipart upload's ETag is "<md5 of the part md5s>-<parts>": 11 MiB in 5 MiB parts is 3 parts.
-        expect(o.etag, o.key).toMatch(large ? /-3"$/ : /^"[0-9a-f]{32}"$/);
+      expect(result.code, result.stderr).toBe(0);
+      const rows = rowsOf(out);
+      expect(rows.map((r) => r.client?.threads).sort()).toEqual([1, 2]);
+      const listed = await listObjects(client, "timed");
+      for (const row of rows) {
+        expect(row.ok, row.error).toBe(true);
+        expect(row.bytes).toBe(row.ops * size);
+        // It ran for the duration (not one pass over the list, not forever), in both threads' timeline.
+        expect(row.seconds).toBeGreaterThanOrEqual(1.9);
+        expect(row.seconds).toBeLessThan(30);
+        const keys = listed.filter((o) => o.key.includes(`/${row.case}/`));
+        // Passes over the list overwrite the same keys: never more than `objects` of them, all complete.
+        expect(keys.length).toBe(Math.min(objects, row.ops));
+        for (const o of keys) expect(o.size).toBe(size);
       }
-
-      // Read back what the run wrote: each object is the payload of (run id, seed), whole or in parts.
-      const samples = [
-        { key: "small.store.put/r1/o0", size: SMALL.size },
-        { key: "small.store.get/r2/o7", size: SMALL.size },
-        { key: "large.store.put/r2/o1", size: LARGE.size },
-        { key: "large.store.get/r1/o0", size: LARGE.size },
-      ];
-      const bodies: Buffer[] = [];
-      for (const { key, size } of samples) {
-        const body = await getObject(client, "kept", prefix + key);
-        const expected = makePayload(`${runId}|${key}`, size, "random").slice(0, size);
-        expect(body.length, key).toBe(size);
-        expect(body.equals(expected), `${key} equals its regenerated payload`).toBe(true);
-        expect(gzipRatio(body), `${key} is incompressible`).toBeGreaterThan(0.99);
-        bodies.push(body);
-      }
-      // Unique per object and per repetition.
-      expect(bodies[0]!.equals(bodies[1]!)).toBe(false);
-      expect(bodies[2]!.subarray(0, MiB).equals(bodies[3]!.subarray(0, MiB))).toBe(false);
-      expect(await listUploads(client, "kept")).toEqual([]);
     });
   }, 90_000);
 

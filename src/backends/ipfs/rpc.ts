@@ -7,8 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Payload } from "../payload.js";
-import { payloadBody } from "../s3/data-plane.js";
-import { ConnectionPool, type ExchangeOptions, type WireResponse } from "../s3/wire/http1.js";
+import { payloadBody } from "../http/payload-body.js";
+import { ConnectionPool, type ExchangeOptions, type WireResponse, type WriteChunk } from "../http/http1.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 /** No bytes either way for this long fails the call: a dead node cannot hang a run. */
@@ -101,7 +101,7 @@ export class KuboRpc {
     body?: {
       contentType: string;
       length: number;
-      write: (write: (chunk: Buffer) => Promise<void>) => Promise<void>;
+      write: (write: WriteChunk) => Promise<void>;
     },
   ): Promise<WireResponse> {
     const search = new URLSearchParams(

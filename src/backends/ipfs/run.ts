@@ -5,7 +5,7 @@
  * empty repo (the IPFS scenario's "delete ~/.ipfs and re-init between runs").
  */
 import { create, type KuboRPCClient } from "kubo-rpc-client";
-import { fill, runRepetition, type Execute } from "../load.js";
+import { fill, inThisThread, runRepetition, type Execute } from "../load.js";
 import { makePayload } from "../payload.js";
 import {
   IpfsSdkDocumentSchema,
@@ -62,7 +62,7 @@ export const ipfsExecutor: Executor = {
       session.rpc = new KuboRpc(session.connection.api);
       session.cids.clear();
     }
-    return runRepetition(plan, executor(session, ctx), ctx.signal, (signal) =>
+    return runRepetition(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
       cleanup(session, plan, signal),
     );
   },

@@ -1,6 +1,6 @@
 /**
  * The S3 operations a benchmark times — PutObject, UploadPart, GetObject (whole or a range), HeadObject,
- * DeleteObject — sent over benchspec's own HTTP/1.1 connections and SigV4 signer (wire/). The SDK stays
+ * DeleteObject — sent over benchspec's own HTTP/1.1 connections (../http) and SigV4 signer. The SDK stays
  * in charge of everything else (creating and completing multipart uploads, listings, batch deletes): it
  * handles the XML, and none of it is on the clock per byte. The SDK still resolves the credentials, so the
  * standard AWS environment/profile chain works the same for both.
@@ -9,10 +9,11 @@
  * checksums, no `Expect: 100-continue`; error responses become errors with the S3 code as name and the HTTP
  * status in `$metadata`, like the SDK's.
  */
+import { payloadBody } from "../http/payload-body.js";
 import type { Payload } from "../payload.js";
 import type { S3Connection } from "./client.js";
-import { ConnectionPool, type Origin, type WireRequest, type WireResponse } from "./wire/http1.js";
-import { RequestSigner, canonicalQuery, uriEncode, type SigningCredentials } from "./wire/sigv4.js";
+import { ConnectionPool, type Origin, type WireRequest, type WireResponse } from "../http/http1.js";
+import { RequestSigner, canonicalQuery, uriEncode, type SigningCredentials } from "./sigv4.js";
 
 /** What the SDK's credential chain resolves to (`client.config.credentials()`). */
 type Identity = SigningCredentials & { expiration?: Date };
@@ -22,9 +23,6 @@ export interface DataPlaneOptions {
   idleTimeoutMs: number;
 }
 
-/** Streamed bodies go out in chunks of this size from a few reused buffers. */
-const STREAM_CHUNK = 1 << 20;
-const STREAM_BUFFERS = 4;
 /** Credentials that expire within this window are fetched again. */
 const REFRESH_MS = 5 * 60_000;
 
@@ -131,27 +129,6 @@ export class S3DataPlane {
     this.pending ??= this.provider().finally(() => (this.pending = undefined));
     return (this.credentials = await this.pending);
   }
-}
-
-/**
- * A request body producer that writes `before`, the payload in STREAM_CHUNK pieces, then `after`; a piece's
- * buffer is refilled only once the socket has let go of it, so a body of any size costs STREAM_BUFFERS
- * buffers and no allocation per chunk.
- */
-export function payloadBody(payload: Payload, before?: Buffer, after?: Buffer) {
-  return async (write: (chunk: Buffer) => Promise<void>) => {
-    const buffers = Array.from({ length: STREAM_BUFFERS }, () => Buffer.allocUnsafe(STREAM_CHUNK));
-    const inFlight: Promise<void>[] = [];
-    if (before) inFlight.push(write(before));
-    for (let offset = 0, i = 0; offset < payload.size; offset += STREAM_CHUNK, i++) {
-      const slot = i % STREAM_BUFFERS;
-      await inFlight[slot];
-      const chunk = payload.slice(offset, Math.min(STREAM_CHUNK, payload.size - offset), buffers[slot]);
-      inFlight[slot] = write(chunk);
-    }
-    if (after) inFlight.push(write(after));
-    await Promise.all(inFlight);
-  };
 }
 
 /** Where requests go and how keys become paths, as the SDK would address them. */
