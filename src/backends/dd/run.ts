@@ -4,15 +4,12 @@
  * come from dd's own summary, the aggregate from the wall time between release and the last exit.
  */
 import { execa, type ResultPromise } from "execa";
-import { randomFillSync } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Case } from "../../plan/types.js";
 import { trackGroup } from "../../run/process.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
+import { payloadSource } from "./source.js";
 
 const SUMMARY = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m;
 const RELEASE_DELAY_MS = 100;
@@ -44,24 +41,6 @@ export function ddJobs(c: Case, location: string, source: string): DdJob[] {
     if (block) args.push(`skip=${job * count}`);
     return { job, args };
   });
-}
-
-/** Fresh random bytes for every repetition, written once to a temp file dd copies from (never the bottleneck). */
-async function randomSource(bytes: number): Promise<{ path: string; dispose: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), "benchspec-dd-"));
-  const path = join(dir, "source");
-  const out = createWriteStream(path);
-  const chunkSize = 16 * 2 ** 20;
-  for (let left = bytes; left > 0; left -= chunkSize) {
-    // A new buffer per chunk: the stream may still hold the previous one.
-    const piece = randomFillSync(Buffer.allocUnsafe(Math.min(left, chunkSize)));
-    if (!out.write(piece)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
-  }
-  await new Promise<void>((resolve, reject) => {
-    out.once("error", reject);
-    out.end(resolve);
-  });
-  return { path, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
 
 async function runBarrier(jobs: DdJob[], signal: AbortSignal) {
@@ -148,13 +127,15 @@ async function dropCache(c: Case, ctx: ExecContext) {
   }
 }
 
+const bytesOf = (c: Case) => c.params.bs! * c.params.count!;
+
 export const ddExecutor: Executor = {
   tools: ["dd"],
 
   /** Reads need their files first (written here, unmeasured). */
   async prepare(c, ctx) {
     if (c.op !== "read" || c.targetKind === "block") return;
-    const source = await randomSource(c.params.bs! * c.params.count!);
+    const source = await payloadSource(`${ctx.runId}|${c.id}|files`, bytesOf(c), c.params.data!);
     try {
       const write = await measure(
         { ...c, op: "write", params: { ...c.params, direct: false } },
@@ -167,10 +148,12 @@ export const ddExecutor: Executor = {
     }
   },
 
-  async repetition(c, _repetition, _warmup, ctx) {
+  async repetition(c, repetition, warmup, ctx) {
     if (c.op === "read" && !c.params.direct && c.targetKind !== "block") await dropCache(c, ctx);
     if (c.op !== "write" || c.params.data === "zero") return measure(c, ctx, "/dev/zero");
-    const source = await randomSource(c.params.bs! * c.params.count!);
+    // New bytes every repetition: a deduplicating store must not get a repetition's data for free.
+    const identity = `${ctx.runId}|${c.id}|${warmup ? "w" : "r"}${repetition}`;
+    const source = await payloadSource(identity, bytesOf(c), c.params.data!);
     try {
       return await measure(c, ctx, source.path);
     } finally {
