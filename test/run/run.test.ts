@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { makePayload } from "../../src/backends/payload.js";
 import { readRows } from "../../src/results/ndjson.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
@@ -177,6 +178,34 @@ describe("benchspec run on a directory (real dd and fio)", () => {
         .filter((r) => r.case === "fio.scratch.write")
         .every((r) => r.bytes === 32 * 2 ** 20),
     ).toBe(true);
+  });
+
+  it("dd writes new payload bytes every repetition, reads files of the payload, and leaves no source behind", async () => {
+    const dir = await tempDir();
+    const spec = await writeSpec({
+      targets: { scratch: { kind: "fs", path: dir, keep: true } },
+      workloads: [{ name: "dd", engine: "dd", op: ["write", "read"], bs: "64KiB", count: 16, repeat: 3 }],
+    });
+    const out = join(await tempDir(), "run");
+    const shmBefore = existsSync("/dev/shm") ? await readdir("/dev/shm") : [];
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const { runId } = await json<Provenance>(join(out, "provenance.json"));
+    const runDir = (await readdir(dir)).find((name) => name.startsWith("benchspec-"))!;
+    const file = (c: string) => readFile(join(dir, runDir, c, "dd.0"));
+    const bytes = 16 * 64 * 1024;
+    const payload = (identity: string) =>
+      makePayload(`${runId}|${identity}`, bytes, "random").slice(0, bytes);
+    // What the last repetition wrote: its own bytes, not the first repetition's (the source is refilled).
+    const written = await file("dd.scratch.write");
+    expect(written.equals(payload("dd.scratch.write|r3"))).toBe(true);
+    expect(written.equals(payload("dd.scratch.write|r1"))).toBe(false);
+    expect((await file("dd.scratch.read")).equals(payload("dd.scratch.read|0"))).toBe(true);
+    for (const row of rowsOf(out)) expect(row).toMatchObject({ ok: true, bytes });
+    const shmAfter = existsSync("/dev/shm") ? await readdir("/dev/shm") : [];
+    expect(shmAfter.filter((name) => name.startsWith("benchspec-dd-") && !shmBefore.includes(name))).toEqual(
+      [],
+    );
   });
 
   it("exits 1 and names the expectation that was not met, and the case that failed", async () => {

@@ -9,13 +9,15 @@ import type { Case } from "../../plan/types.js";
 import { trackGroup } from "../../run/process.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
-import { payloadSource } from "./source.js";
+import { payloadSource, writePayloadFile, type SourceFile } from "./source.js";
 
 const SUMMARY = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m;
 const RELEASE_DELAY_MS = 100;
 
 interface DdJob {
   job: number;
+  /** The file (or device) this process writes or reads. */
+  file: string;
   args: string[];
 }
 
@@ -34,12 +36,12 @@ export function ddJobs(c: Case, location: string, source: string): DdJob[] {
       // Without O_DIRECT, dd would time the page cache; fdatasync makes it time the storage.
       args.push(direct ? "oflag=direct" : "conv=fdatasync");
       if (block) args.push(`seek=${job * count}`, "conv=notrunc");
-      return { job, args };
+      return { job, file, args };
     }
     const args = [`if=${file}`, "of=/dev/null", ...common];
     if (direct) args.push("iflag=direct");
     if (block) args.push(`skip=${job * count}`);
-    return { job, args };
+    return { job, file, args };
   });
 }
 
@@ -122,42 +124,45 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
 
 /** Reads must come from the storage, not from the page cache the setup write left behind. */
 async function dropCache(c: Case, ctx: ExecContext) {
-  for (const { args } of ddJobs(c, ctx.location, "/dev/zero")) {
-    await execa("dd", [args[0]!, "iflag=nocache", "count=0"], { reject: false, cancelSignal: ctx.signal });
+  for (const { file } of ddJobs(c, ctx.location, "/dev/zero")) {
+    await execa("dd", [`if=${file}`, "iflag=nocache", "count=0"], {
+      reject: false,
+      cancelSignal: ctx.signal,
+    });
   }
 }
 
 const bytesOf = (c: Case) => c.params.bs! * c.params.count!;
 
+/** Each write case's source file, from its first repetition to its end. */
+const sources = new Map<string, SourceFile>();
+
 export const ddExecutor: Executor = {
   tools: ["dd"],
 
-  /** Reads need their files first (written here, unmeasured). */
+  /** Reads need their files first: written here (unmeasured) straight from the payload generator, and synced. */
   async prepare(c, ctx) {
     if (c.op !== "read" || c.targetKind === "block") return;
-    const source = await payloadSource(`${ctx.runId}|${c.id}|files`, bytesOf(c), c.params.data!);
-    try {
-      const write = await measure(
-        { ...c, op: "write", params: { ...c.params, direct: false } },
-        ctx,
-        source.path,
-      );
-      if (!write.ok) throw new Error(`creating the files to read failed: ${write.error}`);
-    } finally {
-      await source.dispose();
+    for (const { job, file } of ddJobs(c, ctx.location, "/dev/zero")) {
+      ctx.signal.throwIfAborted();
+      await writePayloadFile(file, `${ctx.runId}|${c.id}|${job}`, bytesOf(c), c.params.data!, { sync: true });
     }
   },
 
   async repetition(c, repetition, warmup, ctx) {
     if (c.op === "read" && !c.params.direct && c.targetKind !== "block") await dropCache(c, ctx);
     if (c.op !== "write" || c.params.data === "zero") return measure(c, ctx, "/dev/zero");
-    // New bytes every repetition: a deduplicating store must not get a repetition's data for free.
+    // New bytes every repetition (a deduplicating store must not get a repetition's data for free), in the
+    // case's one source file: refilled in place, it costs a copy, not new pages.
     const identity = `${ctx.runId}|${c.id}|${warmup ? "w" : "r"}${repetition}`;
-    const source = await payloadSource(identity, bytesOf(c), c.params.data!);
-    try {
-      return await measure(c, ctx, source.path);
-    } finally {
-      await source.dispose();
-    }
+    let source = sources.get(c.id);
+    if (source) await source.refill(identity);
+    else sources.set(c.id, (source = await payloadSource(identity, bytesOf(c), c.params.data!)));
+    return measure(c, ctx, source.path);
+  },
+
+  async finish(c) {
+    await sources.get(c.id)?.dispose();
+    sources.delete(c.id);
   },
 };
