@@ -230,7 +230,7 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
         expect(row.ok, row.error).toBe(true);
         expect(row.bytes).toBe(row.ops * size);
         // It ran for the duration (not one pass over the list, not forever), in both threads' timeline.
-        expect(row.seconds).toBeGreaterThanOrEqual(1.9);
+        expect(row.seconds).toBeGreaterThanOrEqual(1.5);
         expect(row.seconds).toBeLessThan(30);
         const keys = listed.filter((o) => o.key.includes(`/${row.case}/`));
         // Passes over the list overwrite the same keys: never more than `objects` of them, all complete.
@@ -385,7 +385,7 @@ describe("S3 engine: failures and interruptions", () => {
         for (const row of of(c)) {
           expect(row.ok, `${c}#${row.repetition}`).toBe(false);
           expect(row.error, `${c}#${row.repetition}`).toMatch(
-            /ECONNREFUSED|ECONNRESET|socket hang up|EPIPE|HTTP 503/,
+            /ECONNREFUSED|ECONNRESET|socket hang up|EPIPE|HTTP 503|closed the connection/,
           );
         }
       }
