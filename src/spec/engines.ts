@@ -84,7 +84,8 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     defaults: { bs: 2 ** 20, count: 64, parallel: 1, direct: false },
   },
   s3: {
-    summary: "an S3-compatible object store (SigV4 over benchspec's own HTTP/1.1 client; the AWS SDK for the control plane)",
+    summary:
+      "an S3-compatible object store (SigV4 over benchspec's own HTTP/1.1 client; the AWS SDK for the control plane)",
     targetKinds: ["s3"],
     ops: ["put", "get", "delete", "stat", "list"],
     params: ["size", "objects", "concurrency", "threads", "multipart", "duration", "autotune"],
