@@ -540,6 +540,15 @@ async function httpServer(
     handler(req, res);
   });
   configure(server);
+  return serve(server, counters, sockets);
+}
+
+/** Listens, counts connections, and destroys the server's sockets after the test. */
+async function serve(
+  server: net.Server,
+  counters: { connections: number; requests: number },
+  sockets: Set<net.Socket>,
+): Promise<TestServer> {
   track(server, counters, sockets);
   const port = await listen(server);
   cleanups.push(() => {
@@ -565,18 +574,7 @@ async function tcpServer(onData: (socket: net.Socket, data: Buffer) => void): Pr
       onData(socket, data);
     });
   });
-  track(server, counters, sockets);
-  const port = await listen(server);
-  cleanups.push(() => {
-    for (const socket of sockets) socket.destroy();
-  });
-  return {
-    port,
-    connections: () => counters.connections,
-    requests: () => counters.requests,
-    sockets,
-    pool: (idleTimeoutMs) => poolFor(port, idleTimeoutMs),
-  };
+  return serve(server, counters, sockets);
 }
 
 const get = (port: number, target = "/", extra: Partial<WireRequest> = {}): WireRequest => ({

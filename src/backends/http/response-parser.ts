@@ -79,38 +79,27 @@ export class ResponseParser {
           this.onHead(state.text.slice(0, end));
           break;
         }
-        case "length": {
-          const n = Math.min(state.remaining, data.length - at);
-          this.events.body(data.subarray(at, at + n));
-          at += n;
-          state.remaining -= n;
+        case "length":
+          at = this.passBody(state, data, at);
           if (state.remaining === 0) this.finish();
           break;
-        }
         case "until-close":
           this.events.body(data.subarray(at));
           return 0;
         case "chunk-size": {
-          const lf = data.indexOf(10, at);
-          const stop = lf < 0 ? data.length : lf + 1;
-          state.line += data.toString("latin1", at, stop);
-          at = stop;
-          if (state.line.length > MAX_CHUNK_LINE) throw new HttpParseError("chunk size line too long");
-          if (lf < 0) break;
+          const [next, complete] = takeLine(state, data, at, MAX_CHUNK_LINE, "chunk size line");
+          at = next;
+          if (!complete) break;
           const size = Number.parseInt(state.line.trim().split(";")[0]!, 16);
           if (!Number.isFinite(size) || size < 0 || !/^[0-9a-f]+/i.test(state.line.trim()))
             throw new HttpParseError(`bad chunk size line ${JSON.stringify(state.line.trim())}`);
           this.state = size === 0 ? { kind: "trailer", line: "" } : { kind: "chunk-data", remaining: size };
           break;
         }
-        case "chunk-data": {
-          const n = Math.min(state.remaining, data.length - at);
-          this.events.body(data.subarray(at, at + n));
-          at += n;
-          state.remaining -= n;
+        case "chunk-data":
+          at = this.passBody(state, data, at);
           if (state.remaining === 0) this.state = { kind: "chunk-crlf", seen: 0 };
           break;
-        }
         case "chunk-crlf": {
           const expected = state.seen === 0 ? 13 : 10;
           if (data[at] !== expected) throw new HttpParseError("chunk data not followed by CRLF");
@@ -119,12 +108,9 @@ export class ResponseParser {
           break;
         }
         case "trailer": {
-          const lf = data.indexOf(10, at);
-          const stop = lf < 0 ? data.length : lf + 1;
-          state.line += data.toString("latin1", at, stop);
-          at = stop;
-          if (state.line.length > MAX_HEAD) throw new HttpParseError("trailer too long");
-          if (lf < 0) break;
+          const [next, complete] = takeLine(state, data, at, MAX_HEAD, "trailer");
+          at = next;
+          if (!complete) break;
           if (state.line === "\r\n" || state.line === "\n") this.finish();
           else state.line = "";
           break;
@@ -182,8 +168,31 @@ export class ResponseParser {
     } else this.state = { kind: "until-close" };
   }
 
+  /** Hands the body bytes at `at` (at most `remaining`) to the listener; returns where they end. */
+  private passBody(state: { remaining: number }, data: Buffer, at: number): number {
+    const n = Math.min(state.remaining, data.length - at);
+    this.events.body(data.subarray(at, at + n));
+    state.remaining -= n;
+    return at + n;
+  }
+
   private finish() {
     this.state = { kind: "done" };
     this.events.end();
   }
+}
+
+/** Adds the bytes up to the next LF to `state.line`; returns where it stopped and whether the line ended. */
+function takeLine(
+  state: { line: string },
+  data: Buffer,
+  at: number,
+  max: number,
+  what: string,
+): [number, boolean] {
+  const lf = data.indexOf(10, at);
+  const stop = lf < 0 ? data.length : lf + 1;
+  state.line += data.toString("latin1", at, stop);
+  if (state.line.length > max) throw new HttpParseError(`${what} too long`);
+  return [stop, lf >= 0];
 }
