@@ -55,13 +55,14 @@ export const ipfsExecutor: Executor = {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    if (plan.freshNode && session.connection.renew) {
+    if (plan.freshNode && session.connection.renew && !session.connection.pristine) {
       await session.connection.renew();
       session.client = connect(session.connection.api);
       session.rpc.destroy();
       session.rpc = new KuboRpc(session.connection.api);
       session.cids.clear();
     }
+    session.connection.pristine = false;
     return runRepetition(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
       cleanup(session, plan, signal),
     );

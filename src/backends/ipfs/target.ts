@@ -12,22 +12,26 @@ export interface IpfsConnection {
   renew?: () => Promise<void>;
   /** Each launched repo so far, for tests and provenance. */
   repos: string[];
+  /** Nothing has run on the node since it was launched (a fresh node need not be replaced yet). */
+  pristine: boolean;
 }
 
 export async function prepareIpfsTarget(target: IpfsTarget, env: NodeJS.ProcessEnv) {
   if (!target.launch) {
-    const connection: IpfsConnection = { api: resolveEnvRefs(target.api!, env), repos: [] };
+    const connection: IpfsConnection = { api: resolveEnvRefs(target.api!, env), repos: [], pristine: false };
     return { location: connection.api, ipfs: connection, cleanup: async () => {} };
   }
   let node: KuboNode = await launchKubo();
   const connection: IpfsConnection = {
     api: node.api,
     repos: [node.repoPath],
+    pristine: true,
     renew: async () => {
       await node.stop();
       node = await launchKubo();
       connection.api = node.api;
       connection.repos.push(node.repoPath);
+      connection.pristine = true;
     },
   };
   return { location: node.api, ipfs: connection, cleanup: () => node.stop() };
