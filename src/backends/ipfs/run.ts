@@ -1,5 +1,6 @@
 /**
- * The IPFS engine: executes the case's compiled call sequence (sdk/<case>.json) with kubo-rpc-client.
+ * The IPFS engine: executes the case's compiled call sequence (sdk/<case>.json) against the Kubo RPC API
+ * (add and cat over benchspec's own HTTP client, rpc.ts; cleanup through kubo-rpc-client).
  * put = add (unique data per repetition, so deduplication never flatters a number), get = cat read to its
  * end; cleanup unpins what the run added and collects garbage. `freshNode` repetitions start on a new,
  * empty repo (the IPFS scenario's "delete ~/.ipfs and re-init between runs").

@@ -1,7 +1,9 @@
 /**
- * The S3 engine: executes the case's compiled call sequence (sdk/<case>.json) with @aws-sdk/client-s3.
- * Per repetition: setup (unmeasured uploads), the measured group, then cleanup — always, also after a
- * failure or Ctrl-C. Only keys under the run's own prefix are ever written or deleted.
+ * The S3 engine: executes the case's compiled call sequence (sdk/<case>.json); the operations are in
+ * ops.ts (timed requests over benchspec's own HTTP client, the control plane through @aws-sdk/client-s3),
+ * in this thread or in worker threads (`threads`). Per repetition: setup (unmeasured uploads), the measured
+ * group, then cleanup — always, also after a failure or Ctrl-C. Only keys under the run's own prefix are
+ * ever written or deleted.
  */
 import {
   AbortMultipartUploadCommand,
