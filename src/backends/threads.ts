@@ -76,7 +76,19 @@ function startThread(init: ThreadInit): Worker {
 export class LoadThreads<O> implements LoadDriver<O> {
   private nextId = 0;
 
-  private constructor(private readonly workers: Worker[]) {}
+  /** Why a thread is gone, once one is: later loads fail at once instead of waiting for it. */
+  private lost: Error | undefined;
+  private readonly exited = new Set<Worker>();
+
+  private constructor(private readonly workers: Worker[]) {
+    for (const worker of workers) {
+      worker.once("error", (error) => (this.lost ??= error));
+      worker.once("exit", (code) => {
+        this.exited.add(worker);
+        this.lost ??= new Error(`a load thread exited (code ${code})`);
+      });
+    }
+  }
 
   /** Starts `count` threads and waits until each has built its executor. */
   static async start<O>(count: number, init: ThreadInit): Promise<LoadThreads<O>> {
@@ -91,6 +103,7 @@ export class LoadThreads<O> implements LoadDriver<O> {
   }
 
   async run(ops: readonly O[], options: RunLoadOptions): Promise<LoadResult> {
+    if (this.lost) throw this.lost;
     const id = this.nextId++;
     const { signal, ...rest } = options;
     const cursor = newCursor(true);
@@ -151,6 +164,7 @@ export class LoadThreads<O> implements LoadDriver<O> {
   async close(): Promise<void> {
     await Promise.allSettled(
       this.workers.map(async (worker) => {
+        if (this.exited.has(worker)) return;
         const closed = reply(worker, (m) => m.type === "closed");
         worker.postMessage({ type: "close" } satisfies ToThread);
         await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
