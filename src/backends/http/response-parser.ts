@@ -1,5 +1,5 @@
 /**
- * An incremental HTTP/1.1 response parser for the S3 data plane: fed the bytes of one socket read at a time
+ * An incremental HTTP/1.1 response parser for http1.ts: fed the bytes of one socket read at a time
  * (often the same static read buffer, so nothing here keeps a reference to what it is given), it reports
  * the head once, then body bytes, then the end. Handles Content-Length, chunked and read-until-close
  * bodies, bodiless responses (HEAD, 204, 304) and interim 1xx responses.
