@@ -1,10 +1,11 @@
 /**
  * A keep-alive HTTP/1.1 client for the timed requests of the object engines (the S3 data plane, Kubo
- * add/cat), on raw sockets. Why not node:http (which the SDK uses): every 64 KiB socket read there is a fresh buffer, a parser callback and a stream event, and one
- * event loop then tops out well below what the store serves (`npm run bench`: GET of 64 MiB objects at
- * ~2.5 CPU-s/GiB against s5cmd's 0.7; over this client 0.43). Here a plain-HTTP connection reads into one static buffer
- * (`onread`), bodies are counted or copied out as they arrive, and request bodies are written with
- * back-pressure from buffers the caller reuses. TLS connections use the same parser over 'data' events.
+ * add/cat), on raw sockets. Why not node:http (which the SDK uses): every 64 KiB socket read there is a
+ * fresh buffer, a parser callback and a stream event, and one event loop then tops out well below what
+ * the store serves (`npm run bench`: GET of 64 MiB objects at ~2.5 CPU-s/GiB against s5cmd's 0.7; over
+ * this client 0.43). Here a plain-HTTP connection reads into one static buffer (`onread`), bodies are
+ * counted or copied out as they arrive, and request bodies are written with back-pressure from buffers
+ * the caller reuses. TLS connections use the same parser over 'data' events.
  */
 import net from "node:net";
 import tls from "node:tls";
