@@ -5,13 +5,10 @@
  * onto the main thread's clock, so a threaded repetition is measured exactly like a single-threaded one.
  * Threads start once per case and serve all its repetitions.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startWorker } from "../run/worker-thread.js";
 import {
   epochNow,
   newCursor,
@@ -57,22 +54,6 @@ export function resolveThreads(
   return Math.max(1, Math.min(Math.ceil(concurrency / 8), Math.floor(cores / 2), 8));
 }
 
-const FROM_SOURCE = import.meta.url.endsWith(".ts");
-const ENTRY = new URL(FROM_SOURCE ? "./load-thread.ts" : "./load-thread.js", import.meta.url).href;
-
-/** A thread runs load-thread.js; run from source (tests, `tsx`), it first registers tsx, a dev dependency. */
-function startThread(init: ThreadInit): Worker {
-  if (!FROM_SOURCE) return new Worker(new URL(ENTRY), { workerData: init });
-  // tsx's ESM entry: `require.resolve` would give the CommonJS one, which cannot register ESM hooks here.
-  const manifest = createRequire(import.meta.url).resolve("tsx/package.json");
-  const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as {
-    exports: { "./esm/api": { import: { default: string } } };
-  };
-  const tsx = pathToFileURL(join(dirname(manifest), exports["./esm/api"].import.default)).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: init });
-}
-
 export class LoadThreads<O> implements LoadDriver<O> {
   private nextId = 0;
 
@@ -92,7 +73,7 @@ export class LoadThreads<O> implements LoadDriver<O> {
 
   /** Starts `count` threads and waits until each has built its executor. */
   static async start<O>(count: number, init: ThreadInit): Promise<LoadThreads<O>> {
-    const workers = Array.from({ length: count }, () => startThread(init));
+    const workers = Array.from({ length: count }, () => startWorker(import.meta.url, "load-thread", init));
     try {
       await Promise.all(workers.map((worker) => reply(worker, (m) => m.type === "ready")));
     } catch (error) {

@@ -38,6 +38,16 @@ const METRICS = Object.keys(METRIC_OF) as Metric[];
 /** Downsampled series keep at most this many points per case. */
 export const SERIES_BINS = 300;
 
+/** A case known only from its rows (not in a plan). */
+export const planCaseOf = (row: RowLike): PlanCase => ({
+  id: row.case,
+  workload: row.workload,
+  target: row.target,
+  engine: row.engine,
+  op: row.op,
+  params: row.params,
+});
+
 interface Values {
   ok: number;
   /** Every metric's list exists from the start (one object shape for all cases: faster per row). */
@@ -84,6 +94,28 @@ interface SeriesAcc {
   segments: Map<number, { lastT: number; segment: number }>;
 }
 
+/** A case's rows as RunAccumulator.partial() gives them. */
+export interface CasePartial {
+  info: PlanCase;
+  tunedParam?: string;
+  measured: number;
+  failed: number;
+  errors: string[];
+  steadyAttained: number;
+  steadyTotal: number;
+  /** Per round, in the order they were first seen: the values of each metric, in METRICS order. */
+  rounds: { key: number; ok: number; values: Float64Array[] }[];
+}
+
+/** What a RunAccumulator folded in from rows, as plain data (structured-clonable). */
+export interface AccumulatorPartial {
+  rowsTotal: number;
+  rowsWarmup: number;
+  rowsFailed: number;
+  sources: string[];
+  cases: CasePartial[];
+}
+
 export class RunAccumulator {
   private readonly cases = new Map<string, CaseAcc>();
   private readonly series = new Map<string, SeriesAcc>();
@@ -106,14 +138,7 @@ export class RunAccumulator {
     }
     let acc = this.cases.get(row.case);
     if (!acc) {
-      acc = newCase({
-        id: row.case,
-        workload: row.workload,
-        target: row.target,
-        engine: row.engine,
-        op: row.op,
-        params: row.params,
-      });
+      acc = newCase(planCaseOf(row));
       this.cases.set(row.case, acc);
     }
     acc.measured += 1;
@@ -183,6 +208,89 @@ export class RunAccumulator {
     s.throughput.push(artefactThroughput ? NaN : point.throughput);
     s.iops.push(artefactIops ? NaN : point.iops);
     s.keys.push(point.repetition * 1024 + seg.segment);
+  }
+
+  /**
+   * The rows folded in so far, as plain data for another thread (series points are not part of it: a
+   * series depends on the order of all its points). Only cases with measured rows are included; the
+   * values are Float64Arrays, whose buffers are to be transferred.
+   */
+  partial(): { partial: AccumulatorPartial; transfer: ArrayBuffer[] } {
+    const transfer: ArrayBuffer[] = [];
+    const cases: CasePartial[] = [];
+    for (const acc of this.cases.values()) {
+      if (acc.measured === 0) continue;
+      const rounds: CasePartial["rounds"] = [];
+      for (const [key, v] of acc.rounds) {
+        const values = METRICS.map((metric) => Float64Array.from(v.values[metric]));
+        for (const list of values) transfer.push(list.buffer);
+        rounds.push({ key, ok: v.ok, values });
+      }
+      cases.push({
+        info: acc.info,
+        ...(acc.tunedParam !== undefined && { tunedParam: acc.tunedParam }),
+        measured: acc.measured,
+        failed: acc.failed,
+        errors: [...acc.errors],
+        steadyAttained: acc.steadyAttained,
+        steadyTotal: acc.steadyTotal,
+        rounds,
+      });
+    }
+    const partial: AccumulatorPartial = {
+      rowsTotal: this.rowsTotal,
+      rowsWarmup: this.rowsWarmup,
+      rowsFailed: this.rowsFailed,
+      sources: [...this.sources],
+      cases,
+    };
+    return { partial, transfer };
+  }
+
+  /**
+   * False if `partials`, rows that follow those folded in here (in this order), cannot be merged into the
+   * result of folding their rows in: a case not in the plan whose first rows in two partials disagree on
+   * the autotuned parameter (their rows would be grouped by different rounds).
+   */
+  canMerge(partials: readonly AccumulatorPartial[]): boolean {
+    const tuned = new Map<string, string | undefined>();
+    for (const acc of this.cases.values()) tuned.set(acc.info.id, acc.tunedParam);
+    for (const partial of partials) {
+      for (const c of partial.cases) {
+        if (!tuned.has(c.info.id)) tuned.set(c.info.id, c.tunedParam);
+        else if (tuned.get(c.info.id) !== c.tunedParam) return false;
+      }
+    }
+    return true;
+  }
+
+  /** Adds rows that follow those folded in so far, as another accumulator's partial() gave them. */
+  merge(partial: AccumulatorPartial): void {
+    this.rowsTotal += partial.rowsTotal;
+    this.rowsWarmup += partial.rowsWarmup;
+    this.rowsFailed += partial.rowsFailed;
+    for (const source of partial.sources) this.sources.add(source);
+    for (const c of partial.cases) {
+      let acc = this.cases.get(c.info.id);
+      if (!acc) {
+        acc = newCase(c.info);
+        this.cases.set(c.info.id, acc);
+      }
+      acc.measured += c.measured;
+      acc.failed += c.failed;
+      for (const error of c.errors) acc.errors.add(error);
+      acc.steadyAttained += c.steadyAttained;
+      acc.steadyTotal += c.steadyTotal;
+      for (const round of c.rounds) {
+        const values = roundValues(acc, round.key);
+        values.ok += round.ok;
+        METRICS.forEach((metric, m) => {
+          const list = values.values[metric];
+          const add = round.values[m]!;
+          for (let i = 0; i < add.length; i += 1) list.push(add[i]!);
+        });
+      }
+    }
   }
 
   hasSeries(caseId: string): boolean {

@@ -4,7 +4,8 @@
  *   - a results NDJSON file: benchspec's own, or what a compiled shell script printed (a plan.json beside
  *     it with the same spec hash is used, as `compile` writes one next to the script),
  *   - fio's own JSON output (several files: repetitions of the same jobs).
- * Rows stream through a RunAccumulator: only aggregates stay in memory.
+ * Rows stream through a RunAccumulator: only aggregates stay in memory. A large results file is parsed on
+ * several threads (rows-threads.ts), with the same result.
  */
 import { existsSync, statSync } from "node:fs";
 import { open, readFile, readdir } from "node:fs/promises";
@@ -17,38 +18,44 @@ import type { Provenance } from "../run/provenance.js";
 import type { RunState } from "../run/run.js";
 import { RunAccumulator, type RowLike } from "./aggregate.js";
 import type { InputKind, PlanCase, PlanLike, RunData } from "./model.js";
-import { readNdjson } from "./read-ndjson.js";
+import { readNdjson, scanStats } from "./read-ndjson.js";
+import { readRows, type RowThreadOptions } from "./rows-threads.js";
+import { DerivedPlan, type RowsPass, type SteadyRow } from "./rows.js";
 
 export class ReportInputError extends Error {}
 
 /** The raw material of one run before it is labelled (labels must be unique across a report). */
 export type LoadedRun = Omit<RunData, "label"> & { name: string };
 
-export async function loadInput(path: string): Promise<LoadedRun> {
+/** How results files are read: threads/threadsFrom (rows-threads.ts) are for large ones. */
+export type LoadOptions = RowThreadOptions;
+
+export async function loadInput(path: string, options: LoadOptions = {}): Promise<LoadedRun> {
   const full = resolve(path);
   if (!existsSync(full)) throw new ReportInputError(`${path}: no such file or directory`);
   if (statSync(full).isDirectory()) {
     if (!existsSync(join(full, "results.ndjson"))) {
       throw new ReportInputError(`${path}: not a benchspec run directory (no results.ndjson)`);
     }
-    return loadRunDir(full);
+    return loadRunDir(full, options);
   }
   const head = await readHead(full, 64 * 1024);
   if (isFioJson(head)) return loadFio([full]);
   const dir = dirname(full);
-  if (basename(full) === "results.ndjson" && existsSync(join(dir, "run.json"))) return loadRunDir(dir);
-  return loadResultsFile(full);
+  if (basename(full) === "results.ndjson" && existsSync(join(dir, "run.json")))
+    return loadRunDir(dir, options);
+  return loadResultsFile(full, options);
 }
 
 /** Loads every input; fio JSON files given together are one import (repetitions of the same jobs). */
-export async function loadInputs(paths: readonly string[]): Promise<RunData[]> {
+export async function loadInputs(paths: readonly string[], options: LoadOptions = {}): Promise<RunData[]> {
   const loaded: LoadedRun[] = [];
   const fioFiles: string[] = [];
   for (const path of paths) {
     const full = resolve(path);
     if (existsSync(full) && statSync(full).isFile() && isFioJson(await readHead(full, 64 * 1024)))
       fioFiles.push(full);
-    else loaded.push(await loadInput(path));
+    else loaded.push(await loadInput(path, options));
   }
   if (fioFiles.length > 0) loaded.push(await loadFio(fioFiles));
   return labelRuns(loaded);
@@ -119,122 +126,29 @@ function planFromJson(json: PlanJson): PlanLike | undefined {
   };
 }
 
-/** Minimal shape check of a row: the fields aggregation reads, with their types. */
-function asRow(
-  value: unknown,
-): (RowLike & { source?: string; spec?: string; specHash?: string }) | undefined {
-  const row = value as Record<string, unknown>;
-  if (
-    typeof row.case !== "string" ||
-    typeof row.workload !== "string" ||
-    typeof row.ok !== "boolean" ||
-    typeof row.throughput !== "number" ||
-    typeof row.iops !== "number" ||
-    typeof row.seconds !== "number" ||
-    typeof row.params !== "object" ||
-    row.params === null
-  ) {
-    return undefined;
-  }
-  return value as RowLike & { source?: string };
-}
-
-/** What every row of a case repeats: read from its first row, reused for the others. */
-type RowHead = Pick<RowLike, "case" | "workload" | "target" | "engine" | "op" | "params"> & {
-  source?: string;
-  spec?: string;
-  specHash?: string;
-};
-
-/**
- * JSON.parse of a result row, about twice as fast for benchspec's own rows (run and compiled script): they
- * are written with a fixed key order — identity, params, then "repetition" and the measurements — so for a
- * case already seen only the part from "repetition" on is parsed, and the identity and params are the
- * first row's. `,"repetition":` cannot occur inside a JSON string (its quotes would be escaped), so its
- * first occurrence is the key. Any other layout, or a tail without the measured fields, is parsed whole.
- */
-function parseRowLine(text: string, heads: ReadonlyMap<string, RowHead>): unknown {
-  if (text.startsWith('{"v":1,"source":"run",') || text.startsWith('{"v":1,"source":"shell",')) {
-    const at = text.indexOf('"case":"');
-    const end = at < 0 ? -1 : text.indexOf('"', at + 8);
-    const head = end < 0 ? undefined : heads.get(text.slice(at + 8, end));
-    const tail = head ? text.indexOf(',"repetition":', end) : -1;
-    if (head && tail > 0) {
-      try {
-        const row = JSON.parse(`{${text.slice(tail + 1)}`) as Record<string, unknown>;
-        if (
-          typeof row.ok === "boolean" &&
-          typeof row.throughput === "number" &&
-          typeof row.iops === "number" &&
-          typeof row.seconds === "number"
-        ) {
-          return Object.assign(row, head);
-        }
-      } catch {
-        // parsed whole below, which reports the error
-      }
-    }
-  }
-  return JSON.parse(text);
-}
-
+/** The rows of `file` into `acc` (several threads for a large file); notes about skipped lines. */
 async function streamRows(
   file: string,
   acc: RunAccumulator,
+  planCases: readonly PlanCase[],
   notes: string[],
-  onRow?: (row: RowLike & { spec?: string; specHash?: string }) => void,
-) {
-  let invalid = 0;
-  let firstInvalid = 0;
-  // Cases whose rows may be parsed from "repetition" on; autotuned cases are not (their params vary).
-  const heads = new Map<string, RowHead>();
-  const stats = await readNdjson(
-    file,
-    (value, line) => {
-      const row = asRow(value);
-      if (!row) {
-        invalid += 1;
-        firstInvalid ||= line;
-        return;
-      }
-      if (!heads.has(row.case) && row.params.autotune === undefined) {
-        const {
-          case: id,
-          workload,
-          target,
-          engine,
-          op,
-          params,
-          source,
-          spec,
-          specHash,
-        } = row as RowLike & RowHead;
-        heads.set(id, {
-          case: id,
-          workload,
-          target,
-          engine,
-          op,
-          params,
-          ...(source && { source }),
-          ...(spec && { spec }),
-          ...(specHash && { specHash }),
-        });
-      }
-      row.warmup = row.warmup === true;
-      row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
-      onRow?.(row);
-      acc.addRow(row);
-    },
-    (text) => parseRowLine(text, heads),
-  );
-  if (invalid > 0)
+  options: LoadOptions,
+  meanwhile?: Promise<void>,
+): Promise<RowsPass> {
+  // Something else to read (the series) while threads parse the rows; its error comes after theirs.
+  const [rows, other] = await Promise.allSettled([readRows(file, acc, planCases, options), meanwhile]);
+  if (rows.status === "rejected") throw rows.reason;
+  const { pass, scan } = rows.value;
+  const stats = scanStats(file, scan);
+  if (other.status === "rejected") throw other.reason;
+  if (pass.invalid > 0)
     notes.push(
-      `${basename(file)}: ${invalid} line(s) are not result rows and were skipped (first: line ${firstInvalid})`,
+      `${basename(file)}: ${pass.invalid} line(s) are not result rows and were skipped (first: line ${pass.firstInvalid})`,
     );
   if (stats.skipped > 0) notes.push(`${basename(file)}: ${stats.skipped} non-JSON line(s) skipped`);
   if (stats.tornTail)
     notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
+  return pass;
 }
 
 async function streamSeries(file: string, acc: RunAccumulator) {
@@ -246,29 +160,19 @@ async function streamSeries(file: string, acc: RunAccumulator) {
   });
 }
 
-async function loadRunDir(dir: string): Promise<LoadedRun> {
+async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun> {
   const notes: string[] = [];
   const planJson = await readJson<PlanJson>(join(dir, "plan.json"));
   const plan = planJson ? planFromJson(planJson) : undefined;
   const state = await readJson<RunState>(join(dir, "run.json"));
   const provenance = await readJson<Provenance>(join(dir, "provenance.json"));
-  const acc = new RunAccumulator(plan?.cases ?? []);
-  const derived = derivePlan();
-  const steadyRows: { case: string; repetition: number; seconds: number; ramp: number }[] = [];
-  await streamRows(join(dir, "results.ndjson"), acc, notes, (row) => {
-    derived.add(row);
-    if (row.steady && row.engine === "fio" && row.ok && !row.warmup) {
-      steadyRows.push({
-        case: row.case,
-        repetition: row.repetition,
-        seconds: row.seconds,
-        ramp: numberOr(row.params.ramp, 0),
-      });
-    }
-  });
-  await streamSeries(join(dir, "timeseries.ndjson"), acc);
-  const steady = await steadyFromRaw(join(dir, "raw"), steadyRows, acc);
-  const finalPlan = plan ?? derived.plan();
+  const planCases = plan?.cases ?? [];
+  const acc = new RunAccumulator(planCases);
+  // Series points and rows are apart in the accumulator: the series is read while threads parse the rows.
+  const seriesRead = streamSeries(join(dir, "timeseries.ndjson"), acc);
+  const rows = await streamRows(join(dir, "results.ndjson"), acc, planCases, notes, options, seriesRead);
+  const steady = await steadyFromRaw(join(dir, "raw"), rows.steadyRows, acc);
+  const finalPlan = plan ?? rows.derived.plan();
   const { cases, expect, series } = acc.finish(finalPlan.expect);
   if (state?.status && state.status !== "complete")
     notes.push(`the run is ${state.status}: some cases may be missing`);
@@ -289,18 +193,14 @@ async function loadRunDir(dir: string): Promise<LoadedRun> {
   };
 }
 
-async function loadResultsFile(file: string): Promise<LoadedRun> {
+async function loadResultsFile(file: string, options: LoadOptions): Promise<LoadedRun> {
   const notes: string[] = [];
-  const derived = derivePlan();
   // A plan.json beside the file (compile writes one next to the shell script) is used if it is the same spec.
   const sibling = await readJson<PlanJson>(join(dirname(file), "plan.json"));
   const siblingPlan = sibling ? planFromJson(sibling) : undefined;
   const acc = new RunAccumulator(siblingPlan?.cases ?? []);
-  const hashes = new Set<string>();
-  await streamRows(file, acc, notes, (row) => {
-    derived.add(row);
-    if (row.specHash) hashes.add(row.specHash);
-  });
+  const rows = await streamRows(file, acc, siblingPlan?.cases ?? [], notes, options);
+  const hashes = rows.hashes;
   const usePlan =
     siblingPlan &&
     hashes.size === 1 &&
@@ -310,9 +210,9 @@ async function loadResultsFile(file: string): Promise<LoadedRun> {
   if (siblingPlan && !usePlan) {
     // The plan.json beside the file is another spec's: aggregate again without its cases.
     run = new RunAccumulator([]);
-    await streamRows(file, run, []);
+    await streamRows(file, run, [], [], options);
   }
-  const plan = usePlan ? siblingPlan : derived.plan();
+  const plan = usePlan ? siblingPlan : rows.derived.plan();
   const { cases, expect, series } = run.finish(plan.expect);
   const name =
     basename(file) === "results.ndjson"
@@ -347,7 +247,7 @@ async function loadFio(files: string[]): Promise<LoadedRun> {
       throw new ReportInputError((error as Error).message);
     }
   })();
-  const derived = derivePlan();
+  const derived = new DerivedPlan();
   const acc = new RunAccumulator([]);
   for (const row of imported.rows) {
     derived.add(row);
@@ -381,44 +281,6 @@ function rowCounts(acc: RunAccumulator): RunData["rows"] {
   };
 }
 
-const numberOr = (value: unknown, fallback: number) =>
-  typeof value === "number" && Number.isFinite(value) ? value : fallback;
-
-/** Without a plan.json: cases in order of their first row, targets by name. */
-function derivePlan() {
-  const cases = new Map<string, PlanCase>();
-  let name: string | undefined;
-  let specHash: string | undefined;
-  return {
-    add(row: RowLike & { spec?: string; specHash?: string }) {
-      name ??= row.spec;
-      specHash ??= row.specHash;
-      if (!cases.has(row.case)) {
-        cases.set(row.case, {
-          id: row.case,
-          workload: row.workload,
-          target: row.target,
-          engine: row.engine,
-          op: row.op,
-          params: row.params,
-        });
-      }
-    },
-    plan(): PlanLike {
-      const list = [...cases.values()];
-      return {
-        name: name ?? "results",
-        ...(specHash && { specHash }),
-        vars: {},
-        targets: Object.fromEntries([...new Set(list.map((c) => c.target))].map((t) => [t, {}])),
-        cases: list,
-        expect: [],
-        report: {},
-      };
-    },
-  };
-}
-
 /**
  * fio's steady-state detection, from the raw json+ outputs of a run: the window is the last `duration`
  * seconds before fio stopped the job. Repetitions without a time series get fio's own steady-state samples
@@ -426,7 +288,7 @@ function derivePlan() {
  */
 async function steadyFromRaw(
   rawDir: string,
-  rows: readonly { case: string; repetition: number; seconds: number; ramp: number }[],
+  rows: readonly SteadyRow[],
   acc: RunAccumulator,
 ): Promise<SteadyWindow[]> {
   if (rows.length === 0 || !existsSync(rawDir)) return [];

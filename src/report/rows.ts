@@ -1,0 +1,236 @@
+/**
+ * One pass over result rows (results.ndjson, or what a compiled script printed): each row is checked,
+ * folded into a RunAccumulator, and what the loaders need besides the aggregates is collected (the cases
+ * in order of their first row, spec hashes, fio steady-state rows). A pass can cover a byte range of the
+ * file: rows-threads.ts scans ranges on several threads and merges their partial passes in file order,
+ * which gives the same result as one pass over the whole file.
+ */
+import { RunAccumulator, planCaseOf, type AccumulatorPartial, type RowLike } from "./aggregate.js";
+import type { PlanCase, PlanLike } from "./model.js";
+import { scanNdjson, type ByteRange, type NdjsonScan } from "./read-ndjson.js";
+
+export type ResultRowLike = RowLike & { source?: string; spec?: string; specHash?: string };
+
+/** A fio row with a steady-state result: its window is read from the raw output (load.ts). */
+export interface SteadyRow {
+  case: string;
+  repetition: number;
+  seconds: number;
+  ramp: number;
+}
+
+/** Minimal shape check of a row: the fields aggregation reads, with their types. */
+function asRow(value: unknown): ResultRowLike | undefined {
+  const row = value as Record<string, unknown>;
+  if (
+    typeof row.case !== "string" ||
+    typeof row.workload !== "string" ||
+    typeof row.ok !== "boolean" ||
+    typeof row.throughput !== "number" ||
+    typeof row.iops !== "number" ||
+    typeof row.seconds !== "number" ||
+    typeof row.params !== "object" ||
+    row.params === null
+  ) {
+    return undefined;
+  }
+  return value as ResultRowLike;
+}
+
+/**
+ * What every row of a case repeats: the text of its first row up to `,"repetition":`, and that text
+ * parsed (null: the case's first row did not have that layout).
+ */
+type RowHead = { prefix: string; fields: Record<string, unknown> } | null;
+
+/**
+ * JSON.parse of a result row, about twice as fast for benchspec's own rows (run and compiled script): they
+ * are written with a fixed key order — identity, params, then "repetition" and the measurements — so a row
+ * that starts with the same text as the first row of its case up to `,"repetition":` has the same identity
+ * and params, and only the part from "repetition" on is parsed. `,"repetition":` cannot occur inside a
+ * JSON string (its quotes would be escaped), so its first occurrence is the key. What a line parses to
+ * depends on that line only (not on the rows before it), so ranges of a file parse alike on any thread.
+ * Any other layout, or a tail without the measured fields, is parsed whole.
+ */
+function parseRowLine(text: string, heads: Map<string, RowHead>): unknown {
+  if (text.startsWith('{"v":1,"source":"run",') || text.startsWith('{"v":1,"source":"shell",')) {
+    const at = text.indexOf('"case":"');
+    const end = at < 0 ? -1 : text.indexOf('"', at + 8);
+    if (end > 0) {
+      const id = text.slice(at + 8, end);
+      const head = heads.get(id);
+      if (head === undefined) {
+        heads.set(id, headOf(text, end));
+      } else if (
+        head !== null &&
+        // (slice and ===: a compare of the bytes; startsWith goes character by character)
+        text.slice(0, head.prefix.length) === head.prefix &&
+        text.startsWith(',"repetition":', head.prefix.length)
+      ) {
+        try {
+          const row = JSON.parse(`{${text.slice(head.prefix.length + 1)}`) as Record<string, unknown>;
+          if (
+            typeof row.ok === "boolean" &&
+            typeof row.throughput === "number" &&
+            typeof row.iops === "number" &&
+            typeof row.seconds === "number"
+          ) {
+            return Object.assign(row, head.fields);
+          }
+        } catch {
+          // parsed whole below, which reports the error
+        }
+      }
+    }
+  }
+  return JSON.parse(text);
+}
+
+function headOf(text: string, caseEnd: number): RowHead {
+  const tail = text.indexOf(',"repetition":', caseEnd);
+  if (tail < 0) return null;
+  const prefix = text.slice(0, tail);
+  try {
+    const fields = JSON.parse(`${prefix}}`) as Record<string, unknown>;
+    return typeof fields.params === "object" && fields.params !== null ? { prefix, fields } : null;
+  } catch {
+    return null;
+  }
+}
+
+export const numberOr = (value: unknown, fallback: number) =>
+  typeof value === "number" && Number.isFinite(value) ? value : fallback;
+
+/** The plan when there is no plan.json: cases in order of their first row, targets by name. */
+export class DerivedPlan {
+  readonly cases = new Map<string, PlanCase>();
+  name: string | undefined;
+  specHash: string | undefined;
+
+  add(row: ResultRowLike): void {
+    this.name ??= row.spec;
+    this.specHash ??= row.specHash;
+    if (!this.cases.has(row.case)) {
+      this.cases.set(row.case, planCaseOf(row));
+    }
+  }
+
+  /** Another pass's plan, from rows after this one's. */
+  merge(other: DerivedPlanPartial): void {
+    this.name ??= other.name;
+    this.specHash ??= other.specHash;
+    for (const c of other.cases) if (!this.cases.has(c.id)) this.cases.set(c.id, c);
+  }
+
+  partial(): DerivedPlanPartial {
+    return {
+      cases: [...this.cases.values()],
+      ...(this.name !== undefined && { name: this.name }),
+      ...(this.specHash !== undefined && { specHash: this.specHash }),
+    };
+  }
+
+  plan(): PlanLike {
+    const list = [...this.cases.values()];
+    return {
+      name: this.name ?? "results",
+      ...(this.specHash && { specHash: this.specHash }),
+      vars: {},
+      targets: Object.fromEntries([...new Set(list.map((c) => c.target))].map((t) => [t, {}])),
+      cases: list,
+      expect: [],
+      report: {},
+    };
+  }
+}
+
+export interface DerivedPlanPartial {
+  cases: PlanCase[];
+  name?: string;
+  specHash?: string;
+}
+
+/** A pass over a range, as a thread posts it (plain data: structured clone, typed arrays transferred). */
+export interface RowsPartial {
+  acc: AccumulatorPartial;
+  derived: DerivedPlanPartial;
+  hashes: string[];
+  steadyRows: SteadyRow[];
+  invalid: number;
+  /** Its line number within the range; 0 when there is none. */
+  firstInvalid: number;
+}
+
+export class RowsPass {
+  readonly derived = new DerivedPlan();
+  readonly hashes = new Set<string>();
+  readonly steadyRows: SteadyRow[] = [];
+  /** Rows that are JSON but not result rows. */
+  invalid = 0;
+  firstInvalid = 0;
+  /** Per case, the start of its rows' text (parseRowLine). */
+  private readonly heads = new Map<string, RowHead>();
+
+  constructor(readonly acc: RunAccumulator) {}
+
+  readonly parse = (text: string): unknown => parseRowLine(text, this.heads);
+
+  readonly add = (value: unknown, line: number): void => {
+    const row = asRow(value);
+    if (!row) {
+      this.invalid += 1;
+      this.firstInvalid ||= line;
+      return;
+    }
+    row.warmup = row.warmup === true;
+    row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
+    this.derived.add(row);
+    if (row.specHash) this.hashes.add(row.specHash);
+    if (row.steady && row.engine === "fio" && row.ok && !row.warmup) {
+      this.steadyRows.push({
+        case: row.case,
+        repetition: row.repetition,
+        seconds: row.seconds,
+        ramp: numberOr(row.params.ramp, 0),
+      });
+    }
+    this.acc.addRow(row);
+  };
+
+  /** This pass as plain data, and the buffers to transfer with it. */
+  partial(): { partial: RowsPartial; transfer: ArrayBuffer[] } {
+    const { partial: acc, transfer } = this.acc.partial();
+    return {
+      partial: {
+        acc,
+        derived: this.derived.partial(),
+        hashes: [...this.hashes],
+        steadyRows: this.steadyRows,
+        invalid: this.invalid,
+        firstInvalid: this.firstInvalid,
+      },
+      transfer,
+    };
+  }
+
+  /** Adds a pass over the rows that follow this one's; its line numbers start after `lineOffset`. */
+  merge(partial: RowsPartial, lineOffset: number): void {
+    this.acc.merge(partial.acc);
+    this.derived.merge(partial.derived);
+    for (const hash of partial.hashes) this.hashes.add(hash);
+    for (const row of partial.steadyRows) this.steadyRows.push(row);
+    this.invalid += partial.invalid;
+    if (partial.firstInvalid > 0) this.firstInvalid ||= partial.firstInvalid + lineOffset;
+  }
+}
+
+/** One pass over `file` (or a byte range of it) into `acc`. */
+export async function scanRows(
+  file: string,
+  acc: RunAccumulator,
+  range: ByteRange = {},
+): Promise<{ pass: RowsPass; scan: NdjsonScan }> {
+  const pass = new RowsPass(acc);
+  const scan = await scanNdjson(file, pass.add, pass.parse, range);
+  return { pass, scan };
+}

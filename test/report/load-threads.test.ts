@@ -1,0 +1,225 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Plan } from "../../src/plan/types.js";
+import { RunAccumulator } from "../../src/report/aggregate.js";
+import { loadInputs } from "../../src/report/load.js";
+import { lineRanges, readRows } from "../../src/report/rows-threads.js";
+import type { ResultRow } from "../../src/results/row.js";
+import { scenarioPlan, synthRows, synthSeries } from "./support.js";
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function tempDir() {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-load-threads-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** fio cases with steady-state results and a time series, and an autotuned object case. */
+async function mixedPlan(): Promise<Plan> {
+  const pts = await scenarioPlan("cloud-disk-pts");
+  const speedtest = await scenarioPlan("minio-speedtest");
+  const sampled = pts.cases.find((c) => c.params.sample !== undefined)!;
+  const tuned = speedtest.cases.find((c) => c.params.autotune !== undefined)!;
+  return { ...pts, cases: [...pts.cases.slice(0, 12).filter((c) => c !== sampled), sampled, tuned] };
+}
+
+/**
+ * A few thousand lines of everything a results file may hold: warm-up, failed, steady-state and autotuned
+ * rows (per-row rounds and rounds in one row), rows of cases not in the plan, rows of another spec, rows
+ * in another key order, progress text, JSON that is not a row and blank lines.
+ */
+function resultLines(plan: Plan): string[] {
+  const rows = synthRows(plan, { reps: 200, failed: (_, rep) => rep % 17 === 0 });
+  // By repetition, so that every part of the file has rows of every case.
+  rows.sort((a, b) => a.repetition - b.repetition);
+  const tuned = plan.cases.find((c) => c.params.autotune !== undefined)!;
+  const lines: string[] = [];
+  rows.forEach((row, i) => {
+    let out: Record<string, unknown> = row;
+    if (row.repetition <= 2) out = { ...out, warmup: true };
+    if (row.engine === "fio" && row.params.steady !== undefined)
+      out = { ...out, steady: { criterion: "iops_slope:10%", attained: i % 3 !== 0 } };
+    if (row.case === tuned.id) {
+      out = { ...out, params: { ...row.params, concurrency: 4 << (row.repetition % 4) } };
+      if (row.repetition % 10 === 0) {
+        out.autotune = {
+          rounds: [4, 8, 16].map((value) => ({
+            value,
+            throughput: row.throughput * (1 + value / 100),
+            iops: row.iops,
+            seconds: row.seconds,
+          })),
+        };
+      }
+    }
+    if (i % 50 === 7) out = { ...out, spec: "other", specHash: "0f0f" };
+    if (i % 97 === 3) {
+      const { ok, ...rest } = out;
+      out = { ok, ...rest };
+    }
+    lines.push(JSON.stringify(out));
+    if (i % 400 === 5) lines.push("progress: text between the rows");
+    // Only late in the file: the first one's line number is then in a later range than the first.
+    if (i > rows.length * 0.7 && i % 250 === 9) lines.push(JSON.stringify({ hello: "not a result row" }));
+    if (i % 300 === 11) lines.push("");
+    if (i % 60 === 13 && row.case !== tuned.id) {
+      const extra = `extra.case-${Math.floor(i / 60) % 4}`;
+      const params = extra.endsWith("3") ? { ...row.params, autotune: { param: "iodepth" } } : row.params;
+      lines.push(JSON.stringify({ ...row, case: extra, params }));
+    }
+  });
+  return lines;
+}
+
+async function writeRun(dir: string, plan: Plan, lines: readonly string[], tail: string) {
+  await writeFile(
+    join(dir, "plan.json"),
+    JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
+  );
+  await writeFile(
+    join(dir, "run.json"),
+    JSON.stringify({ format: "benchspec-run/1", status: "complete", runId: "t", specHash: plan.specHash }),
+  );
+  await writeFile(join(dir, "results.ndjson"), `${lines.join("\n")}\n${tail}`);
+  const series = synthSeries(plan, { reps: 3, points: 200 });
+  await writeFile(join(dir, "timeseries.ndjson"), `${series.map((p) => JSON.stringify(p)).join("\n")}\n`);
+}
+
+const torn = (line: string) => line.slice(0, Math.floor(line.length / 2));
+
+const PARALLEL = { threadsFrom: 0 };
+
+describe("result rows parsed on several threads", () => {
+  it("give the same run as one pass: aggregates, plan, counts, notes", { timeout: 120_000 }, async () => {
+    const plan = await mixedPlan();
+    const dir = await tempDir();
+    const lines = resultLines(plan);
+    await writeRun(dir, plan, lines, torn(lines[3]!));
+    const file = join(dir, "results.ndjson");
+
+    const [single] = await loadInputs([dir], { threads: 1 });
+    // What the file holds is all there (and noted) in the reference.
+    expect(single!.rows.warmup).toBeGreaterThan(0);
+    expect(single!.rows.failed).toBeGreaterThan(0);
+    expect(single!.cases.map((c) => c.id)).toContain("extra.case-3");
+    expect(single!.cases.find((c) => c.autotune)).toBeDefined();
+    expect(single!.cases.some((c) => c.steady)).toBe(true);
+    expect(single!.series.length).toBeGreaterThan(0);
+    expect(single!.notes).toEqual([
+      expect.stringMatching(/^results\.ndjson: \d+ line\(s\) are not result rows .*\(first: line \d+\)$/),
+      expect.stringMatching(/^results\.ndjson: \d+ non-JSON line\(s\) skipped$/),
+      "results.ndjson: the last line was cut off (an interrupted run) and was skipped",
+    ]);
+
+    for (const threads of [2, 3, 5]) {
+      const [parallel] = await loadInputs([dir], { threads, ...PARALLEL });
+      expect(parallel).toStrictEqual(single);
+    }
+
+    // The pass itself, with what the run directory does not show (spec hashes; no raw/ for steady rows).
+    const one = await readRows(file, new RunAccumulator(plan.cases), plan.cases, { threads: 1 });
+    const three = await readRows(file, new RunAccumulator(plan.cases), plan.cases, {
+      threads: 3,
+      ...PARALLEL,
+    });
+    expect(one.threads).toBe(0);
+    expect(three.threads).toBe(3);
+    expect(three.scan).toStrictEqual(one.scan);
+    expect(three.pass.steadyRows.length).toBeGreaterThan(0);
+    expect(three.pass.steadyRows).toStrictEqual(one.pass.steadyRows);
+    expect([...three.pass.hashes]).toStrictEqual([...one.pass.hashes]);
+    expect(three.pass.derived.partial()).toStrictEqual(one.pass.derived.partial());
+    expect([three.pass.invalid, three.pass.firstInvalid]).toEqual([one.pass.invalid, one.pass.firstInvalid]);
+    expect(three.pass.acc.finish(plan.expect)).toStrictEqual(one.pass.acc.finish(plan.expect));
+  });
+
+  it("give the same run for a results file with a plan.json of another spec beside it", async () => {
+    const plan = await mixedPlan();
+    const dir = await tempDir();
+    const lines = resultLines(plan).map((line) => line.replace('"source":"run"', '"source":"shell"'));
+    await writeRun(dir, plan, lines, "");
+    const file = join(dir, "out.ndjson");
+    await writeFile(file, await readFile(join(dir, "results.ndjson")));
+    const [single] = await loadInputs([file], { threads: 1 });
+    expect(single!.planDerived).toBe(true);
+    const [parallel] = await loadInputs([file], { threads: 3, ...PARALLEL });
+    expect(parallel).toStrictEqual(single);
+  });
+
+  it(
+    "reject a broken line before the end with its line number in the file",
+    { timeout: 120_000 },
+    async () => {
+      const plan = await mixedPlan();
+      const dir = await tempDir();
+      const file = join(dir, "results.ndjson");
+      const lines = resultLines(plan);
+      await writeRun(dir, plan, lines, "");
+      const bytes = await readFile(file);
+      const ranges = await lineRanges(file, bytes.length, 3);
+      expect(ranges).toHaveLength(3);
+      /** The line (from 1) at a byte offset. */
+      const lineAt = (offset: number) => bytes.subarray(0, offset).filter((b) => b === 10).length + 1;
+      const lastOfRange0 = lineAt(ranges[1]!.start!) - 1;
+      const firstOfRange1 = lineAt(ranges[1]!.start!);
+      const inRange2 = Math.floor((lineAt(ranges[2]!.start!) + lines.length) / 2);
+      for (const at of [lastOfRange0, firstOfRange1, inRange2]) {
+        // The same length, so that the ranges stay the same.
+        let line = at;
+        while (lines[line - 1] === "") line -= 1;
+        const broken = [...lines];
+        broken[line - 1] = '{"case":'.padEnd(lines[line - 1]!.length, " ");
+        await writeFile(file, `${broken.join("\n")}\n`);
+        expect(await lineRanges(file, bytes.length, 3)).toEqual(ranges);
+        const message = new RegExp(`results\\.ndjson:${line}: not a JSON row`);
+        await expect(loadInputs([dir], { threads: 1 })).rejects.toThrow(message);
+        await expect(loadInputs([dir], { threads: 3, ...PARALLEL })).rejects.toThrow(message);
+      }
+    },
+  );
+
+  it("tolerate a torn last line followed by nothing but blank lines, over several ranges", async () => {
+    const plan = await mixedPlan();
+    const dir = await tempDir();
+    const lines = resultLines(plan);
+    const size = lines.join("\n").length;
+    await writeRun(dir, plan, lines, `${torn(lines[0]!)}\n${"\n".repeat(size)}`);
+    const file = join(dir, "results.ndjson");
+    const ranges = await lineRanges(file, (await stat(file)).size, 4);
+    expect(ranges).toHaveLength(4);
+    const [single] = await loadInputs([dir], { threads: 1 });
+    expect(single!.notes).toContain(
+      "results.ndjson: the last line was cut off (an interrupted run) and was skipped",
+    );
+    const [parallel] = await loadInputs([dir], { threads: 4, ...PARALLEL });
+    expect(parallel).toStrictEqual(single);
+  });
+
+  it("fall back to one pass when a case outside the plan changes its autotuned parameter", async () => {
+    const plan = await mixedPlan();
+    const dir = await tempDir();
+    const base = synthRows(plan, { reps: 300 }).filter((row) => row.case === plan.cases[0]!.id);
+    const rows: ResultRow[] = base.map((row, i) => ({
+      ...row,
+      case: "extra.tuned",
+      params: { ...row.params, autotune: { param: i < base.length / 2 ? "iodepth" : "jobs" } },
+    }));
+    await writeRun(
+      dir,
+      plan,
+      rows.map((row) => JSON.stringify(row)),
+      "",
+    );
+    const file = join(dir, "results.ndjson");
+    const one = await readRows(file, new RunAccumulator(plan.cases), plan.cases, { threads: 1 });
+    const two = await readRows(file, new RunAccumulator(plan.cases), plan.cases, { threads: 2, ...PARALLEL });
+    expect(two.threads).toBe(0);
+    expect(two.pass.acc.finish([])).toStrictEqual(one.pass.acc.finish([]));
+  });
+});
