@@ -37,8 +37,8 @@ export function itemAt<O extends { from?: number; count?: number }>(
   n: number,
   passes: number,
   firstPass: number,
+  perPass = operationsPerPass(ops),
 ): Indexed<O> | undefined {
-  const perPass = ops.reduce((sum, op) => sum + (op.count ?? 1), 0);
   if (perPass === 0 || n >= perPass * passes) return undefined;
   let rest = n % perPass;
   for (const op of ops) {
@@ -48,6 +48,10 @@ export function itemAt<O extends { from?: number; count?: number }>(
   }
   return undefined;
 }
+
+/** How many operations one pass over the list has (callers in a loop count once). */
+export const operationsPerPass = (ops: readonly { count?: number }[]) =>
+  ops.reduce((sum, op) => sum + (op.count ?? 1), 0);
 
 /** Fills `{i}` in a key/seed/ref pattern. */
 export const fill = (pattern: string, index: number) => pattern.replaceAll(INDEX_PLACEHOLDER, String(index));
@@ -112,6 +116,7 @@ export async function runLoad<O extends { from?: number; count?: number }>(
   const passes = options.duration ? Number.MAX_SAFE_INTEGER : 1;
   const firstPass = options.firstPass ?? 0;
   const { cursor } = share;
+  const perPass = operationsPerPass(ops);
   const records: OpRecord[] = [];
   const epochStart = Date.now();
   const startedAt = performance.now();
@@ -123,7 +128,7 @@ export async function runLoad<O extends { from?: number; count?: number }>(
       // After the first error the repetition has failed: stop issuing operations (a dead server must not
       // be asked thousands more times before the run moves on).
       if (Atomics.load(cursor, 1) !== 0 || options.signal.aborted || performance.now() >= deadline) return;
-      const next = itemAt(ops, Atomics.add(cursor, 0, 1), passes, firstPass);
+      const next = itemAt(ops, Atomics.add(cursor, 0, 1), passes, firstPass, perPass);
       if (!next) return;
       const record: OpRecord = { worker: id, start: performance.now(), end: 0, bytes: 0 };
       try {

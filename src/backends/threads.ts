@@ -8,7 +8,7 @@
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Worker } from "node:worker_threads";
-import { startWorker } from "../run/worker-thread.js";
+import { nextMessage, startWorker } from "../run/worker-thread.js";
 import {
   epochNow,
   newCursor,
@@ -159,25 +159,6 @@ export class LoadThreads<O> implements LoadDriver<O> {
 const share = (total: number, threads: number, t: number) =>
   Math.floor(total / threads) + (t < total % threads ? 1 : 0);
 
-/** The first message from `worker` that matches; rejects if the thread fails or exits first. */
-function reply(worker: Worker, matches: (message: FromThread) => boolean): Promise<FromThread> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: FromThread) => {
-      if (!matches(message)) return;
-      done();
-      resolve(message);
-    };
-    const onError = (error: Error) => {
-      done();
-      reject(error);
-    };
-    const onExit = (code: number) => {
-      done();
-      reject(new Error(`a load thread exited (code ${code})`));
-    };
-    const done = () => {
-      worker.off("message", onMessage).off("error", onError).off("exit", onExit);
-    };
-    worker.on("message", onMessage).on("error", onError).on("exit", onExit);
-  });
-}
+/** The first message of a load thread that matches. */
+const reply = (worker: Worker, matches: (message: FromThread) => boolean) =>
+  nextMessage<FromThread>(worker, "load thread", matches);

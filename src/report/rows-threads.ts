@@ -8,8 +8,7 @@
  */
 import { open, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import type { Worker } from "node:worker_threads";
-import { startWorker } from "../run/worker-thread.js";
+import { nextMessage, startWorker } from "../run/worker-thread.js";
 import type { RunAccumulator } from "./aggregate.js";
 import type { PlanCase } from "./model.js";
 import type { ByteRange, NdjsonScan } from "./read-ndjson.js";
@@ -127,16 +126,10 @@ export async function lineRanges(file: string, size: number, count: number): Pro
 async function runThreads(tasks: readonly RangeTask[]): Promise<RangeResult[]> {
   const workers = tasks.map((task) => startWorker(import.meta.url, "rows-thread", task));
   try {
-    return await Promise.all(workers.map(resultOf));
+    return await Promise.all(
+      workers.map((worker) => nextMessage<RangeResult>(worker, "thread parsing result rows")),
+    );
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
-}
-
-function resultOf(worker: Worker): Promise<RangeResult> {
-  return new Promise((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`a thread parsing result rows exited (code ${code})`)));
-  });
 }

@@ -22,3 +22,33 @@ export function startWorker(callerUrl: string, name: string, workerData: unknown
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
   return new Worker(bootstrap, { eval: true, workerData });
 }
+
+/**
+ * The first message from `worker` that `matches`; rejects if the thread fails or exits first (`label`
+ * names it in the error: "a <label> exited (code N)").
+ */
+export function nextMessage<M>(
+  worker: Worker,
+  label: string,
+  matches: (message: M) => boolean = () => true,
+): Promise<M> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: M) => {
+      if (!matches(message)) return;
+      done();
+      resolve(message);
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const onExit = (code: number) => {
+      done();
+      reject(new Error(`a ${label} exited (code ${code})`));
+    };
+    const done = () => {
+      worker.off("message", onMessage).off("error", onError).off("exit", onExit);
+    };
+    worker.on("message", onMessage).on("error", onError).on("exit", onExit);
+  });
+}

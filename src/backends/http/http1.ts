@@ -17,6 +17,20 @@ export interface Origin {
   port: number;
 }
 
+/**
+ * Where to connect for `url` (an http or https URL; `what` names it in the error), with `hostname` in
+ * place of the URL's (a virtual-hosted bucket).
+ */
+export function originOf(url: URL, what: string, hostname = url.hostname): Origin {
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`${what} ${url.href}: only http and https are supported`);
+  return {
+    protocol: url.protocol,
+    hostname: hostname.replace(/^\[(.*)\]$/, "$1"),
+    port: Number(url.port) || (url.protocol === "https:" ? 443 : 80),
+  };
+}
+
 /** Writes one body chunk; resolves once the socket has handed it to the kernel, so its buffer is free again. */
 export type WriteChunk = (chunk: Buffer) => Promise<void>;
 
@@ -53,6 +67,9 @@ export interface PoolOptions {
   /** No bytes either way for this long fails the request: a dead server cannot hang a run. */
   idleTimeoutMs: number;
 }
+
+/** The engines' limits (also given to the SDK's handler): generous, but a dead server cannot hang a run. */
+export const TIMEOUTS: PoolOptions = { connectTimeoutMs: 10_000, idleTimeoutMs: 120_000 };
 
 const READ_BUFFER = 1 << 20;
 const KEPT_BODY = 1 << 20;

@@ -8,11 +8,14 @@
 import { randomBytes } from "node:crypto";
 import type { Payload } from "../payload.js";
 import { payloadBody } from "../http/payload-body.js";
-import { ConnectionPool, type ExchangeOptions, type WireResponse, type WriteChunk } from "../http/http1.js";
-
-const CONNECT_TIMEOUT_MS = 10_000;
-/** No bytes either way for this long fails the call: a dead node cannot hang a run. */
-const IDLE_TIMEOUT_MS = 120_000;
+import {
+  ConnectionPool,
+  TIMEOUTS,
+  originOf,
+  type ExchangeOptions,
+  type WireResponse,
+  type WriteChunk,
+} from "../http/http1.js";
 
 export interface AddOptions {
   cidVersion: number;
@@ -28,16 +31,7 @@ export class KuboRpc {
 
   constructor(api: string) {
     const url = new URL(api);
-    if (url.protocol !== "http:" && url.protocol !== "https:")
-      throw new Error(`IPFS API ${api}: only http and https are supported`);
-    this.pool = new ConnectionPool(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
-        port: Number(url.port) || (url.protocol === "https:" ? 443 : 80),
-      },
-      { connectTimeoutMs: CONNECT_TIMEOUT_MS, idleTimeoutMs: IDLE_TIMEOUT_MS },
-    );
+    this.pool = new ConnectionPool(originOf(url, "IPFS API"), TIMEOUTS);
     this.host = url.host;
     const path = url.pathname.replace(/\/+$/, "");
     this.base = path.endsWith("/api/v0") ? path : `${path}/api/v0`;

@@ -9,6 +9,7 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import http from "node:http";
 import https from "node:https";
+import { TIMEOUTS } from "../http/http1.js";
 
 export interface S3Connection {
   endpoint?: string;
@@ -17,9 +18,6 @@ export interface S3Connection {
   forcePathStyle: boolean;
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
-
-export const REQUEST_TIMEOUT_MS = 120_000;
-export const CONNECT_TIMEOUT_MS = 10_000;
 
 // The SDK warns on Node 20 about releases after January 2027; the locked version supports it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -38,9 +36,9 @@ export function makeS3Client(connection: S3Connection, sockets: number): S3Clien
     requestHandler: new NodeHttpHandler({
       httpAgent: new http.Agent(agentOptions),
       httpsAgent: new https.Agent(agentOptions),
-      connectionTimeout: CONNECT_TIMEOUT_MS,
+      connectionTimeout: TIMEOUTS.connectTimeoutMs,
       // An idle socket (no bytes either way) for this long fails the request: no hang on a dead server.
-      requestTimeout: REQUEST_TIMEOUT_MS,
+      requestTimeout: TIMEOUTS.idleTimeoutMs,
     }),
   });
   client.middlewareStack.add(

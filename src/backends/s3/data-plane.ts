@@ -12,7 +12,7 @@
 import { payloadBody } from "../http/payload-body.js";
 import type { Payload } from "../payload.js";
 import type { S3Connection } from "./client.js";
-import { ConnectionPool, type Origin, type WireRequest, type WireResponse } from "../http/http1.js";
+import { ConnectionPool, originOf, type Origin, type WireRequest, type WireResponse } from "../http/http1.js";
 import { RequestSigner, canonicalQuery, uriEncode, type SigningCredentials } from "./sigv4.js";
 
 /** What the SDK's credential chain resolves to (`client.config.credentials()`). */
@@ -134,17 +134,11 @@ export class S3DataPlane {
 /** Where requests go and how keys become paths, as the SDK would address them. */
 function address(connection: S3Connection): { origin: Origin; host: string; basePath: string } {
   const url = new URL(connection.endpoint ?? `https://s3.${connection.region}.amazonaws.com`);
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new Error(`S3 endpoint ${url.href}: only http and https are supported`);
   const pathStyle = connection.forcePathStyle || connection.bucket.includes(".");
   const hostname = pathStyle ? url.hostname : `${connection.bucket}.${url.hostname}`;
   const base = url.pathname.replace(/\/+$/, "");
   return {
-    origin: {
-      protocol: url.protocol,
-      hostname: hostname.replace(/^\[(.*)\]$/, "$1"),
-      port: Number(url.port) || (url.protocol === "https:" ? 443 : 80),
-    },
+    origin: originOf(url, "S3 endpoint", hostname),
     host: url.port ? `${hostname}:${url.port}` : hostname,
     basePath: pathStyle ? `${base}/${uriEncode(connection.bucket)}` : base,
   };

@@ -12,7 +12,8 @@ import {
 import { fill, type Execute, type Indexed } from "../load.js";
 import { makePayload, type Payload } from "../payload.js";
 import type { S3Op, SdkData } from "../sdk-format.js";
-import { CONNECT_TIMEOUT_MS, REQUEST_TIMEOUT_MS, makeS3Client, type S3Connection } from "./client.js";
+import { TIMEOUTS } from "../http/http1.js";
+import { makeS3Client, type S3Connection } from "./client.js";
 import { S3DataPlane } from "./data-plane.js";
 
 /** Bodies up to this size are sent as one buffer; larger ones are streamed from the payload generator. */
@@ -40,10 +41,7 @@ export interface S3Clients {
 
 export function openClients(wiring: S3Wiring): S3Clients {
   const client = makeS3Client(wiring.connection, wiring.sockets);
-  const data = new S3DataPlane(wiring.connection, () => client.config.credentials(), {
-    connectTimeoutMs: CONNECT_TIMEOUT_MS,
-    idleTimeoutMs: REQUEST_TIMEOUT_MS,
-  });
+  const data = new S3DataPlane(wiring.connection, () => client.config.credentials(), TIMEOUTS);
   return {
     client,
     data,
