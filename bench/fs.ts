@@ -2,8 +2,8 @@
  * fio and dd: the same jobs through `benchspec run` and by hand, on a tmpfs directory (so other load on the
  * disk does not decide the comparison), rounds interleaved. By hand means: dd with the arguments benchspec
  * documents (conv=fdatasync for writes, the page cache dropped with iflag=nocache before reads, a random
- * source file), fio with the jobfile benchspec compiled for the run (`BENCHSPEC_DIR=… fio
- * --output-format=json+ job.fio`, its documented way to run without benchspec). Figures are parsed here, not
+ * source file), fio with the case's section of the jobfile benchspec compiled for the run (`BENCHSPEC_DIR=… fio
+ * --output-format=json+ --section=<case> <workload>.fio`, its documented way to run without benchspec). Figures are parsed here, not
  * with benchspec's parsers. Overhead per case = (wall time of `benchspec run` − the tools' own wall time
  * by hand for the same cases) / cases, per round; where that time goes is taken from the rows' timestamps.
  */
@@ -93,13 +93,16 @@ export async function benchFs(scratch: string, log: (line: string) => void): Pro
   const source = join(scratch, "dd-source");
   await writeFile(source, randomFillSync(Buffer.allocUnsafe(config.fs.dd.bs * config.fs.dd.count)));
   const rounds: Round[] = [];
-  let jobfiles: Record<string, string> = {};
+  let jobfiles: Record<string, { file: string; section: string }> = {};
   for (let r = 1; r <= config.fs.rounds; r++) {
     const viaBenchspec = async () => {
       const run = await runBenchspec(scratch, "fs", fsSpec(), { BENCH_FS_DIR: dir });
       // The jobfiles benchspec compiled (the same in every round) are what fio runs by hand.
       jobfiles = Object.fromEntries(
-        run.rows.map((row) => [`${row.workload}.${row.op}`, join(run.dir, "fio", `${row.case}.fio`)]),
+        run.rows.map((row) => [
+          `${row.workload}.${row.op}`,
+          { file: join(run.dir, "fio", `${row.workload}.fio`), section: row.case },
+        ]),
       );
       return run;
     };
@@ -209,7 +212,7 @@ function roundOf(run: BenchspecRun, byHand: Record<string, Figure>): Round {
 async function runByHand(
   dir: string,
   source: string,
-  jobfiles: Record<string, string>,
+  jobfiles: Record<string, { file: string; section: string }>,
 ): Promise<Record<string, Figure>> {
   const { dd } = config.fs;
   const out: Record<string, Figure> = {};
@@ -230,10 +233,15 @@ async function runByHand(
   for (const c of CASES.filter((c) => c.workload !== "dd")) {
     const output = join(dir, `${c.workload}.json`);
     const t0 = performance.now();
-    const fio = await timed("fio", ["--output-format=json+", `--output=${output}`, jobfiles[key(c)]!], {
-      env: { BENCHSPEC_DIR: dir },
-      cwd: dir,
-    });
+    const { file: jobfile, section } = jobfiles[key(c)]!;
+    const fio = await timed(
+      "fio",
+      ["--output-format=json+", `--output=${output}`, `--section=${section}`, jobfile],
+      {
+        env: { BENCHSPEC_DIR: dir },
+        cwd: dir,
+      },
+    );
     const json = JSON.parse(await readFile(output, "utf8")) as { jobs: { read: FioDir; write: FioDir }[] };
     const sum = (f: (d: FioDir) => number) => json.jobs.reduce((a, j) => a + f(j.read) + f(j.write), 0);
     out[key(c)] = {

@@ -5,6 +5,7 @@
  *   2. emit   per-case artifacts (fio jobfiles, sdk call sequences) and the one shell script
  *   3. index  plan.json: every case, its resolved parameters and its artifacts
  */
+import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan } from "../plan/types.js";
 import { BACKENDS } from "./index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
@@ -13,8 +14,10 @@ import {
   CompileError,
   type Artifact,
   type CompileContext,
+  NO_ARTIFACTS,
   type CompileTarget,
 } from "./types.js";
+import type { EngineName } from "../spec/engines.js";
 
 export { CompileError };
 import { jsonArtifact } from "./writer.js";
@@ -30,24 +33,35 @@ export function compilePlan(plan: Plan, targets: readonly CompileTarget[], versi
   const ctx: CompileContext = { plan, version };
   checkExpressible(plan.cases, targets);
   const artifacts = new Map<string, Artifact>();
-  const byCase = new Map<string, Partial<Record<CompileTarget, string[]>>>();
-  for (const c of plan.cases) {
-    const backend = BACKENDS[c.engine];
-    const entry: Partial<Record<CompileTarget, string[]>> = {};
+  const byCase = new Map<string, Partial<Record<CompileTarget, string[]>>>(plan.cases.map((c) => [c.id, {}]));
+  for (const [engine, cases] of casesByEngine(plan.cases)) {
+    const backend = BACKENDS[engine];
     for (const target of targets) {
       if (!backend.targets.includes(target)) continue;
-      // A target may need per-case files of its own (the shell script runs fio through the jobfiles).
-      const files = backend.artifacts?.(c, target, ctx) ?? [];
-      for (const file of files) artifacts.set(file.path, file);
-      entry[target] = [...(target === "shell" ? [SHELL_SCRIPT_PATH] : []), ...files.map((file) => file.path)];
+      // A target may need files of its own (the shell script runs fio through the jobfiles).
+      const compiled = backend.artifacts?.(cases, target, ctx) ?? NO_ARTIFACTS;
+      for (const file of compiled.files) artifacts.set(file.path, file);
+      for (const c of cases) {
+        const files = compiled.filesOf(c);
+        byCase.get(c.id)![target] = target === "shell" ? [SHELL_SCRIPT_PATH, ...files] : files;
+      }
     }
-    byCase.set(c.id, entry);
   }
   if (targets.includes("shell")) artifacts.set(SHELL_SCRIPT_PATH, compileShellScript(plan, ctx));
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
     artifacts: [...artifacts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
   };
+}
+
+function casesByEngine(cases: readonly Case[]): Map<EngineName, Case[]> {
+  const groups = new Map<EngineName, Case[]>();
+  for (const c of cases) {
+    const group = groups.get(c.engine);
+    if (group) group.push(c);
+    else groups.set(c.engine, [c]);
+  }
+  return groups;
 }
 
 /** With one target, every case must be expressible; with several, each case needs at least one of them. */
@@ -69,26 +83,28 @@ function planIndex(
   byCase: Map<string, Partial<Record<CompileTarget, string[]>>>,
 ): string {
   const { plan } = ctx;
-  return jsonArtifact(ctx, PLAN_FORMAT, {
-    ...(plan.description !== undefined && { description: plan.description }),
-    vars: plan.vars,
-    targets: redactLiteralSecrets(plan.targets),
-    workloads: plan.workloads,
-    fio: { args: ["--output-format=json+"] },
-    cases: plan.cases.map((c) => ({
-      id: c.id,
-      workload: c.workload,
-      target: c.target,
-      engine: c.engine,
-      op: c.op,
-      params: c.params,
-      sources: c.sources,
-      dims: c.dims,
-      artifacts: byCase.get(c.id) ?? {},
-    })),
-    expect: plan.expect,
-    report: plan.report,
-  });
+  return jsonArtifact(
+    ctx,
+    PLAN_FORMAT,
+    {
+      ...(plan.description !== undefined && { description: plan.description }),
+      vars: plan.vars,
+      targets: redactLiteralSecrets(plan.targets),
+      workloads: plan.workloads,
+      fio: { args: ["--output-format=json+"] },
+      expect: plan.expect,
+      report: plan.report,
+    },
+    {
+      key: "cases",
+      items: plan.cases.map((c) => ({
+        ...caseIdentity(c),
+        sources: c.sources,
+        dims: c.dims,
+        artifacts: byCase.get(c.id) ?? {},
+      })),
+    },
+  );
 }
 
 /** A credential written into the spec (a warning at validation) never travels into artifacts. */

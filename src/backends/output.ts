@@ -2,7 +2,8 @@
  * Writes compiled artifacts into a directory without ever deleting what benchspec did not write there:
  * an existing directory must be empty or hold a previous compile (its plan.json says which files are ours).
  */
-import { mkdir, readdir, readFile, rm, writeFile, chmod } from "node:fs/promises";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { readdir, readFile, rm, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PLAN_FORMAT, PLAN_INDEX_PATH } from "./compile.js";
 import type { Artifact } from "./types.js";
@@ -11,11 +12,15 @@ export class OutputDirError extends Error {}
 
 export async function writeArtifacts(dir: string, artifacts: readonly Artifact[]): Promise<void> {
   await removePreviousCompile(dir);
+  // Synchronous on purpose: 10,000 small files written one await at a time take seconds, not milliseconds.
+  const made = new Set<string>();
   for (const artifact of artifacts) {
     const file = join(dir, artifact.path);
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, artifact.content);
-    if (artifact.path.endsWith(".sh")) await chmod(file, 0o755);
+    const parent = dirname(file);
+    if (!made.has(parent)) mkdirSync(parent, { recursive: true });
+    made.add(parent);
+    writeFileSync(file, artifact.content);
+    if (artifact.path.endsWith(".sh")) chmodSync(file, 0o755);
   }
 }
 
@@ -34,8 +39,8 @@ async function removePreviousCompile(dir: string): Promise<void> {
     );
   }
   for (const path of previous) await rm(join(dir, path), { force: true });
-  for (const sub of ["fio", "sdk"])
-    await rm(join(dir, sub), { recursive: true, force: true }).catch(() => {});
+  // Only emptied: a file the user keeps beside the artifacts is not ours to delete.
+  for (const sub of ["fio", "sdk"]) await rmdir(join(dir, sub)).catch(() => {});
 }
 
 async function previousArtifacts(dir: string): Promise<string[] | undefined> {

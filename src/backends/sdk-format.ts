@@ -14,12 +14,22 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Case, CaseParams } from "../plan/types.js";
+import type { Artifact, CaseArtifacts, CompileContext } from "./types.js";
 
 export const SDK_FORMAT = "benchspec-sdk/1";
 export const SDK_SCHEMA_FILE = "sdk.schema.json";
 export const SDK_SCHEMA_ID = `https://benchspec.dev/schema/${SDK_SCHEMA_FILE}`;
 /** Where a case's call sequence is written, relative to the compile output directory. */
 export const sdkArtifactPath = (caseId: string) => `sdk/${caseId}.json`;
+
+/** One call-sequence file per case. */
+export function sdkArtifacts(
+  cases: readonly Case[],
+  ctx: CompileContext,
+  build: (c: Case, ctx: CompileContext) => Artifact,
+): CaseArtifacts {
+  return { files: cases.map((c) => build(c, ctx)), filesOf: (c) => [sdkArtifactPath(c.id)] };
+}
 
 /** The placeholders an executor substitutes. */
 export const RUN_ID_PLACEHOLDER = "{runId}";

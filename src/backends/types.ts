@@ -20,6 +20,14 @@ export interface Artifact {
   content: string;
 }
 
+/** Files written for a set of cases, and which of them each case uses. */
+export interface CaseArtifacts {
+  files: Artifact[];
+  filesOf(c: Case): string[];
+}
+
+export const NO_ARTIFACTS: CaseArtifacts = { files: [], filesOf: () => [] };
+
 export interface CompileContext {
   plan: Plan;
   /** benchspec's version, for headers. */
@@ -30,8 +38,11 @@ export interface Backend {
   engine: EngineName;
   /** The compile targets that can express this engine's cases; `shell` is shared by all. */
   targets: readonly CompileTarget[];
-  /** Per-case files a compile target needs (jobfiles for fio and for the shell script, call sequences for sdk). */
-  artifacts?(c: Case, target: CompileTarget, ctx: CompileContext): Artifact[];
+  /**
+   * The files a compile target needs for this engine's cases (jobfiles for fio and for the shell script,
+   * call sequences for sdk), all cases at once: one fio jobfile holds a whole workload.
+   */
+  artifacts?(cases: readonly Case[], target: CompileTarget, ctx: CompileContext): CaseArtifacts;
   /** Writes the bash functions this engine's case fragments call (once per script, if the plan uses the engine). */
   shellLibrary(w: ShellScriptWriter): void;
   /** The CLIs the shell fragment needs (checked by the script before anything runs). */

@@ -17,8 +17,10 @@ function headerLines(ctx: CompileContext, what: string): string[] {
 /** Comments hold one line of printable text: a newline in a description must not start a new statement. */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ").trim();
+  return (UNPRINTABLE.test(text) ? text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ") : text).trim();
 }
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f\u2028\u2029]/;
 
 /* ---------- INI (fio jobfiles) ---------- */
 
@@ -51,7 +53,8 @@ export class IniWriter {
   option(key: string, value: string | number | boolean = true): this {
     this.check(key, "option name");
     const text = typeof value === "boolean" ? (value ? "1" : "0") : String(value);
-    this.check(text, `value of ${key}`);
+    // A number's text is digits, sign, "." and "e": always safe, and 10,000-case plans write many.
+    if (typeof value !== "number") this.check(text, `value of ${key}`);
     this.lines.push(`${key}=${text}`);
     return this;
   }
@@ -71,7 +74,7 @@ export class IniWriter {
 
   private check(text: string, what: string) {
     // fio's own filename_format tokens are the one place a "$" is written.
-    const plain = text.replace(/\$(jobname|jobnum|filenum)\b/g, "");
+    const plain = text.includes("$") ? text.replace(/\$(jobname|jobnum|filenum)\b/g, "") : text;
     if (!INI_SAFE.test(plain) || text.length === 0) {
       throw new UnsafeValueError(`refusing to write ${JSON.stringify(text)} as a fio ${what}`);
     }
@@ -133,7 +136,28 @@ export class ShellScriptWriter {
 
 /* ---------- JSON (sdk call sequences, plan.json) ---------- */
 
-/** Pretty JSON with a generator header field first; key order is the order the emitter built. */
-export function jsonArtifact(ctx: CompileContext, format: string, body: object): string {
-  return `${JSON.stringify({ format, generator: `benchspec ${ctx.version}`, spec: ctx.plan.name, specHash: ctx.plan.specHash, ...body }, null, 2)}\n`;
+/**
+ * Pretty JSON with the generator header fields first; key order is the order the emitter built. `rows`, when
+ * given, goes last with one compact line per item: a 10,000-case plan.json stays small, fast to write and
+ * diffs one case per line.
+ */
+export function jsonArtifact(
+  ctx: CompileContext,
+  format: string,
+  body: object,
+  rows?: { key: string; items: readonly unknown[] },
+): string {
+  const head = {
+    format,
+    generator: `benchspec ${ctx.version}`,
+    spec: ctx.plan.name,
+    specHash: ctx.plan.specHash,
+    ...body,
+  };
+  if (!rows || rows.items.length === 0)
+    return `${JSON.stringify(rows ? { ...head, [rows.key]: [] } : head, null, 2)}\n`;
+  if (rows.key in head) throw new Error(`jsonArtifact: "${rows.key}" is both a field and the rows`);
+  const text = JSON.stringify({ ...head, [rows.key]: [] }, null, 2);
+  const items = rows.items.map((item) => `    ${JSON.stringify(item)}`).join(",\n");
+  return `${text.slice(0, -"[]\n}".length)}[\n${items}\n  ]\n}\n`;
 }

@@ -2,6 +2,7 @@
  * summary.json: per case, the statistics over its measured repetitions and the warnings a reader should
  * see; failed repetitions are counted as failures and never averaged in. Then the expect assertions.
  */
+import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan, PlannedExpect } from "../plan/types.js";
 import { engineParams } from "../spec/engines.js";
 import type { Metric } from "../spec/schema.js";
@@ -88,12 +89,7 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
     );
   }
   return {
-    id: c.id,
-    workload: c.workload,
-    target: c.target,
-    engine: c.engine,
-    op: c.op,
-    params: c.params,
+    ...caseIdentity(c),
     repetitions: measured.length,
     failed: failed.length,
     errors: [...new Set(failed.map((row) => row.error ?? "failed"))],

@@ -118,6 +118,10 @@ export const DEFAULT_ENGINE: Record<TargetKind, EngineName> = {
   ipfs: "ipfs",
 };
 
+const ENGINE_PARAMS = new Map<EngineName, ReadonlySet<ParamName>>();
+
 export function engineParams(engine: EngineName): ReadonlySet<ParamName> {
-  return new Set([...COMMON_PARAMS, ...ENGINES[engine].params]);
+  let params = ENGINE_PARAMS.get(engine);
+  if (!params) ENGINE_PARAMS.set(engine, (params = new Set([...COMMON_PARAMS, ...ENGINES[engine].params])));
+  return params;
 }

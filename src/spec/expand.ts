@@ -71,8 +71,9 @@ export function expand(
     const used = new Set<ParamName>();
     const engines = new Set<EngineName>();
     const ops = new Set<Op>();
+    const fixed = fixedValues(spec, workload, base);
     for (const cell of cells) {
-      const resolved = resolveCase(spec, workload, base, cell, sink, unused);
+      const resolved = resolveCase(spec, workload, base, fixed, cell, sink, unused);
       if (!resolved) continue;
       for (const key of Object.keys(resolved.sources) as ParamName[]) used.add(key);
       engines.add(resolved.engine);
@@ -113,26 +114,61 @@ function dimensionsOf(workload: Workload, base: SpecPath): Dimension[] {
 
 type ResolvedCase = Omit<Case, "id" | "index">;
 
+const BUILTIN_DEFAULTS = new Map<string, ReadonlyMap<ParamName, ParamValue>>();
+
+/** What a case of this engine and op gets where nobody set a value (a lookup per case × parameter). */
+function builtinDefaults(engine: EngineName, op: Op): ReadonlyMap<ParamName, ParamValue> {
+  const key = `${engine}/${op}`;
+  let defaults = BUILTIN_DEFAULTS.get(key);
+  if (!defaults) {
+    const values: Partial<Record<ParamName, ParamValue>> = {
+      ...COMMON_DEFAULTS,
+      ...ENGINES[engine].defaults,
+      ...(MIXED_OPS.has(op) && { read: 50 }),
+    };
+    defaults = new Map(Object.entries(values) as [ParamName, ParamValue][]);
+    BUILTIN_DEFAULTS.set(key, defaults);
+  }
+  return defaults;
+}
+
+interface UserValue {
+  value: ParamValue;
+  origin: Origin;
+}
+
+/** The values a workload's cells share: the workload's own scalars, then the spec's defaults. */
+function fixedValues(spec: Spec, workload: Workload, base: SpecPath): Map<ParamName, UserValue> {
+  const fixed = new Map<ParamName, UserValue>();
+  for (const key of PARAM_NAMES) {
+    const fromWorkload = (workload as Record<string, unknown>)[key];
+    const fromDefaults = spec.defaults?.[key];
+    if (fromWorkload !== undefined && !Array.isArray(fromWorkload)) {
+      fixed.set(key, {
+        value: fromWorkload as ParamValue,
+        origin: { source: "workload", path: [...base, key] },
+      });
+    } else if (fromDefaults !== undefined) {
+      fixed.set(key, { value: fromDefaults, origin: { source: "defaults", path: ["defaults", key] } });
+    }
+  }
+  return fixed;
+}
+
 function resolveCase(
   spec: Spec,
   workload: Workload,
   base: SpecPath,
+  fixed: ReadonlyMap<ParamName, UserValue>,
   cell: Cell,
   sink: DiagnosticSink,
   unused: Map<ParamName, Origin>,
 ): ResolvedCase | undefined {
   /** The user's value for a parameter, most specific source first. */
-  const userValue = (key: ParamName): { value: ParamValue; origin: Origin } | undefined => {
+  const userValue = (key: ParamName): UserValue | undefined => {
     const fromCell = cell.values[key];
     if (fromCell !== undefined) return { value: fromCell, origin: cell.origins[key]! };
-    const fromWorkload = (workload as Record<string, unknown>)[key];
-    if (fromWorkload !== undefined && !Array.isArray(fromWorkload)) {
-      return { value: fromWorkload as ParamValue, origin: { source: "workload", path: [...base, key] } };
-    }
-    const fromDefaults = spec.defaults?.[key];
-    if (fromDefaults !== undefined)
-      return { value: fromDefaults, origin: { source: "defaults", path: ["defaults", key] } };
-    return undefined;
+    return fixed.get(key);
   };
 
   const targetNames = Object.keys(spec.targets);
@@ -181,11 +217,7 @@ function resolveCase(
   }
 
   const applicable = engineParams(engine);
-  const builtin: Partial<Record<ParamName, ParamValue>> = {
-    ...COMMON_DEFAULTS,
-    ...info.defaults,
-    ...(MIXED_OPS.has(op) && { read: 50 }),
-  };
+  const builtin = builtinDefaults(engine, op);
   const params: Partial<Record<ParamName, ParamValue>> = {};
   const sources: Partial<Record<ParamName, ParamSource>> = {};
   const origins: Partial<Record<ParamName, Origin>> = {};
@@ -198,7 +230,7 @@ function resolveCase(
       if (choice.origin.source !== "defaults") unused.set(key, choice.origin);
       continue;
     }
-    const value = choice?.value ?? builtin[key];
+    const value = choice?.value ?? builtin.get(key);
     if (value === undefined || !applicable.has(key)) continue;
     params[key] = value;
     sources[key] = choice?.origin.source ?? "builtin";

@@ -57,24 +57,34 @@ describe("golden artifacts (regenerate with UPDATE_GOLDEN=1 npx vitest run test/
     });
   }
 
-  it("every golden fio jobfile passes fio --parse-only", async () => {
+  it("every golden fio jobfile passes fio --parse-only, whole and one case's sections at a time", async () => {
     const jobfiles = (await listFiles(GOLDEN)).filter((path) => path.endsWith(".fio"));
-    expect(jobfiles.length).toBeGreaterThan(70);
     const dir = await tempDir();
-    for (const jobfile of jobfiles) {
-      const result = await execa("fio", ["--parse-only", join(GOLDEN, jobfile)], {
+    const parse = (args: string[]) =>
+      execa("fio", ["--parse-only", ...args], {
         env: { BENCHSPEC_DIR: dir, BENCHSPEC_DEVICE: "/dev/null" },
         reject: false,
       });
+    let sections = 0;
+    for (const jobfile of jobfiles) {
+      const result = await parse([join(GOLDEN, jobfile)]);
       expect(result.exitCode, `${jobfile}: ${result.stderr}`).toBe(0);
       expect(result.stderr, jobfile).toBe("");
+      const names = [...(await readFile(join(GOLDEN, jobfile), "utf8")).matchAll(/^\[([^\]]+)\]$/gm)]
+        .map((m) => m[1]!)
+        .filter((name) => name !== "global");
+      sections += names.length;
+      const one = await parse([`--section=${names.at(-1)}`, join(GOLDEN, jobfile)]);
+      expect(one.exitCode, `${jobfile} --section=${names.at(-1)}: ${one.stderr}`).toBe(0);
     }
+    expect(sections).toBeGreaterThan(70);
   });
 });
 
 describe("fio jobfiles", () => {
-  const fioOf = (spec: object, id: string) =>
-    compilePlan(planOf(spec), ["fio"], VERSION).artifacts.find((a) => a.path === `fio/${id}.fio`)!.content;
+  const fioOf = (spec: object, workload: string) =>
+    compilePlan(planOf(spec), ["fio"], VERSION).artifacts.find((a) => a.path === `fio/${workload}.fio`)!
+      .content;
 
   it("maps the case's parameters to fio options, sizes in bytes", () => {
     const text = fioOf(
@@ -98,7 +108,7 @@ describe("fio jobfiles", () => {
           },
         ],
       },
-      "w.d.randrw",
+      "w",
     );
     for (const line of [
       "filename=${BENCHSPEC_DEVICE}",
@@ -145,13 +155,17 @@ describe("compile command", () => {
     const index = JSON.parse(await readFile(join(out, "plan.json"), "utf8"));
     expect(index.format).toBe("benchspec-plan/1");
     expect(index.cases.find((c: { id: string }) => c.id === "fio-4k.scratch.randread").artifacts).toEqual({
-      fio: ["fio/fio-4k.scratch.randread.fio"],
-      shell: ["benchspec.sh", "fio/fio-4k.scratch.randread.fio"],
+      fio: ["fio/fio-4k.fio"],
+      shell: ["benchspec.sh", "fio/fio-4k.fio"],
     });
     expect(
       (await runCli(["compile", "specs/quickstart.yaml", "--out", out, "--set", "fio-4k.op=read"])).code,
     ).toBe(0);
-    expect(await listFiles(join(out, "fio"))).toEqual(["fio-4k.scratch.read.fio"]);
+    expect(await readFile(join(out, "fio", "fio-4k.fio"), "utf8")).toContain("[fio-4k.scratch.read]");
+    // A spec without fio cases over the same directory: our jobfile goes, a file the user put there stays.
+    await writeFile(join(out, "fio", "notes.txt"), "mine");
+    expect((await runCli(["compile", "specs/shared-storage-dd.yaml", "--out", out])).code).toBe(0);
+    expect(await listFiles(join(out, "fio"))).toEqual(["notes.txt"]);
 
     const foreign = await tempDir();
     await writeFile(join(foreign, "precious.txt"), "user data");

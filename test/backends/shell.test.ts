@@ -281,6 +281,16 @@ describe("a block device (a real loop device)", () => {
       workloads: [
         { name: "dd", engine: "dd", op: ["write", "read"], bs: "1MiB", count: 4, parallel: 3, direct: true },
         { name: "f", engine: "fio", op: "randread", size: "2MiB", ioengine: "psync", direct: true },
+        {
+          name: "pre",
+          engine: "fio",
+          op: ["read", "randread"],
+          size: "1MiB",
+          repeat: 2,
+          ioengine: "psync",
+          direct: true,
+          precondition: { write: "seq", passes: 2, bs: "256KiB" },
+        },
       ],
     });
 
@@ -294,7 +304,16 @@ describe("a block device (a real loop device)", () => {
       ["dd.disk.write", true, 3 * 4 * 1024 * 1024, 3],
       ["dd.disk.read", true, 3 * 4 * 1024 * 1024, 3],
       ["f.disk.randread", true, 2 * 1024 * 1024, undefined],
+      ["pre.disk.read", true, 1024 * 1024, undefined],
+      ["pre.disk.read", true, 1024 * 1024, undefined],
+      ["pre.disk.randread", true, 1024 * 1024, undefined],
+      ["pre.disk.randread", true, 1024 * 1024, undefined],
     ]);
+    // Each fio case ran its own section of the workload's jobfile, preconditioned once with its own passes.
+    for (const id of ["pre.disk.read", "pre.disk.randread"]) {
+      for (const pass of [1, 2])
+        expect(run.stderr.split(`${id}.precondition-${pass}: (g=`).length - 1, `${id} pass ${pass}`).toBe(1);
+    }
   });
 
   it("refuses a mounted device, also through a symlink and BENCHSPEC_TARGET_<name>", async () => {

@@ -6,7 +6,7 @@ export const fioBackend: Backend = {
   engine: "fio",
   targets: ["fio", "shell"],
   // The shell script runs fio cases through the same jobfiles.
-  artifacts: (c, _target, ctx) => fioArtifacts(c, ctx),
+  artifacts: (cases, _target, ctx) => fioArtifacts(cases, ctx),
   shellTools: ["fio"],
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,

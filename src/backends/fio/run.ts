@@ -1,6 +1,6 @@
 /**
- * Runs fio cases: the compiled jobfiles, in their own process group, json+ output kept raw and parsed,
- * averaged bw/iops logs turned into the time series.
+ * Runs fio cases: their sections of the compiled workload jobfiles, in their own process group, json+
+ * output kept raw and parsed, averaged bw/iops logs turned into the time series.
  */
 import { readdir, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
@@ -9,18 +9,27 @@ import { runGroup } from "../../run/process.js";
 import { fioBinary } from "../../run/tools.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
 import type { ExecContext, Executor, Measurement } from "../types.js";
-import { FIO_OUTPUT_ARGS, fioSafetyArgs, jobfilePath, preconditionPath, targetVariable } from "./jobfile.js";
+import {
+  FIO_OUTPUT_ARGS,
+  fioSafetyArgs,
+  jobfilePath,
+  preconditionSections,
+  sectionArgs,
+  targetVariable,
+} from "./jobfile.js";
 import { measurementFromFio, parseFioJson, seriesFromLogs } from "./results.js";
 
 /** fio splits `filename` at ':'; a device path such as /dev/disk/by-path/pci-0000:00:1f.2 needs escaping. */
 const fioPath = (path: string) => path.replaceAll(":", "\\:");
 
-async function runFio(c: Case, jobfile: string, output: string, ctx: ExecContext, cwd: string) {
+/** Runs the named sections of the case's workload jobfile. */
+async function runFio(c: Case, sections: string[], output: string, ctx: ExecContext, cwd: string) {
   const args = [
     ...FIO_OUTPUT_ARGS,
     ...fioSafetyArgs(c),
     `--output=${output}`,
-    join(ctx.artifactsDir, jobfile),
+    ...sectionArgs(sections),
+    join(ctx.artifactsDir, jobfilePath(c)),
   ];
   return runGroup(fioBinary(), args, {
     env: { [targetVariable(c)]: fioPath(ctx.location) },
@@ -45,7 +54,7 @@ export const fioExecutor: Executor = {
   async prepare(c, ctx) {
     if (!c.params.precondition) return;
     const output = join(ctx.rawDir, `${c.id}.precondition.json`);
-    const result = await runFio(c, preconditionPath(c), output, ctx, ctx.rawDir);
+    const result = await runFio(c, preconditionSections(c), output, ctx, ctx.rawDir);
     if (result.aborted) throw new Error("interrupted");
     if (result.exitCode !== 0) throw new Error(`fio preconditioning failed: ${outputTail(result.output)}`);
   },
@@ -54,7 +63,7 @@ export const fioExecutor: Executor = {
     const name = `${c.id}.${warmup ? "w" : "r"}${repetition}`;
     const output = join(ctx.rawDir, `${name}.json`);
     const start = Date.now();
-    const result = await runFio(c, jobfilePath(c), output, ctx, ctx.rawDir);
+    const result = await runFio(c, [c.id], output, ctx, ctx.rawDir);
     const end = Date.now();
     if (result.aborted) throw new Error("interrupted");
     const text = await readFile(output, "utf8").catch(() => "");

@@ -1,6 +1,6 @@
 /**
- * fio in the shell script: runs the case's jobfile (fio/<case-id>.fio beside the script), the precondition
- * jobfile once before the first repetition, with BENCHSPEC_DIR / BENCHSPEC_DEVICE set (":" escaped as "\:"
+ * fio in the shell script: runs the case's section of its workload's jobfile (fio/<workload>.fio beside the
+ * script), its precondition sections once before the first repetition, with BENCHSPEC_DIR / BENCHSPEC_DEVICE set (":" escaped as "\:"
  * for fio), and reads fio's terse output (version 3, no jq needed) for the job named after the case id.
  *
  * Terse v3 fields (1-based, ";"-separated; fio's HOWTO, "Terse output"): 3 jobname, 5 error; read: 6 KiB,
@@ -15,13 +15,13 @@
 import type { Case } from "../../plan/types.js";
 import type { Backend } from "../types.js";
 import type { ShellScriptWriter } from "../writer.js";
-import { jobfilePath, preconditionPath } from "./jobfile.js";
+import { jobfilePath, preconditionSections } from "./jobfile.js";
 
 export const fioShellCase: Backend["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} as in the jobfile`);
-  const pre = p.precondition ? preconditionPath(c) : "";
-  w.line(["bs_fio", jobfilePath(c), pre, c.id, p.bs!].map((value) => w.quote(value)).join(" "));
+  const passes = preconditionSections(c).length;
+  w.line(["bs_fio", jobfilePath(c), passes, c.id, p.bs!].map((value) => w.quote(value)).join(" "));
 };
 
 /** The bash functions every fio case calls. */
@@ -30,9 +30,11 @@ export function fioShellLibrary(w: ShellScriptWriter): void {
 }
 
 const FIO_LIBRARY = `
-# bs_fio JOBFILE PRECONDITION-JOBFILE|'' JOBNAME BS: one repetition of an fio case.
+# bs_fio JOBFILE PRECONDITION-PASSES JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME,
+# after the sections JOBNAME.precondition-1…N once).
 bs_fio() {
-  local job=$BS_HERE/$1 pre=$2 name=$3 bs=$4 logs out t0 t1 result
+  local job=$BS_HERE/$1 passes=$2 name=$3 bs=$4 logs out t0 t1 result pass
+  local -a pre=()
   if [[ -n $BS_DEVICE ]]; then
     export BENCHSPEC_DEVICE=\${BS_DEVICE//:/\\\\:}
   else
@@ -45,14 +47,15 @@ bs_fio() {
     logs=$BS_REPDIR/logs
   fi
   mkdir -p -- "$logs"
-  if [[ -n $pre && ! -e $BS_CASESTATE/preconditioned ]]; then
-    bs_log "$BS_CASE: preconditioning ($pre)"
-    (cd -- "$logs" && fio --output=/dev/stderr "$BS_HERE/$pre") || bs_fail "fio preconditioning failed (exit $?)"
+  if ((passes > 0)) && [[ ! -e $BS_CASESTATE/preconditioned ]]; then
+    for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$name.precondition-$pass"); done
+    bs_log "$BS_CASE: preconditioning ($passes pass(es))"
+    (cd -- "$logs" && fio "\${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
     : >"$BS_CASESTATE/preconditioned"
   fi
   out=$BS_REPDIR/fio.terse
   bs_now t0
-  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" "$job") || {
+  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
     local status=$?
     bs_fail "fio exited with status $status"
   }

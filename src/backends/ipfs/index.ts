@@ -1,11 +1,13 @@
-import type { Backend } from "../types.js";
-import { ipfsSdkArtifacts } from "./sdk.js";
+import { NO_ARTIFACTS, type Backend } from "../types.js";
+import { sdkArtifacts } from "../sdk-format.js";
+import { ipfsSdkArtifact } from "./sdk.js";
 import { ipfsShellCase, ipfsShellLibrary, ipfsShellTools } from "./shell.js";
 
 export const ipfsBackend: Backend = {
   engine: "ipfs",
   targets: ["sdk", "shell"],
-  artifacts: (c, target, ctx) => (target === "sdk" ? ipfsSdkArtifacts(c, ctx) : []),
+  artifacts: (cases, target, ctx) =>
+    target === "sdk" ? sdkArtifacts(cases, ctx, ipfsSdkArtifact) : NO_ARTIFACTS,
   shellTools: ipfsShellTools,
   shellLibrary: ipfsShellLibrary,
   shellCase: ipfsShellCase,

@@ -25,7 +25,7 @@ type IpfsTarget = Extract<Target, { kind: "ipfs" }>;
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];
 type Add = Extract<IpfsOp, { op: "add" }>;
 
-export function ipfsSdkArtifacts(c: Case, ctx: CompileContext): Artifact[] {
+export function ipfsSdkArtifact(c: Case, ctx: CompileContext): Artifact {
   const target = ctx.plan.targets[c.target];
   if (target?.kind !== "ipfs")
     throw new CompileError(`case ${c.id}: target "${c.target}" is not an ipfs target`);
@@ -40,7 +40,7 @@ export function ipfsSdkArtifacts(c: Case, ctx: CompileContext): Artifact[] {
     data: c.params.data ?? "random",
     repetitions: repetitionSlots(c).map((slot, index) => repetition(c, slot, target, index === 0)),
   };
-  return [{ path: sdkArtifactPath(c.id), content: jsonArtifact(ctx, SDK_FORMAT, body) }];
+  return { path: sdkArtifactPath(c.id), content: jsonArtifact(ctx, SDK_FORMAT, body) };
 }
 
 function ipfsTarget(name: string, t: IpfsTarget): IpfsSdkDocument["target"] {

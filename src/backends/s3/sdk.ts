@@ -30,7 +30,7 @@ const LIST_PAGE = 1000;
 type S3Target = Extract<Target, { kind: "s3" }>;
 type Upload = Extract<S3Op, { op: "PutObject" | "MultipartUpload" }>;
 
-export function s3SdkArtifacts(c: Case, ctx: CompileContext): Artifact[] {
+export function s3SdkArtifact(c: Case, ctx: CompileContext): Artifact {
   const target = ctx.plan.targets[c.target];
   if (target?.kind !== "s3") throw new CompileError(`case ${c.id}: target "${c.target}" is not an s3 target`);
   const keep = target.keep === true;
@@ -49,7 +49,7 @@ export function s3SdkArtifacts(c: Case, ctx: CompileContext): Artifact[] {
     data: c.params.data ?? "random",
     repetitions: repetitionSlots(c).map((slot) => repetition(c, slot, keep)),
   };
-  return [{ path: sdkArtifactPath(c.id), content: jsonArtifact(ctx, SDK_FORMAT, body) }];
+  return { path: sdkArtifactPath(c.id), content: jsonArtifact(ctx, SDK_FORMAT, body) };
 }
 
 function s3Op(c: Case): S3SdkDocument["op"] {

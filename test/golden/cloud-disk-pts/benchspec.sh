@@ -516,9 +516,11 @@ bs_finish() {
 }
 
 # ---------- engine: fio ----------
-# bs_fio JOBFILE PRECONDITION-JOBFILE|'' JOBNAME BS: one repetition of an fio case.
+# bs_fio JOBFILE PRECONDITION-PASSES JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME,
+# after the sections JOBNAME.precondition-1…N once).
 bs_fio() {
-  local job=$BS_HERE/$1 pre=$2 name=$3 bs=$4 logs out t0 t1 result
+  local job=$BS_HERE/$1 passes=$2 name=$3 bs=$4 logs out t0 t1 result pass
+  local -a pre=()
   if [[ -n $BS_DEVICE ]]; then
     export BENCHSPEC_DEVICE=${BS_DEVICE//:/\\:}
   else
@@ -531,14 +533,15 @@ bs_fio() {
     logs=$BS_REPDIR/logs
   fi
   mkdir -p -- "$logs"
-  if [[ -n $pre && ! -e $BS_CASESTATE/preconditioned ]]; then
-    bs_log "$BS_CASE: preconditioning ($pre)"
-    (cd -- "$logs" && fio --output=/dev/stderr "$BS_HERE/$pre") || bs_fail "fio preconditioning failed (exit $?)"
+  if ((passes > 0)) && [[ ! -e $BS_CASESTATE/preconditioned ]]; then
+    for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$name.precondition-$pass"); done
+    bs_log "$BS_CASE: preconditioning ($passes pass(es))"
+    (cd -- "$logs" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
     : >"$BS_CASESTATE/preconditioned"
   fi
   out=$BS_REPDIR/fio.terse
   bs_now t0
-  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" "$job") || {
+  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
     local status=$?
     bs_fail "fio exited with status $status"
   }
@@ -601,352 +604,352 @@ bs_target_0_release() { :; }
 
 # case 1/70: iops.disk.randrw.bs-512B.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_0() {
-  bs_fio fio/iops.disk.randrw.bs-512B.read-100.fio fio/iops.disk.randrw.bs-512B.read-100.precondition.fio iops.disk.randrw.bs-512B.read-100 512
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-100 512
 }
 
 # case 2/70: iops.disk.randrw.bs-512B.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_1() {
-  bs_fio fio/iops.disk.randrw.bs-512B.read-95.fio fio/iops.disk.randrw.bs-512B.read-95.precondition.fio iops.disk.randrw.bs-512B.read-95 512
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-95 512
 }
 
 # case 3/70: iops.disk.randrw.bs-512B.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_2() {
-  bs_fio fio/iops.disk.randrw.bs-512B.read-65.fio fio/iops.disk.randrw.bs-512B.read-65.precondition.fio iops.disk.randrw.bs-512B.read-65 512
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-65 512
 }
 
 # case 4/70: iops.disk.randrw.bs-512B.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_3() {
-  bs_fio fio/iops.disk.randrw.bs-512B.read-50.fio fio/iops.disk.randrw.bs-512B.read-50.precondition.fio iops.disk.randrw.bs-512B.read-50 512
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-50 512
 }
 
 # case 5/70: iops.disk.randrw.bs-512B.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_4() {
-  bs_fio fio/iops.disk.randrw.bs-512B.read-35.fio fio/iops.disk.randrw.bs-512B.read-35.precondition.fio iops.disk.randrw.bs-512B.read-35 512
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-35 512
 }
 
 # case 6/70: iops.disk.randrw.bs-512B.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_5() {
-  bs_fio fio/iops.disk.randrw.bs-512B.read-5.fio fio/iops.disk.randrw.bs-512B.read-5.precondition.fio iops.disk.randrw.bs-512B.read-5 512
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-5 512
 }
 
 # case 7/70: iops.disk.randrw.bs-512B.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_6() {
-  bs_fio fio/iops.disk.randrw.bs-512B.read-0.fio fio/iops.disk.randrw.bs-512B.read-0.precondition.fio iops.disk.randrw.bs-512B.read-0 512
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-0 512
 }
 
 # case 8/70: iops.disk.randrw.bs-4KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_7() {
-  bs_fio fio/iops.disk.randrw.bs-4KiB.read-100.fio fio/iops.disk.randrw.bs-4KiB.read-100.precondition.fio iops.disk.randrw.bs-4KiB.read-100 4096
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-100 4096
 }
 
 # case 9/70: iops.disk.randrw.bs-4KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_8() {
-  bs_fio fio/iops.disk.randrw.bs-4KiB.read-95.fio fio/iops.disk.randrw.bs-4KiB.read-95.precondition.fio iops.disk.randrw.bs-4KiB.read-95 4096
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-95 4096
 }
 
 # case 10/70: iops.disk.randrw.bs-4KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_9() {
-  bs_fio fio/iops.disk.randrw.bs-4KiB.read-65.fio fio/iops.disk.randrw.bs-4KiB.read-65.precondition.fio iops.disk.randrw.bs-4KiB.read-65 4096
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-65 4096
 }
 
 # case 11/70: iops.disk.randrw.bs-4KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_10() {
-  bs_fio fio/iops.disk.randrw.bs-4KiB.read-50.fio fio/iops.disk.randrw.bs-4KiB.read-50.precondition.fio iops.disk.randrw.bs-4KiB.read-50 4096
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-50 4096
 }
 
 # case 12/70: iops.disk.randrw.bs-4KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_11() {
-  bs_fio fio/iops.disk.randrw.bs-4KiB.read-35.fio fio/iops.disk.randrw.bs-4KiB.read-35.precondition.fio iops.disk.randrw.bs-4KiB.read-35 4096
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-35 4096
 }
 
 # case 13/70: iops.disk.randrw.bs-4KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_12() {
-  bs_fio fio/iops.disk.randrw.bs-4KiB.read-5.fio fio/iops.disk.randrw.bs-4KiB.read-5.precondition.fio iops.disk.randrw.bs-4KiB.read-5 4096
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-5 4096
 }
 
 # case 14/70: iops.disk.randrw.bs-4KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_13() {
-  bs_fio fio/iops.disk.randrw.bs-4KiB.read-0.fio fio/iops.disk.randrw.bs-4KiB.read-0.precondition.fio iops.disk.randrw.bs-4KiB.read-0 4096
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-0 4096
 }
 
 # case 15/70: iops.disk.randrw.bs-8KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_14() {
-  bs_fio fio/iops.disk.randrw.bs-8KiB.read-100.fio fio/iops.disk.randrw.bs-8KiB.read-100.precondition.fio iops.disk.randrw.bs-8KiB.read-100 8192
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-100 8192
 }
 
 # case 16/70: iops.disk.randrw.bs-8KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_15() {
-  bs_fio fio/iops.disk.randrw.bs-8KiB.read-95.fio fio/iops.disk.randrw.bs-8KiB.read-95.precondition.fio iops.disk.randrw.bs-8KiB.read-95 8192
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-95 8192
 }
 
 # case 17/70: iops.disk.randrw.bs-8KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_16() {
-  bs_fio fio/iops.disk.randrw.bs-8KiB.read-65.fio fio/iops.disk.randrw.bs-8KiB.read-65.precondition.fio iops.disk.randrw.bs-8KiB.read-65 8192
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-65 8192
 }
 
 # case 18/70: iops.disk.randrw.bs-8KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_17() {
-  bs_fio fio/iops.disk.randrw.bs-8KiB.read-50.fio fio/iops.disk.randrw.bs-8KiB.read-50.precondition.fio iops.disk.randrw.bs-8KiB.read-50 8192
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-50 8192
 }
 
 # case 19/70: iops.disk.randrw.bs-8KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_18() {
-  bs_fio fio/iops.disk.randrw.bs-8KiB.read-35.fio fio/iops.disk.randrw.bs-8KiB.read-35.precondition.fio iops.disk.randrw.bs-8KiB.read-35 8192
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-35 8192
 }
 
 # case 20/70: iops.disk.randrw.bs-8KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_19() {
-  bs_fio fio/iops.disk.randrw.bs-8KiB.read-5.fio fio/iops.disk.randrw.bs-8KiB.read-5.precondition.fio iops.disk.randrw.bs-8KiB.read-5 8192
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-5 8192
 }
 
 # case 21/70: iops.disk.randrw.bs-8KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_20() {
-  bs_fio fio/iops.disk.randrw.bs-8KiB.read-0.fio fio/iops.disk.randrw.bs-8KiB.read-0.precondition.fio iops.disk.randrw.bs-8KiB.read-0 8192
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-0 8192
 }
 
 # case 22/70: iops.disk.randrw.bs-16KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_21() {
-  bs_fio fio/iops.disk.randrw.bs-16KiB.read-100.fio fio/iops.disk.randrw.bs-16KiB.read-100.precondition.fio iops.disk.randrw.bs-16KiB.read-100 16384
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-100 16384
 }
 
 # case 23/70: iops.disk.randrw.bs-16KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_22() {
-  bs_fio fio/iops.disk.randrw.bs-16KiB.read-95.fio fio/iops.disk.randrw.bs-16KiB.read-95.precondition.fio iops.disk.randrw.bs-16KiB.read-95 16384
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-95 16384
 }
 
 # case 24/70: iops.disk.randrw.bs-16KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_23() {
-  bs_fio fio/iops.disk.randrw.bs-16KiB.read-65.fio fio/iops.disk.randrw.bs-16KiB.read-65.precondition.fio iops.disk.randrw.bs-16KiB.read-65 16384
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-65 16384
 }
 
 # case 25/70: iops.disk.randrw.bs-16KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_24() {
-  bs_fio fio/iops.disk.randrw.bs-16KiB.read-50.fio fio/iops.disk.randrw.bs-16KiB.read-50.precondition.fio iops.disk.randrw.bs-16KiB.read-50 16384
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-50 16384
 }
 
 # case 26/70: iops.disk.randrw.bs-16KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_25() {
-  bs_fio fio/iops.disk.randrw.bs-16KiB.read-35.fio fio/iops.disk.randrw.bs-16KiB.read-35.precondition.fio iops.disk.randrw.bs-16KiB.read-35 16384
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-35 16384
 }
 
 # case 27/70: iops.disk.randrw.bs-16KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_26() {
-  bs_fio fio/iops.disk.randrw.bs-16KiB.read-5.fio fio/iops.disk.randrw.bs-16KiB.read-5.precondition.fio iops.disk.randrw.bs-16KiB.read-5 16384
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-5 16384
 }
 
 # case 28/70: iops.disk.randrw.bs-16KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_27() {
-  bs_fio fio/iops.disk.randrw.bs-16KiB.read-0.fio fio/iops.disk.randrw.bs-16KiB.read-0.precondition.fio iops.disk.randrw.bs-16KiB.read-0 16384
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-0 16384
 }
 
 # case 29/70: iops.disk.randrw.bs-32KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_28() {
-  bs_fio fio/iops.disk.randrw.bs-32KiB.read-100.fio fio/iops.disk.randrw.bs-32KiB.read-100.precondition.fio iops.disk.randrw.bs-32KiB.read-100 32768
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-100 32768
 }
 
 # case 30/70: iops.disk.randrw.bs-32KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_29() {
-  bs_fio fio/iops.disk.randrw.bs-32KiB.read-95.fio fio/iops.disk.randrw.bs-32KiB.read-95.precondition.fio iops.disk.randrw.bs-32KiB.read-95 32768
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-95 32768
 }
 
 # case 31/70: iops.disk.randrw.bs-32KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_30() {
-  bs_fio fio/iops.disk.randrw.bs-32KiB.read-65.fio fio/iops.disk.randrw.bs-32KiB.read-65.precondition.fio iops.disk.randrw.bs-32KiB.read-65 32768
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-65 32768
 }
 
 # case 32/70: iops.disk.randrw.bs-32KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_31() {
-  bs_fio fio/iops.disk.randrw.bs-32KiB.read-50.fio fio/iops.disk.randrw.bs-32KiB.read-50.precondition.fio iops.disk.randrw.bs-32KiB.read-50 32768
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-50 32768
 }
 
 # case 33/70: iops.disk.randrw.bs-32KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_32() {
-  bs_fio fio/iops.disk.randrw.bs-32KiB.read-35.fio fio/iops.disk.randrw.bs-32KiB.read-35.precondition.fio iops.disk.randrw.bs-32KiB.read-35 32768
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-35 32768
 }
 
 # case 34/70: iops.disk.randrw.bs-32KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_33() {
-  bs_fio fio/iops.disk.randrw.bs-32KiB.read-5.fio fio/iops.disk.randrw.bs-32KiB.read-5.precondition.fio iops.disk.randrw.bs-32KiB.read-5 32768
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-5 32768
 }
 
 # case 35/70: iops.disk.randrw.bs-32KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_34() {
-  bs_fio fio/iops.disk.randrw.bs-32KiB.read-0.fio fio/iops.disk.randrw.bs-32KiB.read-0.precondition.fio iops.disk.randrw.bs-32KiB.read-0 32768
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-0 32768
 }
 
 # case 36/70: iops.disk.randrw.bs-64KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_35() {
-  bs_fio fio/iops.disk.randrw.bs-64KiB.read-100.fio fio/iops.disk.randrw.bs-64KiB.read-100.precondition.fio iops.disk.randrw.bs-64KiB.read-100 65536
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-100 65536
 }
 
 # case 37/70: iops.disk.randrw.bs-64KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_36() {
-  bs_fio fio/iops.disk.randrw.bs-64KiB.read-95.fio fio/iops.disk.randrw.bs-64KiB.read-95.precondition.fio iops.disk.randrw.bs-64KiB.read-95 65536
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-95 65536
 }
 
 # case 38/70: iops.disk.randrw.bs-64KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_37() {
-  bs_fio fio/iops.disk.randrw.bs-64KiB.read-65.fio fio/iops.disk.randrw.bs-64KiB.read-65.precondition.fio iops.disk.randrw.bs-64KiB.read-65 65536
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-65 65536
 }
 
 # case 39/70: iops.disk.randrw.bs-64KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_38() {
-  bs_fio fio/iops.disk.randrw.bs-64KiB.read-50.fio fio/iops.disk.randrw.bs-64KiB.read-50.precondition.fio iops.disk.randrw.bs-64KiB.read-50 65536
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-50 65536
 }
 
 # case 40/70: iops.disk.randrw.bs-64KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_39() {
-  bs_fio fio/iops.disk.randrw.bs-64KiB.read-35.fio fio/iops.disk.randrw.bs-64KiB.read-35.precondition.fio iops.disk.randrw.bs-64KiB.read-35 65536
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-35 65536
 }
 
 # case 41/70: iops.disk.randrw.bs-64KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_40() {
-  bs_fio fio/iops.disk.randrw.bs-64KiB.read-5.fio fio/iops.disk.randrw.bs-64KiB.read-5.precondition.fio iops.disk.randrw.bs-64KiB.read-5 65536
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-5 65536
 }
 
 # case 42/70: iops.disk.randrw.bs-64KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_41() {
-  bs_fio fio/iops.disk.randrw.bs-64KiB.read-0.fio fio/iops.disk.randrw.bs-64KiB.read-0.precondition.fio iops.disk.randrw.bs-64KiB.read-0 65536
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-0 65536
 }
 
 # case 43/70: iops.disk.randrw.bs-128KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_42() {
-  bs_fio fio/iops.disk.randrw.bs-128KiB.read-100.fio fio/iops.disk.randrw.bs-128KiB.read-100.precondition.fio iops.disk.randrw.bs-128KiB.read-100 131072
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-100 131072
 }
 
 # case 44/70: iops.disk.randrw.bs-128KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_43() {
-  bs_fio fio/iops.disk.randrw.bs-128KiB.read-95.fio fio/iops.disk.randrw.bs-128KiB.read-95.precondition.fio iops.disk.randrw.bs-128KiB.read-95 131072
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-95 131072
 }
 
 # case 45/70: iops.disk.randrw.bs-128KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_44() {
-  bs_fio fio/iops.disk.randrw.bs-128KiB.read-65.fio fio/iops.disk.randrw.bs-128KiB.read-65.precondition.fio iops.disk.randrw.bs-128KiB.read-65 131072
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-65 131072
 }
 
 # case 46/70: iops.disk.randrw.bs-128KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_45() {
-  bs_fio fio/iops.disk.randrw.bs-128KiB.read-50.fio fio/iops.disk.randrw.bs-128KiB.read-50.precondition.fio iops.disk.randrw.bs-128KiB.read-50 131072
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-50 131072
 }
 
 # case 47/70: iops.disk.randrw.bs-128KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_46() {
-  bs_fio fio/iops.disk.randrw.bs-128KiB.read-35.fio fio/iops.disk.randrw.bs-128KiB.read-35.precondition.fio iops.disk.randrw.bs-128KiB.read-35 131072
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-35 131072
 }
 
 # case 48/70: iops.disk.randrw.bs-128KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_47() {
-  bs_fio fio/iops.disk.randrw.bs-128KiB.read-5.fio fio/iops.disk.randrw.bs-128KiB.read-5.precondition.fio iops.disk.randrw.bs-128KiB.read-5 131072
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-5 131072
 }
 
 # case 49/70: iops.disk.randrw.bs-128KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_48() {
-  bs_fio fio/iops.disk.randrw.bs-128KiB.read-0.fio fio/iops.disk.randrw.bs-128KiB.read-0.precondition.fio iops.disk.randrw.bs-128KiB.read-0 131072
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-0 131072
 }
 
 # case 50/70: iops.disk.randrw.bs-1MiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_49() {
-  bs_fio fio/iops.disk.randrw.bs-1MiB.read-100.fio fio/iops.disk.randrw.bs-1MiB.read-100.precondition.fio iops.disk.randrw.bs-1MiB.read-100 1048576
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-100 1048576
 }
 
 # case 51/70: iops.disk.randrw.bs-1MiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_50() {
-  bs_fio fio/iops.disk.randrw.bs-1MiB.read-95.fio fio/iops.disk.randrw.bs-1MiB.read-95.precondition.fio iops.disk.randrw.bs-1MiB.read-95 1048576
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-95 1048576
 }
 
 # case 52/70: iops.disk.randrw.bs-1MiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_51() {
-  bs_fio fio/iops.disk.randrw.bs-1MiB.read-65.fio fio/iops.disk.randrw.bs-1MiB.read-65.precondition.fio iops.disk.randrw.bs-1MiB.read-65 1048576
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-65 1048576
 }
 
 # case 53/70: iops.disk.randrw.bs-1MiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_52() {
-  bs_fio fio/iops.disk.randrw.bs-1MiB.read-50.fio fio/iops.disk.randrw.bs-1MiB.read-50.precondition.fio iops.disk.randrw.bs-1MiB.read-50 1048576
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-50 1048576
 }
 
 # case 54/70: iops.disk.randrw.bs-1MiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_53() {
-  bs_fio fio/iops.disk.randrw.bs-1MiB.read-35.fio fio/iops.disk.randrw.bs-1MiB.read-35.precondition.fio iops.disk.randrw.bs-1MiB.read-35 1048576
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-35 1048576
 }
 
 # case 55/70: iops.disk.randrw.bs-1MiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_54() {
-  bs_fio fio/iops.disk.randrw.bs-1MiB.read-5.fio fio/iops.disk.randrw.bs-1MiB.read-5.precondition.fio iops.disk.randrw.bs-1MiB.read-5 1048576
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-5 1048576
 }
 
 # case 56/70: iops.disk.randrw.bs-1MiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_55() {
-  bs_fio fio/iops.disk.randrw.bs-1MiB.read-0.fio fio/iops.disk.randrw.bs-1MiB.read-0.precondition.fio iops.disk.randrw.bs-1MiB.read-0 1048576
+  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-0 1048576
 }
 
 # case 57/70: throughput.disk.read.bs-128KiB (engine fio, 3 measured, 0 warm-up)
 bs_case_56() {
-  bs_fio fio/throughput.disk.read.bs-128KiB.fio '' throughput.disk.read.bs-128KiB 131072
+  bs_fio fio/throughput.fio 0 throughput.disk.read.bs-128KiB 131072
 }
 
 # case 58/70: throughput.disk.read.bs-1MiB (engine fio, 3 measured, 0 warm-up)
 bs_case_57() {
-  bs_fio fio/throughput.disk.read.bs-1MiB.fio '' throughput.disk.read.bs-1MiB 1048576
+  bs_fio fio/throughput.fio 0 throughput.disk.read.bs-1MiB 1048576
 }
 
 # case 59/70: throughput.disk.write.bs-128KiB (engine fio, 3 measured, 0 warm-up)
 bs_case_58() {
-  bs_fio fio/throughput.disk.write.bs-128KiB.fio '' throughput.disk.write.bs-128KiB 131072
+  bs_fio fio/throughput.fio 0 throughput.disk.write.bs-128KiB 131072
 }
 
 # case 60/70: throughput.disk.write.bs-1MiB (engine fio, 3 measured, 0 warm-up)
 bs_case_59() {
-  bs_fio fio/throughput.disk.write.bs-1MiB.fio '' throughput.disk.write.bs-1MiB 1048576
+  bs_fio fio/throughput.fio 0 throughput.disk.write.bs-1MiB 1048576
 }
 
 # case 61/70: latency.disk.randrw.bs-512B.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_60() {
-  bs_fio fio/latency.disk.randrw.bs-512B.read-100.fio '' latency.disk.randrw.bs-512B.read-100 512
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-512B.read-100 512
 }
 
 # case 62/70: latency.disk.randrw.bs-512B.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_61() {
-  bs_fio fio/latency.disk.randrw.bs-512B.read-65.fio '' latency.disk.randrw.bs-512B.read-65 512
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-512B.read-65 512
 }
 
 # case 63/70: latency.disk.randrw.bs-512B.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_62() {
-  bs_fio fio/latency.disk.randrw.bs-512B.read-0.fio '' latency.disk.randrw.bs-512B.read-0 512
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-512B.read-0 512
 }
 
 # case 64/70: latency.disk.randrw.bs-4KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_63() {
-  bs_fio fio/latency.disk.randrw.bs-4KiB.read-100.fio '' latency.disk.randrw.bs-4KiB.read-100 4096
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-4KiB.read-100 4096
 }
 
 # case 65/70: latency.disk.randrw.bs-4KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_64() {
-  bs_fio fio/latency.disk.randrw.bs-4KiB.read-65.fio '' latency.disk.randrw.bs-4KiB.read-65 4096
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-4KiB.read-65 4096
 }
 
 # case 66/70: latency.disk.randrw.bs-4KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_65() {
-  bs_fio fio/latency.disk.randrw.bs-4KiB.read-0.fio '' latency.disk.randrw.bs-4KiB.read-0 4096
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-4KiB.read-0 4096
 }
 
 # case 67/70: latency.disk.randrw.bs-8KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_66() {
-  bs_fio fio/latency.disk.randrw.bs-8KiB.read-100.fio '' latency.disk.randrw.bs-8KiB.read-100 8192
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-8KiB.read-100 8192
 }
 
 # case 68/70: latency.disk.randrw.bs-8KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_67() {
-  bs_fio fio/latency.disk.randrw.bs-8KiB.read-65.fio '' latency.disk.randrw.bs-8KiB.read-65 8192
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-8KiB.read-65 8192
 }
 
 # case 69/70: latency.disk.randrw.bs-8KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_68() {
-  bs_fio fio/latency.disk.randrw.bs-8KiB.read-0.fio '' latency.disk.randrw.bs-8KiB.read-0 8192
+  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-8KiB.read-0 8192
 }
 
 # case 70/70: wsat.disk.randwrite (engine fio, 1 measured, 0 warm-up)
 bs_case_69() {
-  bs_fio fio/wsat.disk.randwrite.fio '' wsat.disk.randwrite 4096
+  bs_fio fio/wsat.fio 0 wsat.disk.randwrite 4096
 }
 
 # ---------- main ----------

@@ -596,9 +596,11 @@ bs_dd_results() {
 }
 
 # ---------- engine: fio ----------
-# bs_fio JOBFILE PRECONDITION-JOBFILE|'' JOBNAME BS: one repetition of an fio case.
+# bs_fio JOBFILE PRECONDITION-PASSES JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME,
+# after the sections JOBNAME.precondition-1…N once).
 bs_fio() {
-  local job=$BS_HERE/$1 pre=$2 name=$3 bs=$4 logs out t0 t1 result
+  local job=$BS_HERE/$1 passes=$2 name=$3 bs=$4 logs out t0 t1 result pass
+  local -a pre=()
   if [[ -n $BS_DEVICE ]]; then
     export BENCHSPEC_DEVICE=${BS_DEVICE//:/\\:}
   else
@@ -611,14 +613,15 @@ bs_fio() {
     logs=$BS_REPDIR/logs
   fi
   mkdir -p -- "$logs"
-  if [[ -n $pre && ! -e $BS_CASESTATE/preconditioned ]]; then
-    bs_log "$BS_CASE: preconditioning ($pre)"
-    (cd -- "$logs" && fio --output=/dev/stderr "$BS_HERE/$pre") || bs_fail "fio preconditioning failed (exit $?)"
+  if ((passes > 0)) && [[ ! -e $BS_CASESTATE/preconditioned ]]; then
+    for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$name.precondition-$pass"); done
+    bs_log "$BS_CASE: preconditioning ($passes pass(es))"
+    (cd -- "$logs" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
     : >"$BS_CASESTATE/preconditioned"
   fi
   out=$BS_REPDIR/fio.terse
   bs_now t0
-  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" "$job") || {
+  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
     local status=$?
     bs_fail "fio exited with status $status"
   }
@@ -702,12 +705,12 @@ bs_case_3() {
 
 # case 5/6: fio-4k.scratch.randread (engine fio, 3 measured, 0 warm-up)
 bs_case_4() {
-  bs_fio fio/fio-4k.scratch.randread.fio '' fio-4k.scratch.randread 4096
+  bs_fio fio/fio-4k.fio 0 fio-4k.scratch.randread 4096
 }
 
 # case 6/6: fio-4k.scratch.randwrite (engine fio, 3 measured, 0 warm-up)
 bs_case_5() {
-  bs_fio fio/fio-4k.scratch.randwrite.fio '' fio-4k.scratch.randwrite 4096
+  bs_fio fio/fio-4k.fio 0 fio-4k.scratch.randwrite 4096
 }
 
 # ---------- main ----------
