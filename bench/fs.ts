@@ -9,7 +9,7 @@
  */
 import { execa } from "execa";
 import { randomFillSync } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { config } from "./config.js";
@@ -225,6 +225,10 @@ async function runByHand(
     return { seconds: t.wall, throughput, iops: throughput / dd.bs };
   };
   const env = { LC_ALL: "C" };
+  // Fresh files, as benchspec's tools get in its new run directory: overwriting the previous round's files
+  // would reuse pages already touched, which on this VM is several times faster than new ones.
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir);
   out["dd.write"] = ddFigure(
     await timed("dd", [`if=${source}`, `of=${file}`, ...ddArgs, "conv=fdatasync"], { env }),
   );
