@@ -367,7 +367,8 @@ function finishCase(acc: CaseAcc): CaseAgg {
     target: acc.info.target,
     engine: acc.info.engine,
     op: acc.info.op,
-    params: acc.info.params,
+    // Tables and sweep charts show the value the autotune chose, not the plan's starting value.
+    params: autotune ? { ...acc.info.params, [autotune.param]: autotune.knee } : acc.info.params,
     repetitions: acc.measured,
     failed: acc.failed,
     errors: [...acc.errors],

@@ -148,7 +148,8 @@ async function runCase(
       target: c.target,
       engine: c.engine,
       op: c.op,
-      params: c.params,
+      // An autotuned repetition reports the round it chose: the row says which value that was.
+      params: result.autotune ? { ...c.params, [result.autotune.param]: result.autotune.chosen } : c.params,
       repetition: rep,
       warmup,
       ...result,

@@ -109,6 +109,7 @@ describe("aggregation before charting", () => {
     expect(tuned.knee).toBe(16);
     expect(run.cases[0]!.metrics.throughput!.median).toBe(2.6e9);
     expect(run.cases[0]!.warnings[0]).toContain("concurrency = 16");
+    expect(run.cases[0]!.params.concurrency).toBe(16); // tables and sweep charts show the chosen value
   });
 
   it("streams NDJSON: skips a torn last line and non-JSON lines, rejects a broken line in the middle", async () => {

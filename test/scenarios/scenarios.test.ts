@@ -158,6 +158,7 @@ describe("scenario: MinIO-style drives and S3 speedtest", () => {
     for (const row of tuned) {
       expect(row.autotune!.rounds.length).toBeGreaterThanOrEqual(2);
       expect(row.autotune!.rounds.map((r) => r.value)).toContain(row.autotune!.chosen);
+      expect(row.params.concurrency).toBe(row.autotune!.chosen);
     }
     expect(shown(titled(o, "autotune", /^speedtest: autotune of concurrency/))).toContain(
       "100 Gbit/s network",
