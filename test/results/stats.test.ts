@@ -1,0 +1,42 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { median, summarize } from "../../src/results/stats.js";
+
+/** The definitions, by sorting: what the selection-based statistics must agree with. */
+function sortedMedian(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  return n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+}
+
+describe("statistics", () => {
+  it("median and MAD by selection equal the sorted definitions (odd, even, duplicates, negatives)", () => {
+    const values = fc.array(
+      fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ min: -1e12, max: 1e12, noNaN: true })),
+      { minLength: 1, maxLength: 300 },
+    );
+    fc.assert(
+      fc.property(values, (list) => {
+        const copy = [...list];
+        const mid = sortedMedian(list);
+        expect(median(list)).toBe(mid);
+        const stats = summarize(list)!;
+        expect(stats.median).toBe(mid);
+        const mad = sortedMedian(list.map((v) => Math.abs(v - mid))) * 1.4826;
+        const outliers = mad > 0 ? list.flatMap((v, i) => (Math.abs(v - mid) / mad > 3.5 ? [i] : [])) : [];
+        expect(stats.outliers).toEqual(outliers);
+        expect(list).toEqual(copy); // the caller's values are not reordered
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("mean, spread and the 95% confidence interval of a known sample", () => {
+    const stats = summarize([10, 12, 11, 13, 9])!;
+    expect(stats.mean).toBe(11);
+    expect(stats.median).toBe(11);
+    expect(stats.stddev).toBeCloseTo(Math.sqrt(2.5), 12);
+    expect(stats.ci95![0]).toBeCloseTo(11 - (2.776 * Math.sqrt(2.5)) / Math.sqrt(5), 9);
+    expect([stats.min, stats.max]).toEqual([9, 13]);
+  });
+});
