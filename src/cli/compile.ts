@@ -1,8 +1,5 @@
 import { Command } from "commander";
-import { compilePlan, CompileError, parseTargets } from "../backends/compile.js";
-import { OutputDirError, writeArtifacts } from "../backends/output.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
-import { loadSpec } from "../spec/validate.js";
 import { CliError, collect, EXIT, printDiagnostics, VERSION, type Io } from "./context.js";
 
 export function makeCompileCommand(io: Io, setExit: (code: number) => void): Command {
@@ -23,6 +20,12 @@ Examples:
 The output is deterministic (same spec, same bytes); plan.json maps every case to its artifacts.`,
     )
     .action(async (file: string, options: { target: string; out: string; set: string[] }) => {
+      const [{ loadSpec }, { compilePlan, CompileError, parseTargets }, { OutputDirError, writeArtifacts }] =
+        await Promise.all([
+          import("../spec/validate.js"),
+          import("../backends/compile.js"),
+          import("../backends/output.js"),
+        ]);
       const result = await loadSpec(file, { sets: options.set });
       printDiagnostics(io, result.diagnostics);
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);

@@ -3,7 +3,6 @@ import { hasErrors } from "../diagnostics/diagnostic.js";
 import { countRepetitions, type Case, type Plan } from "../plan/types.js";
 import { formatParam } from "../spec/params.js";
 import type { ParamName } from "../spec/schema.js";
-import { loadSpec } from "../spec/validate.js";
 import { collect, EXIT, printDiagnostics, type Io } from "./context.js";
 import { formatTable } from "./table.js";
 
@@ -25,6 +24,7 @@ Examples:
   $ benchspec plan spec.yaml --set repeat=1 --set 'bs=[4KiB]'`,
     )
     .action(async (file: string, options: { set: string[]; json?: boolean }) => {
+      const { loadSpec } = await import("../spec/validate.js");
       const result = await loadSpec(file, { sets: options.set });
       printDiagnostics(io, result.diagnostics);
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);

@@ -1,7 +1,7 @@
 /** What `report` and `compare` share: loading their inputs and reading their options, as CLI errors. */
 import { loadInputs, ReportInputError } from "../report/load.js";
 import { NdjsonError } from "../report/read-ndjson.js";
-import { METRICS, type Metric } from "../spec/schema.js";
+import { METRICS, type Metric } from "../spec/metrics.js";
 import { CliError, EXIT } from "./context.js";
 
 export async function loadRuns(inputs: readonly string[]) {

@@ -1,8 +1,6 @@
 import { Command } from "commander";
 import type { RunSummary } from "../results/summary.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
-import { run, RunSetupError } from "../run/run.js";
-import { TargetError } from "../run/targets.js";
 import { CliError, collect, EXIT, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
 
 interface RunOptions {
@@ -42,6 +40,10 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
             ? "tty"
             : "plain";
       const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
+      const [{ run, RunSetupError }, { TargetError }] = await Promise.all([
+        import("../run/run.js"),
+        import("../run/targets.js"),
+      ]);
       const controller = new AbortController();
       let interrupts = 0;
       const onSignal = () => {

@@ -1,8 +1,6 @@
 import { Command } from "commander";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { SDK_SCHEMA_FILE, sdkJsonSchema } from "../backends/sdk-format.js";
-import { specJsonSchema } from "../spec/json-schema.js";
 import { EXIT, type Io } from "./context.js";
 
 export function makeSchemaCommand(io: Io, setExit: (code: number) => void): Command {
@@ -21,6 +19,10 @@ Examples:
 Reference it from a spec with:  # yaml-language-server: $schema=<path to the file>`,
     )
     .action(async (options: { out: string }) => {
+      const [{ SDK_SCHEMA_FILE, sdkJsonSchema }, { specJsonSchema }] = await Promise.all([
+        import("../backends/sdk-format.js"),
+        import("../spec/json-schema.js"),
+      ]);
       const text = specJsonSchema();
       if (options.out === "-") io.stdout.write(text);
       else {

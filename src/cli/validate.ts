@@ -1,7 +1,6 @@
 import { Command } from "commander";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import { countRepetitions } from "../plan/types.js";
-import { loadSpec } from "../spec/validate.js";
 import { collect, EXIT, printDiagnostics, type Io } from "./context.js";
 
 export function makeValidateCommand(io: Io, setExit: (code: number) => void): Command {
@@ -20,6 +19,7 @@ Examples:
 Exit codes: 0 valid, 2 invalid.`,
     )
     .action(async (files: string[], options: { set: string[]; quiet?: boolean }) => {
+      const { loadSpec } = await import("../spec/validate.js");
       let invalid = false;
       for (const file of files) {
         const result = await loadSpec(file, { sets: options.set });

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { ENGINE_NAMES, OPS } from "./engines.js";
+import { METRICS } from "./metrics.js";
 import { envRefs, hasControlChars, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
 import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, type UnitKind } from "./units.js";
 
@@ -275,8 +276,7 @@ export type Workload = z.output<typeof WorkloadSchema>;
 
 /* ---------- expectations and report ---------- */
 
-export const METRICS = ["throughput", "iops", "latency", "p50", "p90", "p99", "p99.9", "seconds"] as const;
-export type Metric = (typeof METRICS)[number];
+export { METRICS, type Metric } from "./metrics.js";
 
 /** A number, or an expression over vars with units: "min(1000 + 6 * capacityGiB, 3000)", "80MB/s". */
 const exprSchema = z.union([z.number(), z.string().min(1).max(1000)], {
