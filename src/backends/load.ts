@@ -18,7 +18,22 @@ export interface OpRecord {
   end: number;
   firstByte?: number;
   bytes: number;
+  /**
+   * Bytes moved so far, as [time, cumulative bytes] pairs at least PROGRESS_STEP_MS apart, for operations
+   * long enough to have them: the time series follows the bytes, not an even spread over the operation.
+   */
+  progress?: number[];
   error?: string;
+}
+
+/** Progress checkpoints of one operation are at least this far apart (a 10 s upload keeps ≤ 2,000). */
+const PROGRESS_STEP_MS = 5;
+
+/** What an operation tells the load generator while it runs. */
+export interface OpMarks {
+  firstByte(): void;
+  /** Payload bytes that just moved (sent or received). */
+  moved(bytes: number): void;
 }
 
 /** An operation of the expanded list: the batch entry and the index that fills its `{i}` patterns. */
@@ -60,7 +75,7 @@ export const fill = (pattern: string, index: number) => pattern.replaceAll(INDEX
 export type Execute<O> = (
   item: Indexed<O>,
   worker: number,
-  mark: { firstByte(): void },
+  mark: OpMarks,
   signal: AbortSignal,
 ) => Promise<number>;
 
@@ -131,13 +146,22 @@ export async function runLoad<O extends { from?: number; count?: number }>(
       const next = itemAt(ops, Atomics.add(cursor, 0, 1), passes, firstPass, perPass);
       if (!next) return;
       const record: OpRecord = { worker: id, start: performance.now(), end: 0, bytes: 0 };
+      let moved = 0;
+      let checkpoint = record.start;
+      const marks: OpMarks = {
+        firstByte: () => (record.firstByte ??= performance.now()),
+        moved: (bytes) => {
+          const now = performance.now();
+          // Nothing moved before the first bytes (a slow first byte is not spread over the wait).
+          if (moved === 0) (record.progress ??= []).push(now, 0);
+          moved += bytes;
+          if (now - checkpoint < PROGRESS_STEP_MS) return;
+          checkpoint = now;
+          record.progress!.push(now, moved);
+        },
+      };
       try {
-        record.bytes = await execute(
-          next,
-          id,
-          { firstByte: () => (record.firstByte ??= performance.now()) },
-          options.signal,
-        );
+        record.bytes = await execute(next, id, marks, options.signal);
       } catch (error) {
         record.error = describeError(error);
         Atomics.store(cursor, 1, 1);
@@ -204,7 +228,7 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
   const windowed =
     window && window.end - window.start >= 0.1 * (last - first) ? window : { start: first, end: last };
   const windowSeconds = (windowed.end - windowed.start) / 1000;
-  const windowBytes = ok.reduce((sum, r) => sum + r.bytes * overlap(r, windowed.start, windowed.end), 0);
+  const windowBytes = ok.reduce((sum, r) => sum + bytesWithin(r, windowed.start, windowed.end), 0);
   const windowOps = ok.reduce((sum, r) => sum + overlap(r, windowed.start, windowed.end), 0);
   const latencies = ok.map((r) => (r.end - r.start) / 1000);
   const ttfb = ok.filter((r) => r.firstByte !== undefined).map((r) => (r.firstByte! - r.start) / 1000);
@@ -264,6 +288,33 @@ function overlap(r: OpRecord, start: number, end: number): number {
   return Math.max(0, Math.min(r.end, end) - Math.max(r.start, start)) / length;
 }
 
+/**
+ * The bytes an operation moved inside [start, end]: from its progress checkpoints (linear between them),
+ * or spread evenly over the operation when it has none (a short one).
+ */
+export function bytesWithin(r: OpRecord, start: number, end: number): number {
+  if (!r.progress) return r.bytes * overlap(r, start, end);
+  return movedBy(r, end) - movedBy(r, start);
+}
+
+/** Cumulative bytes at time t: the curve through (start, 0), the checkpoints, and (end, bytes). */
+function movedBy(r: OpRecord, t: number): number {
+  if (t <= r.start) return 0;
+  if (t >= r.end) return r.bytes;
+  const p = r.progress!;
+  let t0 = r.start;
+  let b0 = 0;
+  for (let i = 0; i <= p.length; i += 2) {
+    // Request framing (a multipart form's boundaries) can count a few bytes past the payload: capped.
+    const t1 = i < p.length ? p[i]! : r.end;
+    const b1 = i < p.length ? Math.min(p[i + 1]!, r.bytes) : r.bytes;
+    if (t <= t1) return t1 > t0 ? b0 + ((b1 - b0) * (t - t0)) / (t1 - t0) : b1;
+    t0 = t1;
+    b0 = b1;
+  }
+  return r.bytes;
+}
+
 function series(records: readonly OpRecord[], first: number, last: number, step: number) {
   const points = [];
   for (let t = first; t < last; t += step) {
@@ -273,9 +324,8 @@ function series(records: readonly OpRecord[], first: number, last: number, step:
     let bytes = 0;
     let ops = 0;
     for (const r of records) {
-      const share = overlap(r, t, end);
-      bytes += r.bytes * share;
-      ops += share;
+      bytes += bytesWithin(r, t, end);
+      ops += overlap(r, t, end);
     }
     points.push({ t: (end - first) / 1000, throughput: bytes / seconds, iops: ops / seconds });
   }

@@ -124,6 +124,7 @@ export class LoadThreads<O> implements LoadDriver<O> {
           start: r.start + shift,
           end: r.end + shift,
           ...(r.firstByte !== undefined && { firstByte: r.firstByte + shift }),
+          ...(r.progress && { progress: r.progress.map((x, i) => (i % 2 === 0 ? x + shift : x)) }),
         }));
       });
       return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeError, itemAt } from "../../src/backends/load.js";
+import { bytesWithin, describeError, itemAt, measure, runLoad } from "../../src/backends/load.js";
 import { resolveThreads } from "../../src/backends/threads.js";
 
 describe("describeError", () => {
@@ -61,5 +61,41 @@ describe("resolveThreads", () => {
     expect(resolveThreads("auto", 9, 16)).toBe(2);
     expect(resolveThreads("auto", 64, 6)).toBe(3);
     expect(resolveThreads("auto", 1000, 64)).toBe(8);
+  });
+});
+
+describe("the time series follows the bytes as they move", () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("an operation that idles, then moves all its bytes, shows nothing first and everything last", async () => {
+    const total = 8 * 2 ** 20;
+    const result = await runLoad(
+      [{ name: "slow start" }],
+      async (_item, _worker, marks) => {
+        await sleep(300); // e.g. a server that takes long to answer
+        for (let i = 0; i < 8; i++) {
+          marks.moved(total / 8);
+          await sleep(10);
+        }
+        return total;
+      },
+      { concurrency: 1, signal: new AbortController().signal },
+    );
+    const record = result.records[0]!;
+    expect(record.progress!.length).toBeGreaterThanOrEqual(8); // [time, bytes] pairs
+    const middle = record.start + 150;
+    expect(bytesWithin(record, record.start, middle)).toBe(0);
+    expect(bytesWithin(record, record.start, record.end)).toBe(total);
+    const points = measure(result, 0.1).timeseries!;
+    expect(points[0]!.throughput).toBe(0);
+    expect(points.at(-1)!.throughput).toBeGreaterThan(0);
+    const bytes = points.reduce((sum, p, i) => sum + p.throughput * (p.t - (points[i - 1]?.t ?? 0)), 0);
+    expect(bytes).toBeCloseTo(total, -3);
+  });
+
+  it("an operation without progress is spread evenly, as before", () => {
+    const record = { worker: 0, start: 0, end: 100, bytes: 1000 };
+    expect(bytesWithin(record, 0, 50)).toBe(500);
+    expect(bytesWithin(record, 90, 200)).toBe(100);
   });
 });

@@ -96,7 +96,9 @@ describe("S3DataPlane against MinIO", () => {
     for (const [key, body] of bodies) {
       await expectExactObject(key, body);
       let firstBytes = 0;
-      expect(await data.getObject(key, undefined, () => firstBytes++, signal())).toBe(body.length);
+      expect(await data.getObject(key, undefined, signal(), { onFirstBodyByte: () => firstBytes++ })).toBe(
+        body.length,
+      );
       expect(firstBytes, key).toBe(1);
       expect(await data.headObject(key, signal())).toBe(body.length);
     }
@@ -105,7 +107,7 @@ describe("S3DataPlane against MinIO", () => {
   it("GETs byte ranges", async () => {
     const key = "ranged/ü+ key.bin";
     await data.putObject(key, randomBytes(10_000), signal());
-    const get = (range: string) => data.getObject(key, range, () => {}, signal());
+    const get = (range: string) => data.getObject(key, range, signal());
     expect(await get("bytes=0-0")).toBe(1);
     expect(await get("bytes=100-1099")).toBe(1000);
     expect(await get("bytes=9000-")).toBe(1000);
@@ -141,7 +143,7 @@ describe("S3DataPlane against MinIO", () => {
     await data.putObject(key, payload, signal());
     await expectExactObject(key, payload.slice(0, size));
     expect(await data.headObject(key, signal())).toBe(size);
-    expect(await data.getObject(key, undefined, () => {}, signal())).toBe(size);
+    expect(await data.getObject(key, undefined, signal())).toBe(size);
   });
 
   it("sends concurrent requests over several connections", async () => {
@@ -150,9 +152,7 @@ describe("S3DataPlane against MinIO", () => {
       (_, i) => [`concurrent/${i} ü+.bin`, randomBytes(50_000 + i)] as const,
     );
     await Promise.all(bodies.map(([key, body]) => data.putObject(key, body, signal())));
-    const sizes = await Promise.all(
-      bodies.map(([key]) => data.getObject(key, undefined, () => {}, signal())),
-    );
+    const sizes = await Promise.all(bodies.map(([key]) => data.getObject(key, undefined, signal())));
     expect(sizes).toEqual(bodies.map(([, body]) => body.length));
     for (const [key, body] of bodies) await expectExactObject(key, body);
   });
@@ -170,7 +170,7 @@ describe("S3DataPlane against MinIO", () => {
 
   it("raises a missing key's errors like the SDK: NoSuchKey on GET, NotFound on HEAD, both 404", async () => {
     const key = "does/not exist+.bin";
-    await expect(data.getObject(key, undefined, () => {}, signal())).rejects.toMatchObject({
+    await expect(data.getObject(key, undefined, signal())).rejects.toMatchObject({
       name: "NoSuchKey",
       $metadata: { httpStatusCode: 404 },
     });
@@ -198,7 +198,7 @@ describe("S3DataPlane against MinIO", () => {
     );
     try {
       const denied = { name: "SignatureDoesNotMatch", $metadata: { httpStatusCode: 403 } };
-      await expect(wrong.getObject(key, undefined, () => {}, signal())).rejects.toMatchObject(denied);
+      await expect(wrong.getObject(key, undefined, signal())).rejects.toMatchObject(denied);
       await expect(wrong.putObject(key, Buffer.from("overwritten"), signal())).rejects.toMatchObject(denied);
       await expect(wrong.deleteObject(key, signal())).rejects.toMatchObject(denied);
       // MinIO answers before reading the body: the streamed upload ends early, with no stray errors.

@@ -58,9 +58,14 @@ export interface ExchangeOptions {
   signal?: AbortSignal;
   /** Called once, when the first body byte arrives. */
   onFirstBodyByte?: () => void;
+  /** Body bytes as they move: request body bytes once the socket took them, response body bytes as read. */
+  onBodyBytes?: (bytes: number) => void;
   /** Whether to keep a response's body (error documents), decided from its status. */
   keepBody?: (status: number) => boolean;
 }
+
+/** What a caller hears of a transfer as it happens. */
+export type Progress = Pick<ExchangeOptions, "onFirstBodyByte" | "onBodyBytes">;
 
 export interface PoolOptions {
   connectTimeoutMs: number;
@@ -69,6 +74,9 @@ export interface PoolOptions {
 }
 
 /** The engines' limits (also given to the SDK's handler): generous, but a dead server cannot hang a run. */
+/** Request bodies given as one buffer are written in slices of this size. */
+const PROGRESS_SLICE = 2 ** 20;
+
 export const TIMEOUTS: PoolOptions = { connectTimeoutMs: 10_000, idleTimeoutMs: 120_000 };
 
 const READ_BUFFER = 1 << 20;
@@ -228,6 +236,7 @@ function exchange(
         body(bytes) {
           if (response!.bodyBytes === 0) options.onFirstBodyByte?.();
           response!.bodyBytes += bytes.length;
+          options.onBodyBytes?.(bytes.length);
           if (kept && keptBytes < KEPT_BODY) {
             const copy = Buffer.from(bytes.subarray(0, KEPT_BODY - keptBytes));
             kept.push(copy);
@@ -270,16 +279,30 @@ function exchange(
     const { body } = request;
     if (body === undefined) socket.write(headText, "latin1");
     else if (Buffer.isBuffer(body)) {
+      // In slices (views, not copies), each its own write, so progress is seen as the body goes out rather
+      // than once at its end; the head goes out together with the first slice.
+      const slices = Math.max(1, Math.ceil(body.length / PROGRESS_SLICE));
       socket.cork();
       socket.write(headText, "latin1");
-      socket.write(body, () => (bodyWritten = true));
-      socket.uncork();
+      for (let i = 0; i < slices; i++) {
+        const slice = body.subarray(i * PROGRESS_SLICE, (i + 1) * PROGRESS_SLICE);
+        socket.write(slice, (error) => {
+          if (error) return;
+          options.onBodyBytes?.(slice.length);
+          if (i === slices - 1) bodyWritten = true;
+        });
+        if (i === 0) socket.uncork();
+      }
     } else {
       socket.write(headText, "latin1");
       const write: WriteChunk = (chunk) =>
         new Promise((done, rejected) => {
           if (settled) return rejected(new Error("the request ended before its body was sent"));
-          socket.write(chunk, (error) => (error ? rejected(error) : done()));
+          socket.write(chunk, (error) => {
+            if (error) return rejected(error);
+            options.onBodyBytes?.(chunk.length);
+            done();
+          });
         });
       body(write).then(
         () => (bodyWritten = true),

@@ -12,7 +12,14 @@
 import { payloadBody } from "../http/payload-body.js";
 import type { Payload } from "../payload.js";
 import type { S3Connection } from "./client.js";
-import { ConnectionPool, originOf, type Origin, type WireRequest, type WireResponse } from "../http/http1.js";
+import {
+  ConnectionPool,
+  originOf,
+  type Origin,
+  type Progress,
+  type WireRequest,
+  type WireResponse,
+} from "../http/http1.js";
 import { RequestSigner, canonicalQuery, uriEncode, type SigningCredentials } from "./sigv4.js";
 
 /** What the SDK's credential chain resolves to (`client.config.credentials()`). */
@@ -46,8 +53,13 @@ export class S3DataPlane {
     this.basePath = basePath;
   }
 
-  async putObject(key: string, body: Buffer | Payload, signal: AbortSignal): Promise<void> {
-    await this.send("PUT", key, {}, signal, {}, body);
+  async putObject(
+    key: string,
+    body: Buffer | Payload,
+    signal: AbortSignal,
+    progress: Progress = {},
+  ): Promise<void> {
+    await this.send("PUT", key, {}, signal, {}, body, progress);
   }
 
   /** Uploads one part; returns its ETag. */
@@ -57,6 +69,7 @@ export class S3DataPlane {
     partNumber: number,
     body: Buffer,
     signal: AbortSignal,
+    progress: Progress = {},
   ): Promise<string> {
     const response = await this.send(
       "PUT",
@@ -65,6 +78,7 @@ export class S3DataPlane {
       signal,
       {},
       body,
+      progress,
     );
     const etag = response.headers.get("etag");
     if (!etag) throw new Error(`UploadPart ${key} #${partNumber}: the response has no ETag`);
@@ -72,8 +86,8 @@ export class S3DataPlane {
   }
 
   /** Reads the object (or `range`, e.g. "bytes=0-1023") to its end; returns the bytes received. */
-  async getObject(key: string, range: string | undefined, onFirstByte: () => void, signal: AbortSignal) {
-    const response = await this.send("GET", key, {}, signal, range ? { range } : {}, undefined, onFirstByte);
+  async getObject(key: string, range: string | undefined, signal: AbortSignal, progress: Progress = {}) {
+    const response = await this.send("GET", key, {}, signal, range ? { range } : {}, undefined, progress);
     return response.bodyBytes;
   }
 
@@ -98,7 +112,7 @@ export class S3DataPlane {
     signal: AbortSignal,
     headers: Record<string, string> = {},
     body?: Buffer | Payload,
-    onFirstBodyByte?: () => void,
+    progress: Progress = {},
   ): Promise<WireResponse> {
     const path = `${this.basePath}/${uriEncode(key, true)}`;
     const search = canonicalQuery(query);
@@ -115,7 +129,7 @@ export class S3DataPlane {
     };
     const response = await this.pool.request(request, {
       signal,
-      ...(onFirstBodyByte && { onFirstBodyByte }),
+      ...progress,
       keepBody: (status) => status >= 300,
     });
     if (response.status >= 300) throw s3Error(response, method === "HEAD");

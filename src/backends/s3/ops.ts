@@ -12,7 +12,7 @@ import {
 import { fill, type Execute, type Indexed } from "../load.js";
 import { makePayload, type Payload } from "../payload.js";
 import type { S3Op, SdkData } from "../sdk-format.js";
-import { TIMEOUTS } from "../http/http1.js";
+import { TIMEOUTS, type Progress } from "../http/http1.js";
 import { makeS3Client, type S3Connection } from "./client.js";
 import { S3DataPlane } from "./data-plane.js";
 
@@ -62,31 +62,31 @@ export function s3Operations(wiring: S3Wiring, { client, data }: S3Clients): Exe
   };
   return async (item, _worker, mark, signal) => {
     const { op } = item;
+    const progress: Progress = { onFirstBodyByte: mark.firstByte, onBodyBytes: mark.moved };
     const key = () => prefix + fill("key" in op ? op.key : "", item.index);
     switch (op.op) {
       case "PutObject": {
         const payload = payloadOf(op, item);
         if (op.size <= BUFFERED_BODY)
           await withBuffer(op.size, (buffer) =>
-            data.putObject(key(), payload.slice(0, op.size, buffer), signal),
+            data.putObject(key(), payload.slice(0, op.size, buffer), signal, progress),
           );
-        else await data.putObject(key(), payload, signal);
+        else await data.putObject(key(), payload, signal, progress);
         return op.size;
       }
       case "MultipartUpload":
-        return multipart(client, data, Bucket, key(), payloadOf(op, item), op.calls[1], signal);
+        return multipart(client, data, Bucket, key(), payloadOf(op, item), op.calls[1], signal, progress);
       case "GetObject": {
         const Key = key();
-        const firstByte = () => mark.firstByte();
         let total = 0;
-        if (!op.ranges) total = await data.getObject(Key, undefined, firstByte, signal);
+        if (!op.ranges) total = await data.getObject(Key, undefined, signal, progress);
         else {
           const { partSize, parts, queue } = op.ranges;
           await inParallel(parts, queue, async (part) => {
             const range = `bytes=${part * partSize}-${Math.min(op.size, (part + 1) * partSize) - 1}`;
             // Not `total += await …`: that reads `total` before awaiting, and parts in flight together
             // would overwrite each other's sums.
-            const bytes = await data.getObject(Key, range, firstByte, signal);
+            const bytes = await data.getObject(Key, range, signal, progress);
             total += bytes;
           });
         }
@@ -132,6 +132,7 @@ async function multipart(
   payload: Payload,
   parts: { partSize: number; parts: number; lastPartSize: number; queue: number },
   abortSignal: AbortSignal,
+  progress: Progress,
 ): Promise<number> {
   const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket, Key }), { abortSignal });
   try {
@@ -141,7 +142,7 @@ async function multipart(
       const size = index === parts.parts - 1 ? parts.lastPartSize : parts.partSize;
       await withBuffer(size, async (buffer) => {
         const body = payload.slice(index * parts.partSize, size, buffer);
-        etags[index] = await data.uploadPart(Key, UploadId!, index + 1, body, abortSignal);
+        etags[index] = await data.uploadPart(Key, UploadId!, index + 1, body, abortSignal, progress);
       });
     });
     await client.send(
