@@ -22,7 +22,11 @@ export function makeCompareCommand(io: Io, setExit: (code: number) => void): Com
       "change that counts as a regression (throughput/IOPS down, latency up)",
       "5%",
     )
-    .option("--alpha <p>", "significance level of the Mann-Whitney U test", "0.05")
+    .option(
+      "--alpha <p>",
+      "significance level (of the Mann-Whitney U test, or 1 - the level of the CI that decides instead)",
+      "0.05",
+    )
     .option(
       "--metric <list>",
       "comma-separated metrics: throughput, iops, latency, p50, p90, p99, p99.9, seconds",
@@ -37,7 +41,10 @@ Examples:
   $ benchspec compare runs/base runs/new --threshold 10% --metric throughput,p99 --json
 
 Per case: the change in median with a 95% bootstrap confidence interval and a Mann-Whitney U test;
-"~" means the difference is not significant. Significance at 0.05 needs 4 or more repetitions per run.
+"~" after the change means it is not significant. With too few repetitions for the Mann-Whitney test
+ever to reach alpha (3 vs 3 cannot reach p < 0.05), the confidence interval decides instead: the change
+is significant when its (1 - alpha) interval excludes 0; the verdict notes this, and --json gives
+"test": "mann-whitney" or "ci". A regression: significant and worse than the threshold.
 Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 unreadable input.`,
     )
     .action(async (basePath: string, newPath: string, options: CompareOptions) => {
@@ -68,7 +75,7 @@ export function renderComparison(c: Comparison): string {
       x.metric,
       x.base ? formatMetric(family, x.base.median) : "–",
       x.new ? formatMetric(family, x.new.median) : "–",
-      x.change === undefined ? "–" : x.significant ? formatSignedPercent(x.change) : "~",
+      x.change === undefined ? "–" : `${formatSignedPercent(x.change)}${x.significant ? "" : " (~)"}`,
       x.ci95 ? `[${formatSignedPercent(x.ci95[0])}, ${formatSignedPercent(x.ci95[1])}]` : "–",
       x.p !== undefined ? formatNumber(x.p) : "–",
       `${x.verdict}${x.note ? ` (${x.note})` : ""}`,

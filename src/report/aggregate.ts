@@ -28,12 +28,23 @@ export interface RowLike {
   throughput: number;
   iops: number;
   latency?: { mean?: number; p50?: number; p90?: number; p99?: number; "p99.9"?: number };
+  /** Time to first byte of object reads (GET, cat). */
+  ttfb?: { p50?: number; p99?: number };
+  /** What the client itself cost (the object engines). */
+  client?: { cpuPerGiB?: number; eventLoopUtilization?: number };
   steady?: { criterion: string; attained: boolean };
   /** The object engines run every autotune round inside one repetition and report each round here. */
   autotune?: { rounds: { value: number; throughput: number; iops: number; seconds: number }[] };
 }
 
 const METRICS = Object.keys(METRIC_OF) as Metric[];
+
+/**
+ * Per-repetition values besides the metrics, of which the report shows the median: the client's CPU-seconds
+ * per GiB moved and the event-loop utilization of its busiest thread, and the time to first byte of reads.
+ */
+export const EXTRAS = ["cpuPerGiB", "eventLoopUtilization", "ttfbP50", "ttfbP99"] as const;
+export type Extra = (typeof EXTRAS)[number];
 
 /** Downsampled series keep at most this many points per case. */
 export const SERIES_BINS = 300;
@@ -52,11 +63,14 @@ interface Values {
   ok: number;
   /** Every metric's list exists from the start (one object shape for all cases: faster per row). */
   values: Record<Metric, number[]>;
+  /** Likewise, the values of EXTRAS (only where a repetition reported them). */
+  extra: Record<Extra, number[]>;
 }
 
 const newValues = (): Values => ({
   ok: 0,
   values: { throughput: [], iops: [], latency: [], p50: [], p90: [], p99: [], "p99.9": [], seconds: [] },
+  extra: { cpuPerGiB: [], eventLoopUtilization: [], ttfbP50: [], ttfbP99: [] },
 });
 
 function push(list: number[], value: number | undefined) {
@@ -103,7 +117,7 @@ export interface CasePartial {
   errors: string[];
   steadyAttained: number;
   steadyTotal: number;
-  /** Per round, in the order they were first seen: the values of each metric, in METRICS order. */
+  /** Per round, in the order they were first seen: the values of each metric, in METRICS then EXTRAS order. */
   rounds: { key: number; ok: number; values: Float64Array[] }[];
 }
 
@@ -178,6 +192,18 @@ export class RunAccumulator {
       push(v.p99, latency.p99);
       push(v["p99.9"], latency["p99.9"]);
     }
+    const client = row.client;
+    if (client) {
+      // No bytes moved (delete, stat, list): CPU per GiB is 0 by definition, not a measurement.
+      if (client.cpuPerGiB !== undefined && client.cpuPerGiB > 0)
+        push(values.extra.cpuPerGiB, client.cpuPerGiB);
+      push(values.extra.eventLoopUtilization, client.eventLoopUtilization);
+    }
+    const ttfb = row.ttfb;
+    if (ttfb) {
+      push(values.extra.ttfbP50, ttfb.p50);
+      push(values.extra.ttfbP99, ttfb.p99);
+    }
   }
 
   /**
@@ -222,7 +248,10 @@ export class RunAccumulator {
       if (acc.measured === 0) continue;
       const rounds: CasePartial["rounds"] = [];
       for (const [key, v] of acc.rounds) {
-        const values = METRICS.map((metric) => Float64Array.from(v.values[metric]));
+        const values = [
+          ...METRICS.map((metric) => Float64Array.from(v.values[metric])),
+          ...EXTRAS.map((extra) => Float64Array.from(v.extra[extra])),
+        ];
         for (const list of values) transfer.push(list.buffer);
         rounds.push({ key, ok: v.ok, values });
       }
@@ -284,8 +313,11 @@ export class RunAccumulator {
       for (const round of c.rounds) {
         const values = roundValues(acc, round.key);
         values.ok += round.ok;
-        METRICS.forEach((metric, m) => {
-          const list = values.values[metric];
+        const lists = [
+          ...METRICS.map((metric) => values.values[metric]),
+          ...EXTRAS.map((extra) => values.extra[extra]),
+        ];
+        lists.forEach((list, m) => {
           const add = round.values[m]!;
           for (let i = 0; i < add.length; i += 1) list.push(add[i]!);
         });
@@ -345,6 +377,33 @@ function metricsOf(values: Values | undefined): { metrics: CaseAgg["metrics"]; s
   return { metrics, samples };
 }
 
+const median = (list: readonly number[]): number | undefined => {
+  if (list.length === 0) return undefined;
+  const sorted = Float64Array.from(list).sort();
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** The medians over the repetitions of what the client cost and of the time to first byte. */
+function extrasOf(values: Values | undefined): Pick<CaseAgg, "client" | "ttfb"> {
+  if (!values) return {};
+  const cpuPerGiB = median(values.extra.cpuPerGiB);
+  const eventLoopUtilization = median(values.extra.eventLoopUtilization);
+  const p50 = median(values.extra.ttfbP50);
+  const p99 = median(values.extra.ttfbP99);
+  return {
+    ...((cpuPerGiB !== undefined || eventLoopUtilization !== undefined) && {
+      client: {
+        ...(cpuPerGiB !== undefined && { cpuPerGiB }),
+        ...(eventLoopUtilization !== undefined && { eventLoopUtilization }),
+      },
+    }),
+    ...((p50 !== undefined || p99 !== undefined) && {
+      ttfb: { ...(p50 !== undefined && { p50 }), ...(p99 !== undefined && { p99 }) },
+    }),
+  };
+}
+
 function finishCase(acc: CaseAcc): CaseAgg {
   const warnings: string[] = [];
   const roundKeys = [...acc.rounds.keys()].filter((k) => !Number.isNaN(k)).sort((a, b) => a - b);
@@ -374,6 +433,7 @@ function finishCase(acc: CaseAcc): CaseAgg {
     errors: [...acc.errors],
     metrics,
     samples,
+    ...extrasOf(chosen),
     warnings: [...new Set(warnings)],
     ...(acc.steadyTotal > 0 && { steady: { attained: acc.steadyAttained, total: acc.steadyTotal } }),
     ...(autotune && { autotune }),
@@ -386,6 +446,7 @@ function mergeValues(list: Values[]): Values | undefined {
   for (const v of list) {
     merged.ok += v.ok;
     for (const metric of METRICS) for (const x of v.values[metric]) merged.values[metric].push(x);
+    for (const extra of EXTRAS) for (const x of v.extra[extra]) merged.extra[extra].push(x);
   }
   return merged;
 }

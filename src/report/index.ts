@@ -239,7 +239,7 @@ function summaryBoxes(runs: readonly RunData[], comparison?: Comparison): string
 
 function comparisonSummary(c: Comparison): string {
   return `<p>${escapeHtml(
-    `${c.new} compared with ${c.base}: threshold ±${(c.options.threshold * 100).toFixed(1)}%, significance level ${c.options.alpha} (Mann–Whitney U), metric${c.options.metrics.length > 1 ? "s" : ""} ${c.options.metrics.join(", ")}.`,
+    `${c.new} compared with ${c.base}: threshold ±${(c.options.threshold * 100).toFixed(1)}%, significance level ${c.options.alpha} (Mann–Whitney U; with too few repetitions for it, the bootstrap interval of the change), metric${c.options.metrics.length > 1 ? "s" : ""} ${c.options.metrics.join(", ")}.`,
   )}</p>`;
 }
 

@@ -44,6 +44,13 @@ export interface CaseAgg extends Omit<CaseSummary, "params"> {
   params: Record<string, unknown>;
   /** The measured values of the successful repetitions, per metric (for compare). */
   samples: Partial<Record<Metric, number[]>>;
+  /**
+   * What the client cost (object engines), medians over the repetitions that reported it: CPU-seconds per
+   * GiB moved, and the event-loop utilization (0…1) of its busiest thread.
+   */
+  client?: { cpuPerGiB?: number; eventLoopUtilization?: number };
+  /** Time to first byte of reads (GET, cat), seconds: the medians over the repetitions of p50 and p99. */
+  ttfb?: { p50?: number; p99?: number };
   steady?: { attained: number; total: number };
   /** Autotune cases: one entry per tried value of the tuned parameter, and the chosen knee. */
   autotune?: AutotuneResult;

@@ -80,11 +80,32 @@ function limitColumns(limits: readonly Limit[]): { title: string; metric: Metric
   ];
 }
 
-/** Per workload: one row per case (and run): n, median, mean ± CI, CV, % of limits, warnings. */
+/** CPU-seconds per GiB, as the column shows it. */
+const formatCpuPerGiB = (value: number | undefined) =>
+  value === undefined ? "–" : `${formatNumber(value)} s/GiB`;
+
+/**
+ * The columns of what the client cost and of the time to first byte, each only when some case has it:
+ * medians over the repetitions.
+ */
+function extraColumns(cases: readonly CaseAgg[]) {
+  return {
+    cpu: cases.some((c) => c.client?.cpuPerGiB !== undefined),
+    elu: cases.some((c) => c.client?.eventLoopUtilization !== undefined),
+    ttfbP50: cases.some((c) => c.ttfb?.p50 !== undefined),
+    ttfbP99: cases.some((c) => c.ttfb?.p99 !== undefined),
+  };
+}
+
+/**
+ * Per workload: one row per case (and run): n, median, mean ± CI, CV, % of limits, what the client cost,
+ * time to first byte, warnings.
+ */
 export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun: boolean): string {
   const hasIops = view.entries.some((e) => e.c.metrics.iops && e.c.engine !== "dd");
   const hasP99 = view.entries.some((e) => e.c.metrics.p99);
   const hasSeconds = view.entries.some((e) => e.c.engine === "s3" || e.c.engine === "ipfs");
+  const extra = extraColumns(view.entries.map((e) => e.c));
   const limitCols = limitColumns(limits).filter((l) => view.entries.some((e) => e.c.metrics[l.metric]));
   const header = [
     ...(multiRun ? ["run"] : []),
@@ -98,6 +119,10 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
     ...(hasIops ? ["IOPS median"] : []),
     ...(hasP99 ? ["p99 latency median"] : []),
     ...(hasSeconds ? ["time median"] : []),
+    ...(extra.ttfbP50 ? ["TTFB p50 median"] : []),
+    ...(extra.ttfbP99 ? ["TTFB p99 median"] : []),
+    ...(extra.cpu ? ["client CPU per GiB median"] : []),
+    ...(extra.elu ? ["event loop busy median"] : []),
     ...limitCols.map((l) => l.title),
     "steady state",
     "warnings",
@@ -119,6 +144,19 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
       ...(hasIops ? [num(formatMetric("iops", c.metrics.iops?.median))] : []),
       ...(hasP99 ? [num(formatMetric("time", c.metrics.p99?.median))] : []),
       ...(hasSeconds ? [num(formatMetric("time", c.metrics.seconds?.median))] : []),
+      ...(extra.ttfbP50 ? [num(formatMetric("time", c.ttfb?.p50))] : []),
+      ...(extra.ttfbP99 ? [num(formatMetric("time", c.ttfb?.p99))] : []),
+      ...(extra.cpu
+        ? [num(formatCpuPerGiB(c.client?.cpuPerGiB), "CPU-seconds benchspec used per GiB moved")]
+        : []),
+      ...(extra.elu
+        ? [
+            num(
+              formatPercent(c.client?.eventLoopUtilization),
+              "event-loop utilization of the busiest client thread: near 100%, the client was the limit",
+            ),
+          ]
+        : []),
       ...limitCols.map((l) => {
         const median = c.metrics[l.metric]?.median;
         return num(median !== undefined ? formatPercent(median / l.value) : "–");
@@ -239,8 +277,12 @@ export function compareTable(comparison: Comparison): string {
       num(c.base ? formatMetric(family, c.base.median) : "–", c.base ? `n = ${c.base.n}` : undefined),
       num(c.new ? formatMetric(family, c.new.median) : "–", c.new ? `n = ${c.new.n}` : undefined),
       num(
-        c.change === undefined ? "–" : significant ? formatSignedPercent(c.change) : "~",
-        c.change !== undefined ? formatSignedPercent(c.change) : undefined,
+        c.change === undefined ? "–" : `${formatSignedPercent(c.change)}${significant ? "" : " (~)"}`,
+        c.test === "ci"
+          ? "significance decided by the confidence interval (too few repetitions for Mann–Whitney)"
+          : c.test === "mann-whitney"
+            ? "significance decided by the Mann–Whitney U test"
+            : undefined,
       ),
       num(c.ci95 ? `${formatSignedPercent(c.ci95[0])} … ${formatSignedPercent(c.ci95[1])}` : "–"),
       num(c.p !== undefined ? formatNumber(c.p) : "–"),
@@ -322,12 +364,29 @@ export function provenanceTable(runs: readonly RunData[]): string {
     .join("\n");
 }
 
-/** The per-case summary of every run as CSV (all cases, every metric's n/median/mean/CI/CV). */
+/**
+ * The per-case summary of every run as CSV (all cases, every metric's n/median/mean/CI/CV; the medians of
+ * time to first byte and of what the client cost when some case has them).
+ */
 export function summaryCsv(runs: readonly RunData[]): string {
   const metrics: Metric[] = ["throughput", "iops", "latency", ...PERCENTILES, "seconds"];
   const paramNames = [...new Set(runs.flatMap((r) => r.cases.flatMap((c) => Object.keys(c.params))))]
     .filter((k) => !["autotune", "steady", "precondition"].includes(k))
     .sort();
+  const extra = extraColumns(runs.flatMap((r) => r.cases));
+  const extraCells: { title: string; value: (c: CaseAgg) => number | undefined }[] = [
+    ...(extra.ttfbP50 ? [{ title: "ttfb.p50.median", value: (c: CaseAgg) => c.ttfb?.p50 }] : []),
+    ...(extra.ttfbP99 ? [{ title: "ttfb.p99.median", value: (c: CaseAgg) => c.ttfb?.p99 }] : []),
+    ...(extra.cpu ? [{ title: "client.cpuPerGiB.median", value: (c: CaseAgg) => c.client?.cpuPerGiB }] : []),
+    ...(extra.elu
+      ? [
+          {
+            title: "client.eventLoopUtilization.median",
+            value: (c: CaseAgg) => c.client?.eventLoopUtilization,
+          },
+        ]
+      : []),
+  ];
   const header = [
     "run",
     "spec",
@@ -347,6 +406,7 @@ export function summaryCsv(runs: readonly RunData[]): string {
       `${m}.ci95_high`,
       `${m}.cv`,
     ]),
+    ...extraCells.map((x) => x.title),
     "warnings",
   ];
   const lines = [header.map(csvCell).join(",")];
@@ -373,6 +433,7 @@ export function summaryCsv(runs: readonly RunData[]): string {
           const s = c.metrics[m];
           return s ? [s.n, s.median, s.mean, s.ci95?.[0], s.ci95?.[1], s.cv] : ["", "", "", "", "", ""];
         }),
+        ...extraCells.map((x) => x.value(c) ?? ""),
         [...c.warnings, ...c.errors].join("; "),
       ];
       lines.push(cells.map(csvCell).join(","));

@@ -6,15 +6,17 @@
  *     approximation with tie and continuity corrections otherwise),
  *   - a verdict: "~" when the difference is not significant at alpha; a regression when it is, in the
  *     bad direction (throughput and IOPS down, latency and time up) and beyond the threshold.
- * With the exact test, 3 against 3 repetitions can never reach p < 0.05 (the smallest two-sided p is 0.1):
- * gating needs at least 4 repetitions on each side.
+ * With the exact test, 3 against 3 repetitions can never reach p < 0.05 (the smallest two-sided p is 0.1),
+ * and the specs repeat 3 times. When the samples are too small for the rank test ever to reach alpha (but
+ * have 2 or more values each), the bootstrap interval of the change decides instead: the change is
+ * significant when the (1 − alpha) interval excludes 0. `test` says which one decided.
  */
 import type { Metric } from "../spec/schema.js";
 
 export interface CompareOptions {
   /** Relative change that counts as a regression or improvement (0.05 = 5%). */
   threshold: number;
-  /** Significance level of the Mann–Whitney test. */
+  /** Significance level: of the Mann–Whitney test, or 1 − the level of the interval that decides instead. */
   alpha: number;
   metrics: readonly Metric[];
   resamples?: number;
@@ -32,6 +34,12 @@ export interface CaseSamples {
   samples: Partial<Record<Metric, number[]>>;
 }
 
+/**
+ * What decided significance: the Mann–Whitney U test, or (samples too small for it to reach alpha) whether
+ * the bootstrap interval of the change excludes 0.
+ */
+export type CompareTest = "mann-whitney" | "ci";
+
 export type Verdict =
   "regression" | "improvement" | "within threshold" | "~" | "failed" | "only in base" | "only in new";
 
@@ -46,6 +54,8 @@ export interface CaseComparison {
   change?: number;
   ci95?: [number, number];
   p?: number;
+  /** Which test decided `significant` (absent when no test was possible). */
+  test?: CompareTest;
   significant: boolean;
   verdict: Verdict;
   note?: string;
@@ -135,6 +145,11 @@ export function compareRuns(
   };
 }
 
+/** The interval decides only with this many values on each side (one value has no spread to resample). */
+const MIN_CI_SAMPLE = 2;
+
+const formatLevel = (level: number) => `${Number((level * 100).toFixed(2))}%`;
+
 export function compareSamples(
   base: readonly number[],
   next: readonly number[],
@@ -147,20 +162,35 @@ export function compareSamples(
   if (baseMedian === 0)
     return { ...stats, significant: false, verdict: "~", note: "the base median is 0: no relative change" };
   const change = nextMedian / baseMedian - 1;
-  const ci95 = bootstrapRatioCi(base, next, options.resamples ?? 2000, options.seed ?? 1);
+  const resamples = options.resamples ?? 2000;
+  const seed = options.seed ?? 1;
+  const ci95 = bootstrapRatioCi(base, next, resamples, seed);
   const { p } = mannWhitney(base, next);
-  const significant = p < options.alpha;
+  const result = { ...stats, change, ...(ci95 && { ci95 }), p };
+  const rankCanDecide = smallestP(base.length, next.length) < options.alpha;
+  let test: CompareTest | undefined;
+  let significant = false;
+  let note: string | undefined;
+  if (rankCanDecide) {
+    test = "mann-whitney";
+    significant = p < options.alpha;
+  } else if (base.length >= MIN_CI_SAMPLE && next.length >= MIN_CI_SAMPLE) {
+    // The rank test cannot reach alpha: the interval of the change at the matching level decides.
+    const level = 1 - options.alpha;
+    const ci = options.alpha === 0.05 ? ci95 : bootstrapRatioCi(base, next, resamples, seed, level);
+    test = "ci";
+    significant = ci !== undefined && (ci[0] > 0 || ci[1] < 0);
+    note = `decided by the ${formatLevel(level)} CI: ${base.length} vs ${next.length} repetitions cannot reach p < ${options.alpha} in the Mann-Whitney test`;
+  } else {
+    note = `${base.length} vs ${next.length} repetitions: too few to test; use more repetitions`;
+  }
   const worse = higherIsBetter ? change < 0 : change > 0;
   let verdict: Verdict = "~";
   if (significant) {
     if (Math.abs(change) <= options.threshold) verdict = "within threshold";
     else verdict = worse ? "regression" : "improvement";
   }
-  const note =
-    !significant && smallestP(base.length, next.length) >= options.alpha
-      ? `${base.length} vs ${next.length} repetitions cannot reach p < ${options.alpha}; use more repetitions`
-      : undefined;
-  return { ...stats, change, ...(ci95 && { ci95 }), p, significant, verdict, ...(note && { note }) };
+  return { ...result, ...(test && { test }), significant, verdict, ...(note && { note }) };
 }
 
 /** The smallest two-sided p the exact Mann–Whitney test can give for samples of n1 and n2: 2 / C(n1+n2, n1). */
@@ -200,12 +230,16 @@ function quantileSketch(values: readonly number[]): Float64Array {
   );
 }
 
-/** 95% percentile-bootstrap interval of median(next) / median(base) − 1; undefined with one sample each. */
+/**
+ * Percentile-bootstrap interval (95% unless `level` says otherwise) of median(next) / median(base) − 1;
+ * undefined with one sample each.
+ */
 export function bootstrapRatioCi(
   base: readonly number[],
   next: readonly number[],
   resamples: number,
   seed: number,
+  level = 0.95,
 ): [number, number] | undefined {
   if (base.length < 2 && next.length < 2) return undefined;
   const a = quantileSketch(base);
@@ -225,7 +259,8 @@ export function bootstrapRatioCi(
   if (count === 0) return undefined;
   const sorted = ratios.subarray(0, count).sort();
   const at = (q: number) => sorted[Math.min(count - 1, Math.max(0, Math.round(q * (count - 1))))]!;
-  return [at(0.025), at(0.975)];
+  const tail = (1 - level) / 2;
+  return [at(tail), at(1 - tail)];
 }
 
 /** Two-sided Mann–Whitney U test of a against b. */

@@ -70,7 +70,7 @@ describe("the time series follows the bytes as they move", () => {
   it("an operation that idles, then moves all its bytes, shows nothing first and everything last", async () => {
     const total = 8 * 2 ** 20;
     const result = await runLoad(
-      [{ name: "slow start" }],
+      [{ count: 1 }],
       async (_item, _worker, marks) => {
         await sleep(300); // e.g. a server that takes long to answer
         for (let i = 0; i < 8; i++) {

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RunAccumulator, SERIES_BINS } from "../../src/report/aggregate.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/report/read-ndjson.js";
+import { caseTable, summaryCsv } from "../../src/report/tables.js";
+import { workloadViews } from "../../src/report/view.js";
 import { summarize } from "../../src/results/stats.js";
 import { buildSummary } from "../../src/results/summary.js";
 import { scenarioPlan, synthRows } from "./support.js";
@@ -112,6 +114,72 @@ describe("aggregation before charting", () => {
     expect(run.cases[0]!.params.concurrency).toBe(16); // tables and sweep charts show the chosen value
   });
 
+  it("client CPU, event-loop utilization and time to first byte: medians in the case table and the CSV", async () => {
+    const plan = await scenarioPlan("object-upload-download");
+    const cpu = [2, 4, 3, 0]; // the 0 (no bytes moved) is not a measurement
+    const elu = [0.5, 0.7, 0.6, 0.6];
+    const ttfb50 = [0.001, 0.003, 0.002, 0.002];
+    const ttfb99 = [0.01, 0.03, 0.02, 0.02];
+    const rows = synthRows(plan, { reps: 4 }).map((row) => {
+      const i = row.repetition - 1;
+      return {
+        ...row,
+        client: { cpuSeconds: 1, cpuPerGiB: cpu[i]!, eventLoopUtilization: elu[i]!, threads: 1 },
+        ...(row.op === "get" && { ttfb: { p50: ttfb50[i], p99: ttfb99[i] } }),
+      };
+    });
+    // A failed repetition's numbers do not count.
+    rows.push({ ...rows[0]!, repetition: 5, ok: false, client: { ...rows[0]!.client, cpuPerGiB: 1e6 } });
+    const run = runFromRows("o", plan, rows);
+    const get = run.cases.find((c) => c.op === "get")!;
+    const put = run.cases.find((c) => c.op === "put")!;
+    expect(get.client).toEqual({ cpuPerGiB: 3, eventLoopUtilization: 0.6 });
+    expect(get.ttfb).toEqual({ p50: 0.002, p99: 0.02 });
+    expect(put.client).toEqual({ cpuPerGiB: 3, eventLoopUtilization: 0.6 });
+    expect(put.ttfb).toBeUndefined();
+
+    const view = workloadViews([run]).find((v) => v.entries.some((e) => e.c.id === get.id))!;
+    const html = caseTable(view, [], false);
+    const header = [...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]);
+    for (const title of [
+      "TTFB p50 median",
+      "TTFB p99 median",
+      "client CPU per GiB median",
+      "event loop busy median",
+    ])
+      expect(header).toContain(title);
+    const rowOf = (id: string) =>
+      [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]
+        .map((m) => m[1]!)
+        .find((r) => r.includes(`<code>${id}</code>`))!;
+    const cellsOf = (id: string) => [...rowOf(id).matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => m[1]);
+    const at = (title: string) => header.indexOf(title);
+    const getCells = cellsOf(get.id);
+    expect(getCells[at("TTFB p50 median")]).toBe("2.000 ms");
+    expect(getCells[at("TTFB p99 median")]).toBe("20.00 ms");
+    expect(getCells[at("client CPU per GiB median")]).toBe("3.000 s/GiB");
+    expect(getCells[at("event loop busy median")]).toBe("60.0%");
+    expect(cellsOf(put.id)[at("TTFB p50 median")]).toBe("–");
+
+    const [csvHeader, ...csvLines] = summaryCsv([run]).trim().split("\n");
+    const columns = csvCells(csvHeader!);
+    const csvRow = csvLines.map(csvCells).find((cells) => cells[2] === get.id)!;
+    expect(csvRow[columns.indexOf("ttfb.p50.median")]).toBe("0.002");
+    expect(csvRow[columns.indexOf("ttfb.p99.median")]).toBe("0.02");
+    expect(csvRow[columns.indexOf("client.cpuPerGiB.median")]).toBe("3");
+    expect(csvRow[columns.indexOf("client.eventLoopUtilization.median")]).toBe("0.6");
+
+    // Rows without them (dd, fio): no such columns.
+    const quick = runFromRows(
+      "q",
+      await scenarioPlan("quickstart"),
+      synthRows(await scenarioPlan("quickstart")),
+    );
+    expect(summaryCsv([quick])).not.toMatch(/ttfb|client\./);
+    for (const v of workloadViews([quick]))
+      expect(caseTable(v, [], false)).not.toMatch(/TTFB|client CPU|event loop/);
+  });
+
   it("streams NDJSON: skips a torn last line and non-JSON lines, rejects a broken line in the middle", async () => {
     const dir = await tempDir();
     const file = join(dir, "r.ndjson");
@@ -150,4 +218,11 @@ describe("aggregation before charting", () => {
 function median(values: number[]) {
   const s = [...values].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** The cells of one CSV line (quoted cells may hold commas and doubled quotes). */
+function csvCells(line: string): string[] {
+  return [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map((m) =>
+    m[1]!.startsWith('"') ? m[1]!.slice(1, -1).replaceAll('""', '"') : m[1]!,
+  );
 }

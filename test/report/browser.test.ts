@@ -35,6 +35,13 @@ const reports: Record<"quickstart" | "compare" | "hostile" | "fio", string> = {
   fio: "",
 };
 let context: BrowserContext;
+/** Chromium profile directories, removed after the tests. */
+const profiles: string[] = [];
+async function profileDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-chromium-"));
+  profiles.push(dir);
+  return dir;
+}
 
 const cli = (args: string[]) =>
   execa("node", [join(ROOT, "bin", "benchspec.js"), ...args], { cwd: work, reject: false, all: true });
@@ -110,7 +117,7 @@ beforeAll(async () => {
     .map((f) => join(raw, f));
   reports.fio = await report(fioOutputs, join(work, "fio.html"));
 
-  context = await chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), "benchspec-chromium-")), {
+  context = await chromium.launchPersistentContext(await profileDir(), {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
@@ -121,6 +128,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   if (work) await rm(work, { recursive: true, force: true });
+  await Promise.all(profiles.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 interface Opened {
@@ -226,15 +234,12 @@ describe("reports in Chromium (real runs, file://)", () => {
   });
 
   it("without JavaScript: the pre-rendered charts show and nothing runs", async () => {
-    const noJs = await chromium.launchPersistentContext(
-      await mkdtemp(join(tmpdir(), "benchspec-chromium-")),
-      {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ARGS,
-        javaScriptEnabled: false,
-      },
-    );
+    const noJs = await chromium.launchPersistentContext(await profileDir(), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      javaScriptEnabled: false,
+    });
     try {
       const page = await noJs.newPage();
       await page.goto(`file://${reports.hostile}`);

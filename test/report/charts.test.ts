@@ -3,6 +3,7 @@ import { buildCharts, primaryMetric, type Chart } from "../../src/report/charts/
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
 import type { RunData } from "../../src/report/model.js";
+import { renderSvg } from "../../src/report/render.js";
 import { workloadViews } from "../../src/report/view.js";
 import { scenarioPlan, synthRows, synthSeries } from "./support.js";
 
@@ -116,6 +117,62 @@ describe("charts chosen from the plan's shape", () => {
     expect(rowsOf(chart!, "ss")).toEqual([expect.objectContaining({ t0: 8, t1: 10, txt: "steady" })]);
     expect(markOf(chart!)).toBe("rect");
     await expectCleanRender([run]);
+  });
+
+  it("a series of a single time bin is drawn as a point, not lost as a one-point line", async () => {
+    const plan = await scenarioPlan("quickstart");
+    const ids = plan.cases.filter((c) => c.workload === "fio-4k").map((c) => c.id);
+    const run = runFromRows("q", plan, synthRows(plan), {
+      series: synthSeries(plan, { cases: ids, points: 1, reps: 1 }),
+    });
+    const [chart] = find(buildCharts({ runs: [run] }).charts, "timeseries", "fio-4k");
+    expect(rowsOf(chart!, "ts")).toHaveLength(ids.length);
+    const marks = layers(chart!).map((l) => (l.mark as Spec).type);
+    // The points are drawn on top of the line, from the same rows.
+    expect(marks.slice(-2)).toEqual(["line", "point"]);
+    expect(layers(chart!).at(-1)!.transform).toEqual(layers(chart!).at(-2)!.transform);
+    expect(encodingOf(chart!, marks.length - 1).y).toMatchObject({ field: "y" });
+    // Rendered: one symbol per case.
+    const { svg, warnings } = await renderSvg(chart!.spec);
+    expect(warnings).toEqual([]);
+    const symbols = /<g class="mark-symbol role-mark[^"]*"[^>]*>([\s\S]*?)<\/g>/.exec(svg)?.[1] ?? "";
+    expect(symbols.match(/<path /g)).toHaveLength(ids.length);
+  });
+
+  it("the latency caption says where each engine's percentiles come from", async () => {
+    const { run } = await scenario("quickstart");
+    const [fio] = find(buildCharts({ runs: [run] }).charts, "latency", "fio-4k");
+    expect(fio!.caption[0]).toContain("fio: completion latency from fio's json+ histograms.");
+    expect(fio!.caption[0]).not.toMatch(/s3|ipfs|dd|first byte/);
+    const plan = await scenarioPlan("ipfs-file-sizes");
+    const rows = synthRows(plan).map((row) => ({
+      ...row,
+      latency: { mean: 0.01, p50: 0.01, p90: 0.02, p99: 0.05, "p99.9": 0.08 },
+      ...(row.op === "get" && { ttfb: { p50: 0.002, p99: 0.004 } }),
+    }));
+    const objects = runFromRows("i", plan, rows);
+    const [latency] = find(buildCharts({ runs: [objects] }).charts, "latency");
+    const caption = latency!.caption[0]!;
+    expect(caption).toContain(
+      "ipfs and s3: per-operation latency measured by the engine (from sending a request to the end of its response); time to first byte of reads is in the case table, not here.",
+    );
+    expect(caption).not.toContain("json+");
+    // Without time to first byte in the rows, the caption does not point to it.
+    const noTtfb = runFromRows(
+      "i",
+      plan,
+      rows.map(({ ttfb: _, ...row }) => row),
+    );
+    expect(find(buildCharts({ runs: [noTtfb] }).charts, "latency")[0]!.caption[0]).not.toContain(
+      "first byte",
+    );
+    // dd has no latency: said when a workload mixes it with an engine that has.
+    const quick = await scenarioPlan("quickstart");
+    const one = { ...quick, cases: quick.cases.map((c) => ({ ...c, workload: "all" })) };
+    const mixed = runFromRows("m", one, synthRows(one));
+    const [both] = find(buildCharts({ runs: [mixed] }).charts, "latency");
+    expect(both!.caption[0]).toContain("dd reports no per-operation latency: its cases are not drawn.");
+    expect(both!.caption[0]).toContain("fio: completion latency");
   });
 
   it("IPFS vs S3: the spec's charts, size on x, target as colour, op as facets", async () => {

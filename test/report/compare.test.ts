@@ -6,6 +6,7 @@ import type { Plan } from "../../src/plan/types.js";
 import {
   bootstrapRatioCi,
   compareRuns,
+  DEFAULT_COMPARE,
   mannWhitney,
   parseThreshold,
   smallestP,
@@ -61,7 +62,8 @@ describe("compare on synthetic runs", async () => {
     expect(result.code).toBe(1);
     const line = (id: string) => result.stdout.split("\n").find((l) => l.startsWith(`${id} `))!;
     expect(line(slower)).toMatch(/−2\d\.\d%.*regression$/);
-    expect(line(same)).toMatch(/ ~ .* ~$/);
+    // A change that is not significant is still printed, marked "~".
+    expect(line(same)).toMatch(/ [+−]\d\.\d% \(~\) .* ~$/);
     expect(line(faster)).toMatch(/\+2\d\.\d%.*improvement$/);
     expect(result.stdout).toContain("new vs base: 1 regression, 1 improvement");
   });
@@ -77,6 +79,8 @@ describe("compare on synthetic runs", async () => {
     expect(bySlower.ci95![0]).toBeLessThan(bySlower.change!);
     expect(bySlower.ci95![1]).toBeGreaterThan(bySlower.change!);
     expect(bySlower.p).toBeLessThan(0.001);
+    // 10 vs 10 repetitions: the rank test decides.
+    expect(bySlower.test).toBe("mann-whitney");
     expect(comparison.cases.find((c) => c.case === same)!.verdict).toBe("~");
     expect(comparison.regressions).toBe(1);
     expect(comparison.improvements).toBe(1);
@@ -120,6 +124,59 @@ describe("compare on synthetic runs", async () => {
   });
 });
 
+describe("compare with the specs' 3 repetitions", async () => {
+  const plan = await scenarioPlan("quickstart");
+  const ids = plan.cases.map((c) => c.id);
+  const [dropped, noisy] = [ids[0]!, ids[1]!];
+  const mean = (c: Plan["cases"][number]) => 100e6 * (1 + c.index);
+  // Overlapping values whose medians differ by −10%: the interval of the change spans 0.
+  const noisyBase = [1, 1.3, 0.7];
+  const noisyNew = [0.9, 1.25, 0.6];
+  const rows = (seed: number, drop: number, noisyValues: number[]) =>
+    synthRows(plan, {
+      reps: 3,
+      seed,
+      throughput: (c, rep, rand) =>
+        c.id === noisy
+          ? mean(c) * noisyValues[rep - 1]!
+          : mean(c) * (c.id === dropped ? drop : 1) * (1 + 0.02 * noise(rand)),
+    });
+  const base = await writeRun(plan, rows(1, 1, noisyBase), "base3");
+  const next = await writeRun(plan, rows(2, 0.5, noisyNew), "new3");
+
+  it("a 50% drop is a regression decided by the confidence interval (exit 1)", async () => {
+    const result = await runCli(["compare", base, next]);
+    expect(result.code).toBe(1);
+    const line = (id: string) => result.stdout.split("\n").find((l) => l.startsWith(`${id} `))!;
+    expect(line(dropped)).toMatch(
+      /−(49|50|51)\.\d% .*regression \(decided by the 95% CI: 3 vs 3 repetitions cannot reach p < 0\.05 in the Mann-Whitney test\)$/,
+    );
+    expect(result.stdout).toContain("new3 vs base3: 1 regression,");
+    const json = JSON.parse((await runCli(["compare", base, next, "--json"])).stdout) as Comparison;
+    const c = json.cases.find((x) => x.case === dropped)!;
+    expect(c).toMatchObject({ verdict: "regression", test: "ci", significant: true });
+    expect(c.change).toBeCloseTo(-0.5, 1);
+    expect(c.ci95![1]).toBeLessThan(0);
+    // The rank test alone could not have said so.
+    expect(c.p).toBeGreaterThanOrEqual(0.1);
+  });
+
+  it("overlapping noisy values are ~, with the change still printed (exit 0 without the drop)", async () => {
+    const result = await runCli(["compare", base, next, "--json"]);
+    const c = (JSON.parse(result.stdout) as Comparison).cases.find((x) => x.case === noisy)!;
+    expect(c).toMatchObject({ verdict: "~", test: "ci", significant: false });
+    expect(c.change).toBeCloseTo(-0.1, 5);
+    expect(c.ci95![0]).toBeLessThan(0);
+    expect(c.ci95![1]).toBeGreaterThan(0);
+    const sameDrop = await writeRun(plan, rows(3, 1, noisyNew), "new3-nodrop");
+    const table = await runCli(["compare", base, sameDrop]);
+    expect(table.code).toBe(0);
+    const line = table.stdout.split("\n").find((l) => l.startsWith(`${noisy} `))!;
+    expect(line).toMatch(/ −10\.0% \(~\) .* ~ \(decided by the 95% CI: /);
+    expect(table.stdout).toContain("0 regressions");
+  });
+});
+
 describe("the statistics of compare", () => {
   it("Mann–Whitney U: exact p for small samples, normal approximation with ties", () => {
     expect(mannWhitney([1, 2, 3], [4, 5, 6])).toEqual({ u: 0, p: 0.1 });
@@ -133,23 +190,46 @@ describe("the statistics of compare", () => {
     expect(mannWhitney([2, 2, 2], [2, 2, 2]).p).toBe(1);
   });
 
-  it("too few repetitions say so instead of a silent ~", () => {
+  it("too few repetitions for the rank test: the interval decides; one repetition cannot be tested", () => {
+    const one = (id: string, throughput: number[]) => ({
+      id,
+      workload: "w",
+      repetitions: throughput.length,
+      failed: 0,
+      samples: { throughput },
+    });
     const c = compareRuns(
-      {
-        label: "a",
-        cases: [
-          { id: "x", workload: "w", repetitions: 3, failed: 0, samples: { throughput: [100, 101, 102] } },
-        ],
-      },
-      {
-        label: "b",
-        cases: [{ id: "x", workload: "w", repetitions: 3, failed: 0, samples: { throughput: [50, 51, 52] } }],
-      },
+      { label: "a", cases: [one("x", [100, 101, 102]), one("y", [100]), one("z", [100, 101, 102])] },
+      { label: "b", cases: [one("x", [50, 51, 52]), one("y", [50]), one("z", [101, 102, 103])] },
     );
     expect(c.cases[0]).toMatchObject({
-      verdict: "~",
-      note: "3 vs 3 repetitions cannot reach p < 0.05; use more repetitions",
+      verdict: "regression",
+      test: "ci",
+      significant: true,
+      note: "decided by the 95% CI: 3 vs 3 repetitions cannot reach p < 0.05 in the Mann-Whitney test",
     });
+    expect(c.cases[1]).toMatchObject({
+      verdict: "~",
+      significant: false,
+      note: "1 vs 1 repetitions: too few to test; use more repetitions",
+    });
+    expect(c.cases[1]!.test).toBeUndefined();
+    // A 1% shift whose resampled medians overlap: not significant.
+    expect(c.cases[2]).toMatchObject({ verdict: "~", test: "ci", significant: false });
+    expect(c.regressions).toBe(1);
+    // A stricter alpha widens the deciding interval (99%); 4 vs 4 goes back to Mann–Whitney.
+    const strict = compareRuns(
+      { label: "a", cases: [one("x", [100, 101, 102])] },
+      { label: "b", cases: [one("x", [50, 51, 52])] },
+      { ...DEFAULT_COMPARE, alpha: 0.01 },
+    );
+    expect(strict.cases[0]!.note).toMatch(/^decided by the 99% CI: /);
+    const four = compareRuns(
+      { label: "a", cases: [one("x", [100, 101, 102, 103])] },
+      { label: "b", cases: [one("x", [50, 51, 52, 53])] },
+    );
+    expect(four.cases[0]).toMatchObject({ verdict: "regression", test: "mann-whitney" });
+    expect(four.cases[0]!.note).toBeUndefined();
   });
 
   it("a case that fails in the new run is a regression; cases in one run only are listed", () => {

@@ -58,6 +58,18 @@ function resultLines(plan: Plan): string[] {
         };
       }
     }
+    // What the object engines add: the client's cost (not on every row) and, for reads, time to first byte.
+    if (i % 5 !== 2)
+      out = {
+        ...out,
+        client: {
+          cpuSeconds: 1 + (i % 7),
+          cpuPerGiB: i % 11 === 0 ? 0 : 0.5 + (i % 13) / 10,
+          eventLoopUtilization: (i % 17) / 17,
+          threads: 1 + (i % 3),
+        },
+      };
+    if (i % 4 !== 1) out = { ...out, ttfb: { p50: 0.001 * (1 + (i % 9)), p99: 0.01 * (1 + (i % 5)) } };
     if (i % 50 === 7) out = { ...out, spec: "other", specHash: "0f0f" };
     if (i % 97 === 3) {
       const { ok, ...rest } = out;
@@ -111,6 +123,8 @@ describe("result rows parsed on several threads", () => {
     expect(single!.cases.find((c) => c.autotune)).toBeDefined();
     expect(single!.cases.some((c) => c.steady)).toBe(true);
     expect(single!.series.length).toBeGreaterThan(0);
+    expect(single!.cases.filter((c) => c.client?.cpuPerGiB !== undefined).length).toBeGreaterThan(10);
+    expect(single!.cases.filter((c) => c.ttfb?.p99 !== undefined).length).toBeGreaterThan(10);
     expect(single!.notes).toEqual([
       expect.stringMatching(/^results\.ndjson: \d+ line\(s\) are not result rows .*\(first: line \d+\)$/),
       expect.stringMatching(/^results\.ndjson: \d+ non-JSON line\(s\) skipped$/),

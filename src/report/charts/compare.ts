@@ -24,6 +24,7 @@ export function compareChart(comparison: Comparison, id: string): Chart | undefi
       ch: formatSignedPercent(c.change!),
       ci: c.ci95 ? `${formatSignedPercent(c.ci95[0])} … ${formatSignedPercent(c.ci95[1])}` : "–",
       p: c.p !== undefined ? formatNumber(c.p) : "–",
+      te: c.test === "ci" ? "confidence interval" : c.test === "mann-whitney" ? "Mann–Whitney U" : "–",
       m: METRIC_TITLE[c.metric],
     }));
   if (rows.length === 0) return undefined;
@@ -49,7 +50,7 @@ export function compareChart(comparison: Comparison, id: string): Chart | undefi
     kind: "compare",
     title,
     caption: [
-      `Points: the change in median from ${comparison.base} (base) to ${comparison.new}; whiskers: 95% bootstrap interval. Dashed lines: the ±${threshold}% threshold. A change counts only when the Mann–Whitney test says it is significant (p < ${comparison.options.alpha}); otherwise it is “~”. For latency and time, a rise is a regression.`,
+      `Points: the change in median from ${comparison.base} (base) to ${comparison.new}; whiskers: 95% bootstrap interval. Dashed lines: the ±${threshold}% threshold. A change counts only when it is significant: Mann–Whitney p < ${comparison.options.alpha}, or, with too few repetitions for that test to reach it, a bootstrap interval of the change that excludes 0; otherwise it is “~”. For latency and time, a rise is a regression.`,
     ],
     points: rows.length,
     spec: compose({
@@ -83,6 +84,7 @@ export function compareChart(comparison: Comparison, id: string): Chart | undefi
               { field: "ch", title: "change" },
               { field: "ci", title: "95% CI" },
               { field: "p", title: "Mann–Whitney p" },
+              { field: "te", title: "decided by" },
               { field: "st", title: "verdict" },
             ],
           },

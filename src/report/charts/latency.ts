@@ -33,6 +33,27 @@ export interface LatencyRequest {
 
 export const hasPercentiles = (e: Entry) => PERCENTILES.some((p) => e.c.metrics[p] !== undefined);
 
+const OBJECT_ENGINES = new Set(["s3", "ipfs"]);
+
+/** Where the percentiles come from, per engine of the cases drawn (and the dd cases the chart leaves out). */
+export function latencySources(view: WorkloadView, shown: readonly Entry[]): string {
+  const engines = new Set(shown.map((e) => e.c.engine));
+  const parts: string[] = [];
+  if (engines.has("fio")) parts.push("fio: completion latency from fio's json+ histograms.");
+  const objects = [...engines].filter((e) => OBJECT_ENGINES.has(e)).sort();
+  if (objects.length > 0) {
+    const ttfb = view.entries.some((e) => OBJECT_ENGINES.has(e.c.engine) && e.c.ttfb !== undefined);
+    parts.push(
+      `${objects.join(" and ")}: per-operation latency measured by the engine (from sending a request to the end of its response)${ttfb ? "; time to first byte of reads is in the case table, not here" : ""}.`,
+    );
+  }
+  const others = [...engines].filter((e) => e !== "fio" && !OBJECT_ENGINES.has(e)).sort();
+  if (others.length > 0) parts.push(`${others.join(", ")}: latency as the result rows report it.`);
+  if (view.entries.some((e) => e.c.engine === "dd"))
+    parts.push("dd reports no per-operation latency: its cases are not drawn.");
+  return parts.join(" ");
+}
+
 export function latencyChart(
   view: WorkloadView,
   request: LatencyRequest,
@@ -84,7 +105,7 @@ export function latencyChart(
     facetDims.length > 0 ? facetOrder : [undefined],
   );
   caption.unshift(
-    "Completion-latency percentiles (fio's json+ histograms), the median over the repetitions; logarithmic scale.",
+    `Latency percentiles, the median over the repetitions; logarithmic scale. ${latencySources(view, shown)}`,
   );
   caption.push(...limits.caption);
   const xOrder = dimOrder(shown, xDim);

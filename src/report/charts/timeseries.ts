@@ -117,8 +117,8 @@ export function timeseriesChart(
   const limits = limitRows(ctx.limits, metric, unit, max, facetDims.length > 0 ? facetOrder : [undefined]);
   caption.unshift(
     repetitions > 1
-      ? `Lines: the mean of each time bin over ${repetitions} repetitions; band: their minimum and maximum.`
-      : "Lines: the measured samples (time bins when there are many).",
+      ? `Lines and points: the mean of each time bin over ${repetitions} repetitions; band: their minimum and maximum.`
+      : "Lines and points: the measured samples (time bins when there are many).",
   );
   if (steadyRows.length > 0)
     caption.push(
@@ -163,19 +163,26 @@ export function timeseriesChart(
       encoding: { x, y: { field: "lo", type: "quantitative", title: yTitle }, y2: { field: "hi" }, color },
     });
   }
+  const seriesEncoding = {
+    x,
+    y: { field: "y", type: "quantitative", title: yTitle },
+    color,
+    tooltip: [
+      { field: "c", title: "case" },
+      { field: "t", title: "t (s)" },
+      { field: "y", title: yTitle },
+    ],
+  };
   layers.push({
     transform: [filterKind("ts")],
     mark: { type: "line", strokeWidth: 1.5, interpolate: "linear" },
-    encoding: {
-      x,
-      y: { field: "y", type: "quantitative", title: yTitle },
-      color,
-      tooltip: [
-        { field: "c", title: "case" },
-        { field: "t", title: "t (s)" },
-        { field: "y", title: yTitle },
-      ],
-    },
+    encoding: seriesEncoding,
+  });
+  // Small points on the line: a series of one time bin (a short GET) has no line to draw.
+  layers.push({
+    transform: [filterKind("ts")],
+    mark: { type: "point", filled: true, size: 12, opacity: 1 },
+    encoding: seriesEncoding,
   });
   if (limits.rows.length > 0) layers.push(...limitLayers());
   const title = request.title ?? `${view.name}: ${METRIC_TITLE[metric]} over time`;
