@@ -2,25 +2,106 @@
  * Writes compiled artifacts into a directory without ever deleting what benchspec did not write there:
  * an existing directory must be empty or hold a previous compile (its plan.json says which files are ours).
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { readdir, readFile, rm, rmdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { PLAN_FORMAT, PLAN_INDEX_PATH } from "./compile.js";
 import type { Artifact } from "./types.js";
 
 export class OutputDirError extends Error {}
 
 export async function writeArtifacts(dir: string, artifacts: readonly Artifact[]): Promise<void> {
+  makeDirectory(dir);
   await removePreviousCompile(dir);
   // Synchronous on purpose: 10,000 small files written one await at a time take seconds, not milliseconds.
-  const made = new Set<string>();
+  const made = new Set<string>([resolve(dir)]);
   for (const artifact of artifacts) {
     const file = join(dir, artifact.path);
-    const parent = dirname(file);
-    if (!made.has(parent)) mkdirSync(parent, { recursive: true });
-    made.add(parent);
-    writeFileSync(file, artifact.content);
-    if (artifact.path.endsWith(".sh")) chmodSync(file, 0o755);
+    try {
+      const parent = resolve(dirname(file));
+      // Below a directory just checked (not /proc, say), so mkdir's recursive mode cannot loop.
+      if (!made.has(parent)) mkdirSync(parent, { recursive: true });
+      made.add(parent);
+      writeFileSync(file, artifact.content);
+      if (artifact.path.endsWith(".sh")) chmodSync(file, 0o755);
+    } catch (error) {
+      throw new OutputDirError(`cannot write ${file}: ${describeFsError(error)}`);
+    }
+  }
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time, after checking that the nearest existing
+ * ancestor is a writable directory. Not mkdir's recursive mode: on /proc that retries forever instead of
+ * failing (and a Ctrl-C cannot stop it).
+ */
+export function makeDirectory(dir: string): void {
+  const target = resolve(dir);
+  const missing: string[] = [];
+  let existing = target;
+  for (;;) {
+    try {
+      if (statSync(existing).isDirectory()) break;
+      throw new OutputDirError(`${existing === target ? dir : existing} is a file, not a directory`);
+    } catch (error) {
+      if (error instanceof OutputDirError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = dirname(existing);
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === existing) {
+        throw new OutputDirError(`cannot create ${dir}: ${describeFsError(error)}`);
+      }
+      missing.unshift(existing);
+      existing = parent;
+    }
+  }
+  if (missing.length === 0) return;
+  try {
+    accessSync(existing, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new OutputDirError(`cannot create ${dir}: ${existing} is not writable`);
+  }
+  for (const path of missing) {
+    try {
+      mkdirSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST" && isDirectory(path)) continue;
+      throw new OutputDirError(
+        code === "ENOENT"
+          ? `cannot create ${dir}: ${dirname(path)} does not allow new directories`
+          : `cannot create ${dir}: ${describeFsError(error)}`,
+      );
+    }
+  }
+}
+
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** "permission denied" rather than "EACCES: permission denied, mkdir '/x'" (the path is said already). */
+export function describeFsError(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EROFS":
+      return "read-only file system";
+    case "ENOSPC":
+      return "no space left on device";
+    case "EISDIR":
+      return "is a directory";
+    case "ENOTDIR":
+      return "a parent is not a directory";
+    case "ENOENT":
+      return "no such file or directory";
+    default:
+      return message;
   }
 }
 

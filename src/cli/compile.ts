@@ -37,8 +37,8 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
         );
         setExit(EXIT.ok);
       } catch (error) {
-        if (error instanceof CompileError || error instanceof OutputDirError)
-          throw new CliError(error.message, EXIT.invalid);
+        if (error instanceof CompileError) throw new CliError(error.message, EXIT.invalid);
+        if (error instanceof OutputDirError) throw new CliError(`--out: ${error.message}`, EXIT.invalid);
         throw error;
       }
     });

@@ -19,7 +19,12 @@ Examples:
       if (!options.force && (await exists(file))) {
         throw new CliError(`${file} exists; use --force to overwrite it`, EXIT.invalid);
       }
-      await writeFile(file, await starterSpec(file), { flag: options.force ? "w" : "wx" });
+      const text = await starterSpec(file);
+      try {
+        await writeFile(file, text, { flag: options.force ? "w" : "wx" });
+      } catch (error) {
+        throw new CliError(`cannot write ${file}: ${await explainWriteError(file, error)}`, EXIT.invalid);
+      }
       io.stdout.write(`wrote ${file}; next: benchspec validate ${file}\n`);
       setExit(EXIT.ok);
     });
@@ -29,6 +34,16 @@ export async function starterSpec(file: string): Promise<string> {
   const template = await readFile(join(PACKAGE_ROOT, "templates", "init.yaml"), "utf8");
   const schemaPath = relative(dirname(resolve(file)), join(PACKAGE_ROOT, "schema", "benchspec.schema.json"));
   return template.replaceAll("{{schema}}", schemaPath.split(sep).join("/")).replaceAll("{{file}}", file);
+}
+
+/** Why a starter spec could not be written, in words: a missing directory is named, never created. */
+async function explainWriteError(file: string, error: unknown): Promise<string> {
+  const code = (error as NodeJS.ErrnoException).code;
+  const parent = dirname(file);
+  if (code === "ENOENT" && !(await exists(parent)))
+    return `directory ${parent} does not exist (create it first)`;
+  if (code === "EEXIST") return "it exists; use --force to overwrite it";
+  return (await import("../backends/output.js")).describeFsError(error);
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -46,7 +46,31 @@ Examples:
   return program.exitOverride();
 }
 
+/**
+ * A reader that goes away (`benchspec plan … | head -2`) makes every later write to that stream fail with
+ * EPIPE, reported as an 'error' event that would crash Node with a stack trace. Such writes are dropped
+ * instead: the command (a run above all) carries on to its normal end and cleanup.
+ */
+const guarded = new WeakSet<object>();
+export function tolerateClosedPipes(io: Io): void {
+  for (const [name, stream] of [
+    ["stdout", io.stdout],
+    ["stderr", io.stderr],
+  ] as const) {
+    if (guarded.has(stream)) continue;
+    guarded.add(stream);
+    let reported = false;
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED" || reported) return;
+      // Anything else (a full disk behind a redirect) is said once, where it can still be read.
+      reported = true;
+      if (name === "stdout") io.stderr.write(`benchspec: cannot write to stdout: ${error.message}\n`);
+    });
+  }
+}
+
 export async function main(argv: readonly string[], io: Io = process): Promise<number> {
+  tolerateClosedPipes(io);
   let exitCode: number = EXIT.ok;
   const program = makeProgram(io, (code) => (exitCode = code));
   try {

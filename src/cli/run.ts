@@ -40,14 +40,19 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
             ? "tty"
             : "plain";
       const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
-      const [{ run, RunSetupError }, { TargetError }] = await Promise.all([
+      const [{ run, RunSetupError, abandonRunSync }, { TargetError }] = await Promise.all([
         import("../run/run.js"),
         import("../run/targets.js"),
       ]);
       const controller = new AbortController();
       let interrupts = 0;
       const onSignal = () => {
-        if (++interrupts > 1) process.exit(EXIT.interrupted);
+        if (++interrupts > 1) {
+          // Now, without the awaited cleanup: run.json says partial and the owned target directories go,
+          // from an exit hook that runs after process.ts has SIGKILLed the tools' process groups.
+          process.once("exit", abandonRunSync);
+          process.exit(EXIT.interrupted);
+        }
         observer.message(
           "interrupting: stopping the running tool and keeping the results so far (Ctrl-C again to exit now)",
         );
@@ -84,9 +89,8 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         setExit(verdict.ok ? EXIT.ok : EXIT.failure);
       } catch (error) {
         observer.stop();
-        if (error instanceof RunSetupError || error instanceof TargetError) {
-          throw new CliError(error.message, EXIT.failure);
-        }
+        if (error instanceof RunSetupError) throw new CliError(error.message, error.exitCode);
+        if (error instanceof TargetError) throw new CliError(error.message, EXIT.failure);
         throw error;
       } finally {
         process.off("SIGINT", onSignal);

@@ -6,11 +6,12 @@
  *   4. summary.json with statistics and expect results; run.json says complete or partial
  */
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { compilePlan } from "../backends/compile.js";
 import { BACKENDS } from "../backends/index.js";
-import { writeArtifacts } from "../backends/output.js";
+import { makeDirectory, OutputDirError, writeArtifacts } from "../backends/output.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../plan/types.js";
@@ -21,6 +22,7 @@ import { loadSpec } from "../spec/validate.js";
 import type { RunObserver } from "./observer.js";
 import { executePlan, type RunPaths } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions, type Provenance } from "./provenance.js";
+import { removeOwnedTargetsSync } from "./targets.js";
 
 export const RUN_FORMAT = "benchspec-run/1";
 
@@ -57,20 +59,67 @@ export type RunResult =
       interrupted: boolean;
     };
 
-export class RunSetupError extends Error {}
+/** A run that cannot start; exitCode 2 when the request itself is wrong (usage), 1 otherwise. */
+export class RunSetupError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
+
+const USAGE = 2;
+
+/** The run whose run.json says "running" right now: what abandonRunSync marks partial. */
+let active: { file: string; state: RunState } | undefined;
+
+/**
+ * The last resort of a second Ctrl-C, just before process.exit: synchronously marks the run partial (so
+ * --resume can finish it) and removes the benchspec-owned directories on fs targets. Nothing else.
+ */
+export function abandonRunSync(): void {
+  if (active) {
+    try {
+      writeFileSync(
+        active.file,
+        `${JSON.stringify({ ...active.state, status: "partial", end: new Date().toISOString() }, null, 2)}\n`,
+      );
+    } catch {
+      // exiting anyway: a run.json left "running" is still resumable
+    }
+    active = undefined;
+  }
+  removeOwnedTargetsSync();
+}
 
 export async function run(request: RunRequest): Promise<RunResult> {
+  if (request.resume && request.specFile) {
+    throw new RunSetupError(
+      `--resume takes the spec recorded in ${request.resume}; name no spec with it`,
+      USAGE,
+    );
+  }
+  if (request.resume && request.sets.length > 0) {
+    throw new RunSetupError(
+      `--resume takes the settings recorded in ${request.resume}; --set cannot change them`,
+      USAGE,
+    );
+  }
+  if (request.resume && request.out) {
+    throw new RunSetupError(`--resume continues in ${request.resume}; --out cannot be used with it`, USAGE);
+  }
   const dir = request.resume ? resolve(request.cwd, request.resume) : undefined;
   const previous = dir ? await readState(dir) : undefined;
   const specFile = previous ? join(dir!, "spec.yaml") : request.specFile;
-  if (!specFile) throw new RunSetupError("name a spec to run, or --resume a run directory");
+  if (!specFile) throw new RunSetupError("name a spec to run, or --resume a run directory", USAGE);
   const sets = previous?.sets ?? request.sets;
   const loaded = await loadSpec(specFile, { sets });
   if (hasErrors(loaded.diagnostics) || !loaded.plan)
     return { kind: "invalid", diagnostics: loaded.diagnostics };
   const plan = loaded.plan;
   if (previous && previous.specHash !== plan.specHash) {
-    throw new RunSetupError(`${dir}/spec.yaml changed since the run started; it cannot be resumed`);
+    throw new RunSetupError(`${dir}/spec.yaml changed since the run started; it cannot be resumed`, USAGE);
   }
 
   const runDir = dir ?? (await newRunDir(request, plan));
@@ -91,7 +140,11 @@ export async function run(request: RunRequest): Promise<RunResult> {
     start: new Date().toISOString(),
   };
   if (!previous) {
-    await writeArtifacts(runDir, compilePlan(plan, ["fio", "shell", "sdk"], request.version).artifacts);
+    await writeArtifacts(runDir, compilePlan(plan, ["fio", "shell", "sdk"], request.version).artifacts).catch(
+      (error: unknown) => {
+        throw error instanceof OutputDirError ? new RunSetupError(error.message) : error;
+      },
+    );
     await writeFile(join(runDir, "spec.yaml"), loaded.source!.text);
     await writeFile(paths.results, "");
     await writeFile(paths.timeseries, "");
@@ -101,6 +154,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
   await mkdir(paths.raw, { recursive: true });
   await writeJson(join(runDir, "run.json"), { ...state, status: "running", end: undefined });
+  active = { file: join(runDir, "run.json"), state };
 
   const provenance = await collectProvenance(plan, state, request);
   // Each attempt gets its own owned directories on fs targets, so a crashed attempt's leftovers never collide.
@@ -129,6 +183,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     status: outcome.interrupted ? "partial" : "complete",
     end,
   });
+  active = undefined;
   await writeReport(runDir, request.observer);
   return {
     kind: "done",
@@ -158,7 +213,7 @@ async function readState(dir: string): Promise<RunState> {
     if (state.format !== RUN_FORMAT) throw new Error("not a benchspec run");
     return state;
   } catch (error) {
-    throw new RunSetupError(`${dir} is not a benchspec run directory (${(error as Error).message})`);
+    throw new RunSetupError(`${dir} is not a benchspec run directory (${(error as Error).message})`, USAGE);
   }
 }
 
@@ -166,10 +221,16 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
   const dir = request.out
     ? resolve(request.cwd, request.out)
     : join(request.cwd, "runs", `${timestamp(new Date())}-${plan.name}`);
+  const option = request.out ? "--out: " : "";
   const entries = await readdir(dir).catch(() => undefined);
   if (entries && entries.length > 0)
-    throw new RunSetupError(`${dir} is not empty; runs never overwrite anything`);
-  await mkdir(dir, { recursive: true });
+    throw new RunSetupError(`${option}${dir} is not empty; runs never overwrite anything`, USAGE);
+  try {
+    makeDirectory(dir);
+  } catch (error) {
+    if (error instanceof OutputDirError) throw new RunSetupError(`${option}${error.message}`, USAGE);
+    throw error;
+  }
   return dir;
 }
 

@@ -4,6 +4,7 @@
  * target is resolved and checked (block-safety.ts) before anything opens it. s3 and ipfs targets are a
  * launched throwaway server or an external endpoint (their engines' target.ts).
  */
+import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -62,6 +63,25 @@ export async function prepareTarget(
   }
 }
 
+/**
+ * The benchspec-owned directories on fs targets not marked keep: true, while they exist. A second Ctrl-C
+ * exits at once, without the awaited cleanup; removeOwnedTargetsSync is what it still does.
+ */
+const ownedDirectories = new Set<string>();
+
+/** Synchronously removes every owned target directory still registered (and nothing else). */
+export function removeOwnedTargetsSync(): void {
+  for (const dir of ownedDirectories) {
+    try {
+      // Retries: a tool killed a moment ago may still be closing files in there.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch {
+      // exiting anyway; one directory that resists does not keep the others
+    }
+  }
+  ownedDirectories.clear();
+}
+
 async function prepareFs(
   target: Extract<Target, { kind: "fs" }>,
   options: PrepareOptions,
@@ -74,14 +94,18 @@ async function prepareFs(
   try {
     await mkdir(owned, { recursive: false });
   } catch (error) {
+    if (temporary) await rm(base, { recursive: true, force: true });
     throw new Error(`cannot create ${owned}: ${(error as Error).message}`);
   }
+  const ours = temporary ? base : owned;
+  if (!target.keep) ownedDirectories.add(ours);
   return {
     location: owned,
     fsType: fsTypeOf(owned),
     cleanup: async () => {
       if (target.keep) return;
-      await rm(temporary ? base : owned, { recursive: true, force: true });
+      await rm(ours, { recursive: true, force: true });
+      ownedDirectories.delete(ours);
     },
   };
 }

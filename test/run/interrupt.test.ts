@@ -106,15 +106,18 @@ describe("Ctrl-C and --resume", () => {
     expect(await readdir(target)).toEqual(["planted.txt"]);
   });
 
-  it("a second Ctrl-C exits at once", async () => {
+  it("a second Ctrl-C exits at once, marks the run partial and leaves nothing in the target", async () => {
     const work = await tempDir();
+    const target = join(work, "target");
+    await execa("mkdir", [target]);
+    await writeFile(join(target, "planted.txt"), "precious");
     const spec = join(work, "spec.yaml");
     await writeFile(
       spec,
       stringify({
         benchspec: 1,
         name: "slow",
-        targets: { scratch: { kind: "fs" } },
+        targets: { scratch: { kind: "fs", path: target } },
         workloads: [
           {
             name: "fio",
@@ -138,5 +141,14 @@ describe("Ctrl-C and --resume", () => {
     expect(result.exitCode).toBe(130);
     expect(Date.now() - started).toBeLessThan(5_000);
     await waitFor(() => processesMentioning(out).length === 0, 5_000);
+    // The benchspec-<run id> directory is gone; what the user had there is untouched.
+    expect(await readdir(target)).toEqual(["planted.txt"]);
+    expect(await readFile(join(target, "planted.txt"), "utf8")).toBe("precious");
+    const state = JSON.parse(await readFile(join(out, "run.json"), "utf8")) as {
+      status: string;
+      end?: string;
+    };
+    expect(state.status).toBe("partial");
+    expect(state.end).toBeDefined();
   });
 });

@@ -1,0 +1,96 @@
+/** User mistakes end in one clear line and exit 2: never "internal error", never a hang. */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+
+const temps: string[] = [];
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-errors-"));
+  temps.push(dir);
+  return dir;
+};
+
+/** Exit 2 with exactly one line on stderr, `benchspec: …` containing `text`. */
+function expectUsageError(result: { code: number; stderr: string }, text: string) {
+  expect(result.code, result.stderr).toBe(2);
+  expect(result.stderr).not.toContain("internal error");
+  const lines = result.stderr.trim().split("\n");
+  expect(lines.at(-1)).toMatch(/^benchspec: /);
+  expect(lines.at(-1)).toContain(text);
+}
+
+const hasProc = existsSync("/proc/self");
+
+describe("output locations", () => {
+  it("compile --out an existing file: it is a file, not a directory", async () => {
+    const dir = await tempDir();
+    const file = join(dir, "taken");
+    await writeFile(file, "mine");
+    expectUsageError(
+      await runCli(["compile", "specs/quickstart.yaml", "--out", file]),
+      `--out: ${file} is a file, not a directory`,
+    );
+    expectUsageError(
+      await runCli(["compile", "specs/quickstart.yaml", "--out", join(file, "sub")]),
+      `${file} is a file, not a directory`,
+    );
+  });
+
+  it("compile --out creates missing parent directories", async () => {
+    const out = join(await tempDir(), "a", "b", "c");
+    expect((await runCli(["compile", "specs/quickstart.yaml", "--out", out])).code).toBe(0);
+    expect(await readdir(out)).toContain("plan.json");
+  });
+
+  it.runIf(hasProc)(
+    "compile and run --out /proc/…: an error, not a hang",
+    async () => {
+      const name = `/proc/benchspec-${process.pid}`;
+      expectUsageError(await runCli(["compile", "specs/quickstart.yaml", "--out", name]), `cannot create`);
+      expectUsageError(await runCli(["run", "specs/quickstart.yaml", "--out", name]), `cannot create`);
+      expectUsageError(
+        await runCli(["compile", "specs/quickstart.yaml", "--out", `${name}/deeper`]),
+        `cannot create`,
+      );
+    },
+    20_000,
+  );
+
+  it("init into a directory that does not exist says so", async () => {
+    const dir = await tempDir();
+    const file = join(dir, "sub", "dir", "x.yaml");
+    expectUsageError(await runCli(["init", file]), `${join(dir, "sub", "dir")} does not exist`);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe("run usage", () => {
+  it("no spec and no --resume", async () => {
+    expectUsageError(await runCli(["run"]), "name a spec to run, or --resume a run directory");
+  });
+
+  it("--out a non-empty directory that is not a run", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "notes.txt"), "mine");
+    expectUsageError(await runCli(["run", "specs/quickstart.yaml", "--out", dir]), "is not empty");
+    expect(await readdir(dir)).toEqual(["notes.txt"]);
+  });
+
+  it("--resume takes the spec and settings recorded in the run directory", async () => {
+    const dir = join(await tempDir(), "run");
+    await mkdir(dir);
+    expectUsageError(
+      await runCli(["run", "specs/quickstart.yaml", "--resume", dir]),
+      `--resume takes the spec recorded in ${dir}`,
+    );
+    expectUsageError(
+      await runCli(["run", "--resume", dir, "--set", "repeat=5"]),
+      `--resume takes the settings recorded in ${dir}`,
+    );
+    expectUsageError(await runCli(["run", "--resume", dir]), "is not a benchspec run directory");
+  });
+});
