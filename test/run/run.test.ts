@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -240,6 +240,56 @@ describe("benchspec run on a directory (real dd and fio)", () => {
       expect(bad.metrics.throughput).toBeUndefined();
       expect(result.stderr).toContain("failed: bad.scratch.read");
     }
+  });
+
+  it("a repetition that fails (a full file system) fails its case, is never averaged in, and exits 1", async () => {
+    const loop = await loopDevice(16);
+    try {
+      const dir = await loop.mount();
+      const spec = await writeSpec({
+        targets: { small: { kind: "fs", path: dir } },
+        workloads: [
+          { name: "fits", engine: "dd", op: "write", bs: "1MiB", count: 2, repeat: 2 },
+          { name: "full", engine: "dd", op: "write", bs: "1MiB", count: 64, repeat: 2 },
+        ],
+      });
+      const out = join(await tempDir(), "run");
+      const result = await runCli(["run", spec, "--out", out]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("failed: full.small.write: 2 of 2 repetitions");
+      expect(result.stderr).toMatch(/No space left on device/);
+      const summary = await json<RunSummary>(join(out, "summary.json"));
+      expect(summary.failedCases).toEqual(["full.small.write"]);
+      const full = summary.cases.find((c) => c.id === "full.small.write")!;
+      expect(full.metrics.throughput).toBeUndefined();
+      const fits = summary.cases.find((c) => c.id === "fits.small.write")!;
+      expect(fits.metrics.throughput!.n).toBe(2);
+      expect(rowsOf(out).map((row) => [row.case, row.ok])).toEqual([
+        ["fits.small.write", true],
+        ["fits.small.write", true],
+        ["full.small.write", false],
+        ["full.small.write", false],
+      ]);
+    } finally {
+      await loop.detach();
+    }
+  });
+
+  it("a target path that fio would rewrite ($ncpus, $HOME, ':') is benchmarked as it is", async () => {
+    const root = await tempDir();
+    const dir = join(root, "a $ncpus $HOME b:c [global] ;d");
+    await mkdir(dir);
+    await writeFile(join(dir, "planted"), "user data");
+    const spec = await writeSpec({
+      targets: { odd: { kind: "fs", path: dir } },
+      workloads: [{ name: "f", engine: "fio", op: "write", size: "1MiB", bs: "64KiB", ioengine: "psync" }],
+    });
+    const out = join(await tempDir(), "run");
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(rowsOf(out).map((row) => [row.ok, row.bytes])).toEqual([[true, 1024 * 1024]]);
+    expect(await readdir(dir)).toEqual(["planted"]); // its files were inside benchspec's own subdirectory
+    expect(await readdir(root)).toEqual([dir.slice(root.length + 1)]); // fio wrote nowhere else
   });
 });
 

@@ -95,7 +95,7 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
     const bytes = summary ? Number(summary[1]) : 0;
     const jobSeconds = summary ? Number(summary[2]) : 0;
     const error =
-      result.exitCode !== 0 ? outputTail(String(result.stderr)) || `exit ${result.exitCode}` : undefined;
+      result.exitCode !== 0 ? ddError(String(result.stderr)) || `exit ${result.exitCode}` : undefined;
     return {
       job,
       bytes,
@@ -120,6 +120,12 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
     iops: ops / seconds,
     jobs: perJob,
   };
+}
+
+/** dd's own complaint ("dd: error writing …: No space left on device") rather than its closing counts. */
+function ddError(stderr: string): string {
+  const complaints = stderr.split("\n").filter((line) => line.startsWith("dd:"));
+  return complaints.length > 0 ? complaints.join(" | ") : outputTail(stderr);
 }
 
 /** Reads must come from the storage, not from the page cache the setup write left behind. */

@@ -2,7 +2,9 @@
  * Runs fio cases: their sections of the compiled workload jobfiles, in their own process group, json+
  * output kept raw and parsed, averaged bw/iops logs turned into the time series.
  */
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { readdir, readFile, rename } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Case } from "../../plan/types.js";
 import { runGroup } from "../../run/process.js";
@@ -19,8 +21,30 @@ import {
 } from "./jobfile.js";
 import { measurementFromFio, parseFioJson, seriesFromLogs } from "./results.js";
 
-/** fio splits `filename` at ':'; a device path such as /dev/disk/by-path/pci-0000:00:1f.2 needs escaping. */
-const fioPath = (path: string) => path.replaceAll(":", "\\:");
+/**
+ * fio rewrites option values: it expands `$ncpus`, `$pagesize`, `$mb_memory` and `${VAR}`, and splits a
+ * `filename` at ':'. A directory with anything but plain characters in its path reaches fio through a
+ * symlink of benchspec's own naming (removed when the process exits; "/." makes fio follow it); a device
+ * path only needs its ':' escaped (/dev/disk/by-path/pci-0000:00:1f.2).
+ */
+const PLAIN_PATH = /^[A-Za-z0-9_./+-]+$/;
+const links = new Map<string, string>();
+process.once("exit", () => {
+  for (const link of links.values()) rmSync(join(link, ".."), { recursive: true, force: true });
+});
+
+function fioPath(c: Case, location: string): string {
+  if (c.targetKind === "block") return location.replaceAll(":", "\\:");
+  if (PLAIN_PATH.test(location)) return location;
+  let link = links.get(location);
+  if (!link) {
+    const base = PLAIN_PATH.test(tmpdir()) ? tmpdir() : "/tmp";
+    link = join(mkdtempSync(join(base, "benchspec-fio-")), "target");
+    symlinkSync(location, link);
+    links.set(location, link);
+  }
+  return `${link}/.`;
+}
 
 /** Runs the named sections of the case's workload jobfile. */
 async function runFio(c: Case, sections: string[], output: string, ctx: ExecContext, cwd: string) {
@@ -32,7 +56,7 @@ async function runFio(c: Case, sections: string[], output: string, ctx: ExecCont
     join(ctx.artifactsDir, jobfilePath(c)),
   ];
   return runGroup(fioBinary(), args, {
-    env: { [targetVariable(c)]: fioPath(ctx.location) },
+    env: { [targetVariable(c)]: fioPath(c, ctx.location) },
     cwd,
     label: "fio",
     signal: ctx.signal,
