@@ -54,7 +54,7 @@ const keyPattern = indexed("object key below the case prefix");
 const seedPattern = indexed(
   "data seed: the payload is derived from (runId, seed[, pass]) — unique per run, repetition and object",
 );
-const refPattern = indexed("name of the CIDs an add produced, for later cat and pin/rm");
+const refPattern = indexed("name of the CIDs an add produced, for later cat, pin/rm and block/rm");
 const subPrefix = z
   .string()
   .regex(/^[A-Za-z0-9._-]+\/$/, "a repetition prefix: one path segment ending in /")
@@ -280,7 +280,11 @@ export const IpfsTargetSchema = z.strictObject({
     .enum(["once", "per-case", "per-repetition"])
     .optional()
     .describe("with launch: once = one node for the whole run; see freshNode on each repetition"),
-  api: asWritten.optional().describe("an existing node's RPC API; never wiped"),
+  api: asWritten
+    .optional()
+    .describe(
+      "an existing node's RPC API; never wiped or garbage-collected, only the run's own blocks removed",
+    ),
   keep: z.boolean().optional().describe("keep what was added: no cleanup"),
 });
 
@@ -307,8 +311,21 @@ const cat = z.strictObject({
   size: bytes.describe("expected bytes; the stream is always read to its end"),
 });
 
-const pinRm = z.strictObject({ op: z.literal("pin/rm"), ...batch, cid: cidRef });
-const repoGc = z.strictObject({ op: z.literal("repo/gc") });
+const pinRm = z
+  .strictObject({ op: z.literal("pin/rm"), ...batch, cid: cidRef })
+  .describe(
+    "unpin every CID remembered under the refs; on an external node not one that was pinned before the case began",
+  );
+const blockRm = z
+  .strictObject({ op: z.literal("block/rm"), ...batch, cid: cidRef })
+  .describe(
+    "remove exactly the blocks the adds under the refs stored: each CID, every block `refs -r` lists below it " +
+      "(offline) and the directory block Kubo's add leaves besides (docs/sdk-format.md); listed before any " +
+      "cleanup step runs; Kubo keeps a block that is still pinned",
+  );
+const repoGc = z
+  .strictObject({ op: z.literal("repo/gc") })
+  .describe("garbage-collect the whole node: only for a launched (throwaway) node, never an external one");
 
 export const IpfsSdkDocumentSchema = z
   .strictObject({
@@ -329,11 +346,25 @@ export const IpfsSdkDocumentSchema = z
           setup: group(add).optional().describe("unmeasured: the content the measured operations need"),
           measured: measured(z.discriminatedUnion("op", [add, cat])),
           cleanup: z
-            .array(z.discriminatedUnion("op", [pinRm, repoGc]))
+            .array(z.discriminatedUnion("op", [pinRm, blockRm, repoGc]))
             .describe("always run, also after a failure or Ctrl-C"),
         }),
       )
       .min(1),
+  })
+  .superRefine((doc, ctx) => {
+    if (doc.target.launch !== undefined) return;
+    doc.repetitions.forEach((repetition, r) =>
+      repetition.cleanup.forEach((step, s) => {
+        if (step.op === "repo/gc")
+          ctx.addIssue({
+            code: "custom",
+            path: ["repetitions", r, "cleanup", s],
+            message:
+              "repo/gc only on a launched node: on an external node it collects the user's unpinned blocks",
+          });
+      }),
+    );
   })
   .meta({ id: "IpfsDocument", title: "benchspec sdk call sequence (IPFS)" });
 

@@ -479,6 +479,62 @@ describe("sdk call sequences: shapes", () => {
     expect(once.repetitions.map((r) => r.freshNode)).toEqual([false, false, false]);
   });
 
+  it("ipfs on an external node: never repo/gc; block/rm of exactly the added blocks, only for content unique to the run", () => {
+    const cleanupOf = (target: object, workload: object) =>
+      ipfs(
+        only(
+          planOf({
+            benchspec: 1,
+            name: "external",
+            targets: { node: { kind: "ipfs", ...target } },
+            workloads: [{ name: "w", op: "put", objects: 3, size: "1MiB", ...workload }],
+          }),
+        )[0],
+      ).repetitions[0]!.cleanup;
+    const api = { api: "http://127.0.0.1:5001" };
+    const added = { from: 0, count: 3, cid: { ref: "r1/o{i}" } };
+    expect(cleanupOf(api, { pin: true })).toEqual([
+      { op: "pin/rm", ...added },
+      { op: "block/rm", ...added },
+    ]);
+    expect(cleanupOf(api, { pin: false })).toEqual([{ op: "block/rm", ...added }]);
+    expect(cleanupOf(api, { pin: false, data: { compressible: 50 } })).toEqual([
+      { op: "block/rm", ...added },
+    ]);
+    // Zero data may share its blocks with the user's: only unpinned, never removed.
+    expect(cleanupOf(api, { pin: true, data: "zero" })).toEqual([{ op: "pin/rm", ...added }]);
+    expect(cleanupOf(api, { pin: false, data: "zero" })).toEqual([]);
+    expect(cleanupOf({ ...api, keep: true }, { pin: true })).toEqual([]);
+    // A launched node is benchspec's own: garbage collection is fine there.
+    expect(cleanupOf({ launch: "kubo" }, { pin: true })).toEqual([
+      { op: "pin/rm", ...added },
+      { op: "repo/gc" },
+    ]);
+
+    // The format itself refuses repo/gc on a node it did not launch.
+    const doc = ipfs(
+      only(
+        planOf({
+          benchspec: 1,
+          name: "external",
+          targets: { node: { kind: "ipfs", ...api } },
+          workloads: [{ name: "w", op: "put", objects: 1, size: "1MiB" }],
+        }),
+      )[0],
+    );
+    const gc = {
+      ...doc,
+      repetitions: doc.repetitions.map((r) => ({ ...r, cleanup: [{ op: "repo/gc" as const }] })),
+    };
+    expect(() => SdkDocumentSchema.parse(gc)).toThrow(/repo\/gc only on a launched node/);
+    expect(() =>
+      SdkDocumentSchema.parse({
+        ...gc,
+        target: { ...gc.target, api: undefined, launch: "kubo", fresh: "once" },
+      }),
+    ).not.toThrow();
+  });
+
   it("autotune rounds: ×factor, at least +1, capped at max", () => {
     expect(autotuneRounds(4, 2, 256)).toEqual([4, 8, 16, 32, 64, 128, 256]);
     expect(autotuneRounds(4, 1.5, 20)).toEqual([4, 6, 9, 14, 20]);
@@ -508,6 +564,7 @@ describe("schema/sdk.schema.json", () => {
       "GetObject",
       "DeleteObjects",
       "cat",
+      "block/rm",
       "repo/gc",
     ]) {
       expect(text).toContain(`"${op}"`);

@@ -3,7 +3,7 @@
  * (the same client as the S3 data plane). kubo-rpc-client sends through the global fetch (undici, web
  * streams) and node:http allocates per read; both cost the client more CPU per byte than the `ipfs` CLI,
  * and on a shared machine that CPU is taken from the node being measured (npm run bench). Same RPC calls,
- * same options; kubo-rpc-client keeps the cleanup calls (pin rm, repo gc).
+ * same options; kubo-rpc-client keeps the cleanup calls (pin ls/rm, refs, block rm, repo gc).
  */
 import { randomBytes } from "node:crypto";
 import type { Payload } from "../payload.js";
@@ -24,6 +24,12 @@ export interface AddOptions {
   pin: boolean;
 }
 
+/** What an add returned: the root's CID and the DAG's cumulative size (`Size`). */
+export interface Added {
+  cid: string;
+  size: number;
+}
+
 export class KuboRpc {
   private readonly pool: ConnectionPool;
   private readonly host: string;
@@ -37,8 +43,8 @@ export class KuboRpc {
     this.base = path.endsWith("/api/v0") ? path : `${path}/api/v0`;
   }
 
-  /** Adds one file, streamed as multipart/form-data; resolves with its CID. */
-  async add(payload: Payload, options: AddOptions, signal: AbortSignal): Promise<string> {
+  /** Adds one file, streamed as multipart/form-data; resolves with its CID and cumulative size. */
+  async add(payload: Payload, options: AddOptions, signal: AbortSignal): Promise<Added> {
     const boundary = `benchspec-${randomBytes(12).toString("hex")}`;
     const before = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n`,
@@ -66,11 +72,11 @@ export class KuboRpc {
       .body!.toString("utf8")
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line) as { Hash?: string; Message?: string });
-    const hash = lines.findLast((line) => line.Hash)?.Hash;
-    if (!hash)
+      .map((line) => JSON.parse(line) as { Hash?: string; Size?: string; Message?: string });
+    const added = lines.findLast((line) => line.Hash);
+    if (!added?.Hash)
       throw new Error(`ipfs add: ${lines.find((line) => line.Message)?.Message ?? "no CID in the response"}`);
-    return hash;
+    return { cid: added.Hash, size: Number(added.Size) };
   }
 
   /** Reads a file to its end; resolves with the bytes received. */

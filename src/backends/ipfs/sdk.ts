@@ -1,8 +1,9 @@
 /**
  * IPFS (Kubo RPC) call sequences (`sdk/<case-id>.json`, format in ../sdk-format.ts and docs/sdk-format.md).
  * put = add, get = cat of content added (unmeasured) in the same repetition; cleanup unpins what the
- * repetition pinned and collects garbage. `fresh` decides on which repetitions the executor starts over on
- * an empty node.
+ * repetition pinned, then removes what it added: on a launched (throwaway) node by collecting garbage, on an
+ * external node block by block (block/rm) — `repo gc` there would also collect the user's unpinned blocks.
+ * `fresh` decides on which repetitions the executor starts over on an empty node.
  */
 import type { Case } from "../../plan/types.js";
 import type { Target } from "../../spec/schema.js";
@@ -76,7 +77,6 @@ function repetition(c: Case, slot: RepetitionSlot, target: IpfsTarget, first: bo
     rawLeaves: param(c, "rawLeaves"),
     pin,
   };
-  const keep = target.keep === true;
   const ops: IpfsOp[] = c.op === "put" ? [add] : [{ op: "cat", ...range, cid: { ref }, size }];
   return {
     repetition: slot.repetition,
@@ -84,8 +84,36 @@ function repetition(c: Case, slot: RepetitionSlot, target: IpfsTarget, first: bo
     freshNode: freshNode(target, first),
     ...(c.op === "get" && { setup: { concurrency: setupConcurrency(c), ops: [add] } }),
     measured: measuredGroup(c, ops),
-    cleanup: keep
-      ? []
-      : [...(pin ? [{ op: "pin/rm" as const, ...range, cid: { ref } }] : []), { op: "repo/gc" as const }],
+    cleanup: cleanup(target, pin, uniqueContent(c), { ...range, cid: { ref } }),
   };
+}
+
+/**
+ * keep: nothing. Otherwise unpin what was pinned, then: a launched node is benchspec's own, so garbage
+ * collection removes what the repetition added; an external node also holds the user's blocks, pinned or
+ * not, so only the blocks of the repetition's own CIDs are removed — and only when no other content can
+ * share them (else they stay, unpinned).
+ */
+function cleanup(
+  target: IpfsTarget,
+  pin: boolean,
+  unique: boolean,
+  added: { from: number; count: number; cid: { ref: string } },
+): IpfsRepetition["cleanup"] {
+  if (target.keep === true) return [];
+  const unpin = pin ? [{ op: "pin/rm" as const, ...added }] : [];
+  if (target.launch !== undefined) return [...unpin, { op: "repo/gc" }];
+  return unique ? [...unpin, { op: "block/rm", ...added }] : unpin;
+}
+
+/**
+ * Whether every block the case's adds produce is this run's own. Random payloads (and compressible ones up
+ * to 99 %) carry an identity stamp of the run, seed and pass in every 4 KiB (payload.ts). Zero payloads
+ * and empty files are the same bytes everywhere: the node may hold those blocks already, perhaps pinned under
+ * another CID version, which `block rm` would not notice (Kubo checks pins by CID, stores blocks by multihash).
+ */
+export function uniqueContent(c: Case): boolean {
+  const data = c.params.data ?? "random";
+  if (param(c, "size") === 0) return false;
+  return data === "random" || (typeof data === "object" && data.compressible <= 99);
 }

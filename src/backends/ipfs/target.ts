@@ -8,6 +8,8 @@ type IpfsTarget = Extract<Target, { kind: "ipfs" }>;
 export interface IpfsConnection {
   /** The RPC API base URL; changes when the node is renewed. */
   api: string;
+  /** benchspec started this node (a throwaway repo); false for an external `api:` node, which holds the user's data. */
+  launched: boolean;
   /** Replaces a launched node by one with an empty repo; absent for external nodes (never wiped). */
   renew?: () => Promise<void>;
   /** Each launched repo so far, for tests and provenance. */
@@ -18,12 +20,18 @@ export interface IpfsConnection {
 
 export async function prepareIpfsTarget(target: IpfsTarget, env: NodeJS.ProcessEnv) {
   if (!target.launch) {
-    const connection: IpfsConnection = { api: resolveEnvRefs(target.api!, env), repos: [], pristine: false };
+    const connection: IpfsConnection = {
+      api: resolveEnvRefs(target.api!, env),
+      launched: false,
+      repos: [],
+      pristine: false,
+    };
     return { location: connection.api, ipfs: connection, cleanup: async () => {} };
   }
   let node: KuboNode = await launchKubo();
   const connection: IpfsConnection = {
     api: node.api,
+    launched: true,
     repos: [node.repoPath],
     pristine: true,
     renew: async () => {

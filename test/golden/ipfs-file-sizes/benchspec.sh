@@ -543,12 +543,21 @@ bs_ipfs_target_check() {
   bs_ipfs id >/dev/null || bs_die "target $1: no Kubo RPC API answers at $api"
 }
 
-# bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN: one repetition.
+# bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN CLEANUP: one repetition.
+# CLEANUP: keep (nothing), unpin (what the repetition pinned) or remove (unpin, then remove its blocks).
 bs_ipfs_case() {
   local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error=''
   BS_IPFS_ADD=(add -Q --cid-version="$6" --raw-leaves="$7" --chunker="$8" --pin="$9")
-  BS_REP_CLEANUP=bs_ipfs_cleanup
+  # What cleanup unpins: the adds before a get always pin.
+  BS_IPFS_PIN=$9
+  if [[ $op != put ]]; then BS_IPFS_PIN=true; fi
+  BS_IPFS_CLEANUP=${10}
+  if [[ $BS_IPFS_CLEANUP != keep ]]; then BS_REP_CLEANUP=bs_ipfs_cleanup; fi
   mkdir -- "$BS_REPDIR/data" "$BS_REPDIR/cid"
+  # Content identical to the user's has the user's CID: cleanup must not unpin what was pinned before.
+  if [[ $BS_IPFS_CLEANUP != keep && $BS_IPFS_PIN == true ]]; then
+    bs_ipfs pin ls --type=recursive --quiet >"$BS_REPDIR/pins.before" || bs_fail "ipfs pin ls failed"
+  fi
   for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
   if [[ $op != put ]]; then
     BS_IPFS_ADD=(add -Q --cid-version="$6" --raw-leaves="$7" --chunker="$8" --pin=true)
@@ -583,15 +592,56 @@ bs_ipfs_worker() {
   done
 }
 
-# Unpins what the repetition added and collects it; runs when the repetition ends, also after Ctrl-C.
+# Removes what the repetition added; runs when the repetition ends, also after Ctrl-C. Never ipfs repo gc:
+# the node may be the user's, and gc would collect every unpinned block of it.
 bs_ipfs_cleanup() {
-  local f cid
-  for f in "$BS_REPDIR"/cid/*; do
-    [[ -s $f ]] || continue
-    IFS= read -r cid <"$f" || true
-    if [[ -n $cid ]]; then bs_ipfs pin rm "$cid" >/dev/null 2>&1 || true; fi
+  local cid i err roots=() blocks=()
+  mapfile -t roots < <(cat -- "$BS_REPDIR"/cid/* 2>/dev/null | awk 'NF' | sort -u)
+  if ((${#roots[@]} == 0)); then return 0; fi
+  # 1. The blocks to remove, listed while still pinned.
+  if [[ $BS_IPFS_CLEANUP == remove ]]; then
+    printf '%s\n' "${roots[@]}" >"$BS_REPDIR/blocks"
+    mkdir -p -- "$BS_REPDIR/dir"
+    for ((i = 0; i < ${#roots[@]}; i += 500)); do
+      if ! bs_ipfs_blocks "${roots[@]:i:500}"; then
+        for cid in "${roots[@]:i:500}"; do bs_ipfs_blocks "$cid" || bs_log "could not list the blocks of $cid"; done
+      fi
+    done
+  fi
+  # 2. Unpin what the repetition pinned, but no CID that was pinned before it.
+  if [[ $BS_IPFS_PIN == true ]]; then
+    for cid in "${roots[@]}"; do
+      if grep -qxF -- "$cid" "$BS_REPDIR/pins.before" 2>/dev/null; then continue; fi
+      bs_ipfs pin rm -- "$cid" >/dev/null 2>&1 || bs_log "could not unpin $cid"
+    done
+  fi
+  # 3. Remove exactly those blocks. Missing ones are fine (--force); Kubo refuses a still-pinned one, which stays.
+  if [[ $BS_IPFS_CLEANUP != remove ]]; then return 0; fi
+  mapfile -t blocks < <(sort -u -- "$BS_REPDIR/blocks")
+  for ((i = 0; i < ${#blocks[@]}; i += 500)); do
+    if ! err=$(bs_ipfs block rm --force -- "${blocks[@]:i:500}" 2>&1 >/dev/null); then
+      err=$(grep -v -e ': pinned' -e '^Error: some blocks not removed$' <<<"$err" || true)
+      if [[ -n $err ]]; then bs_log "ipfs block rm: ${err%%$'\n'*}"; fi
+    fi
   done
-  bs_ipfs repo gc >/dev/null 2>&1 || bs_log "ipfs repo gc failed"
+}
+
+# bs_ipfs_blocks CID...: adds the blocks of these CIDs to $BS_REPDIR/blocks (offline: nothing is fetched):
+# every block below each (refs -r), and the directory block ipfs add stores besides the file,
+# {Links: [{Hash: CID, Name: CID, Tsize: its size}], Data: UnixFS directory}, whose CID dag put of that
+# node tells (it is there already).
+bs_ipfs_blocks() {
+  local cid size n=0 dirs=()
+  bs_ipfs --offline refs -r -u -- "$@" >>"$BS_REPDIR/blocks" 2>/dev/null || return 1
+  while read -r cid size; do
+    printf '{"Data":{"/":{"bytes":"CAE"}},"Links":[{"Hash":{"/":"%s"},"Name":"%s","Tsize":%s}]}' \
+      "$cid" "$cid" "$size" >"$BS_REPDIR/dir/$n.json"
+    dirs+=("$BS_REPDIR/dir/$n.json")
+    n=$((n + 1))
+  done < <(bs_ipfs --offline --enc=json dag stat --progress=false -- "$@" 2>/dev/null |
+    grep -o '"Cid":"[^"]*","Size":[0-9]*' | sed 's/^"Cid":"\([^"]*\)","Size":/\1 /')
+  if ((n != $#)); then return 1; fi
+  bs_ipfs dag put --store-codec=dag-pb --input-codec=dag-json -- "${dirs[@]}" >>"$BS_REPDIR/blocks" 2>/dev/null
 }
 
 # ---------- engine: s3 ----------
@@ -804,72 +854,72 @@ bs_target_1_release() { (bs_target_1_enter && bs_s3_bucket_release s3); }
 
 # case 1/28: file-sizes.ipfs.put.size-1MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_0() {
-  bs_ipfs_case put 1000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case put 1000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 2/28: file-sizes.ipfs.put.size-5MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_1() {
-  bs_ipfs_case put 5000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case put 5000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 3/28: file-sizes.ipfs.put.size-10MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_2() {
-  bs_ipfs_case put 10000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case put 10000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 4/28: file-sizes.ipfs.put.size-50MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_3() {
-  bs_ipfs_case put 50000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case put 50000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 5/28: file-sizes.ipfs.put.size-100MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_4() {
-  bs_ipfs_case put 100000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case put 100000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 6/28: file-sizes.ipfs.put.size-500MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_5() {
-  bs_ipfs_case put 500000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case put 500000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 7/28: file-sizes.ipfs.put.size-1GB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_6() {
-  bs_ipfs_case put 1000000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case put 1000000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 8/28: file-sizes.ipfs.get.size-1MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_7() {
-  bs_ipfs_case get 1000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case get 1000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 9/28: file-sizes.ipfs.get.size-5MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_8() {
-  bs_ipfs_case get 5000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case get 5000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 10/28: file-sizes.ipfs.get.size-10MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_9() {
-  bs_ipfs_case get 10000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case get 10000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 11/28: file-sizes.ipfs.get.size-50MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_10() {
-  bs_ipfs_case get 50000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case get 50000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 12/28: file-sizes.ipfs.get.size-100MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_11() {
-  bs_ipfs_case get 100000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case get 100000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 13/28: file-sizes.ipfs.get.size-500MB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_12() {
-  bs_ipfs_case get 500000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case get 500000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 14/28: file-sizes.ipfs.get.size-1GB (engine ipfs, 5 measured, 0 warm-up)
 bs_case_13() {
-  bs_ipfs_case get 1000000000 1 1 random 0 false size-262144 true
+  bs_ipfs_case get 1000000000 1 1 random 0 false size-262144 true remove
 }
 
 # case 15/28: file-sizes.s3.put.size-1MB (engine s3, 5 measured, 0 warm-up)

@@ -1,0 +1,220 @@
+/**
+ * Cleanup on an external Kubo node (`api:`) never destroys the user's data: the node holds blocks of the
+ * user's own — pinned, unpinned, an earlier `keep: true` run's unpinned ones, and a pinned zero file with
+ * the very CID a `data: zero` workload adds — and afterwards exactly those are there again (pins included),
+ * while not one block of the run is. `repo gc` (the old cleanup) fails this: it
+ * collects every unpinned block of the node. Both `benchspec run` and the compiled shell script.
+ */
+import { randomBytes } from "node:crypto";
+import { dirname, join } from "node:path";
+import { execa } from "execa";
+import { create, type KuboRPCClient } from "kubo-rpc-client";
+import { afterAll, describe, expect, it } from "vitest";
+import { launchKubo, type KuboNode } from "../../src/backends/ipfs/kubo-server.js";
+import { makePayload } from "../../src/backends/payload.js";
+import { SHELL_SCRIPT_PATH, targetEnvVar } from "../../src/backends/shell/script.js";
+import type { ResultRow } from "../../src/results/row.js";
+import type { Provenance } from "../../src/run/provenance.js";
+import { kuboBinary } from "../../src/run/tools.js";
+import { runCli } from "../support/cli.js";
+import { readJson, rowsOf, tempDirs, writeSpec } from "./support.js";
+
+const temps = tempDirs("benchspec-ipfs-external-");
+afterAll(() => temps.removeAll());
+
+const SIZE = 1_000_000;
+const OBJECTS = 2;
+const REPEAT = 2;
+/** The options every workload below adds with (the engine's defaults, spelled out for the user's copies). */
+const ADD = { cidVersion: 1, rawLeaves: true, chunker: "size-262144" } as const;
+
+async function withKubo<T>(body: (node: KuboNode, client: KuboRPCClient) => Promise<T>): Promise<T> {
+  const node = await launchKubo();
+  try {
+    return await body(node, create({ url: node.api }));
+  } finally {
+    await node.stop();
+  }
+}
+
+async function collect<T, U>(iterable: AsyncIterable<T>, map: (item: T) => U): Promise<U[]> {
+  const out: U[] = [];
+  for await (const item of iterable) out.push(map(item));
+  return out;
+}
+
+const localBlocks = (client: KuboRPCClient) =>
+  collect(client.refs.local(), (r) => {
+    if (r.err) throw new Error(String(r.err));
+    return r.ref;
+  }).then((refs) => refs.sort());
+const recursivePins = (client: KuboRPCClient) =>
+  collect(client.pin.ls({ type: "recursive" }), (p) => p.cid.toString()).then((cids) => cids.sort());
+const catBytes = async (client: KuboRPCClient, cid: string) =>
+  Buffer.concat(await collect(client.cat(cid, { offline: true } as never), (chunk) => chunk));
+/** The block is in the node's own blockstore (offline: never fetched from elsewhere). */
+const hasBlock = (client: KuboRPCClient, cid: string) =>
+  client.block
+    .stat(cid as never, { searchParams: new URLSearchParams({ offline: "true" }) })
+    .then(() => true)
+    .catch(() => false);
+
+interface UserData {
+  unpinnedBlock: string;
+  unpinnedFile: { cid: string; bytes: Buffer };
+  pinnedFile: { cid: string; bytes: Buffer };
+  /** The zero file a `data: zero` workload adds, pinned by the user before the run. */
+  pinnedZeros: string;
+}
+
+/** What the user keeps on their node: a raw unpinned block, an unpinned and a pinned file, pinned zeros. */
+async function plantUserData(client: KuboRPCClient): Promise<UserData> {
+  const unpinnedBlock = (
+    await client.block.put(Buffer.from(`the user's own block ${randomBytes(8).toString("hex")}`))
+  ).toString();
+  const loose = randomBytes(700_000);
+  const kept = randomBytes(700_000);
+  const unpinnedFile = (await client.add(loose, { ...ADD, pin: false })).cid.toString();
+  const pinnedFile = (await client.add(kept, { ...ADD, pin: true })).cid.toString();
+  const pinnedZeros = (await client.add(Buffer.alloc(SIZE), { ...ADD, pin: true })).cid.toString();
+  return {
+    unpinnedBlock,
+    unpinnedFile: { cid: unpinnedFile, bytes: loose },
+    pinnedFile: { cid: pinnedFile, bytes: kept },
+    pinnedZeros,
+  };
+}
+
+async function expectUserDataIntact(client: KuboRPCClient, user: UserData) {
+  expect(await hasBlock(client, user.unpinnedBlock), "the user's unpinned block").toBe(true);
+  expect((await catBytes(client, user.unpinnedFile.cid)).equals(user.unpinnedFile.bytes)).toBe(true);
+  expect((await catBytes(client, user.pinnedFile.cid)).equals(user.pinnedFile.bytes)).toBe(true);
+  expect((await catBytes(client, user.pinnedZeros)).equals(Buffer.alloc(SIZE))).toBe(true);
+  expect(await recursivePins(client)).toEqual(
+    expect.arrayContaining([user.pinnedFile.cid, user.pinnedZeros]),
+  );
+}
+
+/** Unpinned and pinned adds, each measured (put) and as the content of a get; zeros the user has pinned. */
+const WORKLOADS = [
+  { name: "loose", op: ["put", "get"], pin: false },
+  { name: "pinned", op: ["put", "get"], pin: true },
+  { name: "zeros", op: "put", pin: true, data: "zero" },
+].map((w) => ({ ...w, size: "1MB", objects: OBJECTS, concurrency: 2, repeat: REPEAT, ...ADD }));
+const CASES = ["loose.node.put", "loose.node.get", "pinned.node.put", "pinned.node.get", "zeros.node.put"];
+
+function expectAllOk(rows: ResultRow[]) {
+  expect(rows.map((r) => `${r.case}#${r.repetition}`).sort()).toEqual(
+    CASES.flatMap((c) => Array.from({ length: REPEAT }, (_, i) => `${c}#${i + 1}`)).sort(),
+  );
+  for (const row of rows) {
+    expect({ case: row.case, ok: row.ok, error: row.error, bytes: row.bytes }).toEqual({
+      case: row.case,
+      ok: true,
+      error: undefined,
+      bytes: OBJECTS * SIZE,
+    });
+  }
+}
+
+describe("IPFS cleanup on an external node", () => {
+  it("benchspec run removes exactly the run's blocks: the user's pinned and unpinned blocks and a kept run's stay", async () => {
+    await withKubo(async (node, client) => {
+      const user = await plantUserData(client);
+      const work = await temps.make();
+
+      // An earlier run that kept what it added, unpinned: the user's data now, as much as anything else.
+      const keptSpec = await writeSpec(work, {
+        name: "kept",
+        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}", keep: true } },
+        workloads: [{ name: "kept", op: "put", size: "1MB", objects: 1, pin: false, repeat: 1 }],
+      });
+      const beforeKept = await localBlocks(client);
+      const kept = await runCli(["run", keptSpec, "--out", join(work, "kept")], { IPFS_API: node.api });
+      expect(kept.code, kept.stderr).toBe(0);
+      const keptBlocks = (await localBlocks(client)).filter((cid) => !beforeKept.includes(cid));
+      expect(keptBlocks.length).toBeGreaterThan(1);
+
+      const blocksBefore = await localBlocks(client);
+      const pinsBefore = await recursivePins(client);
+      const dir = await temps.make();
+      const spec = await writeSpec(dir, {
+        name: "external",
+        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
+        workloads: WORKLOADS,
+      });
+      const out = join(dir, "run");
+      const result = await runCli(["run", spec, "--out", out], { IPFS_API: node.api });
+      expect(result.stderr).not.toContain("FAILED");
+      expect(result.code).toBe(0);
+      const rows = rowsOf(out);
+      expectAllOk(rows);
+
+      // Every root the run added (regenerated from its run id and seeds) existed only during the run.
+      const { runId } = await readJson<Provenance>(join(out, "provenance.json"));
+      const runRoots = await Promise.all(
+        rows
+          .filter((row) => row.params.data === "random")
+          .flatMap((row) => Array.from({ length: OBJECTS }, (_, i) => `${row.case}/r${row.repetition}/o${i}`))
+          .map(async (seed) => {
+            const bytes = makePayload(`${runId}|${seed}`, SIZE, "random").slice(0, SIZE);
+            return (await client.add(bytes, { ...ADD, onlyHash: true })).cid.toString();
+          }),
+      );
+      expect(new Set(runRoots).size).toBe(4 * REPEAT * OBJECTS);
+
+      const blocksAfter = await localBlocks(client);
+      for (const cid of runRoots) {
+        expect(blocksBefore, cid).not.toContain(cid);
+        expect(blocksAfter, cid).not.toContain(cid);
+      }
+      // Nothing of the user's is gone, and nothing of the run's is left.
+      expect(blocksAfter).toEqual(blocksBefore);
+      expect(await recursivePins(client)).toEqual(pinsBefore);
+      await expectUserDataIntact(client, user);
+      for (const cid of keptBlocks) expect(await hasBlock(client, cid), `kept run's ${cid}`).toBe(true);
+    });
+  }, 120_000);
+
+  it("the compiled shell script, too: ipfs refs -r, pin rm, block rm — never repo gc", async () => {
+    await withKubo(async (node, client) => {
+      const user = await plantUserData(client);
+      const blocksBefore = await localBlocks(client);
+      const pinsBefore = await recursivePins(client);
+
+      const dir = await temps.make();
+      const spec = await writeSpec(dir, {
+        name: "external",
+        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
+        workloads: WORKLOADS,
+      });
+      const compiled = join(dir, "compiled");
+      const compile = await runCli(["compile", spec, "--target", "shell", "--out", compiled]);
+      expect(compile.code, compile.stderr).toBe(0);
+      const script = join(compiled, SHELL_SCRIPT_PATH);
+      const scratch = await temps.make();
+      const run = await execa(script, [], {
+        env: {
+          PATH: `${dirname(kuboBinary())}:${process.env.PATH}`,
+          TMPDIR: scratch,
+          [targetEnvVar("node")]: node.api,
+          BENCHSPEC_RUN_ID: "external-shell",
+        },
+        reject: false,
+        timeout: 240_000,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain("block rm");
+      expect(run.stderr).not.toContain("could not");
+      const rows = run.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ResultRow);
+      expectAllOk(rows);
+
+      expect(await localBlocks(client)).toEqual(blocksBefore);
+      expect(await recursivePins(client)).toEqual(pinsBefore);
+      await expectUserDataIntact(client, user);
+    });
+  }, 300_000);
+});
