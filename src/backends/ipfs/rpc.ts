@@ -12,6 +12,7 @@ import {
   ConnectionPool,
   TIMEOUTS,
   originOf,
+  type Progress,
   type ExchangeOptions,
   type WireResponse,
   type WriteChunk,
@@ -44,7 +45,12 @@ export class KuboRpc {
   }
 
   /** Adds one file, streamed as multipart/form-data; resolves with its CID and cumulative size. */
-  async add(payload: Payload, options: AddOptions, signal: AbortSignal): Promise<Added> {
+  async add(
+    payload: Payload,
+    options: AddOptions,
+    signal: AbortSignal,
+    progress: Progress = {},
+  ): Promise<Added> {
     const boundary = `benchspec-${randomBytes(12).toString("hex")}`;
     const before = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n`,
@@ -61,7 +67,7 @@ export class KuboRpc {
         pin: options.pin,
       },
       signal,
-      { keepBody: () => true },
+      { ...progress, keepBody: () => true },
       {
         contentType: `multipart/form-data; boundary=${boundary}`,
         length: before.length + payload.size + after.length,
@@ -80,9 +86,9 @@ export class KuboRpc {
   }
 
   /** Reads a file to its end; resolves with the bytes received. */
-  async cat(cid: string, onFirstByte: () => void, signal: AbortSignal): Promise<number> {
+  async cat(cid: string, signal: AbortSignal, progress: Progress = {}): Promise<number> {
     const response = await this.call("cat", { arg: cid }, signal, {
-      onFirstBodyByte: onFirstByte,
+      ...progress,
       keepBody: (status) => status !== 200,
     });
     return response.bodyBytes;

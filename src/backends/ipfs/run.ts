@@ -103,7 +103,7 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
     if (op.op === "add") {
       const seed = fill(op.seed, item.index) + (item.pass > 0 ? `/p${item.pass}` : "");
       const payload = makePayload(`${ctx.runId}|${seed}`, op.size, doc.data);
-      const added = await session.rpc.add(payload, op, ctx.signal);
+      const added = await session.rpc.add(payload, op, ctx.signal, { onBodyBytes: mark.moved });
       const ref = fill(op.ref, item.index);
       const before = session.cids.get(ref);
       if (before) before.push(added);
@@ -111,7 +111,10 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
       return op.size;
     }
     const cid = cidOf(session, fill(op.cid.ref, item.index));
-    const bytes = await session.rpc.cat(cid, () => mark.firstByte(), ctx.signal);
+    const bytes = await session.rpc.cat(cid, ctx.signal, {
+      onFirstBodyByte: mark.firstByte,
+      onBodyBytes: mark.moved,
+    });
     if (bytes !== op.size) throw new Error(`cat ${cid}: ${bytes} bytes, expected ${op.size}`);
     return bytes;
   };
