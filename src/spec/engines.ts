@@ -3,6 +3,7 @@
  * parameters that mean something to it, and its defaults. A typed record, so a new engine that forgets an
  * entry is a type error; shared stages read this table and never branch on an engine's name.
  */
+import { METRICS, type Metric } from "./metrics.js";
 import type { ParamName, Params, TargetKind } from "./schema.js";
 
 export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"] as const;
@@ -42,6 +43,8 @@ export interface EngineInfo {
   /** Parameters beyond the common ones that this engine understands. */
   params: readonly ParamName[];
   defaults: Partial<Params>;
+  /** The metrics its result rows carry (what `expect` can check; see src/backends/<engine>/). */
+  metrics: readonly Metric[];
 }
 
 /** Parameters every engine understands. */
@@ -75,6 +78,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
       "autotune",
     ],
     defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
+    metrics: METRICS,
   },
   dd: {
     summary: "parallel dd processes behind a start barrier",
@@ -82,6 +86,8 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     ops: ["read", "write"],
     params: ["bs", "count", "parallel", "direct", "autotune"],
     defaults: { bs: 2 ** 20, count: 64, parallel: 1, direct: false },
+    // dd's summary line gives bytes and seconds per process: no per-operation latency.
+    metrics: ["throughput", "iops", "seconds"],
   },
   s3: {
     summary:
@@ -90,6 +96,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     ops: ["put", "get", "delete", "stat", "list"],
     params: ["size", "objects", "concurrency", "threads", "multipart", "duration", "autotune"],
     defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
+    metrics: METRICS,
   },
   ipfs: {
     summary: "the Kubo RPC API (put = add, get = cat)",
@@ -105,6 +112,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
       rawLeaves: true,
       pin: true,
     },
+    metrics: METRICS,
   },
 };
 

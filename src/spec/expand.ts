@@ -18,14 +18,17 @@ import {
 import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
 import { idFragment, sameValue } from "./params.js";
 import {
+  METRICS,
   PARAM_NAMES,
   SWEEPABLE_PARAMS,
+  type Metric,
   type ParamName,
   type ParamValue,
   type Spec,
   type Workload,
 } from "./schema.js";
 import type { DiagnosticSink } from "./sink.js";
+import { formatDuration } from "./units.js";
 import { evaluate } from "./vars.js";
 
 export const MAX_CASES = 100_000;
@@ -324,6 +327,33 @@ function checkCase(
     );
     ok = false;
   }
+  if (params.duration !== undefined) {
+    const duration = formatDuration(params.duration);
+    if (params.ramp !== undefined && params.ramp > params.duration) {
+      sink.error(
+        "longer-than-duration",
+        `ramp ${formatDuration(params.ramp)} is longer than duration ${duration}, the run time of each repetition`,
+        pathOf("ramp"),
+      );
+      ok = false;
+    }
+    const steady = params.steady;
+    if (steady && steady.window + (steady.ramp ?? 0) > params.duration) {
+      const needs =
+        steady.ramp !== undefined
+          ? `steady.ramp + steady.window (${formatDuration(steady.ramp)} + ${formatDuration(steady.window)})`
+          : `steady.window ${formatDuration(steady.window)}`;
+      sink.error(
+        "longer-than-duration",
+        `${needs} must fit into duration ${duration}, or steady state can never be detected`,
+        [
+          ...pathOf("steady"),
+          steady.ramp !== undefined && steady.window <= params.duration ? "ramp" : "window",
+        ],
+      );
+      ok = false;
+    }
+  }
   if (params.autotune && !engineParams(params.engine).has(params.autotune.param)) {
     sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [
       ...pathOf("autotune"),
@@ -350,6 +380,19 @@ function uniqueId(id: string, ids: Set<string>): string {
   return unique;
 }
 
+/** An expectation can only check what the engines of its cases measure (dd has no latency). */
+function checkMetric(metric: Metric, cases: readonly Case[], path: SpecPath, sink: DiagnosticSink): void {
+  const engines = [...new Set(cases.map((c) => c.engine))].sort();
+  const lacking = engines.filter((engine) => !ENGINES[engine].metrics.includes(metric));
+  if (lacking.length === 0) return;
+  const reported = METRICS.filter((m) => engines.every((engine) => ENGINES[engine].metrics.includes(m)));
+  sink.error(
+    "metric-not-reported",
+    `engine ${lacking.join(" and ")} does not report ${metric}; ${engines.length > 1 ? `the engines of these cases (${engines.join(", ")}) all report` : "it reports"} ${reported.join(", ")}`,
+    path,
+  );
+}
+
 function planExpectations(
   spec: Spec,
   vars: Record<string, number>,
@@ -367,10 +410,16 @@ function planExpectations(
     if (matching.length === 0 && !sink.hasErrors) {
       sink.warning("matches-nothing", "this expectation matches no case", [...path, "where"]);
     }
+    checkMetric(
+      expect.metric,
+      matching.length > 0 ? matching : cases.filter((c) => c.workload === expect.workload),
+      [...path, "metric"],
+      sink,
+    );
     const bound = (key: "atLeast" | "atMost") => {
       const value = expect[key];
       if (value === undefined) return {};
-      const result = evaluate(value, vars, [...path, key], sink);
+      const result = evaluate(value, vars, [...path, key], sink, Object.keys(spec.vars ?? {}));
       return {
         ...(result !== undefined && { [key]: result }),
         ...(typeof value === "string" && { [`${key}Text`]: value }),

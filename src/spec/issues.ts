@@ -70,12 +70,30 @@ export function issuesToDiagnostics(
       case "too_small":
       case "too_big": {
         const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
-        const words = issue.code === "too_small" ? "at least" : "at most";
-        const message =
-          issue.origin === "array"
+        const inclusive = issue.inclusive !== false;
+        const words =
+          issue.code === "too_small"
+            ? inclusive
+              ? "at least"
+              : "greater than"
+            : inclusive
+              ? "at most"
+              : "less than";
+        const empty = issue.code === "too_small" && issue.origin === "string" && Number(bound) === 1;
+        const message = empty
+          ? "must not be empty"
+          : issue.origin === "array"
             ? `needs ${words} ${bound} item${Number(bound) === 1 ? "" : "s"}`
-            : `must be ${words} ${bound}`;
-        emit("invalid-value", custom(issue.message) ?? `${message}, got ${describe(issue.input)}`, path);
+            : issue.origin === "string"
+              ? `must be ${words} ${bound} characters long`
+              : `must be ${words} ${bound}`;
+        // Numbers out of their bounds share a code with percentages outside 0–100%.
+        const code = issue.origin === "number" || issue.origin === "int" ? "out-of-range" : "invalid-value";
+        emit(
+          code,
+          custom(issue.message) ?? (empty ? message : `${message}, got ${describe(issue.input)}`),
+          path,
+        );
         break;
       }
       case "invalid_union":

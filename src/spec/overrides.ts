@@ -2,14 +2,22 @@
  * `--set key=value` overrides, applied to the parsed YAML document before validation so the values are
  * checked exactly like the spec's own. Keys:
  *   vars.NAME=…, targets.NAME.KEY=…, defaults.PARAM=…, report.…  — a path in the spec
- *   WORKLOAD.PARAM=…, WORKLOAD.matrix.include=…                   — one workload (a value replaces a swept list)
- *   PARAM=…                                                        — every workload that sets it; a single
- *                                                                    value also goes into defaults
+ *   WORKLOAD.PARAM=…                                               — one workload
+ *   WORKLOAD.KEY.KEY…=… (e.g. WORKLOAD.matrix.include=…)           — a path in one workload
+ *   PARAM=…                                                        — every workload that uses it (as a
+ *                                                                    value, list, matrix dimension or in
+ *                                                                    include/exclude); a single value also
+ *                                                                    goes into defaults
  * Values are YAML: `--set size=4KiB`, `--set 'bs=[4KiB, 1MiB]'`.
+ *
+ * A parameter override replaces the parameter everywhere in the workload (see overrideParam), so no
+ * `matrix` or `include` entry of the spec can shadow it: a value makes it that value in every case, a
+ * list makes it a dimension with exactly those values.
  */
-import { isMap, isSeq, parse, type Document, type YAMLMap } from "yaml";
+import { isMap, isNode, isSeq, parse, type Document, type YAMLMap } from "yaml";
 import { suggestSimilar } from "../diagnostics/suggest.js";
-import { PARAM_NAMES } from "./schema.js";
+import { canonicalJson, sameValue } from "./params.js";
+import { PARAM_NAMES, paramShape, SWEEPABLE_PARAMS, type ParamName } from "./schema.js";
 
 const SPEC_ROOTS = new Set(["vars", "targets", "defaults", "report", "name", "description"]);
 
@@ -35,21 +43,18 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   const workloads = doc.get("workloads");
   const items = isSeq(workloads) ? workloads.items.filter(isMap) : [];
   const [first, ...rest] = path;
-  if (path.length === 1 && (PARAM_NAMES as string[]).includes(first!)) {
-    const users = items.filter((workload) => {
-      const matrix = workload.get("matrix");
-      return workload.has(first) || (isMap(matrix) && matrix.has(first));
-    });
+  if (path.length === 1 && isParam(first!)) {
+    const users = items.filter((workload) => usesParam(workload, first));
     if (Array.isArray(value)) {
       if (users.length === 0)
         throw new OverrideError(`--set ${key}: no workload sets "${first}"; a list must replace one`);
     } else doc.setIn(["defaults", first], doc.createNode(value));
-    for (const workload of users) setParam(doc, workload, first!, value);
+    for (const workload of users) overrideParam(doc, workload, first, value);
     return;
   }
   const workload = items.find((item) => item.get("name") === first);
   if (workload && rest.length > 0) {
-    if (rest.length === 1) setParam(doc, workload, rest[0]!, value);
+    if (rest.length === 1 && isParam(rest[0]!)) overrideParam(doc, workload, rest[0], value);
     else workload.setIn(rest, doc.createNode(value));
     return;
   }
@@ -66,9 +71,96 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   );
 }
 
-/** Sets a workload parameter; a value replaces the matrix dimension of the same name. */
-function setParam(doc: Document.Parsed, workload: YAMLMap, param: string, value: unknown) {
-  workload.set(param, doc.createNode(value));
+const isParam = (key: string): key is ParamName => (PARAM_NAMES as string[]).includes(key);
+const SWEEPABLE: ReadonlySet<string> = new Set(SWEEPABLE_PARAMS);
+const FILTERS = ["include", "exclude"] as const;
+
+/** Whether a workload sets the parameter anywhere: as a value or list, a matrix dimension, in include/exclude. */
+function usesParam(workload: YAMLMap, key: ParamName): boolean {
+  if (workload.has(key)) return true;
   const matrix = workload.get("matrix");
-  if (isMap(matrix)) matrix.delete(param);
+  if (!isMap(matrix)) return false;
+  if (matrix.has(key)) return true;
+  return FILTERS.some((list) => {
+    const entries = matrix.get(list);
+    return isSeq(entries) && entries.items.some((entry) => isMap(entry) && entry.has(key));
+  });
+}
+
+/**
+ * Overrides a parameter everywhere in one workload, so that every case gets the value (or one of the
+ * values of the list) given:
+ *   - the workload's value, its list or its `matrix` dimension is replaced: a value is set on the workload
+ *     (the parameter is no longer swept), a list becomes the dimension (on the workload, or under `matrix`
+ *     for parameters that cannot be lists there);
+ *   - include entries: if the parameter was a dimension, an entry selects cells by it — an entry for a
+ *     value that is no longer swept is dropped, the others stay (with a single value, the key is removed
+ *     from them: every cell has it now); if it was not a dimension, an entry adds it to cells — a single
+ *     value replaces the entry's, a list removes it from the entry (it now applies to every value);
+ *   - exclude entries that name the parameter are dropped with a single value (it is no longer swept, and
+ *     nothing asked for with --set is excluded); with a list, the ones for values not in it are dropped;
+ *   - entries left empty, and entries that became identical to an earlier one, are removed.
+ */
+function overrideParam(doc: Document.Parsed, workload: YAMLMap, key: ParamName, value: unknown): void {
+  const sweep = Array.isArray(value);
+  const wanted = (sweep ? (value as unknown[]) : [value]).map((v) => normalize(key, v));
+  const listed = (entryValue: unknown) => wanted.some((v) => sameValue(v, normalize(key, entryValue)));
+  let matrix = workload.get("matrix");
+  const wasDimension = isSeq(workload.get(key)) || (isMap(matrix) && matrix.has(key));
+
+  if (sweep && !SWEEPABLE.has(key)) {
+    if (!isMap(matrix)) workload.set("matrix", (matrix = doc.createNode({})));
+    (matrix as YAMLMap).set(key, doc.createNode(value));
+    workload.delete(key);
+  } else {
+    workload.set(key, doc.createNode(value));
+    if (isMap(matrix)) matrix.delete(key);
+  }
+  if (!isMap(matrix)) return;
+
+  for (const list of FILTERS) {
+    const entries = matrix.get(list);
+    if (!isSeq(entries)) continue;
+    const kept: unknown[] = [];
+    const seen = new Map<string, boolean>();
+    for (const entry of entries.items) {
+      const changed = isMap(entry) && entry.has(key);
+      if (changed) {
+        const entryValue = toJS(doc, entry.get(key, true));
+        if (list === "exclude") {
+          if (!sweep || !listed(entryValue)) continue;
+        } else if (wasDimension) {
+          if (!listed(entryValue)) continue;
+          if (!sweep) entry.delete(key);
+        } else if (sweep) entry.delete(key);
+        else entry.set(key, doc.createNode(value));
+        if (entry.items.length === 0) continue;
+      }
+      // Entries the override made identical would make identical cases: keep the first. (Duplicates
+      // written in the spec stay, for the duplicate-value rule to report.)
+      const identity = isMap(entry) ? canonicalJson(normalizeEntry(toJS(doc, entry))) : undefined;
+      if (identity !== undefined) {
+        const earlier = seen.get(identity);
+        if (earlier !== undefined && (earlier || changed)) continue;
+        seen.set(identity, changed || (earlier ?? false));
+      }
+      kept.push(entry);
+    }
+    entries.items = kept;
+  }
+}
+
+const toJS = (doc: Document.Parsed, node: unknown): unknown => (isNode(node) ? node.toJS(doc) : node);
+
+/** The value as the schema normalizes it (4096B and 4KiB compare equal); as written if it is not valid. */
+function normalize(key: ParamName, value: unknown): unknown {
+  const parsed = paramShape[key].safeParse(value);
+  return parsed.success ? parsed.data : value;
+}
+
+function normalizeEntry(entry: unknown): unknown {
+  if (typeof entry !== "object" || entry === null) return entry;
+  return Object.fromEntries(
+    Object.entries(entry).map(([key, value]) => [key, isParam(key) ? normalize(key, value) : value]),
+  );
 }

@@ -4,7 +4,8 @@
  * (engine, op, bs vs size…) run during expansion instead (see expand.ts).
  */
 import { didYouMean } from "../diagnostics/suggest.js";
-import { PARAM_NAMES, type Spec, type Workload } from "./schema.js";
+import { formatParam, sameValue } from "./params.js";
+import { PARAM_NAMES, type ParamName, type ParamValue, type Spec, type Workload } from "./schema.js";
 import type { DiagnosticSink } from "./sink.js";
 import { evaluate } from "./vars.js";
 
@@ -152,6 +153,44 @@ const matrixFilters: Rule = ({ spec, sink }) => {
   });
 };
 
+/** A value listed twice would run the same case twice (as `….2`): lists, dimensions and include/exclude. */
+const distinctValues: Rule = ({ spec, sink }) => {
+  spec.workloads.forEach((workload, index) => {
+    const base = ["workloads", index];
+    const check = (key: ParamName, values: readonly unknown[], path: (string | number)[]) => {
+      values.forEach((value, i) => {
+        const first = values.findIndex((other) => sameValue(other, value));
+        if (first < i) {
+          sink.error(
+            "duplicate-value",
+            `${formatParam(key, value as ParamValue)} is listed twice (items ${first} and ${i} are equal); each value must appear once`,
+            [...path, i],
+          );
+        }
+      });
+    };
+    for (const key of PARAM_NAMES) {
+      const value = (workload as Record<string, unknown>)[key];
+      if (Array.isArray(value)) check(key, value, [...base, key]);
+      const dimension = workload.matrix?.[key];
+      if (dimension) check(key, dimension, [...base, "matrix", key]);
+    }
+    for (const list of ["include", "exclude"] as const) {
+      const entries = workload.matrix?.[list] ?? [];
+      entries.forEach((entry, i) => {
+        const first = entries.findIndex((other) => sameValue(other, entry));
+        if (first < i) {
+          sink.error(
+            "duplicate-value",
+            `this ${list} entry is the same as entry ${first}; each entry must appear once`,
+            [...base, "matrix", list, i],
+          );
+        }
+      });
+    }
+  });
+};
+
 export function isSwept(workload: Workload, key: (typeof PARAM_NAMES)[number]): boolean {
   return Array.isArray((workload as Record<string, unknown>)[key]) || workload.matrix?.[key] !== undefined;
 }
@@ -201,7 +240,7 @@ const expectations: Rule = ({ spec, sink, vars }) => {
     }
     for (const bound of ["atLeast", "atMost"] as const) {
       const value = expect[bound];
-      if (value !== undefined) evaluate(value, vars, [...path, bound], sink);
+      if (value !== undefined) evaluate(value, vars, [...path, bound], sink, Object.keys(spec.vars ?? {}));
     }
   });
 };
@@ -245,6 +284,7 @@ export const RULES: Record<string, Rule> = {
   targetNamesDistinct,
   serversReachable,
   sweptOnce,
+  distinctValues,
   matrixFilters,
   steadyCriterion,
   autotuneRange,

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { ENGINE_NAMES, OPS } from "./engines.js";
 import { METRICS } from "./metrics.js";
-import { envRefs, hasControlChars, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
+import { envRefs, hasControlChars, httpUrlProblem, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
 import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, type UnitKind } from "./units.js";
 
 /** Custom issues carry their diagnostic code in `params.code`. */
@@ -26,16 +26,22 @@ const unit = (kind: UnitKind) =>
     .transform((input, ctx) => {
       const parsed = parseUnit(kind, input);
       if (parsed.ok) return parsed.value;
-      ctx.issues.push({ ...issue("invalid-unit", parsed.message), input });
+      ctx.issues.push({ ...issue(parsed.range ? "out-of-range" : "invalid-unit", parsed.message), input });
       return z.NEVER;
     })
     .meta({ description: UNIT_EXAMPLES[kind] });
 
 const size = unit("size");
-const positiveSize = size.refine((bytes) => bytes > 0, { message: "must be larger than 0B" });
+const positiveSize = size.refine((bytes) => bytes > 0, {
+  message: "must be larger than 0B",
+  params: { code: "out-of-range" },
+});
 const rate = unit("rate");
 const duration = unit("duration");
-const positiveDuration = duration.refine((s) => s > 0, { message: "must be longer than 0s" });
+const positiveDuration = duration.refine((s) => s > 0, {
+  message: "must be longer than 0s",
+  params: { code: "out-of-range" },
+});
 const percent = unit("percent");
 
 const name = (what: string) =>
@@ -73,6 +79,13 @@ const envString = z
     if ("error" in refs) ctx.addIssue({ ...issue("invalid-env-ref", refs.error), input: value });
   });
 
+/** A server address: an http:// or https:// URL, possibly built from `${env:NAME}` references. */
+const httpUrl = (example: string) =>
+  envString.superRefine((value, ctx) => {
+    const problem = httpUrlProblem(value, example);
+    if (problem) ctx.addIssue({ ...issue("invalid-value", problem), input: value });
+  });
+
 /* ---------- targets ---------- */
 
 const keep = z.boolean().optional().describe("keep the data the run created instead of removing it");
@@ -94,7 +107,7 @@ const blockTarget = z.strictObject({
 const s3Target = z.strictObject({
   kind: z.literal("s3"),
   description: text.optional(),
-  endpoint: envString
+  endpoint: httpUrl("https://s3.example.com")
     .optional()
     .describe("S3 endpoint URL, e.g. https://s3.example.com or ${env:S3_ENDPOINT}"),
   launch: z.literal("minio").optional().describe("start a throwaway local MinIO for the run"),
@@ -109,7 +122,7 @@ const s3Target = z.strictObject({
 const ipfsTarget = z.strictObject({
   kind: z.literal("ipfs"),
   description: text.optional(),
-  api: envString.optional().describe("Kubo RPC API URL, e.g. http://127.0.0.1:5001"),
+  api: httpUrl("http://127.0.0.1:5001").optional().describe("Kubo RPC API URL, e.g. http://127.0.0.1:5001"),
   launch: z.literal("kubo").optional().describe("start a throwaway offline Kubo node"),
   fresh: z
     .enum(["once", "per-case", "per-repetition"])

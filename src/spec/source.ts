@@ -77,8 +77,11 @@ export function parseSpecText(file: string, text: string): LoadResult {
   });
   const source: SpecSource = { file, text, doc, lineCounter };
   for (const error of [...doc.errors, ...doc.warnings]) {
-    const code: DiagnosticCode = error.code === "DUPLICATE_KEY" ? "duplicate-key" : "yaml-syntax";
-    diagnostics.push(at(code, yamlMessage(error, text), error.pos[0]));
+    if (error.code === "DUPLICATE_KEY") {
+      // The path of the mapping that holds the key twice: "workloads[0]: the key "bs" appears twice".
+      const path = mappingPathAt(doc.contents, error.pos[0]);
+      diagnostics.push(at("duplicate-key", yamlMessage(error, text), error.pos[0], path));
+    } else diagnostics.push(at("yaml-syntax", yamlMessage(error, text), error.pos[0]));
   }
   if (diagnostics.length > 0) return { source, value: undefined, diagnostics };
 
@@ -105,6 +108,39 @@ function yamlMessage(error: YAMLError, text: string): string {
     return "a key is indented more than the keys beside it, so YAML reads it as part of the value before it";
   }
   return first;
+}
+
+/** The spec path of the innermost mapping whose range holds `offset` (iterative: the document may be deep). */
+function mappingPathAt(root: Node | null, offset: number): SpecPath {
+  const inside = (node: unknown) => {
+    const range = (node as Node | null)?.range;
+    return range !== undefined && range !== null && offset >= range[0] && offset < range[2];
+  };
+  let node: unknown = root;
+  let mapping: SpecPath = [];
+  const path: (string | number)[] = [];
+  for (let depth = 0; depth <= LIMITS.depth + 1 && node; depth++) {
+    let next: unknown;
+    if (isMap(node)) {
+      mapping = [...path];
+      for (const pair of node.items) {
+        if (inside(pair.key)) break;
+        if (inside(pair.value)) {
+          path.push(String(isScalar(pair.key) ? pair.key.value : pair.key));
+          next = pair.value;
+          break;
+        }
+      }
+    } else if (isSeq(node)) {
+      const index = node.items.findIndex(inside);
+      if (index >= 0) {
+        path.push(index);
+        next = node.items[index];
+      }
+    }
+    node = next;
+  }
+  return mapping;
 }
 
 /** Offset where flow collections ([ and {) nest deeper than the limit, found before the parser recurses. */

@@ -25,6 +25,20 @@ export function envRefs(text: string): { names: string[] } | { error: string } {
   return { names };
 }
 
+/**
+ * Why a server address is not an http(s) URL, or undefined when it is one. A value that starts with a
+ * `${env:NAME}` reference gets its scheme from the environment and is checked when the run resolves it.
+ */
+export function httpUrlProblem(text: string, example: string): string | undefined {
+  // Empty values and control characters have their own errors; a leading reference gives the scheme later.
+  if (text === "" || hasControlChars(text) || /^\$\{env:/.test(text)) return undefined;
+  const probe = text.replace(ENV_REF, "x");
+  if (/^https?:\/\/[^\s/?#]+/i.test(probe)) return undefined;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(probe)?.[1];
+  const why = scheme && !/^https?$/i.test(scheme) ? ` (the scheme is "${scheme}")` : "";
+  return `${JSON.stringify(text)} is not an http:// or https:// URL${why}; expected e.g. ${example} or \${env:NAME}`;
+}
+
 /** Substitutes `${env:NAME}` at run time; a missing variable is reported by name, never by value. */
 export function resolveEnvRefs(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(ENV_REF, (_, inner: string) => {

@@ -61,15 +61,19 @@ export const UNIT_PATTERNS = {
   size: unitPattern("size"),
   rate: unitPattern("rate"),
   duration: unitPattern("duration"),
-  percent: new RegExp(`^${NUMBER}\\s?%?$`),
+  // A number (read: 65) or a string with "%" (read: 65%); a quoted "65" is rejected, as a quoted "4096" is for sizes.
+  percent: new RegExp(`^${NUMBER}\\s?%$`),
 } as const;
 
-export type UnitResult = { ok: true; value: number } | { ok: false; message: string };
+export type UnitResult =
+  | { ok: true; value: number }
+  /** `range`: the value is well-formed but outside the allowed range (a percentage above 100%). */
+  | { ok: false; message: string; range?: true };
 
 /** Parses a unit string of the given kind; numbers are accepted only for percentages. */
 export function parseUnit(kind: UnitKind, input: string | number): UnitResult {
   if (typeof input === "number") {
-    if (kind === "percent") return checkPercent(input);
+    if (kind === "percent") return checkPercent(input, String(input));
     return { ok: false, message: `${input} has no unit; expected ${UNIT_EXAMPLES[kind]}` };
   }
   const text = input.trim();
@@ -77,7 +81,7 @@ export function parseUnit(kind: UnitKind, input: string | number): UnitResult {
   if (!match)
     return { ok: false, message: `"${input}" is not ${UNIT_EXAMPLES[kind]}${unitHint(kind, text)}` };
   const amount = Number(match[1]);
-  if (kind === "percent") return checkPercent(amount);
+  if (kind === "percent") return checkPercent(amount, text);
   const value = amount * (UNIT_TABLES[kind][match[2]!] ?? Number.NaN);
   if (kind === "size" && !Number.isInteger(value)) {
     return { ok: false, message: `"${input}" is not a whole number of bytes` };
@@ -88,14 +92,17 @@ export function parseUnit(kind: UnitKind, input: string | number): UnitResult {
   return { ok: true, value };
 }
 
-function checkPercent(value: number): UnitResult {
-  if (!(value >= 0 && value <= 100)) return { ok: false, message: `${value}% is outside 0–100%` };
+function checkPercent(value: number, written: string): UnitResult {
+  if (!(value >= 0 && value <= 100))
+    return { ok: false, message: `${written} is outside 0–100%`, range: true };
   return { ok: true, value };
 }
 
 /** A targeted hint for the usual mistakes: a bare SI prefix, lowercase units, "Gbps". */
 function unitHint(kind: UnitKind, text: string): string {
   const [, amount = "", suffix = ""] = /^([\d.]+)\s?(.*)$/.exec(text) ?? [];
+  if (kind === "percent" && !suffix && amount)
+    return ` — a quoted number has no unit: write ${amount} (a bare number) or ${amount}%`;
   if (!suffix) return "";
   if (kind === "size" && /^[kmgtp]i?b?$/i.test(suffix)) {
     const prefix = suffix[0]!.toUpperCase();

@@ -9,8 +9,8 @@ import type { DiagnosticSink } from "./sink.js";
 export function resolveVars(spec: Spec, sink: DiagnosticSink): Record<string, number> {
   const values: Record<string, number> = Object.create(null);
   const all = Object.keys(spec.vars ?? {});
-  for (const [name, value] of Object.entries(spec.vars ?? {})) {
-    const result = evaluate(value, values, ["vars", name], sink, all);
+  for (const [index, [name, value]] of Object.entries(spec.vars ?? {}).entries()) {
+    const result = evaluate(value, values, ["vars", name], sink, all, all.slice(index));
     if (result !== undefined) values[name] = result;
   }
   return values;
@@ -22,21 +22,32 @@ export function evaluate(
   vars: Readonly<Record<string, number>>,
   path: SpecPath,
   sink: DiagnosticSink,
-  /** Every var of the spec, to tell "defined later" from "not defined". */
+  /** Every var of the spec, to tell "failed" and "defined later" from "not defined". */
   declared: readonly string[] = [],
+  /** The vars not evaluated yet (while evaluating vars: this one and the ones below it). */
+  pending: readonly string[] = [],
 ): number | undefined {
   if (typeof value === "number") return value;
   try {
     const expr = parseExpr(value);
     for (const { name, offset } of exprVars(expr)) {
       if (!Object.hasOwn(vars, name)) {
-        if (declared.includes(name)) {
+        if (pending.includes(name)) {
           sink.error(
             "unknown-var",
-            `"${name}" is defined further down; a var may only use the vars above it`,
+            pending[0] === name
+              ? `"${name}" cannot use itself; a var may only use the vars above it`
+              : `"${name}" is defined further down; a var may only use the vars above it`,
             path,
             { offset },
           );
+          return undefined;
+        }
+        if (declared.includes(name)) {
+          // Its own error is reported at its definition; say so instead of "unknown".
+          sink.error("unknown-var", `variable "${name}" could not be evaluated (see its error)`, path, {
+            offset,
+          });
           return undefined;
         }
         const known = Object.keys(vars);

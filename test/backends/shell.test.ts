@@ -377,7 +377,7 @@ describe("hostile values", () => {
         bucket: HOSTILE,
         region: HOSTILE,
       },
-      node: { kind: "ipfs", description: HOSTILE_TEXT, api: HOSTILE },
+      node: { kind: "ipfs", description: HOSTILE_TEXT, api: `http://${HOSTILE}` },
     },
     workloads: [
       {

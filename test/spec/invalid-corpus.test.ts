@@ -1,5 +1,5 @@
 /**
- * The invalid-spec corpus: every test/fixtures/invalid/NN-short-name.yaml starts with one or more
+ * The invalid-spec corpus: every test/fixtures/invalid/NN-short-name.yaml (NN: two or three digits) starts with one or more
  * `# expect: <code> <line>:<column>` lines (positions in that same file, header lines included) and must be
  * rejected — no plan, no exception — with each expected diagnostic at its place and messages a user can act on.
  * The codes a file cannot trigger on its own (oversized files, node floods, --set, missing files, warnings of
@@ -24,7 +24,7 @@ import { ROOT } from "../support/spec.js";
 /** Relative to ROOT: diagnostics and CLI output name the fixtures this way. */
 const FIXTURES_DIR = "test/fixtures/invalid";
 const BIN = join(ROOT, "bin", "benchspec.js");
-const FILE_NAME = /^(\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$/;
+const FILE_NAME = /^(\d{2,3})-([a-z0-9]+(?:-[a-z0-9]+)*)\.yaml$/;
 const EXPECT_LINE = /^# expect: (\S+) (\d+):(\d+)\s*$/;
 
 /**
@@ -37,8 +37,19 @@ const KNOWN_SRC_PROBLEMS: Record<string, string> = {};
 const ISOLATED = new Set(["matrix-product-explodes"]);
 
 /** Fixture-specific message requirements, beyond the checks every diagnostic gets. */
-const MESSAGE_CHECKS: Record<string, { code: string; not: RegExp }> = {
+const MESSAGE_CHECKS: Record<string, { code: string; not?: RegExp; has?: RegExp }> = {
   "var-forward-reference": { code: "unknown-var", not: /no vars are defined/ },
+  "var-failed-in-expect": { code: "unknown-var", not: /unknown variable|no vars are defined/, has: /"e"/ },
+  "percent-over-100": { code: "out-of-range", has: /0–100%/ },
+  "percent-bare-over-100": { code: "out-of-range", has: /^150 is outside 0–100%/ },
+  "percent-quoted-number": { code: "invalid-unit", has: /write 50 .* or 50%/ },
+  "path-empty": { code: "invalid-value", has: /must not be empty/, not: /at least/ },
+  "server-not-http-url": { code: "invalid-value", has: /http:\/\/ or https:\/\/ URL/ },
+  "duplicate-op-in-list": { code: "duplicate-value", has: /read is listed twice/ },
+  "expect-metric-not-reported": {
+    code: "metric-not-reported",
+    has: /engine dd does not report p99; it reports throughput, iops, seconds/,
+  },
 };
 
 /** Fixtures also run through the built CLI. */
@@ -78,7 +89,7 @@ interface Fixture {
 function readFixtures(): Fixture[] {
   return readdirSync(join(ROOT, FIXTURES_DIR))
     .filter((file) => file.endsWith(".yaml"))
-    .sort()
+    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10))
     .map((file) => {
       const path = `${FIXTURES_DIR}/${file}`;
       const text = readFileSync(join(ROOT, path), "utf8");
@@ -138,7 +149,7 @@ function checkResult(fixture: Fixture, diagnostics: readonly Diagnostic[], hasPl
     expect(d.message, `${about}\nthe message must not leak JavaScript internals`).not.toMatch(
       LEAKED_INTERNALS,
     );
-    if (d.code === "unknown-key" || d.code === "invalid-value" || d.code === "invalid-unit") {
+    if (["unknown-key", "invalid-value", "invalid-unit", "out-of-range"].includes(d.code)) {
       expect(d.message, `${about}\nthe message must name what would be valid`).toMatch(NAMES_THE_VALID);
     }
     const suggestion = /^(".*?"|\S+) is not allowed.* did you mean (".*?")\?/.exec(d.message);
@@ -155,8 +166,11 @@ function checkResult(fixture: Fixture, diagnostics: readonly Diagnostic[], hasPl
 
   const extra = MESSAGE_CHECKS[fixture.name];
   if (extra) {
-    for (const d of diagnostics.filter((x) => x.code === extra.code)) {
-      expect(d.message, `${context}\nabout: ${where(d)}`).not.toMatch(extra.not);
+    const matching = diagnostics.filter((x) => x.code === extra.code);
+    expect(matching.length, `${context}\nno ${extra.code} diagnostic`).toBeGreaterThan(0);
+    for (const d of matching) {
+      if (extra.not) expect(d.message, `${context}\nabout: ${where(d)}`).not.toMatch(extra.not);
+      if (extra.has) expect(d.message, `${context}\nabout: ${where(d)}`).toMatch(extra.has);
     }
   }
 }
@@ -192,7 +206,7 @@ describe("the invalid-spec corpus", () => {
   it("has at least 45 fixtures named NN-short-name.yaml with unique numbers", () => {
     expect(FIXTURES.length).toBeGreaterThanOrEqual(45);
     for (const fixture of FIXTURES) expect(fixture.file).toMatch(FILE_NAME);
-    const numbers = FIXTURES.map((f) => f.file.slice(0, 2));
+    const numbers = FIXTURES.map((f) => Number(FILE_NAME.exec(f.file)?.[1]));
     expect(new Set(numbers).size).toBe(numbers.length);
   });
 

@@ -51,8 +51,15 @@ describe("units", () => {
   it("accepts percentages as numbers or with %, within 0–100", () => {
     expect(ok("percent", 65)).toBe(65);
     expect(ok("percent", "2.5%")).toBe(2.5);
-    expect(error("percent", 150)).toMatch(/outside/);
-    expect(error("percent", "150%")).toMatch(/outside/);
+    expect(error("percent", 150)).toMatch(/^150 is outside 0–100%$/);
+    expect(error("percent", "150%")).toMatch(/^150% is outside 0–100%$/);
+    expect(parseUnit("percent", 150)).toMatchObject({ ok: false, range: true });
+  });
+
+  it("rejects a quoted number without % for a percentage, as for sizes", () => {
+    expect(error("percent", "65")).toMatch(/write 65 \(a bare number\) or 65%/);
+    expect(parseUnit("percent", "65")).not.toHaveProperty("range");
+    expect(error("size", "4096")).toMatch(/size with a unit/);
   });
 
   it("formats values back the way people write them", () => {
