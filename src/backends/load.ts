@@ -23,6 +23,8 @@ export interface OpRecord {
    * long enough to have them: the time series follows the bytes, not an even spread over the operation.
    */
   progress?: number[];
+  /** The operation's name (GetObject, PutObject, …), for the per-operation breakdown of a mixed load. */
+  kind?: string;
   error?: string;
 }
 
@@ -145,7 +147,14 @@ export async function runLoad<O extends { from?: number; count?: number }>(
       if (Atomics.load(cursor, 1) !== 0 || options.signal.aborted || performance.now() >= deadline) return;
       const next = itemAt(ops, Atomics.add(cursor, 0, 1), passes, firstPass, perPass);
       if (!next) return;
-      const record: OpRecord = { worker: id, start: performance.now(), end: 0, bytes: 0 };
+      const kind = (next.op as { op?: unknown }).op;
+      const record: OpRecord = {
+        worker: id,
+        start: performance.now(),
+        end: 0,
+        bytes: 0,
+        ...(typeof kind === "string" && { kind }),
+      };
       let moved = 0;
       let checkpoint = record.start;
       const marks: OpMarks = {
@@ -254,8 +263,31 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
       threads: result.threads,
     },
   };
+  const byOp = perOperation(records);
+  if (byOp) measurement.byOp = byOp;
   if (sample) measurement.timeseries = series(ok, first, last, sample * 1000);
   return measurement;
+}
+
+/** A load of several kinds of operation (op: mixed): each one's count, bytes, errors and latency. */
+function perOperation(records: readonly OpRecord[]): Measurement["byOp"] {
+  const kinds = [...new Set(records.map((r) => r.kind ?? ""))].sort();
+  if (kinds.length < 2) return undefined;
+  return Object.fromEntries(
+    kinds.map((kind) => {
+      const mine = records.filter((r) => (r.kind ?? "") === kind);
+      const ok = mine.filter((r) => !r.error);
+      return [
+        kind,
+        {
+          ops: ok.length,
+          bytes: ok.reduce((sum, r) => sum + r.bytes, 0),
+          errors: mine.length - ok.length,
+          ...(ok.length > 0 && { latency: percentiles(ok.map((r) => (r.end - r.start) / 1000)) }),
+        },
+      ];
+    }),
+  );
 }
 
 export interface ClientCost {

@@ -250,7 +250,7 @@ export const S3SdkDocumentSchema = z
   .strictObject({
     ...header,
     engine: z.literal("s3"),
-    op: z.enum(["put", "get", "delete", "stat", "list"]),
+    op: z.enum(["put", "get", "delete", "stat", "list", "mixed"]),
     target: S3TargetSchema,
     prefix: z
       .string()

@@ -75,6 +75,7 @@ export type Measurement = Pick<
   | "jobs"
   | "steady"
   | "ttfb"
+  | "byOp"
   | "client"
   | "autotune"
 > & { timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[] };

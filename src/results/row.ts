@@ -53,6 +53,13 @@ export const ResultRowSchema = z.object({
   jobs: z.array(jobResult).optional(),
   /** Time to first byte of object reads (GET, cat). */
   ttfb: latency.optional(),
+  /** A mixed workload, per operation (GetObject, PutObject, …): the share each one had and its latency. */
+  byOp: z
+    .record(
+      z.string(),
+      z.object({ ops: z.number(), bytes: z.number(), errors: z.number(), latency: latency.optional() }),
+    )
+    .optional(),
   /** What the client itself cost: a busy event loop (> 0.9) means benchspec, not the storage, was the limit. */
   client: z
     .object({

@@ -21,6 +21,7 @@ export const OPS = [
   "delete",
   "stat",
   "list",
+  "mixed",
 ] as const;
 export type Op = (typeof OPS)[number];
 
@@ -32,9 +33,19 @@ export const WRITING_OPS: ReadonlySet<Op> = new Set([
   "randrw",
   "put",
   "delete",
+  "mixed",
 ]);
 /** Operations that mix reads and writes, where the `read` percentage applies. */
 export const MIXED_OPS: ReadonlySet<Op> = new Set(["readwrite", "randrw"]);
+
+/** Parameters that mean something only for some operations of their engines. */
+export const OP_PARAMS: Partial<Record<ParamName, ReadonlySet<Op>>> = {
+  read: MIXED_OPS,
+  mix: new Set(["mixed"]),
+};
+
+/** An S3 mixed workload's default shares, as warp's `mixed` benchmark. */
+export const DEFAULT_MIX = { get: 45, stat: 30, put: 15, delete: 10 } as const;
 
 export interface EngineInfo {
   summary: string;
@@ -93,8 +104,8 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     summary:
       "an S3-compatible object store (SigV4 over benchspec's own HTTP/1.1 client; the AWS SDK for the control plane)",
     targetKinds: ["s3"],
-    ops: ["put", "get", "delete", "stat", "list"],
-    params: ["size", "objects", "concurrency", "threads", "multipart", "duration", "autotune"],
+    ops: ["put", "get", "delete", "stat", "list", "mixed"],
+    params: ["size", "objects", "concurrency", "threads", "multipart", "duration", "autotune", "mix"],
     defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
     metrics: METRICS,
   },

@@ -10,7 +10,9 @@ import {
   DEFAULT_ENGINE,
   ENGINES,
   engineParams,
+  DEFAULT_MIX,
   MIXED_OPS,
+  OP_PARAMS,
   WRITING_OPS,
   type EngineName,
   type Op,
@@ -128,6 +130,7 @@ function builtinDefaults(engine: EngineName, op: Op): ReadonlyMap<ParamName, Par
       ...COMMON_DEFAULTS,
       ...ENGINES[engine].defaults,
       ...(MIXED_OPS.has(op) && { read: 50 }),
+      ...(op === "mixed" && { mix: { ...DEFAULT_MIX } }),
     };
     defaults = new Map(Object.entries(values) as [ParamName, ParamValue][]);
     BUILTIN_DEFAULTS.set(key, defaults);
@@ -226,7 +229,7 @@ function resolveCase(
   const origins: Partial<Record<ParamName, Origin>> = {};
   for (const key of PARAM_NAMES) {
     const choice = userValue(key);
-    const meaningful = applicable.has(key) && (key !== "read" || MIXED_OPS.has(op));
+    const meaningful = applicable.has(key) && (OP_PARAMS[key]?.has(op) ?? true);
     if (choice && !meaningful) {
       // A spec-wide default that does not fit this engine is simply not used; a workload value that fits
       // none of the workload's cases is a mistake (reported once the whole workload is expanded).
@@ -268,10 +271,11 @@ function reportUnused(
 ): void {
   for (const [key, origin] of unused) {
     if (used.has(key) || engines.size === 0) continue;
-    if (key === "read" && [...engines].some((engine) => engineParams(engine).has("read"))) {
+    const forOps = OP_PARAMS[key];
+    if (forOps && [...engines].some((engine) => engineParams(engine).has(key))) {
       sink.error(
         "param-not-applicable",
-        `"read" sets the mix of readwrite/randrw; this workload's ops are ${[...ops].join(", ")}`,
+        `"${key}" applies to op ${[...forOps].join("/")}; this workload's ops are ${[...ops].join(", ")}`,
         origin.path,
       );
       continue;

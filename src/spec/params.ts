@@ -26,6 +26,7 @@ const PARAM_FORMATS: Record<ParamName, Format> = {
   direct: "plain",
   data: "plain",
   multipart: "plain",
+  mix: "plain",
   sample: "duration",
   precondition: "plain",
   steady: "plain",

@@ -143,6 +143,20 @@ const dataSchema = z.union([
   z.strictObject({ compressible: percent.describe("share of each block that compresses") }),
 ]);
 
+const mixSchema = z
+  .strictObject({
+    get: percent.optional(),
+    put: percent.optional(),
+    stat: percent.optional(),
+    delete: percent.optional(),
+  })
+  .refine((mix) => Object.values(mix).reduce((sum, share) => sum + (share ?? 0), 0) === 100, {
+    message: "the shares of a mix add up to 100%, e.g. { get: 45%, stat: 30%, put: 15%, delete: 10% }",
+  })
+  .describe(
+    "s3 op mixed: each operation's share of the operations (default: get 45%, stat 30%, put 15%, delete 10%, as warp's mixed)",
+  );
+
 const multipartSchema = z.union([
   z.literal(false),
   z.strictObject({
@@ -192,6 +206,7 @@ export const paramShape = {
     ),
   objects: count(1, 1e9, "objects").describe("objects per repetition"),
   read: percent.describe("read share of a mixed workload"),
+  mix: mixSchema,
   duration: positiveDuration.describe("run time per repetition (time-based)"),
   ramp: duration.describe("warm-up time excluded from each repetition (fio ramp_time)"),
   warmup: count(0, 100, "warmup").describe("uncounted repetitions before the measured ones"),

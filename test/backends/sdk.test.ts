@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { mixSequence } from "../../src/backends/s3/sdk.js";
 import { compilePlan, CompileError } from "../../src/backends/compile.js";
 import { BACKENDS } from "../../src/backends/index.js";
 import {
@@ -587,5 +588,18 @@ describe("docs/sdk-format.md", () => {
     };
     delete ipfsDoc.prefix;
     SdkDocumentSchema.parse(ipfsDoc);
+  });
+});
+
+describe("S3 op mixed", () => {
+  it("each operation gets its share, interleaved so every stretch of the list has the mix", async () => {
+    const sequence = mixSequence({ get: 45, stat: 30, put: 15, delete: 10 }, 20);
+    const count = (kind: string) => sequence.filter((k) => k === kind).length;
+    expect([count("get"), count("stat"), count("put"), count("delete")]).toEqual([9, 6, 3, 2]);
+    // No run of one kind longer than its share allows: the first 10 already hold every kind.
+    expect(new Set(sequence.slice(0, 10))).toEqual(new Set(["get", "stat", "put", "delete"]));
+    // Shares that do not divide evenly still add up to the total (largest remainders).
+    expect(mixSequence({ get: 33, put: 33, stat: 34 }, 7)).toHaveLength(7);
+    expect(mixSequence({ get: 100 }, 5)).toEqual(["get", "get", "get", "get", "get"]);
   });
 });

@@ -293,6 +293,48 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
     });
   }, 90_000);
 
+  it("op mixed: gets, stats, puts and deletes interleaved in one load, counted per operation; the bucket as before", async () => {
+    await withMinio(["bench"], async (server, client) => {
+      await plant(client, "bench", "precious.txt", "precious");
+      const before = await listObjects(client, "bench");
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "s3mixed",
+        targets: { store: externalS3Target("bench") },
+        workloads: [
+          {
+            name: "mix",
+            op: "mixed",
+            size: "8KiB",
+            objects: 20,
+            concurrency: 4,
+            repeat: 2,
+            mix: { get: "50%", stat: "20%", put: "20%", delete: "10%" },
+          },
+        ],
+      });
+      const out = join(work, "run");
+      const result = await runCli(["run", spec, "--out", out], s3Env(server));
+      expect(result.code, result.stderr).toBe(0);
+      const rows = rowsOf(out);
+      expect(rows).toHaveLength(2);
+      for (const row of rows) {
+        expect(() => ResultRowSchema.parse(row)).not.toThrow();
+        expect(row).toMatchObject({ ok: true, ops: 20, bytes: (10 + 4) * 8 * KiB });
+        expect(
+          Object.fromEntries(Object.entries(row.byOp!).map(([op, o]) => [op, [o.ops, o.bytes, o.errors]])),
+        ).toEqual({
+          GetObject: [10, 10 * 8 * KiB, 0],
+          HeadObject: [4, 0, 0],
+          PutObject: [4, 4 * 8 * KiB, 0],
+          DeleteObject: [2, 0, 0],
+        });
+        for (const op of Object.values(row.byOp!)) expect(op.latency!.p50).toBeGreaterThan(0);
+      }
+      expect(await listObjects(client, "bench")).toEqual(before);
+    });
+  }, 60_000);
+
   it("autotune ramps the concurrency 1, 2, 4, … and records every round and the chosen value", async () => {
     const work = await temps.make();
     const objects = 24;

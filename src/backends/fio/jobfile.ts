@@ -29,6 +29,7 @@ const RW: Record<Op, string | undefined> = {
   delete: undefined,
   stat: undefined,
   list: undefined,
+  mixed: undefined,
 };
 
 export const jobfilePath = (c: Case) => `fio/${c.workload}.fio`;

@@ -53,7 +53,14 @@ export function s3SdkArtifact(c: Case, ctx: CompileContext): Artifact {
 }
 
 function s3Op(c: Case): S3SdkDocument["op"] {
-  if (c.op === "put" || c.op === "get" || c.op === "delete" || c.op === "stat" || c.op === "list")
+  if (
+    c.op === "put" ||
+    c.op === "get" ||
+    c.op === "delete" ||
+    c.op === "stat" ||
+    c.op === "list" ||
+    c.op === "mixed"
+  )
     return c.op;
   throw new CompileError(`case ${c.id}: the s3 engine has no "${c.op}"`);
 }
@@ -100,20 +107,33 @@ function repetition(c: Case, slot: RepetitionSlot, keep: boolean): S3Repetition 
   const key = `${slot.tag}/o{i}`;
   const prefix = `${slot.tag}/`;
   const parts = partPlan(c, size);
-  const upload: Upload = parts
-    ? {
-        op: "MultipartUpload",
-        ...range,
-        key,
-        seed: `${c.id}/${slot.tag}/o{i}`,
-        size,
-        calls: [
-          { call: "CreateMultipartUpload" },
-          { call: "UploadParts", ...parts },
-          { call: "CompleteMultipartUpload" },
-        ],
-      }
-    : { op: "PutObject", ...range, key, seed: `${c.id}/${slot.tag}/o{i}`, size };
+  /** Uploads of `count` objects named `<tag>/<name>{i}` from index `from`. */
+  const uploadOf = (name: string, from: number, count: number): Upload => {
+    const batch = {
+      from,
+      count,
+      key: `${slot.tag}/${name}{i}`,
+      seed: `${c.id}/${slot.tag}/${name}{i}`,
+      size,
+    };
+    return parts
+      ? {
+          op: "MultipartUpload",
+          ...batch,
+          calls: [
+            { call: "CreateMultipartUpload" },
+            { call: "UploadParts", ...parts },
+            { call: "CompleteMultipartUpload" },
+          ],
+        }
+      : { op: "PutObject", ...batch };
+  };
+  const upload = uploadOf("o", 0, objects);
+  /** Beyond the `o` objects, a mixed workload writes `m` objects and deletes `d` objects it uploaded first. */
+  const extra = {
+    setup: [] as Upload[],
+    cleanup: [] as { op: "DeleteObjects"; from: number; count: number; key: string }[],
+  };
 
   let ops: S3Op[];
   switch (c.op) {
@@ -137,6 +157,39 @@ function repetition(c: Case, slot: RepetitionSlot, keep: boolean): S3Repetition 
       ];
       break;
     }
+    case "mixed": {
+      const sequence = mixSequence(param(c, "mix"), objects);
+      const next = { get: 0, stat: 0, put: 0, delete: 0 };
+      ops = sequence.map((kind): S3Op => {
+        const i = next[kind]++;
+        switch (kind) {
+          case "get":
+            return {
+              op: "GetObject",
+              from: i % objects,
+              count: 1,
+              key,
+              size,
+              ...(parts && { ranges: parts }),
+            };
+          case "stat":
+            return { op: "HeadObject", from: i % objects, count: 1, key, size };
+          case "put":
+            return uploadOf("m", i, 1);
+          case "delete":
+            return { op: "DeleteObject", from: i, count: 1, key: `${slot.tag}/d{i}` };
+        }
+      });
+      if (next.delete > 0) extra.setup.push(uploadOf("d", 0, next.delete));
+      for (const [name, count] of [
+        ["m", next.put],
+        ["d", next.delete],
+      ] as const) {
+        if (count > 0)
+          extra.cleanup.push({ op: "DeleteObjects", from: 0, count, key: `${slot.tag}/${name}{i}` });
+      }
+      break;
+    }
     default:
       throw new CompileError(`case ${c.id}: the s3 engine has no "${c.op}"`);
   }
@@ -144,13 +197,43 @@ function repetition(c: Case, slot: RepetitionSlot, keep: boolean): S3Repetition 
   return {
     repetition: slot.repetition,
     warmup: slot.warmup,
-    ...(c.op !== "put" && { setup: { concurrency: setupConcurrency(c), ops: [upload] } }),
+    ...(c.op !== "put" && { setup: { concurrency: setupConcurrency(c), ops: [upload, ...extra.setup] } }),
     measured: measuredGroup(c, ops),
     cleanup: [
-      ...(keep ? [] : [{ op: "DeleteObjects" as const, ...range, key }]),
+      ...(keep ? [] : [{ op: "DeleteObjects" as const, ...range, key }, ...extra.cleanup]),
       { op: "AbortMultipartUploads", prefix },
     ],
   };
+}
+
+type MixKind = "get" | "stat" | "put" | "delete";
+const MIX_KINDS: readonly MixKind[] = ["get", "stat", "put", "delete"];
+
+/**
+ * A mixed workload's operations, one pass: each kind's share of `total` (largest remainders), interleaved
+ * by smooth weighted round robin so that every stretch of the list — what the workers in flight are doing
+ * at any moment — has the mix, not a run of gets followed by a run of puts.
+ */
+export function mixSequence(mix: Partial<Record<MixKind, number>>, total: number): MixKind[] {
+  const exact = MIX_KINDS.map((kind) => ((mix[kind] ?? 0) * total) / 100);
+  const counts = exact.map(Math.floor);
+  const byRemainder = MIX_KINDS.map((_, k) => k).sort(
+    (a, b) => exact[b]! - counts[b]! - (exact[a]! - counts[a]!),
+  );
+  for (let left = total - counts.reduce((a, b) => a + b, 0), r = 0; left > 0; left--, r++)
+    counts[byRemainder[r]!]! += 1;
+  const current = MIX_KINDS.map(() => 0);
+  const sequence: MixKind[] = [];
+  for (let n = 0; n < total; n++) {
+    let pick = 0;
+    for (let k = 0; k < MIX_KINDS.length; k++) {
+      current[k]! += counts[k]!;
+      if (current[k]! > current[pick]!) pick = k;
+    }
+    current[pick]! -= total;
+    sequence.push(MIX_KINDS[pick]!);
+  }
+  return sequence;
 }
 
 /** Multipart when the case asks for it and the object is larger than one part (like the SDKs' upload helpers). */

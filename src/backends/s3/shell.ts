@@ -22,6 +22,13 @@ export const s3ShellTools = ["aws"] as const;
 
 export const s3ShellCase: Backend["shellCase"] = (c: Case, w) => {
   const p = c.params;
+  if (c.op === "mixed") {
+    // Each worker would need its own interleaved op list; the aws CLI loop here runs one op per case.
+    w.line(
+      `bs_fail ${w.quote("op mixed is not in the compiled script: run it with benchspec run (or its sdk call sequence)")}`,
+    );
+    return;
+  }
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} = ${p.autotune.start}`);
   const concurrency = p.autotune?.param === "concurrency" ? p.autotune.start : p.concurrency!;
   const multipart = p.multipart || undefined;
