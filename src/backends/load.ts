@@ -462,10 +462,14 @@ export async function runRepetition<O>(
     failure = error;
   }
   let cleanupError: string | undefined;
+  // A server that stopped answering will not answer the cleanup either: try briefly, then say so.
+  const unresponsive = [failure, measurement?.error].some((e) =>
+    /ETIMEDOUT|no bytes from the server/.test(String(e ?? "")),
+  );
   try {
-    await cleanup(AbortSignal.timeout(CLEANUP_TIMEOUT_MS));
+    await cleanup(AbortSignal.timeout(unresponsive ? UNRESPONSIVE_CLEANUP_MS : CLEANUP_TIMEOUT_MS));
   } catch (error) {
-    cleanupError = `cleanup failed: ${(error as Error).message}`;
+    cleanupError = `cleanup failed: ${(error as Error).message}${unresponsive ? " (the server had stopped answering; what this repetition wrote may remain under its prefix)" : ""}`;
   }
   if (failure !== undefined || !measurement) throw failure;
   if (!cleanupError) return measurement;
@@ -478,3 +482,4 @@ export async function runRepetition<O>(
 }
 
 const CLEANUP_TIMEOUT_MS = 120_000;
+const UNRESPONSIVE_CLEANUP_MS = 10_000;

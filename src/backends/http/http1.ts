@@ -77,7 +77,8 @@ export interface PoolOptions {
 /** Request bodies given as one buffer are written in slices of this size. */
 const PROGRESS_SLICE = 2 ** 20;
 
-export const TIMEOUTS: PoolOptions = { connectTimeoutMs: 10_000, idleTimeoutMs: 120_000 };
+/** A healthy store answers and streams within seconds; a minute without a byte either way is a dead one. */
+export const TIMEOUTS: PoolOptions = { connectTimeoutMs: 10_000, idleTimeoutMs: 60_000 };
 
 const READ_BUFFER = 1 << 20;
 const KEPT_BODY = 1 << 20;

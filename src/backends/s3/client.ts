@@ -38,7 +38,9 @@ export function makeS3Client(connection: S3Connection, sockets: number): S3Clien
       httpsAgent: new https.Agent(agentOptions),
       connectionTimeout: TIMEOUTS.connectTimeoutMs,
       // An idle socket (no bytes either way) for this long fails the request: no hang on a dead server.
-      requestTimeout: TIMEOUTS.idleTimeoutMs,
+      // (requestTimeout would only log a warning unless asked to throw, and would also cut off a long
+      // but healthy request.)
+      socketTimeout: TIMEOUTS.idleTimeoutMs,
     }),
   });
   client.middlewareStack.add(
