@@ -8,6 +8,7 @@
 import { STATUS_CODES } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { INDEX_PLACEHOLDER } from "./sdk-format.js";
+import { stoppedAnswering } from "./http/http1.js";
 import { failedMeasurement } from "./measurement.js";
 import type { Measurement } from "./types.js";
 
@@ -463,9 +464,7 @@ export async function runRepetition<O>(
   }
   let cleanupError: string | undefined;
   // A server that stopped answering will not answer the cleanup either: try briefly, then say so.
-  const unresponsive = [failure, measurement?.error].some((e) =>
-    /ETIMEDOUT|no bytes from the server/.test(String(e ?? "")),
-  );
+  const unresponsive = [failure, measurement?.error].some((e) => stoppedAnswering(String(e ?? "")));
   try {
     await cleanup(AbortSignal.timeout(unresponsive ? UNRESPONSIVE_CLEANUP_MS : CLEANUP_TIMEOUT_MS));
   } catch (error) {

@@ -11,6 +11,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { BACKENDS } from "../backends/index.js";
 import { failedMeasurement } from "../backends/measurement.js";
+import { stoppedAnswering } from "../backends/http/http1.js";
 import type { ExecContext, Measurement } from "../backends/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { appendRow, readRows } from "../results/ndjson.js";
@@ -62,6 +63,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       .map((row) => repKey(row.case, row.repetition)),
   );
   const targets: Record<string, PreparedTarget> = {};
+  const dead = new Map<string, string>();
   try {
     for (const [position, c] of plan.cases.entries()) {
       if (signal.aborted) break;
@@ -74,7 +76,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
         continue;
       }
       observer.caseStart(c, position + 1, plan.cases.length);
-      if (missing.length > 0) await runCase(c, missing, targets, options);
+      if (missing.length > 0) await runCase(c, missing, targets, dead, options);
       if (signal.aborted) break;
       observer.caseDone(c, summarizeCase(c, readRows<ResultRow>(paths.results)), missing.length === 0);
     }
@@ -88,6 +90,8 @@ async function runCase(
   c: Case,
   missing: number[],
   targets: Record<string, PreparedTarget>,
+  /** Targets that stopped answering in this run, with the case that found out: their cases fail at once. */
+  dead: Map<string, string>,
   options: ExecuteOptions,
 ) {
   const { plan, paths, signal } = options;
@@ -129,6 +133,9 @@ async function runCase(
     let measurement: Measurement;
     try {
       if (failure !== undefined || !ctx) throw new Error(failure);
+      const deadSince = dead.get(c.target);
+      if (deadSince !== undefined)
+        throw new Error(`not run: target ${c.target} stopped answering during ${deadSince}`);
       measurement = await executor.repetition(c, rep, warmup, ctx);
     } catch (error) {
       if (signal.aborted) break;
@@ -154,6 +161,7 @@ async function runCase(
       warmup,
       ...result,
     };
+    if (!row.ok && !dead.has(c.target) && stoppedAnswering(row.error ?? "")) dead.set(c.target, c.id);
     appendRow(paths.results, row);
     for (const point of timeseries ?? []) {
       appendRow(paths.timeseries, { case: c.id, repetition: rep, warmup, ...point } satisfies TimeseriesRow);
@@ -163,7 +171,7 @@ async function runCase(
   if (ctx && executor.finish) {
     // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time).
     await executor
-      .finish(c, { ...ctx, signal: AbortSignal.timeout(FINISH_TIMEOUT_MS) })
+      .finish(c, { ...ctx, signal: AbortSignal.timeout(dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS) })
       .catch((error: Error) => options.observer.message(`cleanup of ${c.id} failed: ${error.message}`));
   }
   const spec = plan.targets[c.target];

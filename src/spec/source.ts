@@ -5,6 +5,7 @@
  */
 import {
   visit,
+  type Alias,
   type YAMLError,
   isAlias,
   isMap,
@@ -87,6 +88,14 @@ export function parseSpecText(file: string, text: string): LoadResult {
 
   diagnostics.push(...checkStructure(doc.contents, at));
   if (diagnostics.length > 0) return { source, value: undefined, diagnostics };
+  const dangling = danglingAliases(doc).map((alias) =>
+    at(
+      "yaml-syntax",
+      `the alias *${alias.source} refers to no anchor &${alias.source} defined before it (a value that starts with "*" must be quoted: "*…")`,
+      alias.range?.[0] ?? 0,
+    ),
+  );
+  if (dangling.length > 0) return { source, value: undefined, diagnostics: dangling };
   const bomb = aliasExpansionExceeded(doc);
   if (bomb !== undefined) {
     const message = `aliases expand the document beyond ${LIMITS.nodes} values (an alias bomb?)`;
@@ -172,6 +181,17 @@ function flowDepthExceeded(text: string): number | undefined {
  * Offset of the alias at which the document, with every alias expanded, passes LIMITS.nodes values
  * (billion laughs). Sizes are computed once per anchored node, so the check itself stays linear.
  */
+/** Aliases without an anchor before them: the YAML library would throw when turning them into values. */
+function danglingAliases(doc: Document.Parsed): Alias[] {
+  const dangling: Alias[] = [];
+  visit(doc, {
+    Alias(_, alias) {
+      if (alias.resolve(doc) === undefined) dangling.push(alias);
+    },
+  });
+  return dangling;
+}
+
 function aliasExpansionExceeded(doc: Document.Parsed): number | undefined {
   const sizes = new Map<unknown, number>();
   const sizeOf = (node: unknown): number => {

@@ -442,6 +442,63 @@ describe("S3 engine: failures and interruptions", () => {
     }
   }, 90_000);
 
+  it("a server that freezes mid-run: its requests time out, the target's later cases fail at once, no hang", async () => {
+    const server = await launchMinio();
+    const client = s3Client(server);
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: "bench" }));
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "freezes",
+        targets: { store: externalS3Target("bench") },
+        defaults: { size: "256KiB", concurrency: 2, repeat: 2 },
+        workloads: [
+          { name: "long", op: "put", objects: 2000 },
+          { name: "after", op: ["get", "stat"], objects: 4 },
+        ],
+      });
+      const out = join(work, "run");
+      // In a process of its own: the idle limit is read when the HTTP client is loaded.
+      const running = startCli(["run", spec, "--out", out], {
+        ...s3Env(server),
+        BENCHSPEC_IDLE_TIMEOUT_MS: "1500",
+      });
+      await waitFor(
+        async () => (await listObjects(client, "bench")).some((o) => o.key.includes("/long.store.put/")),
+        30_000,
+        "the long case",
+      );
+      process.kill(-server.pid, "SIGSTOP"); // alive, connected, and silent
+      const frozen = Date.now();
+      const result = await running;
+      process.kill(-server.pid, "SIGCONT");
+      expect(Date.now() - frozen).toBeLessThan(45_000);
+      expect(result.exitCode).toBe(1);
+      const rows = rowsOf(out);
+      const of = (c: string) => rows.filter((r) => r.case === c);
+      expect(of("long.store.put")[0]!.error).toMatch(/no bytes from the server for 1\.5 s/);
+      for (const c of ["after.store.get", "after.store.stat"]) {
+        expect(
+          of(c).map((r) => [r.repetition, r.ok]),
+          c,
+        ).toEqual([
+          [1, false],
+          [2, false],
+        ]);
+        for (const row of of(c))
+          expect(row.error).toBe("not run: target store stopped answering during long.store.put");
+      }
+    } finally {
+      try {
+        process.kill(-server.pid, "SIGCONT");
+      } catch {
+        // already gone
+      }
+      client.destroy();
+      await server.stop();
+    }
+  }, 90_000);
+
   it("Ctrl-C during a case on a launched MinIO: exit 130, the rows so far kept, the server and its data gone", async () => {
     const work = await temps.make();
     const spec = await writeSpec(work, {
