@@ -8,15 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { create, type KuboRPCClient } from "kubo-rpc-client";
+import type { KuboRPCClient } from "kubo-rpc-client";
 import { afterAll, describe, expect, it } from "vitest";
-import { launchKubo, type KuboNode } from "../../src/backends/ipfs/kubo-server.js";
 import { makePayload } from "../../src/backends/payload.js";
 import { SHELL_SCRIPT_PATH, targetEnvVar } from "../../src/backends/shell/script.js";
 import type { ResultRow } from "../../src/results/row.js";
 import type { Provenance } from "../../src/run/provenance.js";
 import { kuboBinary } from "../../src/run/tools.js";
 import { runCli } from "../support/cli.js";
+import { catBytes, localBlocks, recursivePins, withKubo } from "./kubo.js";
 import { readJson, rowsOf, tempDirs, writeSpec } from "./support.js";
 
 const temps = tempDirs("benchspec-ipfs-external-");
@@ -28,30 +28,6 @@ const REPEAT = 2;
 /** The options every workload below adds with (the engine's defaults, spelled out for the user's copies). */
 const ADD = { cidVersion: 1, rawLeaves: true, chunker: "size-262144" } as const;
 
-async function withKubo<T>(body: (node: KuboNode, client: KuboRPCClient) => Promise<T>): Promise<T> {
-  const node = await launchKubo();
-  try {
-    return await body(node, create({ url: node.api }));
-  } finally {
-    await node.stop();
-  }
-}
-
-async function collect<T, U>(iterable: AsyncIterable<T>, map: (item: T) => U): Promise<U[]> {
-  const out: U[] = [];
-  for await (const item of iterable) out.push(map(item));
-  return out;
-}
-
-const localBlocks = (client: KuboRPCClient) =>
-  collect(client.refs.local(), (r) => {
-    if (r.err) throw new Error(String(r.err));
-    return r.ref;
-  }).then((refs) => refs.sort());
-const recursivePins = (client: KuboRPCClient) =>
-  collect(client.pin.ls({ type: "recursive" }), (p) => p.cid.toString()).then((cids) => cids.sort());
-const catBytes = async (client: KuboRPCClient, cid: string) =>
-  Buffer.concat(await collect(client.cat(cid, { offline: true } as never), (chunk) => chunk));
 /** The block is in the node's own blockstore (offline: never fetched from elsewhere). */
 const hasBlock = (client: KuboRPCClient, cid: string) =>
   client.block
@@ -117,6 +93,14 @@ function expectAllOk(rows: ResultRow[]) {
   }
 }
 
+/** The workloads below against the node at $IPFS_API, as a user's external target. */
+const externalSpec = (dir: string) =>
+  writeSpec(dir, {
+    name: "external",
+    targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
+    workloads: WORKLOADS,
+  });
+
 describe("IPFS cleanup on an external node", () => {
   it("benchspec run removes exactly the run's blocks: the user's pinned and unpinned blocks and a kept run's stay", async () => {
     await withKubo(async (node, client) => {
@@ -138,11 +122,7 @@ describe("IPFS cleanup on an external node", () => {
       const blocksBefore = await localBlocks(client);
       const pinsBefore = await recursivePins(client);
       const dir = await temps.make();
-      const spec = await writeSpec(dir, {
-        name: "external",
-        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
-        workloads: WORKLOADS,
-      });
+      const spec = await externalSpec(dir);
       const out = join(dir, "run");
       const result = await runCli(["run", spec, "--out", out], { IPFS_API: node.api });
       expect(result.stderr).not.toContain("FAILED");
@@ -183,11 +163,7 @@ describe("IPFS cleanup on an external node", () => {
       const pinsBefore = await recursivePins(client);
 
       const dir = await temps.make();
-      const spec = await writeSpec(dir, {
-        name: "external",
-        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
-        workloads: WORKLOADS,
-      });
+      const spec = await externalSpec(dir);
       const compiled = join(dir, "compiled");
       const compile = await runCli(["compile", spec, "--target", "shell", "--out", compiled]);
       expect(compile.code, compile.stderr).toBe(0);

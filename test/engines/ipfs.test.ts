@@ -6,9 +6,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { create, type KuboRPCClient } from "kubo-rpc-client";
 import { afterAll, describe, expect, it } from "vitest";
-import { launchKubo, type KuboNode } from "../../src/backends/ipfs/kubo-server.js";
 import { makePayload } from "../../src/backends/payload.js";
 import type { ResultRow } from "../../src/results/row.js";
 import type { Provenance } from "../../src/run/provenance.js";
@@ -23,6 +21,7 @@ import {
   writeSpec,
   type Seen,
 } from "./support.js";
+import { catBytes, localBlocks, recursivePins, withKubo } from "./kubo.js";
 
 const temps = tempDirs("benchspec-ipfs-test-");
 afterAll(() => temps.removeAll());
@@ -30,30 +29,6 @@ afterAll(() => temps.removeAll());
 const SIZE = 1_000_000; // 1MB: not a multiple of the 256 KiB chunks
 const OBJECTS = 2;
 
-async function withKubo<T>(body: (node: KuboNode, client: KuboRPCClient) => Promise<T>): Promise<T> {
-  const node = await launchKubo();
-  try {
-    return await body(node, create({ url: node.api }));
-  } finally {
-    await node.stop();
-  }
-}
-
-async function collect<T, U>(iterable: AsyncIterable<T>, map: (item: T) => U): Promise<U[]> {
-  const out: U[] = [];
-  for await (const item of iterable) out.push(map(item));
-  return out;
-}
-
-const recursivePins = (client: KuboRPCClient) =>
-  collect(client.pin.ls({ type: "recursive" }), (p) => p.cid.toString()).then((cids) => cids.sort());
-const localBlocks = (client: KuboRPCClient) =>
-  collect(client.refs.local(), (r) => {
-    if (r.err) throw new Error(String(r.err));
-    return r.ref;
-  }).then((refs) => refs.sort());
-const catBytes = async (client: KuboRPCClient, cid: string) =>
-  Buffer.concat(await collect(client.cat(cid), (chunk) => chunk));
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
 function expectExactBytes(rows: ResultRow[], cases: string[], repeat: number) {

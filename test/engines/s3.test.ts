@@ -443,10 +443,7 @@ describe("S3 engine: failures and interruptions", () => {
   }, 90_000);
 
   it("a server that freezes mid-run: its requests time out, the target's later cases fail at once, no hang", async () => {
-    const server = await launchMinio();
-    const client = s3Client(server);
-    try {
-      await client.send(new CreateBucketCommand({ Bucket: "bench" }));
+    await withMinio(["bench"], async (server, client) => {
       const work = await temps.make();
       const spec = await writeSpec(work, {
         name: "freezes",
@@ -488,15 +485,7 @@ describe("S3 engine: failures and interruptions", () => {
         for (const row of of(c))
           expect(row.error).toBe("not run: target store stopped answering during long.store.put");
       }
-    } finally {
-      try {
-        process.kill(-server.pid, "SIGCONT");
-      } catch {
-        // already gone
-      }
-      client.destroy();
-      await server.stop();
-    }
+    });
   }, 90_000);
 
   it("Ctrl-C during a case on a launched MinIO: exit 130, the rows so far kept, the server and its data gone", async () => {

@@ -14,6 +14,7 @@ import {
   repetitionSlots,
   sdkArtifactPath,
   SDK_FORMAT,
+  S3SdkDocumentSchema,
   setupConcurrency,
   type RepetitionSlot,
   type S3Op,
@@ -53,15 +54,8 @@ export function s3SdkArtifact(c: Case, ctx: CompileContext): Artifact {
 }
 
 function s3Op(c: Case): S3SdkDocument["op"] {
-  if (
-    c.op === "put" ||
-    c.op === "get" ||
-    c.op === "delete" ||
-    c.op === "stat" ||
-    c.op === "list" ||
-    c.op === "mixed"
-  )
-    return c.op;
+  const op = S3SdkDocumentSchema.shape.op.options.find((name) => name === c.op);
+  if (op) return op;
   throw new CompileError(`case ${c.id}: the s3 engine has no "${c.op}"`);
 }
 
