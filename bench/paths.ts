@@ -8,7 +8,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { kuboBinary, toolsDir } from "../src/run/tools.js";
+import { kuboBinary, toolsDir } from "../src/platform/tools.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const RESULTS_DIR = join(ROOT, "bench", "results");

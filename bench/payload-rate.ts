@@ -7,7 +7,7 @@
  *   tsx bench/payload-rate.ts <total bytes> <slice bytes>…
  */
 import { performance } from "node:perf_hooks";
-import { makePayload } from "../src/backends/payload.js";
+import { makePayload } from "../src/engines/load/payload.js";
 
 const [total, ...slices] = process.argv.slice(2).map(Number) as [number, ...number[]];
 const OBJECT = 64 * 2 ** 20;

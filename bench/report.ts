@@ -21,7 +21,7 @@ import type { Plan } from "../src/plan/types.js";
 import { buildReport } from "../src/report/index.js";
 import { loadInputs } from "../src/report/load.js";
 import type { ResultRow, TimeseriesRow } from "../src/results/row.js";
-import { loadSpec, validateText } from "../src/spec/validate.js";
+import { loadSpec, validateText } from "../src/plan/load.js";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 

@@ -4,9 +4,9 @@
  * under BENCH_* for the generated specs' `${env:…}` references.
  */
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { launchKubo, type KuboNode } from "../src/backends/ipfs/kubo-server.js";
-import { makeS3Client } from "../src/backends/s3/client.js";
-import { launchMinio, type MinioServer } from "../src/backends/s3/minio-server.js";
+import { launchKubo, type KuboNode } from "../src/targets/ipfs/kubo-server.js";
+import { makeS3Client } from "../src/targets/s3/client.js";
+import { launchMinio, type MinioServer } from "../src/targets/s3/minio-server.js";
 import { scratchParent } from "./paths.js";
 
 export const BUCKET = "bench";

@@ -22,9 +22,9 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
     .action(async (file: string, options: { target: string; out: string; set: string[] }) => {
       const [{ loadSpec }, { compilePlan, CompileError, parseTargets }, { OutputDirError, writeArtifacts }] =
         await Promise.all([
-          import("../spec/validate.js"),
-          import("../backends/compile.js"),
-          import("../backends/output.js"),
+          import("../plan/load.js"),
+          import("../compile/compile.js"),
+          import("../compile/output.js"),
         ]);
       const result = await loadSpec(file, { sets: options.set });
       printDiagnostics(io, result.diagnostics);

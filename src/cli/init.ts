@@ -43,7 +43,7 @@ async function explainWriteError(file: string, error: unknown): Promise<string> 
   if (code === "ENOENT" && !(await exists(parent)))
     return `directory ${parent} does not exist (create it first)`;
   if (code === "EEXIST") return "it exists; use --force to overwrite it";
-  return (await import("../backends/output.js")).describeFsError(error);
+  return (await import("../compile/output.js")).describeFsError(error);
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -24,7 +24,7 @@ Examples:
   $ benchspec plan spec.yaml --set repeat=1 --set 'bs=[4KiB]'`,
     )
     .action(async (file: string, options: { set: string[]; json?: boolean }) => {
-      const { loadSpec } = await import("../spec/validate.js");
+      const { loadSpec } = await import("../plan/load.js");
       const result = await loadSpec(file, { sets: options.set });
       printDiagnostics(io, result.diagnostics);
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);

@@ -42,7 +42,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
       const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
       const [{ run, RunSetupError, abandonRunSync }, { TargetError }] = await Promise.all([
         import("../run/run.js"),
-        import("../run/targets.js"),
+        import("../targets/index.js"),
       ]);
       const controller = new AbortController();
       let interrupts = 0;

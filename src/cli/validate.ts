@@ -19,7 +19,7 @@ Examples:
 Exit codes: 0 valid, 2 invalid.`,
     )
     .action(async (files: string[], options: { set: string[]; quiet?: boolean }) => {
-      const { loadSpec } = await import("../spec/validate.js");
+      const { loadSpec } = await import("../plan/load.js");
       let invalid = false;
       for (const file of files) {
         const result = await loadSpec(file, { sets: options.set });

@@ -10,7 +10,7 @@
 import { existsSync, statSync } from "node:fs";
 import { open, readFile, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { parseFioJson } from "../backends/fio/results.js";
+import { parseFioJson } from "../engines/fio/results.js";
 import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import type { TimeseriesRow } from "../results/row.js";

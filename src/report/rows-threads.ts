@@ -8,7 +8,7 @@
  */
 import { open, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { nextMessage, startWorker } from "../run/worker-thread.js";
+import { nextMessage, startWorker } from "../platform/worker-thread.js";
 import type { RunAccumulator } from "./aggregate.js";
 import type { PlanCase } from "./model.js";
 import type { ByteRange, NdjsonScan } from "./read-ndjson.js";

@@ -8,8 +8,8 @@
  * The measured numbers are read by the same code as `benchspec run` (backends/fio/results.ts).
  */
 import { createHash } from "node:crypto";
-import type { FioOutput } from "../backends/fio/results.js";
-import { measurementFromFio, parseFioJson } from "../backends/fio/results.js";
+import type { FioOutput } from "../engines/fio/results.js";
+import { measurementFromFio, parseFioJson } from "../engines/fio/results.js";
 import type { ResultRow, TimeseriesRow } from "./row.js";
 
 /** A result row that came from a foreign tool's output: the row format, with its own `source`. */

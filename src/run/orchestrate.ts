@@ -9,17 +9,17 @@
 import { setMaxListeners } from "node:events";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { BACKENDS } from "../backends/index.js";
-import { failedMeasurement } from "../backends/measurement.js";
-import { stoppedAnswering } from "../backends/http/http1.js";
-import type { ExecContext, Measurement } from "../backends/types.js";
+import { BACKENDS } from "../engines/index.js";
+import { failedMeasurement } from "../engines/measurement.js";
+import { stoppedAnswering } from "../engines/http/http1.js";
+import type { ExecContext, Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { appendRow, readRows } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
-import { prepareTarget, type PreparedTarget } from "./targets.js";
+import { prepareTarget, type PreparedTarget } from "../targets/index.js";
 
 export interface RunPaths {
   dir: string;

@@ -3,7 +3,7 @@ import { execa } from "execa";
 import { cpus, hostname, release, totalmem, type } from "node:os";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { toolVersion } from "./tools.js";
+import { toolVersion } from "../platform/tools.js";
 
 export interface Provenance {
   spec: {

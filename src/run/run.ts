@@ -9,20 +9,20 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { compilePlan } from "../backends/compile.js";
-import { BACKENDS } from "../backends/index.js";
-import { makeDirectory, OutputDirError, writeArtifacts } from "../backends/output.js";
+import { compilePlan } from "../compile/compile.js";
+import { BACKENDS } from "../engines/index.js";
+import { makeDirectory, OutputDirError, writeArtifacts } from "../compile/output.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../plan/types.js";
 import { readRows, repairTail } from "../results/ndjson.js";
 import type { ResultRow } from "../results/row.js";
 import { buildSummary, type RunSummary } from "../results/summary.js";
-import { loadSpec } from "../spec/validate.js";
+import { loadSpec } from "../plan/load.js";
 import type { RunObserver } from "./observer.js";
 import { executePlan, type RunPaths } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions, type Provenance } from "./provenance.js";
-import { removeOwnedTargetsSync } from "./targets.js";
+import { removeOwnedTargetsSync } from "../targets/index.js";
 
 export const RUN_FORMAT = "benchspec-run/1";
 

@@ -1,17 +1,14 @@
 /**
- * The front of the pipeline, written down once:
+ * The language's half of the pipeline front, written down once:
  *   1. load     YAML → document with positions, guarded (size, depth, aliases, duplicate keys)
  *   2. override --set key=value applied to the document
  *   3. shape    zod schema: types, units, unknown keys ("did you mean")
  *   4. rules    cross-field rules over the whole spec
- *   5. expand   matrix → cases, with the rules that need resolved cases
  * Every problem of every stage that can run is reported at once; a stage runs only on valid input.
+ * Expansion into cases (stage 5) is the plan's: plan/load.ts.
  */
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Plan } from "../plan/types.js";
-import { expand } from "./expand.js";
 import { issuesToDiagnostics } from "./issues.js";
 import { applyOverride, OverrideError } from "./overrides.js";
 import { canonicalJson } from "./params.js";
@@ -25,26 +22,21 @@ export interface ValidateOptions {
   sets?: readonly string[];
 }
 
-export interface Validated {
+/** A spec that passed its shape check, with what expansion needs; `sink` holds the rules' diagnostics. */
+export interface ValidSpec {
+  spec: Spec;
+  vars: Record<string, number>;
+  specHash: string;
+  sink: DiagnosticSink;
+}
+
+export interface ValidatedSpec {
   diagnostics: Diagnostic[];
   source?: SpecSource;
-  spec?: Spec;
-  plan?: Plan;
+  valid?: ValidSpec;
 }
 
-export async function loadSpec(file: string, options: ValidateOptions = {}): Promise<Validated> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-    return { diagnostics: [fileDiagnostic(file, "file-not-found", `cannot read spec: ${reason}`)] };
-  }
-  return validateText(file, text, options);
-}
-
-export function validateText(file: string, text: string, options: ValidateOptions = {}): Validated {
+export function validateSpecText(file: string, text: string, options: ValidateOptions = {}): ValidatedSpec {
   const loaded = parseSpecText(file, text);
   const { source } = loaded;
   if (loaded.diagnostics.length > 0) return { diagnostics: loaded.diagnostics, source };
@@ -69,10 +61,9 @@ export function validateText(file: string, text: string, options: ValidateOption
   const vars = resolveVars(spec, sink);
   runRules({ spec, sink, vars });
   const specHash = createHash("sha256").update(canonicalJson(value)).digest("hex");
-  const plan = expand(spec, vars, specHash, sink);
-  return { diagnostics: sink.diagnostics, source, spec, ...(!sink.hasErrors && { plan }) };
+  return { diagnostics: sink.diagnostics, source, valid: { spec, vars, specHash, sink } };
 }
 
-function fileDiagnostic(file: string, code: Diagnostic["code"], message: string): Diagnostic {
+export function fileDiagnostic(file: string, code: Diagnostic["code"], message: string): Diagnostic {
   return { code, severity: "error", message, path: [], file, line: 0, column: 0 };
 }

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateText } from "../../src/spec/validate.js";
+import { validateText } from "../../src/plan/load.js";
 import { runCli } from "../support/cli.js";
 import { ROOT } from "../support/spec.js";
 

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { makePayload } from "../../src/backends/payload.js";
+import { makePayload } from "../../src/engines/load/payload.js";
 import type { ResultRow } from "../../src/results/row.js";
 import type { Provenance } from "../../src/run/provenance.js";
 import { runCli } from "../support/cli.js";

@@ -1,6 +1,6 @@
 /** Helpers for the IPFS tests: a Kubo node of the test's own, and what it holds, seen through its RPC API. */
 import { create, type KuboRPCClient } from "kubo-rpc-client";
-import { launchKubo, type KuboNode } from "../../src/backends/ipfs/kubo-server.js";
+import { launchKubo, type KuboNode } from "../../src/targets/ipfs/kubo-server.js";
 
 /** A Kubo node of the test's own, stopped after `body`. */
 export async function withKubo<T>(body: (node: KuboNode, client: KuboRPCClient) => Promise<T>): Promise<T> {

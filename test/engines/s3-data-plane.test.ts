@@ -14,10 +14,10 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makePayload } from "../../src/backends/payload.js";
-import { makeS3Client, type S3Connection } from "../../src/backends/s3/client.js";
-import { S3DataPlane } from "../../src/backends/s3/data-plane.js";
-import { launchMinio, type MinioServer } from "../../src/backends/s3/minio-server.js";
+import { makePayload } from "../../src/engines/load/payload.js";
+import { makeS3Client, type S3Connection } from "../../src/targets/s3/client.js";
+import { S3DataPlane } from "../../src/engines/s3/data-plane.js";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { getObject, listObjects } from "./support.js";
 
 const MiB = 2 ** 20;

@@ -12,10 +12,10 @@ import { mkdir, readFile } from "node:fs/promises";
 import https from "node:https";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { makePayload } from "../../src/backends/payload.js";
-import { freePort } from "../../src/run/ports.js";
-import { startGroup } from "../../src/run/process.js";
-import { minioBinary } from "../../src/run/tools.js";
+import { makePayload } from "../../src/engines/load/payload.js";
+import { freePort } from "../../src/platform/ports.js";
+import { startGroup } from "../../src/platform/process.js";
+import { minioBinary } from "../../src/platform/tools.js";
 import type { Provenance } from "../../src/run/provenance.js";
 import {
   getObject,

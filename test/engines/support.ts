@@ -15,7 +15,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import type { MinioServer } from "../../src/backends/s3/minio-server.js";
+import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import { readRows } from "../../src/results/ndjson.js";
 import type { ResultRow } from "../../src/results/row.js";
 import { ROOT } from "../support/spec.js";

@@ -10,10 +10,10 @@ import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchKubo, type KuboNode } from "../../src/backends/ipfs/kubo-server.js";
-import { launchMinio, type MinioServer } from "../../src/backends/s3/minio-server.js";
-import { groupAlive } from "../../src/run/process.js";
-import { fioBinary, kuboBinary } from "../../src/run/tools.js";
+import { launchKubo, type KuboNode } from "../../src/targets/ipfs/kubo-server.js";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import { groupAlive } from "../../src/platform/process.js";
+import { fioBinary, kuboBinary } from "../../src/platform/tools.js";
 import { listeningAddresses } from "../support/listening.js";
 import { signedS3Fetch } from "../support/sigv4.js";
 

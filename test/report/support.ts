@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { Plan } from "../../src/plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
-import { loadSpec } from "../../src/spec/validate.js";
+import { loadSpec } from "../../src/plan/load.js";
 import { SPECS_DIR } from "../support/spec.js";
 
 export async function scenarioPlan(name: string, sets: string[] = []): Promise<Plan> {

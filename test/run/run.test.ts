@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { makePayload } from "../../src/backends/payload.js";
+import { makePayload } from "../../src/engines/load/payload.js";
 import { readRows } from "../../src/results/ndjson.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import type { RunSummary } from "../../src/results/summary.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expandMatrix, type Dimension } from "../../src/spec/matrix.js";
+import { expandMatrix, type Dimension } from "../../src/plan/matrix.js";
 
 const dims = (spec: Record<string, unknown[]>): Dimension[] =>
   Object.entries(spec).map(([key, values]) => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderDiagnostic } from "../../src/diagnostics/render.js";
-import { validateText } from "../../src/spec/validate.js";
+import { validateText } from "../../src/plan/load.js";
 import { diagnosticsOf, fsSpec, planOf } from "../support/spec.js";
 
 const codes = (spec: object | string) => diagnosticsOf(spec).map((d) => d.code);

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
 import { countRepetitions } from "../../src/plan/types.js";
 import { specJsonSchema } from "../../src/spec/json-schema.js";
-import { loadSpec } from "../../src/spec/validate.js";
+import { loadSpec } from "../../src/plan/load.js";
 import { ROOT, specFiles } from "../support/spec.js";
 
 /** Cases and repetitions each shipped spec expands to, worked out by hand from the spec. */

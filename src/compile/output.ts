@@ -1,0 +1,141 @@
+/**
+ * Writes compiled artifacts into a directory without ever deleting what benchspec did not write there:
+ * an existing directory must be empty or hold a previous compile (its plan.json says which files are ours).
+ */
+import { accessSync, chmodSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { readdir, readFile, rm, rmdir } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { PLAN_FORMAT, PLAN_INDEX_PATH } from "./compile.js";
+import type { Artifact } from "../engines/types.js";
+
+export class OutputDirError extends Error {}
+
+export async function writeArtifacts(dir: string, artifacts: readonly Artifact[]): Promise<void> {
+  makeDirectory(dir);
+  await removePreviousCompile(dir);
+  // Synchronous on purpose: 10,000 small files written one await at a time take seconds, not milliseconds.
+  const made = new Set<string>([resolve(dir)]);
+  for (const artifact of artifacts) {
+    const file = join(dir, artifact.path);
+    try {
+      const parent = resolve(dirname(file));
+      // Below a directory just checked (not /proc, say), so mkdir's recursive mode cannot loop.
+      if (!made.has(parent)) mkdirSync(parent, { recursive: true });
+      made.add(parent);
+      writeFileSync(file, artifact.content);
+      if (artifact.path.endsWith(".sh")) chmodSync(file, 0o755);
+    } catch (error) {
+      throw new OutputDirError(`cannot write ${file}: ${describeFsError(error)}`);
+    }
+  }
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time, after checking that the nearest existing
+ * ancestor is a writable directory. Not mkdir's recursive mode: on /proc that retries forever instead of
+ * failing (and a Ctrl-C cannot stop it).
+ */
+export function makeDirectory(dir: string): void {
+  const target = resolve(dir);
+  const missing: string[] = [];
+  let existing = target;
+  for (;;) {
+    try {
+      if (statSync(existing).isDirectory()) break;
+      throw new OutputDirError(`${existing === target ? dir : existing} is a file, not a directory`);
+    } catch (error) {
+      if (error instanceof OutputDirError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = dirname(existing);
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === existing) {
+        throw new OutputDirError(`cannot create ${dir}: ${describeFsError(error)}`);
+      }
+      missing.unshift(existing);
+      existing = parent;
+    }
+  }
+  if (missing.length === 0) return;
+  try {
+    accessSync(existing, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new OutputDirError(`cannot create ${dir}: ${existing} is not writable`);
+  }
+  for (const path of missing) {
+    try {
+      mkdirSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST" && isDirectory(path)) continue;
+      throw new OutputDirError(
+        code === "ENOENT"
+          ? `cannot create ${dir}: ${dirname(path)} does not allow new directories`
+          : `cannot create ${dir}: ${describeFsError(error)}`,
+      );
+    }
+  }
+}
+
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** "permission denied" rather than "EACCES: permission denied, mkdir '/x'" (the path is said already). */
+export function describeFsError(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EROFS":
+      return "read-only file system";
+    case "ENOSPC":
+      return "no space left on device";
+    case "EISDIR":
+      return "is a directory";
+    case "ENOTDIR":
+      return "a parent is not a directory";
+    case "ENOENT":
+      return "no such file or directory";
+    default:
+      return message;
+  }
+}
+
+async function removePreviousCompile(dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return; // does not exist yet
+  }
+  if (entries.length === 0) return;
+  const previous = await previousArtifacts(dir);
+  if (!previous) {
+    throw new OutputDirError(
+      `${dir} is not empty and holds no earlier benchspec compile; choose an empty or new directory`,
+    );
+  }
+  for (const path of previous) await rm(join(dir, path), { force: true });
+  // Only emptied: a file the user keeps beside the artifacts is not ours to delete.
+  for (const sub of ["fio", "sdk"]) await rmdir(join(dir, sub)).catch(() => {});
+}
+
+async function previousArtifacts(dir: string): Promise<string[] | undefined> {
+  try {
+    const index = JSON.parse(await readFile(join(dir, PLAN_INDEX_PATH), "utf8")) as {
+      format?: string;
+      cases?: { artifacts?: Record<string, string[]> }[];
+    };
+    if (index.format !== PLAN_FORMAT) return undefined;
+    const files = new Set([PLAN_INDEX_PATH]);
+    for (const c of index.cases ?? [])
+      for (const paths of Object.values(c.artifacts ?? {})) paths.forEach((p) => files.add(p));
+    return [...files].filter((path) => !path.includes(".."));
+  } catch {
+    return undefined;
+  }
+}

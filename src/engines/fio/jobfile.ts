@@ -1,0 +1,159 @@
+/**
+ * fio jobfiles: one per workload (`fio/<workload>.fio`), one section per case in plan order, each behind a
+ * `stonewall`. A case that preconditions has its write passes as sections just before its own
+ * (`<case-id>.precondition-<n>`), so `fio <workload>.fio` runs the whole workload in order by hand, while the
+ * runner and the shell script pick sections with `--section`: the passes once, then the case once per
+ * repetition. Every section carries all of its options (cases differ in size, target kind, data…); [global]
+ * holds only what every job shares. The target's place is not written into the file: fio expands
+ * ${BENCHSPEC_DIR} / ${BENCHSPEC_DEVICE} from the environment, which the runner (or the compiled shell
+ * script) sets after its safety checks. Sizes are written in bytes: fio reads "1MiB" as 10^6 bytes
+ * (kb_base), so a unit suffix would silently change the workload.
+ */
+import type { Case } from "../../plan/types.js";
+import { WRITING_OPS, type Op } from "../../spec/engines.js";
+import { IniWriter } from "../../compile/writer.js";
+import type { CaseArtifacts, CompileContext } from "../types.js";
+
+export const FIO_OUTPUT_ARGS = ["--output-format=json+"] as const;
+export const PERCENTILES = [50, 90, 99, 99.9] as const;
+
+const RW: Record<Op, string | undefined> = {
+  read: "read",
+  write: "write",
+  randread: "randread",
+  randwrite: "randwrite",
+  readwrite: "rw",
+  randrw: "randrw",
+  put: undefined,
+  get: undefined,
+  delete: undefined,
+  stat: undefined,
+  list: undefined,
+  mixed: undefined,
+};
+
+export const jobfilePath = (c: Case) => `fio/${c.workload}.fio`;
+
+/** The sections that precondition a case, in the order they run. */
+export function preconditionSections(c: Case): string[] {
+  const passes = c.params.precondition?.passes ?? 0;
+  return Array.from({ length: passes }, (_, pass) => `${c.id}.precondition-${pass + 1}`);
+}
+
+/** `--section` arguments: fio runs only the named sections of a jobfile, in the file's order. */
+export const sectionArgs = (sections: readonly string[]) => sections.map((name) => `--section=${name}`);
+
+export function fioArtifacts(cases: readonly Case[], ctx: CompileContext): CaseArtifacts {
+  const byWorkload = new Map<string, Case[]>();
+  for (const c of cases) {
+    const group = byWorkload.get(c.workload);
+    if (group) group.push(c);
+    else byWorkload.set(c.workload, [c]);
+  }
+  const files = [...byWorkload.values()].map((group) => ({
+    path: jobfilePath(group[0]!),
+    content: workloadJobfile(group, ctx),
+  }));
+  return { files, filesOf: (c) => [jobfilePath(c)] };
+}
+
+function workloadJobfile(cases: readonly Case[], ctx: CompileContext): string {
+  const first = cases[0]!;
+  const file = jobfilePath(first).split("/").pop()!;
+  const variables = [...new Set(cases.map(targetVariable))].map((name) => `${name}=<path>`).join(" ");
+  const w = new IniWriter(ctx, "fio jobfile");
+  w.comment(`workload ${first.workload}: ${cases.length} case(s), one section each, in order (stonewall)`);
+  w.comment(
+    `one repetition of a case: ${variables} fio ${FIO_OUTPUT_ARGS.join(" ")} --section=<case> ${file}`,
+  );
+  if (cases.some((c) => c.params.precondition)) {
+    w.comment(
+      `a case's preconditioning (once, before its first repetition): --section=<case>.precondition-1 …`,
+    );
+  }
+  w.comment(`the whole workload, each case once: ${variables} fio ${file}`);
+  w.blank().section("global");
+  w.option("percentile_list", PERCENTILES.join(":"));
+  for (const c of cases) {
+    if (c.params.precondition) writePrecondition(w, c);
+    writeMeasured(w, c);
+  }
+  return w.toString();
+}
+
+function writeMeasured(w: IniWriter, c: Case): void {
+  const p = c.params;
+  w.blank();
+  w.comment(
+    `case ${c.id} (target ${c.target}): ${p.repeat} measured, ${p.warmup} warm-up repetition(s) of this section`,
+  );
+  w.section(c.id);
+  writeTarget(w, c, p.direct ?? false);
+  w.option("rw", RW[c.op]!);
+  if (p.read !== undefined) w.option("rwmixread", p.read);
+  w.option("bs", p.bs!).option("iodepth", p.iodepth!).option("numjobs", p.jobs!);
+  if (p.jobs! > 1) w.option("group_reporting");
+  // Each repetition gets its own random offsets, not a replay of the previous one.
+  if (c.op.startsWith("rand")) w.option("randrepeat", false);
+  if (p.duration !== undefined) w.option("time_based").option("runtime", milliseconds(p.duration));
+  if (p.ramp !== undefined && p.ramp > 0) w.option("ramp_time", milliseconds(p.ramp));
+  if (p.steady) {
+    const metric = p.steady.metric === "iops" ? "iops" : "bw";
+    const criterion =
+      p.steady.slope !== undefined ? `${metric}_slope:${p.steady.slope}%` : `${metric}:${p.steady.range}%`;
+    w.option("ss", criterion).option("ss_dur", milliseconds(p.steady.window));
+    if (p.steady.ramp !== undefined) w.option("ss_ramp", milliseconds(p.steady.ramp));
+  }
+  if (p.sample !== undefined) {
+    w.option("log_avg_msec", Math.max(1, Math.round(p.sample * 1000)));
+    w.option("write_bw_log", c.id).option("write_iops_log", c.id);
+  }
+  w.option("stonewall");
+}
+
+function writePrecondition(w: IniWriter, c: Case): void {
+  const { precondition, jobs } = c.params;
+  const sections = preconditionSections(c);
+  for (const [index, name] of sections.entries()) {
+    w.blank();
+    w.comment(
+      `case ${c.id}: ${precondition!.write} write pass ${index + 1} of ${sections.length}, once before its first repetition`,
+    );
+    w.section(name);
+    writeTarget(w, c, true);
+    w.option("rw", precondition!.write === "seq" ? "write" : "randwrite");
+    w.option("bs", precondition!.bs ?? 128 * 1024)
+      .option("iodepth", 32)
+      .option("numjobs", jobs!);
+    if (precondition!.write === "random") w.option("norandommap").option("randrepeat", false);
+    w.option("stonewall");
+  }
+}
+
+/** What every job of a case shares: engine, target, data pattern. */
+function writeTarget(w: IniWriter, c: Case, direct: boolean) {
+  const p = c.params;
+  w.option("ioengine", p.ioengine!).option("direct", direct);
+  if (c.targetKind === "block") {
+    w.optionFromEnv("filename", targetVariable(c));
+    // A block case covers the whole device unless the spec bounded it.
+    if (c.sources.size !== "builtin") w.option("size", p.size!);
+  } else {
+    w.optionFromEnv("directory", targetVariable(c));
+    w.option("filename_format", "benchspec.$jobnum.$filenum");
+    w.option("size", p.size!);
+  }
+  // "random" is fio's default: random buffers, scrambled per I/O (incompressible, not deduplicable).
+  if (p.data === "zero") w.option("zero_buffers");
+  else if (typeof p.data === "object") {
+    w.option("refill_buffers").option("buffer_compress_percentage", Math.round(p.data.compressible));
+  }
+}
+
+export const targetVariable = (c: Case) => (c.targetKind === "block" ? "BENCHSPEC_DEVICE" : "BENCHSPEC_DIR");
+
+/** fio opens a device read-only for read jobs; `--readonly` on the command line makes it refuse any write too. */
+export const fioSafetyArgs = (c: Case): string[] =>
+  c.targetKind === "block" && !WRITING_OPS.has(c.op) && !c.params.precondition ? ["--readonly"] : [];
+
+const milliseconds = (seconds: number) => `${Math.round(seconds * 1000)}ms`;

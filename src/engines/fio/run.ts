@@ -1,0 +1,125 @@
+/**
+ * Runs fio cases: their sections of the compiled workload jobfiles, in their own process group, json+
+ * output kept raw and parsed, averaged bw/iops logs turned into the time series.
+ */
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { readdir, readFile, rename } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Case } from "../../plan/types.js";
+import { runGroup } from "../../platform/process.js";
+import { fioBinary } from "../../platform/tools.js";
+import { failedMeasurement, outputTail } from "../measurement.js";
+import type { ExecContext, Executor, Measurement } from "../types.js";
+import {
+  FIO_OUTPUT_ARGS,
+  fioSafetyArgs,
+  jobfilePath,
+  preconditionSections,
+  sectionArgs,
+  targetVariable,
+} from "./jobfile.js";
+import { measurementFromFio, parseFioJson, seriesFromLogs } from "./results.js";
+
+/**
+ * fio rewrites option values: it expands `$ncpus`, `$pagesize`, `$mb_memory` and `${VAR}`, and splits a
+ * `filename` at ':'. A directory with anything but plain characters in its path reaches fio through a
+ * symlink of benchspec's own naming (removed when the process exits; "/." makes fio follow it); a device
+ * path only needs its ':' escaped (/dev/disk/by-path/pci-0000:00:1f.2).
+ */
+const PLAIN_PATH = /^[A-Za-z0-9_./+-]+$/;
+const links = new Map<string, string>();
+process.once("exit", () => {
+  for (const link of links.values()) rmSync(join(link, ".."), { recursive: true, force: true });
+});
+
+function fioPath(c: Case, location: string): string {
+  if (c.targetKind === "block") return location.replaceAll(":", "\\:");
+  if (PLAIN_PATH.test(location)) return location;
+  let link = links.get(location);
+  if (!link) {
+    const base = PLAIN_PATH.test(tmpdir()) ? tmpdir() : "/tmp";
+    link = join(mkdtempSync(join(base, "benchspec-fio-")), "target");
+    symlinkSync(location, link);
+    links.set(location, link);
+  }
+  return `${link}/.`;
+}
+
+/** Runs the named sections of the case's workload jobfile. */
+async function runFio(c: Case, sections: string[], output: string, ctx: ExecContext, cwd: string) {
+  const args = [
+    ...FIO_OUTPUT_ARGS,
+    ...fioSafetyArgs(c),
+    `--output=${output}`,
+    ...sectionArgs(sections),
+    join(ctx.artifactsDir, jobfilePath(c)),
+  ];
+  return runGroup(fioBinary(), args, {
+    env: { [targetVariable(c)]: fioPath(c, ctx.location) },
+    cwd,
+    label: "fio",
+    signal: ctx.signal,
+  });
+}
+
+export const fioExecutor: Executor = {
+  tools: ["fio"],
+
+  async unavailable() {
+    try {
+      fioBinary();
+      return undefined;
+    } catch {
+      return "fio is not installed (Debian/Ubuntu: apt-get install fio; or npm run setup)";
+    }
+  },
+
+  async prepare(c, ctx) {
+    if (!c.params.precondition) return;
+    const output = join(ctx.rawDir, `${c.id}.precondition.json`);
+    const result = await runFio(c, preconditionSections(c), output, ctx, ctx.rawDir);
+    if (result.aborted) throw new Error("interrupted");
+    if (result.exitCode !== 0) throw new Error(`fio preconditioning failed: ${outputTail(result.output)}`);
+  },
+
+  async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
+    const name = `${c.id}.${warmup ? "w" : "r"}${repetition}`;
+    const output = join(ctx.rawDir, `${name}.json`);
+    const start = Date.now();
+    const result = await runFio(c, [c.id], output, ctx, ctx.rawDir);
+    const end = Date.now();
+    if (result.aborted) throw new Error("interrupted");
+    const text = await readFile(output, "utf8").catch(() => "");
+    if (result.exitCode !== 0 || text === "") {
+      return failedMeasurement(
+        start,
+        end,
+        `fio exited with ${result.exitCode ?? result.signal}: ${outputTail(result.output || text)}`,
+      );
+    }
+    const measurement = measurementFromFio(parseFioJson(text), c.id, start, end);
+    if (c.params.sample !== undefined) {
+      measurement.timeseries = await collectLogs(
+        c.id,
+        name,
+        ctx.rawDir,
+        Math.max(1, Math.round(c.params.sample * 1000)),
+      );
+    }
+    return measurement;
+  },
+};
+
+/** Moves this repetition's logs aside (fio reuses the names) and merges them into one series. */
+async function collectLogs(caseId: string, name: string, dir: string, intervalMs: number) {
+  const logs: { kind: "bw" | "iops"; text: string }[] = [];
+  for (const file of await readdir(dir)) {
+    const match = file.startsWith(`${caseId}_`) ? /_(bw|iops)\.\d+\.log$/.exec(file) : null;
+    if (!match) continue;
+    const kept = `${name}.${file.slice(caseId.length + 1)}`;
+    await rename(join(dir, file), join(dir, kept));
+    logs.push({ kind: match[1] as "bw" | "iops", text: await readFile(join(dir, kept), "utf8") });
+  }
+  return seriesFromLogs(logs, intervalMs);
+}

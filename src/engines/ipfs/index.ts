@@ -1,0 +1,15 @@
+import { NO_ARTIFACTS, type Backend } from "../types.js";
+import { sdkArtifacts } from "../../compile/sdk-format.js";
+import { ipfsSdkArtifact } from "./sdk.js";
+import { ipfsShellCase, ipfsShellLibrary, ipfsShellTools } from "./shell.js";
+
+export const ipfsBackend: Backend = {
+  engine: "ipfs",
+  targets: ["sdk", "shell"],
+  artifacts: (cases, target, ctx) =>
+    target === "sdk" ? sdkArtifacts(cases, ctx, ipfsSdkArtifact) : NO_ARTIFACTS,
+  shellTools: ipfsShellTools,
+  shellLibrary: ipfsShellLibrary,
+  shellCase: ipfsShellCase,
+  executor: async () => (await import("./run.js")).ipfsExecutor,
+};

@@ -1,0 +1,484 @@
+/**
+ * The load generator both object engines share, modelled on warp: `concurrency` workers take the next
+ * operation of an ordered list until it is empty (or, time-based, until the duration is over); every
+ * operation's start, end, time to first byte, bytes and error are kept, and the repetition's numbers are
+ * computed from them: throughput over the window in which all workers were busy, latency percentiles,
+ * a time series, and what the client itself cost (CPU, event-loop utilization).
+ */
+import { STATUS_CODES } from "node:http";
+import { performance, type EventLoopUtilization } from "node:perf_hooks";
+import { INDEX_PLACEHOLDER } from "../../compile/sdk-format.js";
+import { stoppedAnswering } from "../http/http1.js";
+import { failedMeasurement } from "../measurement.js";
+import type { Measurement } from "../types.js";
+
+export interface OpRecord {
+  worker: number;
+  /** performance.now() milliseconds */
+  start: number;
+  end: number;
+  firstByte?: number;
+  bytes: number;
+  /**
+   * Bytes moved so far, as [time, cumulative bytes] pairs at least PROGRESS_STEP_MS apart, for operations
+   * long enough to have them: the time series follows the bytes, not an even spread over the operation.
+   */
+  progress?: number[];
+  /** The operation's name (GetObject, PutObject, …), for the per-operation breakdown of a mixed load. */
+  kind?: string;
+  error?: string;
+}
+
+/** Progress checkpoints of one operation are at least this far apart (a 10 s upload keeps ≤ 2,000). */
+const PROGRESS_STEP_MS = 5;
+
+/** What an operation tells the load generator while it runs. */
+export interface OpMarks {
+  firstByte(): void;
+  /** Payload bytes that just moved (sent or received). */
+  moved(bytes: number): void;
+}
+
+/** An operation of the expanded list: the batch entry and the index that fills its `{i}` patterns. */
+export interface Indexed<O> {
+  op: O;
+  index: number;
+  pass: number;
+}
+
+/**
+ * The n-th operation of the expanded list: batches (`from`, `count`) in order, pass after pass, so that
+ * workers in several threads can share one list through a shared counter. Undefined past the last pass.
+ */
+export function itemAt<O extends { from?: number; count?: number }>(
+  ops: readonly O[],
+  n: number,
+  passes: number,
+  firstPass: number,
+  perPass = operationsPerPass(ops),
+): Indexed<O> | undefined {
+  if (perPass === 0 || n >= perPass * passes) return undefined;
+  let rest = n % perPass;
+  for (const op of ops) {
+    const count = op.count ?? 1;
+    if (rest < count) return { op, index: (op.from ?? 0) + rest, pass: firstPass + Math.floor(n / perPass) };
+    rest -= count;
+  }
+  return undefined;
+}
+
+/** How many operations one pass over the list has (callers in a loop count once). */
+export const operationsPerPass = (ops: readonly { count?: number }[]) =>
+  ops.reduce((sum, op) => sum + (op.count ?? 1), 0);
+
+/** Fills `{i}` in a key/seed/ref pattern. */
+export const fill = (pattern: string, index: number) => pattern.replaceAll(INDEX_PLACEHOLDER, String(index));
+
+/** Runs one operation; resolves with the bytes it moved. */
+export type Execute<O> = (
+  item: Indexed<O>,
+  worker: number,
+  mark: OpMarks,
+  signal: AbortSignal,
+) => Promise<number>;
+
+export interface RunLoadOptions {
+  concurrency: number;
+  /** Seconds: keep going over the list (pass 0, 1, …) until this much time has passed. */
+  duration?: number;
+  /** The pass number of the first pass (autotune round k uses pass k, so its data differs). */
+  firstPass?: number;
+  signal: AbortSignal;
+}
+
+/**
+ * What workers in several threads share: slot 0 is the next operation's number, slot 1 is set once an
+ * operation failed. In one thread it is simply a local array.
+ */
+export type SharedCursor = Int32Array;
+export const newCursor = (shared = false): SharedCursor =>
+  new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8));
+
+export interface LoadShare {
+  cursor: SharedCursor;
+  /** This thread's workers' ids: first, first + stride, … (unique across threads). */
+  firstWorker: number;
+  workerStride: number;
+  /** Epoch milliseconds (performance.timeOrigin based) at which a time-based run stops. */
+  deadline?: number;
+}
+
+export interface LoadResult {
+  records: OpRecord[];
+  startedAt: number;
+  /** Wall-clock epoch ms at the start, for ISO timestamps. */
+  epochStart: number;
+  cpuSeconds: number;
+  elu: number;
+  /** Threads that ran workers. */
+  threads: number;
+}
+
+/** Runs a load with workers in this thread; `share` lets threads split one list (see threads.ts). */
+export async function runLoad<O extends { from?: number; count?: number }>(
+  ops: readonly O[],
+  execute: Execute<O>,
+  options: RunLoadOptions,
+  share: LoadShare = {
+    cursor: newCursor(),
+    firstWorker: 0,
+    workerStride: 1,
+    ...(options.duration && { deadline: epochNow() + options.duration * 1000 }),
+  },
+): Promise<LoadResult> {
+  const passes = options.duration ? Number.MAX_SAFE_INTEGER : 1;
+  const firstPass = options.firstPass ?? 0;
+  const { cursor } = share;
+  const perPass = operationsPerPass(ops);
+  const records: OpRecord[] = [];
+  const epochStart = Date.now();
+  const startedAt = performance.now();
+  const deadline = share.deadline === undefined ? Infinity : share.deadline - performance.timeOrigin;
+  const cpu = process.cpuUsage();
+  const elu: EventLoopUtilization = performance.eventLoopUtilization();
+  const worker = async (id: number) => {
+    for (;;) {
+      // After the first error the repetition has failed: stop issuing operations (a dead server must not
+      // be asked thousands more times before the run moves on).
+      if (Atomics.load(cursor, 1) !== 0 || options.signal.aborted || performance.now() >= deadline) return;
+      const next = itemAt(ops, Atomics.add(cursor, 0, 1), passes, firstPass, perPass);
+      if (!next) return;
+      const kind = (next.op as { op?: unknown }).op;
+      const record: OpRecord = {
+        worker: id,
+        start: performance.now(),
+        end: 0,
+        bytes: 0,
+        ...(typeof kind === "string" && { kind }),
+      };
+      let moved = 0;
+      let checkpoint = record.start;
+      const marks: OpMarks = {
+        firstByte: () => (record.firstByte ??= performance.now()),
+        moved: (bytes) => {
+          const now = performance.now();
+          // Nothing moved before the first bytes (a slow first byte is not spread over the wait).
+          if (moved === 0) (record.progress ??= []).push(now, 0);
+          moved += bytes;
+          if (now - checkpoint < PROGRESS_STEP_MS) return;
+          checkpoint = now;
+          record.progress!.push(now, moved);
+        },
+      };
+      try {
+        record.bytes = await execute(next, id, marks, options.signal);
+      } catch (error) {
+        record.error = describeError(error);
+        Atomics.store(cursor, 1, 1);
+      }
+      record.end = performance.now();
+      records.push(record);
+    }
+  };
+  await Promise.all(
+    Array.from({ length: options.concurrency }, (_, i) => worker(share.firstWorker + i * share.workerStride)),
+  );
+  const used = process.cpuUsage(cpu);
+  return {
+    records,
+    startedAt,
+    epochStart,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    elu: performance.eventLoopUtilization(elu).utilization,
+    threads: 1,
+  };
+}
+
+/** Milliseconds since the epoch on the monotonic clock every thread of the process shares. */
+export const epochNow = () => performance.timeOrigin + performance.now();
+
+/** Runs the operations of a group: in this thread, or split across worker threads (threads.ts). */
+export interface LoadDriver<O> {
+  run(ops: readonly O[], options: RunLoadOptions): Promise<LoadResult>;
+}
+
+export const inThisThread = <O extends { from?: number; count?: number }>(
+  execute: Execute<O>,
+): LoadDriver<O> => ({ run: (ops, options) => runLoad(ops, execute, options) });
+
+export function describeError(error: unknown): string {
+  const e = error as {
+    name?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+    code?: string;
+  };
+  const code = e.$metadata?.httpStatusCode;
+  const status = code ? ` (HTTP ${code} ${STATUS_CODES[code] ?? ""})`.replace(" )", ")") : "";
+  // The SDK's deserialization errors span lines and point at SDK internals; a server going down answers
+  // with a non-XML body (MinIO's 503 while stopping), which is all the user needs to know.
+  const message = /Deserialization error/.test(e.message ?? "")
+    ? "the server's reply was not S3 XML"
+    : (e.message ?? String(error)).replace(/\s+/g, " ").trim();
+  const name =
+    e.name && e.name !== "Error" && !/Deserialization error/.test(e.message ?? "") ? `${e.name}: ` : "";
+  return `${name}${message}${e.code ? ` [${e.code}]` : ""}${status}`;
+}
+
+/** The repetition's numbers from its operation records. */
+export function measure(result: LoadResult, sample?: number): Measurement & { client: ClientCost } {
+  const { records, startedAt, epochStart } = result;
+  const ok = records.filter((r) => !r.error);
+  const errors = records.filter((r) => r.error);
+  const first = Math.min(...records.map((r) => r.start), startedAt);
+  const last = Math.max(...records.map((r) => r.end), startedAt);
+  const wall = (last - first) / 1000;
+  const bytes = ok.reduce((sum, r) => sum + r.bytes, 0);
+  const window = busyWindow(records);
+  const windowed =
+    window && window.end - window.start >= 0.1 * (last - first) ? window : { start: first, end: last };
+  const windowSeconds = (windowed.end - windowed.start) / 1000;
+  const windowBytes = ok.reduce((sum, r) => sum + bytesWithin(r, windowed.start, windowed.end), 0);
+  const windowOps = ok.reduce((sum, r) => sum + overlap(r, windowed.start, windowed.end), 0);
+  const latencies = ok.map((r) => (r.end - r.start) / 1000);
+  const ttfb = ok.filter((r) => r.firstByte !== undefined).map((r) => (r.firstByte! - r.start) / 1000);
+  const measurement: Measurement & { client: ClientCost } = {
+    ok: errors.length === 0 && ok.length > 0,
+    ...(errors.length > 0 && {
+      error: `${errors.length} of ${records.length} operations failed; first: ${errors[0]!.error}`,
+    }),
+    ...(records.length === 0 && { error: "no operation ran" }),
+    start: new Date(epochStart + (first - startedAt)).toISOString(),
+    end: new Date(epochStart + (last - startedAt)).toISOString(),
+    bytes,
+    ops: ok.length,
+    seconds: wall,
+    throughput: windowSeconds > 0 ? windowBytes / windowSeconds : 0,
+    iops: windowSeconds > 0 ? windowOps / windowSeconds : 0,
+    ...(latencies.length > 0 && { latency: percentiles(latencies) }),
+    ...(ttfb.length > 0 && { ttfb: percentiles(ttfb) }),
+    client: {
+      cpuSeconds: result.cpuSeconds,
+      cpuPerGiB: bytes > 0 ? result.cpuSeconds / (bytes / 2 ** 30) : 0,
+      eventLoopUtilization: result.elu,
+      threads: result.threads,
+    },
+  };
+  const byOp = perOperation(records);
+  if (byOp) measurement.byOp = byOp;
+  if (sample) measurement.timeseries = series(ok, first, last, sample * 1000);
+  return measurement;
+}
+
+/** A load of several kinds of operation (op: mixed): each one's count, bytes, errors and latency. */
+function perOperation(records: readonly OpRecord[]): Measurement["byOp"] {
+  const kinds = [...new Set(records.map((r) => r.kind ?? ""))].sort();
+  if (kinds.length < 2) return undefined;
+  return Object.fromEntries(
+    kinds.map((kind) => {
+      const mine = records.filter((r) => (r.kind ?? "") === kind);
+      const ok = mine.filter((r) => !r.error);
+      return [
+        kind,
+        {
+          ops: ok.length,
+          bytes: ok.reduce((sum, r) => sum + r.bytes, 0),
+          errors: mine.length - ok.length,
+          ...(ok.length > 0 && { latency: percentiles(ok.map((r) => (r.end - r.start) / 1000)) }),
+        },
+      ];
+    }),
+  );
+}
+
+export interface ClientCost {
+  cpuSeconds: number;
+  cpuPerGiB: number;
+  eventLoopUtilization: number;
+  threads: number;
+}
+
+/** From the moment the last worker started its first operation to the moment the first worker finished its last. */
+function busyWindow(records: readonly OpRecord[]): { start: number; end: number } | undefined {
+  const byWorker = new Map<number, { first: number; last: number }>();
+  for (const r of records) {
+    const span = byWorker.get(r.worker) ?? { first: Infinity, last: -Infinity };
+    span.first = Math.min(span.first, r.start);
+    span.last = Math.max(span.last, r.end);
+    byWorker.set(r.worker, span);
+  }
+  const spans = [...byWorker.values()];
+  if (spans.length === 0) return undefined;
+  const start = Math.max(...spans.map((s) => s.first));
+  const end = Math.min(...spans.map((s) => s.last));
+  return end > start ? { start, end } : undefined;
+}
+
+/** The share of an operation inside [start, end], assuming it moved its bytes at an even rate. */
+function overlap(r: OpRecord, start: number, end: number): number {
+  const length = r.end - r.start;
+  if (length <= 0) return r.start >= start && r.start <= end ? 1 : 0;
+  return Math.max(0, Math.min(r.end, end) - Math.max(r.start, start)) / length;
+}
+
+/**
+ * The bytes an operation moved inside [start, end]: from its progress checkpoints (linear between them),
+ * or spread evenly over the operation when it has none (a short one).
+ */
+export function bytesWithin(r: OpRecord, start: number, end: number): number {
+  if (!r.progress) return r.bytes * overlap(r, start, end);
+  return movedBy(r, end) - movedBy(r, start);
+}
+
+/** Cumulative bytes at time t: the curve through (start, 0), the checkpoints, and (end, bytes). */
+function movedBy(r: OpRecord, t: number): number {
+  if (t <= r.start) return 0;
+  if (t >= r.end) return r.bytes;
+  const p = r.progress!;
+  let t0 = r.start;
+  let b0 = 0;
+  for (let i = 0; i <= p.length; i += 2) {
+    // Request framing (a multipart form's boundaries) can count a few bytes past the payload: capped.
+    const t1 = i < p.length ? p[i]! : r.end;
+    const b1 = i < p.length ? Math.min(p[i + 1]!, r.bytes) : r.bytes;
+    if (t <= t1) return t1 > t0 ? b0 + ((b1 - b0) * (t - t0)) / (t1 - t0) : b1;
+    t0 = t1;
+    b0 = b1;
+  }
+  return r.bytes;
+}
+
+function series(records: readonly OpRecord[], first: number, last: number, step: number) {
+  const points = [];
+  for (let t = first; t < last; t += step) {
+    const end = Math.min(t + step, last);
+    const seconds = (end - t) / 1000;
+    if (seconds <= 0) break;
+    let bytes = 0;
+    let ops = 0;
+    for (const r of records) {
+      bytes += bytesWithin(r, t, end);
+      ops += overlap(r, t, end);
+    }
+    points.push({ t: (end - first) / 1000, throughput: bytes / seconds, iops: ops / seconds });
+  }
+  return points;
+}
+
+export function percentiles(values: readonly number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  return {
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    "p99.9": at(0.999),
+  };
+}
+
+export interface MeasuredGroup<O> {
+  concurrency: number;
+  autotune?: { rounds: number[]; stopWhenGainBelow: number };
+  duration?: number;
+  sample?: number;
+  ops: readonly O[];
+}
+
+/**
+ * Runs a measured group; with autotune, one round per concurrency until the throughput gain falls below
+ * the threshold (like `mc admin speedtest`). The repetition reports the knee — the last round that still
+ * gained enough — and every round, so the report can draw the curve.
+ */
+export async function runMeasured<O>(
+  group: MeasuredGroup<O>,
+  driver: LoadDriver<O>,
+  signal: AbortSignal,
+): Promise<Measurement> {
+  const once = async (concurrency: number, firstPass: number) =>
+    measure(
+      await driver.run(group.ops, { concurrency, duration: group.duration, firstPass, signal }),
+      group.sample,
+    );
+  if (!group.autotune) return once(group.concurrency, 0);
+  const rounds: { value: number; measurement: Measurement }[] = [];
+  for (const [round, concurrency] of group.autotune.rounds.entries()) {
+    if (signal.aborted) break;
+    const measurement = await once(concurrency, round);
+    rounds.push({ value: concurrency, measurement });
+    if (!measurement.ok) break;
+    const previous = rounds.at(-2)?.measurement.throughput;
+    if (
+      previous !== undefined &&
+      measurement.throughput < previous * (1 + group.autotune.stopWhenGainBelow / 100)
+    )
+      break;
+  }
+  const failed = rounds.find((r) => !r.measurement.ok);
+  const last = rounds.at(-1)!;
+  // The knee: the round before the one that stopped gaining (or the last round if the ramp ran out).
+  const gained =
+    rounds.length > 1 &&
+    last.measurement.throughput <
+      rounds.at(-2)!.measurement.throughput * (1 + group.autotune.stopWhenGainBelow / 100);
+  const knee = failed ?? (gained ? rounds.at(-2)! : last);
+  return {
+    ...knee.measurement,
+    autotune: {
+      param: "concurrency",
+      chosen: knee.value,
+      rounds: rounds.map(({ value, measurement: m }) => ({
+        value,
+        throughput: m.throughput,
+        iops: m.iops,
+        bytes: m.bytes,
+        seconds: m.seconds,
+      })),
+    },
+  };
+}
+
+/**
+ * One repetition of a compiled call sequence, the same for every object engine: the unmeasured setup group,
+ * then the measured group, then cleanup — always, also after a failure or Ctrl-C (with its own time limit).
+ */
+export async function runRepetition<O>(
+  plan: { setup?: { concurrency: number; ops: readonly O[] }; measured: MeasuredGroup<O> },
+  driver: LoadDriver<O>,
+  signal: AbortSignal,
+  cleanup: (signal: AbortSignal) => Promise<void>,
+): Promise<Measurement> {
+  const started = Date.now();
+  let measurement: Measurement | undefined;
+  let failure: unknown;
+  try {
+    if (plan.setup) {
+      const setup = await driver.run(plan.setup.ops, { concurrency: plan.setup.concurrency, signal });
+      const failed = setup.records.find((r) => r.error);
+      if (failed) measurement = failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
+    }
+    if (signal.aborted) throw new Error("interrupted");
+    measurement ??= await runMeasured(plan.measured, driver, signal);
+  } catch (error) {
+    failure = error;
+  }
+  let cleanupError: string | undefined;
+  // A server that stopped answering will not answer the cleanup either: try briefly, then say so.
+  const unresponsive = [failure, measurement?.error].some((e) => stoppedAnswering(String(e ?? "")));
+  try {
+    await cleanup(AbortSignal.timeout(unresponsive ? UNRESPONSIVE_CLEANUP_MS : CLEANUP_TIMEOUT_MS));
+  } catch (error) {
+    cleanupError = `cleanup failed: ${(error as Error).message}${unresponsive ? " (the server had stopped answering; what this repetition wrote may remain under its prefix)" : ""}`;
+  }
+  if (failure !== undefined || !measurement) throw failure;
+  if (!cleanupError) return measurement;
+  // Data left behind fails the repetition, but the measurement's own story stays in the message.
+  return {
+    ...measurement,
+    ok: false,
+    error: measurement.error ? `${measurement.error}; ${cleanupError}` : cleanupError,
+  };
+}
+
+const CLEANUP_TIMEOUT_MS = 120_000;
+const UNRESPONSIVE_CLEANUP_MS = 10_000;

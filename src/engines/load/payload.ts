@@ -1,0 +1,89 @@
+/**
+ * Benchmark payloads: unique, incompressible bytes at near-memcpy speed, never a whole object in memory.
+ * A pool of pseudo-random bytes, the same in every process, is made once; an object's byte range is a copy
+ * of the pool (from an offset derived from the object's identity) with a 16-byte stamp — identity hash and
+ * block number — at the start of every 4 KiB block, so no two blocks of a run, repetition or object are equal
+ * (content-addressed stores such as IPFS cannot dedupe them). The same (runId, seed, pass) always gives the
+ * same bytes, in any process.
+ */
+import { createCipheriv, createHash } from "node:crypto";
+import type { SdkData } from "../../compile/sdk-format.js";
+
+const POOL_SIZE = 8 * 2 ** 20;
+const BLOCK = 4096;
+const STAMP = 16;
+
+let pool: Buffer | undefined;
+/**
+ * The pool is the AES-256-CTR keystream of a fixed key: as incompressible as random bytes, and the same in
+ * every process, so an object's bytes depend only on its identity (as docs/sdk-format.md promises) and a
+ * test or another process can regenerate and check them.
+ */
+const randomPool = () => (pool ??= keystream(POOL_SIZE));
+
+function keystream(size: number): Buffer {
+  const key = createHash("sha256").update("benchspec payload pool 1").digest();
+  const cipher = createCipheriv("aes-256-ctr", key, Buffer.alloc(16));
+  return Buffer.concat([cipher.update(Buffer.alloc(size)), cipher.final()]);
+}
+
+export interface Payload {
+  readonly size: number;
+  /**
+   * Bytes [offset, offset + length) of the object, in a new buffer or written into the first `length` bytes
+   * of `into` (a caller that knows when a buffer is free again saves the allocation: fresh large buffers
+   * cost page faults and GC, several times the copy itself).
+   */
+  slice(offset: number, length: number, into?: Buffer): Buffer;
+  /** The whole object as chunks of at most chunkSize bytes (for streaming bodies). */
+  chunks(chunkSize?: number): Generator<Buffer>;
+}
+
+export function makePayload(identity: string, size: number, data: SdkData): Payload {
+  const digest = createHash("sha256").update(identity).digest();
+  const start = digest.readUInt32LE(0) % POOL_SIZE;
+  const id = digest.subarray(0, 8);
+  const zeroShare = data === "zero" ? 1 : typeof data === "object" ? data.compressible / 100 : 0;
+  const zeroFrom = Math.round(BLOCK * (1 - zeroShare));
+
+  const slice = (offset: number, length: number, into?: Buffer): Buffer => {
+    const out = into && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+    if (zeroShare === 1) return out.fill(0);
+    const source = randomPool();
+    for (let done = 0; done < length;) {
+      const at = (start + offset + done) % POOL_SIZE;
+      const n = Math.min(length - done, POOL_SIZE - at);
+      source.copy(out, done, at, at + n);
+      done += n;
+    }
+    const stamp = Buffer.allocUnsafe(STAMP);
+    id.copy(stamp, 0);
+    for (let block = Math.floor(offset / BLOCK); block * BLOCK < offset + length; block++) {
+      const blockStart = block * BLOCK;
+      stamp.writeBigUInt64LE(BigInt(block), 8);
+      copyClipped(stamp, out, blockStart - offset, length);
+      if (zeroFrom < BLOCK) {
+        const zeroStart = Math.max(blockStart + zeroFrom, offset) - offset;
+        const zeroEnd = Math.min(blockStart + BLOCK, offset + length) - offset;
+        if (zeroEnd > zeroStart) out.fill(0, zeroStart, zeroEnd);
+      }
+    }
+    return out;
+  };
+
+  return {
+    size,
+    slice,
+    *chunks(chunkSize = 2 ** 20) {
+      for (let offset = 0; offset < size; offset += chunkSize)
+        yield slice(offset, Math.min(chunkSize, size - offset));
+    },
+  };
+}
+
+/** Copies `src` to `dest` at `at` (which may be negative or run past `limit`), keeping only what fits. */
+function copyClipped(src: Buffer, dest: Buffer, at: number, limit: number) {
+  const from = Math.max(0, -at);
+  const to = Math.min(src.length, limit - at);
+  if (to > from) src.copy(dest, at + from, from, to);
+}

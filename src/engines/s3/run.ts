@@ -1,0 +1,163 @@
+/**
+ * The S3 engine: executes the case's compiled call sequence (sdk/<case>.json); the operations are in
+ * ops.ts (timed requests over benchspec's own HTTP client, the control plane through @aws-sdk/client-s3),
+ * in this thread or in worker threads (`threads`). Per repetition: setup (unmeasured uploads), the measured
+ * group, then cleanup — always, also after a failure or Ctrl-C. Only keys under the run's own prefix are
+ * ever written or deleted.
+ */
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectsCommand,
+  ListMultipartUploadsCommand,
+} from "@aws-sdk/client-s3";
+import { inThisThread, runRepetition, fill, type LoadDriver } from "../load/load.js";
+import {
+  DELETE_BATCH,
+  RUN_ID_PLACEHOLDER,
+  S3SdkDocumentSchema,
+  readSdkDocument,
+  type S3Op,
+  type S3Repetition,
+  type S3SdkDocument,
+} from "../../compile/sdk-format.js";
+import { LoadThreads, resolveThreads } from "../load/threads.js";
+import type { Executor, Measurement } from "../types.js";
+import type { S3Connection } from "../../targets/s3/client.js";
+import { openClients, s3Operations, type S3Clients, type S3Wiring } from "./ops.js";
+
+interface Session {
+  doc: S3SdkDocument;
+  connection: S3Connection;
+  prefix: string;
+  /** This thread's clients: cleanup, and the operations themselves when the case runs in one thread. */
+  clients: S3Clients;
+  /** Where the operations run: this thread, or worker threads each with their own clients. */
+  driver: LoadDriver<S3Op>;
+  threads?: LoadThreads<S3Op>;
+}
+
+const sessions = new Map<string, Session>();
+
+export const s3Executor: Executor = {
+  tools: [],
+
+  async prepare(c, ctx) {
+    const connection = ctx.target.s3;
+    if (!connection) throw new Error(`target "${c.target}" has no S3 connection`);
+    const doc = await readSdkDocument(S3SdkDocumentSchema, ctx.artifactsDir, c.id);
+    const concurrency = Math.max(...doc.repetitions.map((r) => maxConcurrency(r)));
+    const threadCount = resolveThreads(c.params.threads ?? "auto", concurrency);
+    const wiring: S3Wiring = {
+      connection,
+      prefix: doc.prefix.replace(RUN_ID_PLACEHOLDER, ctx.runId),
+      runId: ctx.runId,
+      data: doc.data,
+      sockets: Math.max(...doc.repetitions.map((r) => maxInFlight(r))),
+    };
+    const clients = openClients(wiring);
+    const session: Session = {
+      doc,
+      connection,
+      prefix: wiring.prefix,
+      clients,
+      driver: inThisThread(s3Operations(wiring, clients)),
+    };
+    sessions.set(c.id, session);
+    if (threadCount > 1) {
+      session.threads = await LoadThreads.start<S3Op>(threadCount, {
+        module: new URL(import.meta.url.endsWith(".ts") ? "./thread.ts" : "./thread.js", import.meta.url)
+          .href,
+        input: { ...wiring, sockets: Math.ceil(wiring.sockets / threadCount) },
+      });
+      session.driver = session.threads;
+    }
+  },
+
+  async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
+    const session = sessions.get(c.id)!;
+    const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
+    if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
+    return runRepetition(plan, session.driver, ctx.signal, (signal) => cleanup(session, plan, signal));
+  },
+
+  async finish(c, ctx) {
+    const session = sessions.get(c.id);
+    if (!session) return;
+    sessions.delete(c.id);
+    try {
+      await session.threads?.close();
+      // The safety net after Ctrl-C or a crash mid-upload: nothing incomplete stays behind under our prefix.
+      await abortUploads(session, session.prefix, ctx.signal);
+    } finally {
+      session.clients.destroy();
+    }
+  },
+};
+
+function maxConcurrency(r: S3Repetition): number {
+  return Math.max(r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1);
+}
+
+function maxInFlight(r: S3Repetition): number {
+  const concurrency = maxConcurrency(r);
+  const queues = [...r.measured.ops, ...(r.setup?.ops ?? [])].map((op) =>
+    op.op === "MultipartUpload" ? op.calls[1].queue : op.op === "GetObject" ? (op.ranges?.queue ?? 1) : 1,
+  );
+  return concurrency * Math.max(1, ...queues);
+}
+
+async function cleanup(session: Session, plan: S3Repetition, signal: AbortSignal) {
+  const { connection, prefix } = session;
+  const { client } = session.clients;
+  for (const step of plan.cleanup) {
+    if (step.op === "AbortMultipartUploads") {
+      await abortUploads(session, prefix + step.prefix, signal);
+      continue;
+    }
+    const keys = Array.from({ length: step.count }, (_, i) => prefix + fill(step.key, step.from + i));
+    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+      const batch = keys.slice(i, i + DELETE_BATCH);
+      const result = await client.send(
+        new DeleteObjectsCommand({
+          Bucket: connection.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+        { abortSignal: signal },
+      );
+      if (result.Errors?.length)
+        throw new Error(
+          `cleanup: ${result.Errors.length} objects could not be deleted (${result.Errors[0]!.Code})`,
+        );
+    }
+  }
+}
+
+/** Aborts the incomplete multipart uploads under a prefix of ours (never anything outside it). */
+async function abortUploads(session: Session, prefix: string, signal: AbortSignal) {
+  const { connection } = session;
+  const { client } = session.clients;
+  let KeyMarker: string | undefined;
+  let UploadIdMarker: string | undefined;
+  do {
+    // No Prefix in the request: MinIO answers a prefixed ListMultipartUploads only with uploads whose key
+    // equals the prefix, so a prefix listing finds none of ours there. The whole bucket's uploads are listed
+    // and filtered here instead (right on every store; only a bucket with many foreign uploads costs pages).
+    const page = await client.send(
+      new ListMultipartUploadsCommand({ Bucket: connection.bucket, KeyMarker, UploadIdMarker }),
+      { abortSignal: signal },
+    );
+    for (const upload of page.Uploads ?? []) {
+      if (!upload.Key?.startsWith(prefix)) continue;
+      await client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: connection.bucket,
+          Key: upload.Key,
+          UploadId: upload.UploadId,
+        }),
+        { abortSignal: signal },
+      );
+    }
+    KeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+    UploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+  } while (KeyMarker);
+}

@@ -1,0 +1,443 @@
+/**
+ * Expansion: Spec → Plan. Each workload's matrix cells are resolved against the layered parameter
+ * sources (cell, workload, spec defaults, engine defaults, common defaults) into cases with stable ids,
+ * and the rules that need a resolved case (engine vs target, op, bs vs size, destructive…) run here.
+ */
+import type { SpecPath } from "../diagnostics/diagnostic.js";
+import type { Case, CaseParams, ParamSource, Plan, PlannedExpect } from "./types.js";
+import {
+  COMMON_DEFAULTS,
+  DEFAULT_ENGINE,
+  ENGINES,
+  engineParams,
+  DEFAULT_MIX,
+  MIXED_OPS,
+  OP_PARAMS,
+  WRITING_OPS,
+  type EngineName,
+  type Op,
+} from "../spec/engines.js";
+import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
+import { idFragment, sameValue } from "../spec/params.js";
+import {
+  METRICS,
+  PARAM_NAMES,
+  SWEEPABLE_PARAMS,
+  type Metric,
+  type ParamName,
+  type ParamValue,
+  type Spec,
+  type Workload,
+} from "../spec/schema.js";
+import type { DiagnosticSink } from "../spec/sink.js";
+import { formatDuration } from "../spec/units.js";
+import { evaluate } from "../spec/vars.js";
+
+export const MAX_CASES = 100_000;
+
+interface Origin {
+  source: ParamSource;
+  path: SpecPath;
+}
+
+export function expand(
+  spec: Spec,
+  vars: Record<string, number>,
+  specHash: string,
+  sink: DiagnosticSink,
+): Plan {
+  const cases: Case[] = [];
+  const ids = new Set<string>();
+  for (const [index, workload] of spec.workloads.entries()) {
+    const base: SpecPath = ["workloads", index];
+    const dimensions = dimensionsOf(workload, base);
+    const product = dimensions.reduce((n, d) => n * d.values.length, 1);
+    // Checked before the product is built: a 20-line spec must not be able to exhaust memory.
+    if (cases.length + product > MAX_CASES) {
+      sink.error(
+        "too-many-cases",
+        `the plan would have ${product.toLocaleString("en")} cases here; the limit is ${MAX_CASES}`,
+        base,
+      );
+      break;
+    }
+    const cells = expandMatrix(dimensions, workload.matrix?.exclude ?? [], workload.matrix?.include ?? [], [
+      ...base,
+      "matrix",
+      "include",
+    ]);
+    if (cells.length === 0)
+      sink.error("empty-matrix", "the matrix excludes every combination", [...base, "matrix"]);
+    if (cases.length + cells.length > MAX_CASES) {
+      sink.error("too-many-cases", `the plan would have more than ${MAX_CASES} cases`, base);
+      break;
+    }
+    const unused = new Map<ParamName, Origin>();
+    const used = new Set<ParamName>();
+    const engines = new Set<EngineName>();
+    const ops = new Set<Op>();
+    const fixed = fixedValues(spec, workload, base);
+    for (const cell of cells) {
+      const resolved = resolveCase(spec, workload, base, fixed, cell, sink, unused);
+      if (!resolved) continue;
+      for (const key of Object.keys(resolved.sources) as ParamName[]) used.add(key);
+      engines.add(resolved.engine);
+      ops.add(resolved.op);
+      const id = uniqueId(caseId(workload.name, resolved), ids);
+      cases.push({ ...resolved, id, index: cases.length });
+    }
+    reportUnused(unused, used, engines, ops, sink);
+  }
+  return {
+    benchspec: 1,
+    name: spec.name,
+    ...(spec.description !== undefined && { description: spec.description }),
+    specHash,
+    vars,
+    targets: spec.targets,
+    workloads: Object.fromEntries(
+      spec.workloads.map((w) => [w.name, w.description !== undefined ? { description: w.description } : {}]),
+    ),
+    cases,
+    expect: planExpectations(spec, vars, cases, sink),
+    report: spec.report ?? {},
+  };
+}
+
+function dimensionsOf(workload: Workload, base: SpecPath): Dimension[] {
+  const dimensions: Dimension[] = [];
+  for (const key of SWEEPABLE_PARAMS) {
+    const value = workload[key];
+    if (Array.isArray(value)) dimensions.push({ key, values: value, path: [...base, key] });
+  }
+  for (const key of PARAM_NAMES) {
+    const values = workload.matrix?.[key];
+    if (values) dimensions.push({ key, values, path: [...base, "matrix", key] });
+  }
+  return dimensions;
+}
+
+type ResolvedCase = Omit<Case, "id" | "index">;
+
+const BUILTIN_DEFAULTS = new Map<string, ReadonlyMap<ParamName, ParamValue>>();
+
+/** What a case of this engine and op gets where nobody set a value (a lookup per case × parameter). */
+function builtinDefaults(engine: EngineName, op: Op): ReadonlyMap<ParamName, ParamValue> {
+  const key = `${engine}/${op}`;
+  let defaults = BUILTIN_DEFAULTS.get(key);
+  if (!defaults) {
+    const values: Partial<Record<ParamName, ParamValue>> = {
+      ...COMMON_DEFAULTS,
+      ...ENGINES[engine].defaults,
+      ...(MIXED_OPS.has(op) && { read: 50 }),
+      ...(op === "mixed" && { mix: { ...DEFAULT_MIX } }),
+    };
+    defaults = new Map(Object.entries(values) as [ParamName, ParamValue][]);
+    BUILTIN_DEFAULTS.set(key, defaults);
+  }
+  return defaults;
+}
+
+interface UserValue {
+  value: ParamValue;
+  origin: Origin;
+}
+
+/** The values a workload's cells share: the workload's own scalars, then the spec's defaults. */
+function fixedValues(spec: Spec, workload: Workload, base: SpecPath): Map<ParamName, UserValue> {
+  const fixed = new Map<ParamName, UserValue>();
+  for (const key of PARAM_NAMES) {
+    const fromWorkload = (workload as Record<string, unknown>)[key];
+    const fromDefaults = spec.defaults?.[key];
+    if (fromWorkload !== undefined && !Array.isArray(fromWorkload)) {
+      fixed.set(key, {
+        value: fromWorkload as ParamValue,
+        origin: { source: "workload", path: [...base, key] },
+      });
+    } else if (fromDefaults !== undefined) {
+      fixed.set(key, { value: fromDefaults, origin: { source: "defaults", path: ["defaults", key] } });
+    }
+  }
+  return fixed;
+}
+
+function resolveCase(
+  spec: Spec,
+  workload: Workload,
+  base: SpecPath,
+  fixed: ReadonlyMap<ParamName, UserValue>,
+  cell: Cell,
+  sink: DiagnosticSink,
+  unused: Map<ParamName, Origin>,
+): ResolvedCase | undefined {
+  /** The user's value for a parameter, most specific source first. */
+  const userValue = (key: ParamName): UserValue | undefined => {
+    const fromCell = cell.values[key];
+    if (fromCell !== undefined) return { value: fromCell, origin: cell.origins[key]! };
+    return fixed.get(key);
+  };
+
+  const targetNames = Object.keys(spec.targets);
+  const target =
+    (userValue("target")?.value as string | undefined) ??
+    (targetNames.length === 1 ? targetNames[0] : undefined);
+  if (target === undefined) {
+    sink.error(
+      "missing-key",
+      `missing required key "target"; this spec defines ${targetNames.join(", ")}`,
+      base,
+    );
+    return undefined;
+  }
+  const targetSpec = spec.targets[target];
+  if (!targetSpec) return undefined; // reported by the targetsExist rule
+
+  const engineChoice = userValue("engine");
+  const engine = (engineChoice?.value as EngineName | undefined) ?? DEFAULT_ENGINE[targetSpec.kind];
+  const info = ENGINES[engine];
+  if (!info.targetKinds.includes(targetSpec.kind)) {
+    const able = Object.entries(ENGINES)
+      .filter(([, e]) => e.targetKinds.includes(targetSpec.kind))
+      .map(([n]) => n);
+    sink.error(
+      "engine-target-mismatch",
+      `engine ${engine} cannot drive ${targetSpec.kind} target "${target}"; engines for ${targetSpec.kind}: ${able.join(", ")}`,
+      engineChoice?.origin.path ?? [...base, "target"],
+    );
+    return undefined;
+  }
+
+  const opChoice = userValue("op");
+  if (!opChoice) {
+    sink.error("missing-key", `missing required key "op"; ${engine} supports ${info.ops.join(", ")}`, base);
+    return undefined;
+  }
+  const op = opChoice.value as Op;
+  if (!info.ops.includes(op)) {
+    sink.error(
+      "unsupported-op",
+      `engine ${engine} has no op "${op}"; it supports ${info.ops.join(", ")}`,
+      opChoice.origin.path,
+    );
+    return undefined;
+  }
+
+  const applicable = engineParams(engine);
+  const builtin = builtinDefaults(engine, op);
+  const params: Partial<Record<ParamName, ParamValue>> = {};
+  const sources: Partial<Record<ParamName, ParamSource>> = {};
+  const origins: Partial<Record<ParamName, Origin>> = {};
+  for (const key of PARAM_NAMES) {
+    const choice = userValue(key);
+    const meaningful = applicable.has(key) && (OP_PARAMS[key]?.has(op) ?? true);
+    if (choice && !meaningful) {
+      // A spec-wide default that does not fit this engine is simply not used; a workload value that fits
+      // none of the workload's cases is a mistake (reported once the whole workload is expanded).
+      if (choice.origin.source !== "defaults") unused.set(key, choice.origin);
+      continue;
+    }
+    const value = choice?.value ?? builtin.get(key);
+    if (value === undefined || !applicable.has(key)) continue;
+    params[key] = value;
+    sources[key] = choice?.origin.source ?? "builtin";
+    if (choice) origins[key] = choice.origin;
+  }
+  params.target = target;
+  params.engine = engine;
+  params.op = op;
+  sources.engine = engineChoice?.origin.source ?? "builtin";
+
+  const caseParams = params as CaseParams;
+  if (!checkCase(caseParams, origins, targetSpec, target, base, sink)) return undefined;
+  return {
+    workload: workload.name,
+    target,
+    targetKind: targetSpec.kind,
+    engine,
+    op,
+    params: caseParams,
+    sources,
+    dims: PARAM_NAMES.filter((key) => cell.values[key] !== undefined),
+  };
+}
+
+/** Parameters the user set on a workload that mean nothing to any of its cases. */
+function reportUnused(
+  unused: ReadonlyMap<ParamName, Origin>,
+  used: ReadonlySet<ParamName>,
+  engines: ReadonlySet<EngineName>,
+  ops: ReadonlySet<Op>,
+  sink: DiagnosticSink,
+): void {
+  for (const [key, origin] of unused) {
+    if (used.has(key) || engines.size === 0) continue;
+    const forOps = OP_PARAMS[key];
+    if (forOps && [...engines].some((engine) => engineParams(engine).has(key))) {
+      sink.error(
+        "param-not-applicable",
+        `"${key}" applies to op ${[...forOps].join("/")}; this workload's ops are ${[...ops].join(", ")}`,
+        origin.path,
+      );
+      continue;
+    }
+    const users = Object.entries(ENGINES)
+      .filter(([, e]) => e.params.includes(key))
+      .map(([name]) => name);
+    sink.error(
+      "param-not-applicable",
+      `"${key}" has no meaning for engine ${[...engines].join(", ")}${users.length ? ` (it is used by ${users.join(", ")})` : ""}`,
+      origin.path,
+    );
+  }
+}
+
+/** Rules over one resolved case. */
+function checkCase(
+  params: CaseParams,
+  origins: Partial<Record<ParamName, Origin>>,
+  target: Spec["targets"][string],
+  targetName: string,
+  base: SpecPath,
+  sink: DiagnosticSink,
+): boolean {
+  let ok = true;
+  const pathOf = (key: ParamName) => origins[key]?.path ?? base;
+  if (params.bs !== undefined && params.size !== undefined && params.bs > params.size) {
+    sink.error(
+      "bs-exceeds-size",
+      `bs ${idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`,
+      pathOf(origins.bs ? "bs" : "size"),
+    );
+    ok = false;
+  }
+  const writes = WRITING_OPS.has(params.op) || params.precondition !== undefined;
+  if (target.kind === "block" && writes && target.destructive !== true) {
+    const why =
+      params.precondition && !WRITING_OPS.has(params.op)
+        ? "preconditioning writes"
+        : `op ${params.op} writes`;
+    sink.error(
+      "not-destructive",
+      `${why} to block device ${target.device}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
+      ["targets", targetName],
+    );
+    ok = false;
+  }
+  if (params.steady && params.duration === undefined) {
+    sink.error(
+      "missing-runtime",
+      'steady-state detection is time-based: set "duration" (the longest a repetition may run)',
+      pathOf("steady"),
+    );
+    ok = false;
+  }
+  if (params.duration !== undefined) {
+    const duration = formatDuration(params.duration);
+    if (params.ramp !== undefined && params.ramp > params.duration) {
+      sink.error(
+        "longer-than-duration",
+        `ramp ${formatDuration(params.ramp)} is longer than duration ${duration}, the run time of each repetition`,
+        pathOf("ramp"),
+      );
+      ok = false;
+    }
+    const steady = params.steady;
+    if (steady && steady.window + (steady.ramp ?? 0) > params.duration) {
+      const needs =
+        steady.ramp !== undefined
+          ? `steady.ramp + steady.window (${formatDuration(steady.ramp)} + ${formatDuration(steady.window)})`
+          : `steady.window ${formatDuration(steady.window)}`;
+      sink.error(
+        "longer-than-duration",
+        `${needs} must fit into duration ${duration}, or steady state can never be detected`,
+        [
+          ...pathOf("steady"),
+          steady.ramp !== undefined && steady.window <= params.duration ? "ramp" : "window",
+        ],
+      );
+      ok = false;
+    }
+  }
+  if (params.autotune && !engineParams(params.engine).has(params.autotune.param)) {
+    sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [
+      ...pathOf("autotune"),
+      "param",
+    ]);
+    ok = false;
+  }
+  return ok;
+}
+
+function caseId(workload: string, resolved: ResolvedCase): string {
+  const parts = [workload, resolved.target, resolved.op];
+  for (const key of resolved.dims) {
+    if (key === "target" || key === "op") continue;
+    parts.push(`${key}-${idFragment(key, resolved.params[key]!)}`);
+  }
+  return parts.join(".");
+}
+
+function uniqueId(id: string, ids: Set<string>): string {
+  let unique = id;
+  for (let n = 2; ids.has(unique); n++) unique = `${id}.${n}`;
+  ids.add(unique);
+  return unique;
+}
+
+/** An expectation can only check what the engines of its cases measure (dd has no latency). */
+function checkMetric(metric: Metric, cases: readonly Case[], path: SpecPath, sink: DiagnosticSink): void {
+  const engines = [...new Set(cases.map((c) => c.engine))].sort();
+  const lacking = engines.filter((engine) => !ENGINES[engine].metrics.includes(metric));
+  if (lacking.length === 0) return;
+  const reported = METRICS.filter((m) => engines.every((engine) => ENGINES[engine].metrics.includes(m)));
+  sink.error(
+    "metric-not-reported",
+    `engine ${lacking.join(" and ")} does not report ${metric}; ${engines.length > 1 ? `the engines of these cases (${engines.join(", ")}) all report` : "it reports"} ${reported.join(", ")}`,
+    path,
+  );
+}
+
+function planExpectations(
+  spec: Spec,
+  vars: Record<string, number>,
+  cases: Case[],
+  sink: DiagnosticSink,
+): PlannedExpect[] {
+  return (spec.expect ?? []).map((expect, index) => {
+    const path = ["expect", index];
+    const where = expect.where ?? {};
+    const matching = cases.filter(
+      (c) =>
+        c.workload === expect.workload &&
+        Object.entries(where).every(([key, value]) => sameValue(c.params[key as ParamName], value)),
+    );
+    if (matching.length === 0 && !sink.hasErrors) {
+      sink.warning("matches-nothing", "this expectation matches no case", [...path, "where"]);
+    }
+    checkMetric(
+      expect.metric,
+      matching.length > 0 ? matching : cases.filter((c) => c.workload === expect.workload),
+      [...path, "metric"],
+      sink,
+    );
+    const bound = (key: "atLeast" | "atMost") => {
+      const value = expect[key];
+      if (value === undefined) return {};
+      const result = evaluate(value, vars, [...path, key], sink, Object.keys(spec.vars ?? {}));
+      return {
+        ...(result !== undefined && { [key]: result }),
+        ...(typeof value === "string" && { [`${key}Text`]: value }),
+      };
+    };
+    return {
+      index,
+      workload: expect.workload,
+      where,
+      metric: expect.metric,
+      ...bound("atLeast"),
+      ...bound("atMost"),
+      ...(expect.description !== undefined && { description: expect.description }),
+      cases: matching.map((c) => c.id),
+    };
+  });
+}

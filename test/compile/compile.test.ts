@@ -1,0 +1,177 @@
+import { execa } from "execa";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { compilePlan, CompileError } from "../../src/compile/compile.js";
+import type { Artifact } from "../../src/engines/types.js";
+import { VERSION } from "../../src/cli/context.js";
+import { loadSpec } from "../../src/plan/load.js";
+import { runCli } from "../support/cli.js";
+import { planOf, ROOT, specFiles } from "../support/spec.js";
+
+const GOLDEN = join(ROOT, "test", "golden");
+const UPDATE = process.env.UPDATE_GOLDEN === "1";
+const temps: string[] = [];
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-compile-"));
+  temps.push(dir);
+  return dir;
+};
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function compileSpec(file: string): Promise<Artifact[]> {
+  const { plan } = await loadSpec(file);
+  return compilePlan(plan!, ["fio", "shell", "sdk"], VERSION).artifacts;
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+}
+
+describe("golden artifacts (regenerate with UPDATE_GOLDEN=1 npx vitest run test/backends/compile.test.ts)", () => {
+  for (const file of specFiles()) {
+    const name = basename(file, ".yaml");
+    it(`${name}: every artifact is byte-identical to test/golden/${name}/`, async () => {
+      const artifacts = await compileSpec(file);
+      const dir = join(GOLDEN, name);
+      if (UPDATE) {
+        await rm(dir, { recursive: true, force: true });
+        for (const artifact of artifacts) {
+          await mkdir(dirname(join(dir, artifact.path)), { recursive: true });
+          await writeFile(join(dir, artifact.path), artifact.content);
+        }
+      }
+      expect(await listFiles(dir)).toEqual(artifacts.map((a) => a.path).sort());
+      for (const artifact of artifacts) {
+        expect(artifact.content, artifact.path).toBe(await readFile(join(dir, artifact.path), "utf8"));
+      }
+    });
+
+    it(`${name}: compiles to the same bytes twice`, async () => {
+      expect(await compileSpec(file)).toEqual(await compileSpec(file));
+    });
+  }
+
+  it("every golden fio jobfile passes fio --parse-only, whole and one case's sections at a time", async () => {
+    const jobfiles = (await listFiles(GOLDEN)).filter((path) => path.endsWith(".fio"));
+    const dir = await tempDir();
+    const parse = (args: string[]) =>
+      execa("fio", ["--parse-only", ...args], {
+        env: { BENCHSPEC_DIR: dir, BENCHSPEC_DEVICE: "/dev/null" },
+        reject: false,
+      });
+    let sections = 0;
+    for (const jobfile of jobfiles) {
+      const result = await parse([join(GOLDEN, jobfile)]);
+      expect(result.exitCode, `${jobfile}: ${result.stderr}`).toBe(0);
+      expect(result.stderr, jobfile).toBe("");
+      const names = [...(await readFile(join(GOLDEN, jobfile), "utf8")).matchAll(/^\[([^\]]+)\]$/gm)]
+        .map((m) => m[1]!)
+        .filter((name) => name !== "global");
+      sections += names.length;
+      const one = await parse([`--section=${names.at(-1)}`, join(GOLDEN, jobfile)]);
+      expect(one.exitCode, `${jobfile} --section=${names.at(-1)}: ${one.stderr}`).toBe(0);
+    }
+    expect(sections).toBeGreaterThan(70);
+  });
+});
+
+describe("fio jobfiles", () => {
+  const fioOf = (spec: object, workload: string) =>
+    compilePlan(planOf(spec), ["fio"], VERSION).artifacts.find((a) => a.path === `fio/${workload}.fio`)!
+      .content;
+
+  it("maps the case's parameters to fio options, sizes in bytes", () => {
+    const text = fioOf(
+      {
+        benchspec: 1,
+        name: "t",
+        targets: { d: { kind: "block", device: "/dev/loop7", destructive: true } },
+        workloads: [
+          {
+            name: "w",
+            op: "randrw",
+            read: 70,
+            bs: "16KiB",
+            iodepth: 32,
+            jobs: 2,
+            duration: "90s",
+            ramp: "5s",
+            sample: "1s",
+            data: { compressible: 50 },
+            steady: { metric: "throughput", window: "30s", range: "2%" },
+          },
+        ],
+      },
+      "w",
+    );
+    for (const line of [
+      "filename=${BENCHSPEC_DEVICE}",
+      "[w.d.randrw]",
+      "rw=randrw",
+      "rwmixread=70",
+      "bs=16384",
+      "iodepth=32",
+      "numjobs=2",
+      "group_reporting=1",
+      "time_based=1",
+      "runtime=90000ms",
+      "ramp_time=5000ms",
+      "ss=bw:2%",
+      "ss_dur=30000ms",
+      "log_avg_msec=1000",
+      "write_bw_log=w.d.randrw",
+      "buffer_compress_percentage=50",
+      "percentile_list=50:90:99:99.9",
+    ]) {
+      expect(text.split("\n")).toContain(line);
+    }
+    // the whole device unless the spec bounds it
+    expect(text).not.toMatch(/^size=/m);
+  });
+});
+
+describe("compile command", () => {
+  it("refuses a target that cannot express a workload, naming it and the targets that can", async () => {
+    const { plan } = await loadSpec(join(ROOT, "specs/quickstart.yaml"));
+    expect(() => compilePlan(plan!, ["fio"], VERSION)).toThrow(CompileError);
+    expect(() => compilePlan(plan!, ["fio"], VERSION)).toThrow(
+      /workload "dd-seq" \(engine dd\) cannot be compiled to fio; targets that can: shell/,
+    );
+    const out = join(await tempDir(), "out");
+    const result = await runCli(["compile", "specs/quickstart.yaml", "--target", "fio", "--out", out]);
+    expect(result.code).toBe(2);
+    expect(await listFiles(out)).toEqual([]); // nothing half-written
+  });
+
+  it("writes plan.json mapping every case to its artifacts, and recompiles over its own output only", async () => {
+    const out = join(await tempDir(), "out");
+    expect((await runCli(["compile", "specs/quickstart.yaml", "--out", out])).code).toBe(0);
+    const index = JSON.parse(await readFile(join(out, "plan.json"), "utf8"));
+    expect(index.format).toBe("benchspec-plan/1");
+    expect(index.cases.find((c: { id: string }) => c.id === "fio-4k.scratch.randread").artifacts).toEqual({
+      fio: ["fio/fio-4k.fio"],
+      shell: ["benchspec.sh", "fio/fio-4k.fio"],
+    });
+    expect(
+      (await runCli(["compile", "specs/quickstart.yaml", "--out", out, "--set", "fio-4k.op=read"])).code,
+    ).toBe(0);
+    expect(await readFile(join(out, "fio", "fio-4k.fio"), "utf8")).toContain("[fio-4k.scratch.read]");
+    // A spec without fio cases over the same directory: our jobfile goes, a file the user put there stays.
+    await writeFile(join(out, "fio", "notes.txt"), "mine");
+    expect((await runCli(["compile", "specs/shared-storage-dd.yaml", "--out", out])).code).toBe(0);
+    expect(await listFiles(join(out, "fio"))).toEqual(["notes.txt"]);
+
+    const foreign = await tempDir();
+    await writeFile(join(foreign, "precious.txt"), "user data");
+    const refused = await runCli(["compile", "specs/quickstart.yaml", "--out", foreign]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("not empty");
+    expect(await readFile(join(foreign, "precious.txt"), "utf8")).toBe("user data");
+  });
+});

@@ -1,0 +1,605 @@
+/**
+ * The compiled bash script, with the real tools: bash -n and shellcheck on every shipped spec, real runs
+ * against temp directories (byte counts asserted, cleanup checked), hostile values, secrets, Ctrl-C, failures,
+ * and S3/IPFS through the aws and ipfs CLIs against a launched MinIO and Kubo.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compilePlan } from "../../src/compile/compile.js";
+import { launchKubo, type KuboNode } from "../../src/targets/ipfs/kubo-server.js";
+import { writeArtifacts } from "../../src/compile/output.js";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import { SHELL_SCRIPT_PATH, targetEnvVar } from "../../src/compile/shell/script.js";
+import type { Artifact } from "../../src/engines/types.js";
+import { VERSION } from "../../src/cli/context.js";
+import type { Plan } from "../../src/plan/types.js";
+import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
+import { kuboBinary } from "../../src/platform/tools.js";
+import { loadSpec } from "../../src/plan/load.js";
+import { loopDevice } from "../support/loop.js";
+import { diagnosticsOf, planOf, specFiles } from "../support/spec.js";
+
+const temps: string[] = [];
+const tempDir = async (prefix = "benchspec-shell-") => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+const compileAll = (plan: Plan): Artifact[] => compilePlan(plan, ["fio", "shell", "sdk"], VERSION).artifacts;
+
+/** Compiles a plan into a fresh directory; returns the directory and the script's path. */
+async function compileTo(plan: Plan): Promise<{ dir: string; script: string; artifacts: Artifact[] }> {
+  const dir = await tempDir("benchspec-shell-out-");
+  const artifacts = compileAll(plan);
+  await writeArtifacts(dir, artifacts);
+  return { dir, script: join(dir, SHELL_SCRIPT_PATH), artifacts };
+}
+
+async function shellcheck(script: string) {
+  const syntax = await execa("bash", ["-n", script], { reject: false });
+  expect(syntax.stderr, "bash -n").toBe("");
+  expect(syntax.exitCode).toBe(0);
+  const check = await execa("shellcheck", ["-S", "style", script], { reject: false });
+  expect(check.stdout, "shellcheck -S style").toBe("");
+  expect(check.exitCode).toBe(0);
+}
+
+function rowsOf(stdout: string): ResultRow[] {
+  return stdout
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => ResultRowSchema.parse(JSON.parse(line)));
+}
+
+/** Every file and directory below dir, relative. */
+async function tree(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true })).map(String).sort();
+}
+
+const which = async (tool: string) =>
+  (await execa("bash", ["-c", `command -v ${tool}`], { reject: false })).exitCode === 0;
+
+describe("the script of every shipped spec", () => {
+  for (const file of specFiles()) {
+    it(`${basename(file)}: passes bash -n and shellcheck (style and up)`, async () => {
+      const { plan } = await loadSpec(file);
+      const { script } = await compileTo(plan!);
+      await shellcheck(script);
+    });
+  }
+});
+
+const RUN_SPEC = {
+  benchspec: 1,
+  name: "shell-run",
+  description: "dd and fio through the compiled script",
+  targets: { scratch: { kind: "fs" } },
+  defaults: { repeat: 2 },
+  workloads: [
+    { name: "dd", engine: "dd", op: ["write", "read"], bs: "1MiB", count: 64, matrix: { parallel: [1, 3] } },
+    { name: "rw", engine: "fio", op: "randwrite", ioengine: "psync", size: "64MiB", bs: "4KiB" },
+    {
+      name: "timed",
+      engine: "fio",
+      op: "randread",
+      ioengine: "psync",
+      size: "4MiB",
+      bs: "4KiB",
+      duration: "1s",
+    },
+  ],
+};
+/** The spec scaled down from the command line, as a user would try it. */
+const RUN_SETS = ["dd.bs=64KiB", "dd.count=4", "dd.warmup=1", "rw.size=1MiB", "timed.repeat=1"];
+
+describe("a real run of dd and fio against a temp dir", () => {
+  let rows: ResultRow[];
+  let result: { exitCode?: number; stderr: string };
+  let target: string;
+  let scratch: string;
+
+  beforeAll(async () => {
+    const plan = planOf(RUN_SPEC, RUN_SETS);
+    const { script } = await compileTo(plan);
+    target = await tempDir("benchspec-shell-target-");
+    scratch = await tempDir("benchspec-shell-tmp-");
+    await writeFile(join(target, "planted"), "the user's file");
+    const run = await execa(script, [], {
+      env: { [targetEnvVar("scratch")]: target, TMPDIR: scratch },
+      reject: false,
+      timeout: 120_000,
+    });
+    result = run;
+    rows = rowsOf(run.stdout);
+  }, 150_000);
+
+  it("exits 0 and prints one valid row per case × repetition, warm-ups marked", () => {
+    expect(result.exitCode, result.stderr).toBe(0);
+    // dd: 4 cases × (1 warm-up + 2 measured); rw: 2; timed: 1
+    expect(rows).toHaveLength(4 * 3 + 2 + 1);
+    expect(rows.every((row) => row.ok && row.source === "shell" && row.spec === "shell-run")).toBe(true);
+    const dd = rows.filter((row) => row.engine === "dd");
+    expect(dd.filter((row) => row.warmup).map((row) => row.repetition)).toEqual([1, 1, 1, 1]);
+    expect(dd.filter((row) => !row.warmup).map((row) => row.repetition)).toEqual([1, 2, 1, 2, 1, 2, 1, 2]);
+  });
+
+  it("dd: parallel × bs × count bytes, each process's own bytes and seconds", () => {
+    for (const row of rows.filter((r) => r.engine === "dd")) {
+      const parallel = row.params.parallel as number;
+      expect([1, 3]).toContain(parallel);
+      expect(row.bytes).toBe(parallel * 64 * 1024 * 4);
+      expect(row.ops).toBe(parallel * 4);
+      expect(row.jobs).toHaveLength(parallel);
+      for (const job of row.jobs!) {
+        expect(job.bytes).toBe(64 * 1024 * 4);
+        expect(job.seconds).toBeGreaterThan(0);
+        expect(job.seconds).toBeLessThanOrEqual(row.seconds + 0.01);
+      }
+      expect(row.throughput).toBeCloseTo(row.bytes / row.seconds, 0);
+      expect(new Date(row.end).getTime()).toBeGreaterThanOrEqual(new Date(row.start).getTime());
+    }
+  });
+
+  it("fio: the size of a size-based job, ios × bs of a time-based one, latency in seconds", () => {
+    const rw = rows.filter((row) => row.workload === "rw");
+    expect(rw).toHaveLength(2);
+    for (const row of rw) {
+      expect(row.bytes).toBe(1024 * 1024);
+      expect(row.ops).toBe(256);
+      expect(row.latency?.mean).toBeGreaterThan(0);
+      expect(row.latency?.mean).toBeLessThan(1);
+      expect(row.latency!.p99!).toBeGreaterThanOrEqual(row.latency!.p50!);
+    }
+    const [timed] = rows.filter((row) => row.workload === "timed");
+    expect(timed!.bytes).toBeGreaterThan(0);
+    expect(timed!.bytes % 4096).toBe(0);
+    expect(timed!.ops * 4096).toBe(timed!.bytes);
+    expect(timed!.seconds).toBeGreaterThan(0.9);
+    expect(timed!.seconds).toBeLessThan(1.5);
+    expect(timed!.iops).toBeCloseTo(timed!.ops / timed!.seconds, 0);
+  });
+
+  it("leaves the user's files and nothing else: its subdirectory and temp files are gone", async () => {
+    expect(await tree(target)).toEqual(["planted"]);
+    expect(await readFile(join(target, "planted"), "utf8")).toBe("the user's file");
+    expect(await tree(scratch)).toEqual([]);
+  });
+});
+
+describe("a target without a path", () => {
+  it("runs in a fresh temp dir and removes it", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "fresh",
+      targets: { "scratch-1": { kind: "fs" } },
+      workloads: [{ name: "w", engine: "dd", op: "read", bs: "4KiB", count: 8, data: "zero" }],
+    });
+    const { script } = await compileTo(plan);
+    const scratch = await tempDir();
+    const run = await execa(script, [], { env: { TMPDIR: scratch }, reject: false });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(rowsOf(run.stdout).map((row) => [row.ok, row.bytes])).toEqual([[true, 8 * 4096]]);
+    expect(await tree(scratch)).toEqual([]);
+  });
+});
+
+describe("failures", () => {
+  it("a failed repetition prints ok:false with the error, the script goes on and exits 1", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "failing",
+      targets: { scratch: { kind: "fs" } },
+      workloads: [
+        { name: "f", engine: "fio", op: "randwrite", size: "1MiB", ioengine: "psync" },
+        { name: "d", engine: "dd", op: "write", bs: "4KiB", count: 4 },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    const bin = await tempDir();
+    await writeFile(join(bin, "fio"), '#!/bin/sh\necho "fio: injected failure" >&2\nexit 1\n');
+    await chmod(join(bin, "fio"), 0o755);
+    const scratch = await tempDir();
+    const run = await execa(script, [], {
+      env: { PATH: `${bin}:${process.env.PATH}`, TMPDIR: scratch },
+      reject: false,
+    });
+    expect(run.exitCode).toBe(1);
+    const rows = rowsOf(run.stdout);
+    expect(rows.map((row) => [row.workload, row.ok])).toEqual([
+      ["f", false],
+      ["d", true],
+    ]);
+    expect(rows[0]!.error).toContain("fio exited with status 1");
+    expect(run.stderr).toContain("1 repetition(s) failed");
+    expect(await tree(scratch)).toEqual([]);
+  });
+
+  it("a missing tool stops the script before anything runs, with exit status 127", async () => {
+    const { script } = await compileTo(planOf(RUN_SPEC));
+    const empty = await tempDir();
+    const run = await execa("/bin/bash", [script], { env: { PATH: empty }, extendEnv: false, reject: false });
+    expect(run.exitCode).toBe(127);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/missing required tools: .*\bdd\b.*\bfio\b/);
+  });
+
+  it("Ctrl-C stops the running tool, removes what the script created and exits 130", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "interrupted",
+      targets: { scratch: { kind: "fs" } },
+      workloads: [
+        { name: "f", engine: "fio", op: "randwrite", size: "4MiB", ioengine: "psync", duration: "60s" },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    const target = await tempDir();
+    const scratch = await tempDir();
+    await writeFile(join(target, "planted"), "x");
+    const child = execa(script, [], {
+      env: { [targetEnvVar("scratch")]: target, TMPDIR: scratch },
+      reject: false,
+    });
+    let stderr = "";
+    await new Promise<void>((resolve) =>
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderr += String(chunk);
+        if (stderr.includes("repetition 1")) setTimeout(resolve, 1500);
+      }),
+    );
+    const started = Date.now();
+    child.kill("SIGINT");
+    const run = await child;
+    expect(run.exitCode).toBe(130);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await tree(target)).toEqual(["planted"]);
+    expect(await tree(scratch)).toEqual([]);
+  });
+});
+
+describe("a block device (a real loop device)", () => {
+  let device: Awaited<ReturnType<typeof loopDevice>>;
+  let loop: string;
+  beforeAll(async () => {
+    device = await loopDevice(32);
+    loop = device.device;
+  });
+  afterAll(() => device?.detach());
+
+  const blockPlan = () =>
+    planOf({
+      benchspec: 1,
+      name: "block",
+      targets: { disk: { kind: "block", device: "${env:BENCHSPEC_TEST_DEVICE}", destructive: true } },
+      workloads: [
+        { name: "dd", engine: "dd", op: ["write", "read"], bs: "1MiB", count: 4, parallel: 3, direct: true },
+        { name: "f", engine: "fio", op: "randread", size: "2MiB", ioengine: "psync", direct: true },
+        {
+          name: "pre",
+          engine: "fio",
+          op: ["read", "randread"],
+          size: "1MiB",
+          repeat: 2,
+          ioengine: "psync",
+          direct: true,
+          precondition: { write: "seq", passes: 2, bs: "256KiB" },
+        },
+      ],
+    });
+
+  it("dd and fio on the device: each dd process its own region, byte counts right", async () => {
+    const { script } = await compileTo(blockPlan());
+    const link = join(await tempDir(), "disk-link");
+    await execa("ln", ["-s", loop, link]);
+    const run = await execa(script, [], { env: { BENCHSPEC_TEST_DEVICE: link }, reject: false });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(rowsOf(run.stdout).map((row) => [row.case, row.ok, row.bytes, row.jobs?.length])).toEqual([
+      ["dd.disk.write", true, 3 * 4 * 1024 * 1024, 3],
+      ["dd.disk.read", true, 3 * 4 * 1024 * 1024, 3],
+      ["f.disk.randread", true, 2 * 1024 * 1024, undefined],
+      ["pre.disk.read", true, 1024 * 1024, undefined],
+      ["pre.disk.read", true, 1024 * 1024, undefined],
+      ["pre.disk.randread", true, 1024 * 1024, undefined],
+      ["pre.disk.randread", true, 1024 * 1024, undefined],
+    ]);
+    // Each fio case ran its own section of the workload's jobfile, preconditioned once with its own passes.
+    for (const id of ["pre.disk.read", "pre.disk.randread"]) {
+      for (const pass of [1, 2])
+        expect(run.stderr.split(`${id}.precondition-${pass}: (g=`).length - 1, `${id} pass ${pass}`).toBe(1);
+    }
+  });
+
+  it("refuses a mounted device, also through a symlink and BENCHSPEC_TARGET_<name>", async () => {
+    const { script } = await compileTo(blockPlan());
+    const dir = await device.mount();
+    const link = join(await tempDir(), "disk-link");
+    await execa("ln", ["-s", loop, link]);
+    for (const env of [{ BENCHSPEC_TEST_DEVICE: link }, { [targetEnvVar("disk")]: loop }]) {
+      const run = await execa(script, [], { env, reject: false });
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain(`refusing ${loop}`);
+    }
+    await execa("umount", [dir]);
+  });
+
+  it("without destructive: true, a writing case refuses to run even if validation were bypassed", async () => {
+    const plan = blockPlan();
+    plan.targets.disk = { kind: "block", device: "/dev/null" };
+    const script = compileAll(plan).find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
+    expect(script).toContain("refusing to write to the block device of target disk");
+    expect(script).not.toMatch(/bs_dd write/);
+  });
+});
+
+/** Everything the issue lists that could break out of a place in a script, a jobfile or a comment. */
+const HOSTILE =
+  "-x [global] ;a #b =c $ncpus exec_prerun=touch CANARY $(touch CANARY) `touch CANARY` 'sq' \"dq\" a:b ünï€";
+const HOSTILE_TEXT = `${HOSTILE}\nexec_prerun=touch CANARY\n[global]\r\u2028; done`;
+
+describe("hostile values", () => {
+  it("are rejected at validation where they cannot be expressed, with a diagnostic", () => {
+    const codes = (spec: object) => diagnosticsOf(spec).map((d) => d.code);
+    const fs = (path: string) => ({
+      benchspec: 1,
+      name: "h",
+      targets: { scratch: { kind: "fs", path } },
+      workloads: [{ name: "w", op: "read" }],
+    });
+    expect(codes(fs("/data/${HOME}"))).toContain("invalid-env-ref");
+    expect(codes(fs("/data/${env:HOME"))).toContain("invalid-env-ref");
+    expect(codes(fs("/data/a\nb"))).toContain("invalid-value");
+    expect(codes({ ...fs("/tmp"), name: "a;b" })).toContain("invalid-name");
+    expect(codes({ ...fs("/tmp"), targets: { "-x": { kind: "fs" } } })).not.toEqual([]);
+    expect(codes({ ...fs("/tmp"), workloads: [{ name: "$(touch CANARY)", op: "read" }] })).toContain(
+      "invalid-name",
+    );
+  });
+
+  const hostileSpec = {
+    benchspec: 1,
+    name: "hostile",
+    description: HOSTILE_TEXT,
+    targets: {
+      scratch: { kind: "fs", description: HOSTILE_TEXT, path: HOSTILE },
+      disk: { kind: "block", description: HOSTILE_TEXT, device: `/dev/${HOSTILE}` },
+      store: {
+        kind: "s3",
+        description: HOSTILE_TEXT,
+        endpoint: `http://${HOSTILE}`,
+        bucket: HOSTILE,
+        region: HOSTILE,
+      },
+      node: { kind: "ipfs", description: HOSTILE_TEXT, api: `http://${HOSTILE}` },
+    },
+    workloads: [
+      {
+        name: "dd",
+        description: HOSTILE_TEXT,
+        target: "scratch",
+        engine: "dd",
+        op: "write",
+        bs: "4KiB",
+        count: 2,
+      },
+      { name: "f", description: HOSTILE_TEXT, target: ["scratch", "disk"], engine: "fio", op: "randread" },
+      { name: "o", description: HOSTILE_TEXT, target: "store", op: "put", size: "4KiB", objects: 1 },
+      { name: "i", description: HOSTILE_TEXT, target: "node", op: "put", size: "4KiB", objects: 1 },
+    ],
+  };
+
+  it("compile into a script and jobfiles that pass bash -n, shellcheck and fio --parse-only", async () => {
+    const { dir, script, artifacts } = await compileTo(planOf(hostileSpec));
+    await shellcheck(script);
+    const jobfiles = artifacts.filter((a) => a.path.endsWith(".fio"));
+    expect(jobfiles.length).toBeGreaterThan(0);
+    const env = { BENCHSPEC_DIR: await tempDir(), BENCHSPEC_DEVICE: "/dev/null" };
+    for (const jobfile of jobfiles) {
+      const parse = await execa("fio", ["--parse-only", join(dir, jobfile.path)], { env, reject: false });
+      expect(parse.exitCode, `${jobfile.path}: ${parse.stderr}`).toBe(0);
+    }
+    // The values are in the script only inside single quotes (or as comments on one line).
+    const text = artifacts.find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
+    for (const line of text.split("\n").filter((l) => l.includes("touch CANARY"))) {
+      expect(line.trimStart().startsWith("#") || line.includes("'")).toBe(true);
+    }
+  });
+
+  it("running the script on hostile directory names never runs them, and cleans up", async () => {
+    const root = await tempDir();
+    const work = join(root, "work");
+    const scratch = join(root, "tmp");
+    await mkdir(scratch);
+    // A relative path with a leading "-" (from the working directory) and one under an ${env:…} reference.
+    await mkdir(join(work, HOSTILE), { recursive: true });
+    await mkdir(join(root, "env", HOSTILE), { recursive: true });
+    const plan = planOf({
+      benchspec: 1,
+      name: "hostile-run",
+      description: HOSTILE_TEXT,
+      targets: {
+        rel: { kind: "fs", description: HOSTILE_TEXT, path: HOSTILE },
+        "via-env": { kind: "fs", path: `\${env:HOSTILE_ROOT}/env/${HOSTILE}` },
+      },
+      workloads: [
+        {
+          name: "dd",
+          description: HOSTILE_TEXT,
+          target: ["rel", "via-env"],
+          engine: "dd",
+          op: "read",
+          bs: "4KiB",
+          count: 4,
+        },
+        {
+          name: "f",
+          target: ["rel", "via-env"],
+          engine: "fio",
+          op: "randwrite",
+          size: "256KiB",
+          ioengine: "psync",
+        },
+      ],
+    });
+    const { dir, script } = await compileTo(plan);
+    const run = await execa(script, [], {
+      cwd: work,
+      env: { HOSTILE_ROOT: root, TMPDIR: scratch },
+      reject: false,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const rows = rowsOf(run.stdout);
+    expect(rows.map((row) => [row.case, row.ok, row.bytes])).toEqual([
+      ["dd.rel.read", true, 4 * 4096],
+      ["dd.via-env.read", true, 4 * 4096],
+      ["f.rel.randwrite", true, 256 * 1024],
+      ["f.via-env.randwrite", true, 256 * 1024],
+    ]);
+    const everything = [...(await tree(root)), ...(await tree(dir))];
+    expect(everything.filter((path) => basename(path) === "CANARY")).toEqual([]);
+    expect(existsSync(join(process.cwd(), "CANARY"))).toBe(false);
+    expect(await tree(join(work, HOSTILE))).toEqual([]);
+    expect(await tree(join(root, "env", HOSTILE))).toEqual([]);
+    expect(await tree(scratch)).toEqual([]);
+  });
+});
+
+describe("secrets", () => {
+  it("a secret in the environment never appears in any compiled file; the script references the variable", () => {
+    const key = `SENTINEL-${randomBytes(12).toString("hex")}`;
+    const secret = `SENTINEL-${randomBytes(12).toString("hex")}`;
+    const literal = `LITERAL-${randomBytes(12).toString("hex")}`;
+    process.env.BENCHSPEC_TEST_KEY = key;
+    process.env.BENCHSPEC_TEST_SECRET = secret;
+    try {
+      const plan = planOf({
+        benchspec: 1,
+        name: "secrets",
+        targets: {
+          store: {
+            kind: "s3",
+            endpoint: "${env:BENCHSPEC_TEST_ENDPOINT}",
+            accessKey: "${env:BENCHSPEC_TEST_KEY}",
+            secretKey: "${env:BENCHSPEC_TEST_SECRET}",
+          },
+          other: { kind: "s3", endpoint: "http://127.0.0.1:9", accessKey: literal, secretKey: literal },
+        },
+        workloads: [{ name: "w", target: ["store", "other"], op: ["put", "get"], size: "4KiB" }],
+      });
+      const artifacts = compileAll(plan);
+      expect(artifacts.length).toBeGreaterThan(2);
+      for (const artifact of artifacts) {
+        for (const value of [key, secret, literal])
+          expect(artifact.content, artifact.path).not.toContain(value);
+      }
+      const script = artifacts.find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
+      expect(script).toContain('export AWS_ACCESS_KEY_ID="${BENCHSPEC_TEST_KEY:?');
+      expect(script).toContain('export AWS_SECRET_ACCESS_KEY="${BENCHSPEC_TEST_SECRET:?');
+      expect(script).toContain('url="${BENCHSPEC_TEST_ENDPOINT:?');
+    } finally {
+      delete process.env.BENCHSPEC_TEST_KEY;
+      delete process.env.BENCHSPEC_TEST_SECRET;
+    }
+  });
+
+  it("refuses two targets that one environment variable would place (at validation)", () => {
+    const diagnostics = diagnosticsOf({
+      benchspec: 1,
+      name: "clash",
+      targets: { "a-b": { kind: "fs" }, a_b: { kind: "fs" } },
+      workloads: [{ name: "w", target: ["a-b", "a_b"], engine: "dd", op: "write" }],
+    });
+    expect(diagnostics).toMatchObject([
+      { code: "duplicate-name", message: expect.stringContaining("BENCHSPEC_TARGET_a_b") },
+    ]);
+  });
+});
+
+// awscli and Kubo are installed by scripts/setup-tools.sh; a missing one fails here, loudly.
+const kuboPath = kuboBinary();
+
+describe("S3 and IPFS through the CLIs against launched servers", () => {
+  let minio: MinioServer;
+  let kubo: KuboNode;
+  beforeAll(async () => {
+    [minio, kubo] = await Promise.all([launchMinio(), launchKubo()]);
+  });
+  afterAll(async () => {
+    await Promise.all([minio?.stop(), kubo?.stop()]);
+  });
+
+  it("puts, gets, adds and cats; the rows are right; what the run created is gone afterwards", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "objects",
+      targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
+      workloads: [
+        { name: "obj", target: "store", op: ["put", "get"], size: "64KiB", objects: 2, concurrency: 2 },
+        {
+          name: "mp",
+          target: "store",
+          op: "put",
+          size: "11MiB",
+          objects: 1,
+          concurrency: 1,
+          multipart: { partSize: "5MiB", queue: 2 },
+        },
+        { name: "add", target: "node", op: ["put", "get"], size: "256KiB", objects: 2, concurrency: 2 },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    const scratch = await tempDir();
+    const ipfs = (args: string[]) => execa(kuboPath, [`--api=${kubo.apiMultiaddr}`, ...args]);
+    const blocksBefore = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
+    const env = {
+      PATH: `${dirname(kuboPath)}:${process.env.PATH}`,
+      TMPDIR: scratch,
+      [targetEnvVar("store")]: minio.endpoint,
+      [targetEnvVar("node")]: kubo.api,
+      AWS_ACCESS_KEY_ID: minio.accessKey,
+      AWS_SECRET_ACCESS_KEY: minio.secretKey,
+      AWS_CONFIG_FILE: "/dev/null",
+      AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+      BENCHSPEC_RUN_ID: "shell-test",
+    };
+    const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const rows = rowsOf(run.stdout);
+    expect(rows.map((row) => [row.case, row.ok, row.bytes, row.ops])).toEqual([
+      ["obj.store.put", true, 2 * 65536, 2],
+      ["obj.store.get", true, 2 * 65536, 2],
+      ["mp.store.put", true, 11 * 1024 * 1024, 1],
+      ["add.node.put", true, 2 * 262144, 2],
+      ["add.node.get", true, 2 * 262144, 2],
+    ]);
+    for (const row of rows) {
+      expect(row.latency?.p50).toBeGreaterThan(0);
+      expect(row.jobs?.length).toBe(row.params.concurrency);
+    }
+    // The bucket was created by the run, emptied of exactly its keys, and removed again.
+    const aws = await execa(
+      "aws",
+      [`--endpoint-url=${minio.endpoint}`, "--region=us-east-1", "s3api", "list-buckets", "--output=text"],
+      { env, reject: false },
+    );
+    expect(aws.exitCode, aws.stderr).toBe(0);
+    expect(aws.stdout).not.toContain("benchspec");
+    // Kubo: nothing the run added is pinned or stored any more.
+    const blocksAfter = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
+    expect(blocksAfter).toBeLessThanOrEqual(blocksBefore);
+    expect(await tree(scratch)).toEqual([]);
+  }, 300_000);
+});
+
+it("the test environment has the tools the shell tests need", async () => {
+  for (const tool of ["bash", "fio", "shellcheck", "awk", "shred"])
+    expect(await which(tool), tool).toBe(true);
+  expect(existsSync("/proc/mounts")).toBe(true);
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { measurementFromFio, parseFioJson, seriesFromLogs } from "../../src/engines/fio/results.js";
+
+const side = (over: object = {}) => ({
+  io_bytes: 0,
+  bw_bytes: 0,
+  iops: 0,
+  runtime: 0,
+  total_ios: 0,
+  ...over,
+});
+
+describe("reading fio's json+ output", () => {
+  it("tolerates warnings before the JSON and C's nan/inf in steady-state data", () => {
+    const text = `fio: note: something\n{"jobs": [{"jobname": "c", "error": 0, "read": ${JSON.stringify(side())}, "write": ${JSON.stringify(
+      side(),
+    )}, "steadystate": {"ss": "iops_slope:10%", "attained": 1, "slope" : -nan, "criterion" : inf}}]}`;
+    const output = parseFioJson(text);
+    expect(output.jobs[0]?.steadystate).toMatchObject({ attained: 1, slope: null, criterion: null });
+  });
+
+  it("sums read and write, and computes exact percentiles from the merged histogram bins", () => {
+    const output = {
+      jobs: [
+        {
+          jobname: "precondition-1",
+          error: 0,
+          read: side(),
+          write: side({ io_bytes: 999, total_ios: 9, runtime: 9 }),
+        },
+        {
+          jobname: "case",
+          error: 0,
+          // 90 reads at 1 ms, 10 writes at 10 ms
+          read: side({
+            io_bytes: 90 * 4096,
+            bw_bytes: 1000,
+            iops: 90,
+            runtime: 2000,
+            total_ios: 90,
+            clat_ns: { mean: 1e6, bins: { "1000000": 90 } },
+          }),
+          write: side({
+            io_bytes: 10 * 4096,
+            bw_bytes: 100,
+            iops: 10,
+            runtime: 1500,
+            total_ios: 10,
+            clat_ns: { mean: 1e7, bins: { "10000000": 10 } },
+          }),
+          steadystate: { ss: "iops_slope:10%", attained: 0 },
+        },
+      ],
+    };
+    const m = measurementFromFio(output, "case", 0, 3000);
+    expect(m).toMatchObject({
+      ok: true,
+      bytes: 100 * 4096,
+      ops: 100,
+      seconds: 2,
+      throughput: 1100,
+      iops: 100,
+    });
+    expect(m.latency).toEqual({
+      mean: (90 * 1e-3 + 10 * 1e-2) / 100,
+      p50: 1e-3,
+      p90: 1e-3,
+      p99: 1e-2,
+      "p99.9": 1e-2,
+    });
+    expect(m.steady).toEqual({ criterion: "iops_slope:10%", attained: false });
+    expect(() => measurementFromFio(output, "missing", 0, 1)).toThrow(/no job named missing/);
+  });
+
+  it("merges bandwidth and IOPS logs of several jobs into one series (bw logs are KiB/s)", () => {
+    const series = seriesFromLogs([
+      { kind: "bw", text: "500, 1000, 0, 4096, 0\n1000, 2000, 0, 4096, 0\n" },
+      { kind: "bw", text: "500, 1000, 1, 4096, 0\n" },
+      { kind: "iops", text: "500, 250, 0, 4096, 0\n1000, 500, 0, 4096, 0\n" },
+    ]);
+    expect(series).toEqual([
+      { t: 0.5, throughput: 2000 * 1024, iops: 250 },
+      { t: 1, throughput: 2000 * 1024, iops: 500 },
+    ]);
+  });
+});
