@@ -110,6 +110,12 @@ export class ShellScriptWriter {
     return this;
   }
 
+  /** Fixed code of benchspec's own (a .sh asset, never user values), line by line at the current depth. */
+  code(text: string): this {
+    for (const line of text.split("\n")) this.line(line);
+    return this;
+  }
+
   /** `name=<quoted value>` */
   assign(name: string, value: string | number): this {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UnsafeValueError(`bad shell variable name ${name}`);

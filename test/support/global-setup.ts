@@ -14,4 +14,5 @@ export default async function setup(): Promise<void> {
   if (build.exitCode !== 0) {
     throw new Error(`npx tsc -p tsconfig.build.json failed (exit ${build.exitCode}):\n${build.all ?? ""}`);
   }
+  await execa("node", ["scripts/copy-assets.mjs"], { cwd: ROOT });
 }

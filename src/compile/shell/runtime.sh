@@ -1,0 +1,493 @@
+# shellcheck shell=bash
+# Part of every compiled benchspec.sh (src/compile/shell/script.ts assembles it). This header, up to the
+# first blank line, is not copied into the script.
+
+BS_RUN_ID=
+BS_FAILURES=0
+BS_CHILD=
+BS_STATE=
+BS_CLEAN=()
+BS_RELEASE=()
+BS_LATENCY=
+BS_JOBS=
+BS_ROW=
+BS_REP_CLEANUP=
+# Where the current case's target is, per kind; the libraries of the engines a spec uses read some of them.
+# shellcheck disable=SC2034
+declare BS_DIR='' BS_DEVICE='' BS_HERE=''
+# shellcheck disable=SC2034
+declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
+
+bs_log() { printf 'benchspec: %s\n' "$*" >&2; }
+bs_die() {
+  bs_log "$*"
+  exit 1
+}
+
+# Stops the current repetition with an error message for its result row.
+bs_fail() {
+  printf '%s\n' "$*" >"$BS_REPDIR/error"
+  bs_log "$BS_CASE: $*"
+  exit 1
+}
+
+bs_require_tools() {
+  local tool missing=()
+  for tool in "$@"; do
+    command -v -- "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  if ((${#missing[@]} > 0)); then
+    bs_log "missing required tools: ${missing[*]}"
+    bs_log "install them (dd: coreutils, fio: fio, aws: awscli, ipfs: kubo, awk: mawk or gawk) and run again"
+    exit 127
+  fi
+}
+
+# bs_json VAR TEXT: TEXT as a JSON string. The one JSON-escaping helper: every string in a row that is not
+# fixed at compile time goes through it.
+bs_json() {
+  local s=$2 b=$'\\' q='"' ctl
+  s=${s//"$b"/"$b$b"}
+  s=${s//"$q"/"$b$q"}
+  s=${s//$'\n'/"$b"n}
+  s=${s//$'\r'/"$b"r}
+  s=${s//$'\t'/"$b"t}
+  ctl=$(printf '[\001-\037\177]')
+  s=${s//$ctl/ }
+  printf -v "$1" '"%s"' "$s"
+}
+
+bs_is_number() { [[ $1 =~ ^-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
+
+# bs_now VAR: microseconds since the epoch.
+bs_now() { printf -v "$1" '%s' "${EPOCHREALTIME//[!0-9]/}"; }
+
+# bs_iso VAR MICROSECONDS: ISO 8601 in UTC.
+bs_iso() {
+  local s=$(($2 / 1000000)) us=$(($2 % 1000000)) day
+  day=$(date -u -d "@$s" +%Y-%m-%dT%H:%M:%S)
+  printf -v "$1" '%s.%06dZ' "$day" "$us"
+}
+
+# bs_first_error VAR FILE: the first line of a tool's error output, for a row's "error".
+bs_first_error() {
+  local line=
+  if [[ -s $2 ]]; then IFS= read -r line <"$2" || true; fi
+  printf -v "$1" '%s' "${line:0:500}"
+}
+
+# bs_data FILE SIZE MODE: a payload file. random: shred's generator (fast, incompressible, different on every
+# call, so every repetition writes unique data); zero; compressible:P: P% zeros in every 1 MiB block.
+bs_data() {
+  local file=$1 size=$2 mode=$3
+  : >"$file"
+  case $mode in
+    random) if ((size > 0)); then shred -n 1 -s "$size" -- "$file"; fi ;;
+    zero) head -c "$size" /dev/zero >"$file" ;;
+    compressible:*) bs_data_compressible "$file" "$size" "${mode#compressible:}" ;;
+    *) bs_die "unknown data mode $mode" ;;
+  esac
+}
+
+bs_data_compressible() {
+  local file=$1 size=$2 pct=$3 left n r
+  local pool=$file.pool
+  : >"$pool"
+  if ((size > 0)); then shred -n 1 -s "$size" -- "$pool"; fi
+  left=$size
+  {
+    while ((left > 0)); do
+      n=$((left < 1048576 ? left : 1048576))
+      r=$((n - n * pct / 100))
+      if ((r > 0)); then head -c "$r" <&3; fi
+      if ((n > r)); then head -c "$((n - r))" /dev/zero; fi
+      left=$((left - n))
+    done
+  } 3<"$pool" >"$file"
+  rm -f -- "$pool"
+}
+
+# The start barrier: workers block reading a FIFO until the parent, once all of them are waiting, closes it.
+bs_barrier_init() {
+  BS_BARRIER=$BS_REPDIR/barrier
+  BS_BARRIER_N=$1
+  rm -rf -- "$BS_BARRIER"
+  mkdir -- "$BS_BARRIER"
+  mkfifo -- "$BS_BARRIER/go"
+  # Read-write open never blocks (Linux): the FIFO has a writer before any worker opens it.
+  exec 4<>"$BS_BARRIER/go"
+}
+
+# In a worker: announce readiness, then wait for the release.
+bs_barrier_wait() {
+  exec 4>&-
+  exec 3<"$BS_BARRIER/go"
+  : >"$BS_BARRIER/ready.$1"
+  read -r -u 3 _ || true
+  exec 3<&-
+}
+
+# In the parent: wait until every worker is waiting, then release them all at once; sets BS_T0.
+bs_barrier_release() {
+  local ready f waited=0
+  while :; do
+    ready=0
+    for f in "$BS_BARRIER"/ready.*; do
+      if [[ -e $f ]]; then ready=$((ready + 1)); fi
+    done
+    if ((ready >= BS_BARRIER_N)); then break; fi
+    waited=$((waited + 1))
+    if ((waited > 12000)); then bs_fail "workers did not reach the start barrier within 60 s"; fi
+    sleep 0.005
+  done
+  bs_now BS_T0
+  exec 4>&-
+}
+
+# bs_pool N FN ARGS...: runs "FN WORKER ARGS..." in N background workers started together behind the
+# barrier. Sets BS_T0 (release), BS_T1 (last exit), BS_POOL_RC (exit status per worker).
+bs_pool() {
+  local n=$1 fn=$2 w pid rc
+  shift 2
+  local pids=()
+  bs_barrier_init "$n"
+  for ((w = 0; w < n; w++)); do
+    {
+      bs_barrier_wait "$w"
+      "$fn" "$w" "$@"
+    } &
+    pids+=("$!")
+  done
+  bs_barrier_release
+  BS_POOL_RC=()
+  for pid in "${pids[@]}"; do
+    rc=0
+    wait "$pid" || rc=$?
+    BS_POOL_RC+=("$rc")
+  done
+  bs_now BS_T1
+}
+
+# bs_op WORKER BYTES OUT CMD...: one timed operation of a pool worker, its stdout to OUT. Records
+# "worker start end bytes ok" in ops.WORKER; a failure is recorded (first message in error.WORKER), not fatal.
+bs_op() {
+  local w=$1 bytes=$2 out=$3 t0 t1 rc=0
+  shift 3
+  bs_now t0
+  "$@" >"$out" 2>"$BS_REPDIR/op.$w.err" || rc=$?
+  bs_now t1
+  if ((rc == 0)); then
+    printf '%s %s %s %s 1\n' "$w" "$t0" "$t1" "$bytes" >>"$BS_REPDIR/ops.$w"
+  else
+    printf '%s %s %s 0 0\n' "$w" "$t0" "$t1" >>"$BS_REPDIR/ops.$w"
+    if [[ ! -s $BS_REPDIR/error.$w ]]; then
+      printf '%s (exit %s)\n' "$(head -c 500 "$BS_REPDIR/op.$w.err" | tr '\n' ' ')" "$rc" >"$BS_REPDIR/error.$w"
+    fi
+  fi
+}
+
+# bs_job_json VAR JOB BYTES SECONDS [ERROR]: one entry of a row's "jobs".
+bs_job_json() {
+  local tp e=
+  tp=$(awk -v b="$3" -v s="$4" 'BEGIN { printf "%.9g", (s > 0 ? b / s : 0) }')
+  if [[ -n ${5:-} ]]; then
+    bs_json e "$5"
+    e=",\"error\":$e"
+  fi
+  printf -v "$1" '{"job":%s,"bytes":%s,"seconds":%s,"throughput":%s%s}' "$2" "$3" "$4" "$tp" "$e"
+}
+
+# bs_pool_stats N: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY, BS_JOBS,
+# BS_ERROR (the first worker error).
+bs_pool_stats() {
+  local n=$1 all=$BS_REPDIR/ops.all w line bytes seconds err job
+  BS_ERROR=
+  : >"$all"
+  for ((w = 0; w < n; w++)); do
+    if [[ -e $BS_REPDIR/ops.$w ]]; then cat -- "$BS_REPDIR/ops.$w" >>"$all"; fi
+  done
+  # shellcheck disable=SC2034 # BS_BYTES and BS_FAILED_OPS are for the caller
+  read -r BS_BYTES BS_OPS BS_FAILED_OPS < <(awk '
+    $5 == 1 { ok++; bytes += $4 }
+    $5 != 1 { failed++ }
+    END { printf "%.0f %.0f %.0f\n", bytes, ok, failed }' "$all")
+  BS_LATENCY=
+  if ((BS_OPS > 0)); then
+    BS_LATENCY=$(awk '$5 == 1 { printf "%.9g\n", ($3 - $2) / 1e6 }' "$all" | sort -g | awk '
+      function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
+      { v[NR] = $1; sum += $1 }
+      END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }')
+  fi
+  BS_JOBS=
+  for ((w = 0; w < n; w++)); do
+    read -r bytes seconds < <(awk -v w="$w" -v t0="$BS_T0" '
+      $1 == w { if ($5 == 1) b += $4; if ($3 > end) end = $3 }
+      END { printf "%.0f %.9g\n", b, (end > t0 ? (end - t0) / 1e6 : 0) }' "$all")
+    err=
+    if [[ -s $BS_REPDIR/error.$w ]]; then bs_first_error err "$BS_REPDIR/error.$w"; fi
+    if [[ -z $err && ${BS_POOL_RC[w]:-0} != 0 ]]; then err="worker exited with status ${BS_POOL_RC[w]}"; fi
+    if [[ -n $err && -z $BS_ERROR ]]; then BS_ERROR="worker $w: $err"; fi
+    bs_job_json job "$w" "$bytes" "$seconds" "$err"
+    BS_JOBS+=${BS_JOBS:+,}$job
+  done
+  BS_JOBS="[$BS_JOBS]"
+}
+
+# bs_emit OK ERROR T0 T1 BYTES OPS [SECONDS]: prints the repetition's result row (latency and jobs from
+# BS_LATENCY and BS_JOBS). SECONDS defaults to T1 - T0; throughput and IOPS are computed here.
+bs_emit() {
+  local ok=$1 error=$2 t0=$3 t1=$4 bytes=$5 ops=$6 seconds=${7:-} v nums tp iops start end e row
+  for v in "$t0" "$t1" "$bytes" "$ops" ${seconds:+"$seconds"}; do
+    if ! bs_is_number "$v"; then
+      ok=false error="not a number in the measurement: $v${error:+; $error}"
+      bytes=0 ops=0 seconds=0
+      break
+    fi
+  done
+  nums=$(awk -v t0="$t0" -v t1="$t1" -v b="$bytes" -v o="$ops" -v s="$seconds" 'BEGIN {
+    if (s == "") s = (t1 - t0) / 1e6
+    printf "%.0f %.0f %.9g %.9g %.9g\n", b, o, s, (s > 0 ? b / s : 0), (s > 0 ? o / s : 0) }')
+  read -r bytes ops seconds tp iops <<<"$nums"
+  for v in "$seconds" "$tp" "$iops"; do
+    if ! bs_is_number "$v"; then
+      ok=false error="not a number in the measurement: $v${error:+; $error}"
+      seconds=0 tp=0 iops=0
+      break
+    fi
+  done
+  bs_iso start "$t0"
+  bs_iso end "$t1"
+  row='{"v":1,"source":"shell",'"$BS_ROW_SPEC,$BS_META"',"repetition":'"$BS_REP"',"warmup":'"$BS_WARM"',"ok":'"$ok"
+  if [[ -n $error ]]; then
+    bs_json e "$error"
+    row+=',"error":'"$e"
+  fi
+  row+=',"start":"'"$start"'","end":"'"$end"'","bytes":'"$bytes"',"ops":'"$ops"',"seconds":'"$seconds"
+  row+=',"throughput":'"$tp"',"iops":'"$iops"
+  if [[ -n $BS_LATENCY ]]; then row+=',"latency":'"$BS_LATENCY"; fi
+  if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
+  printf '%s}\n' "$row"
+  BS_ROW=$ok
+}
+
+# ---------- one repetition runs in a child process, in its own process group ----------
+
+bs_child() {
+  set -E
+  trap 'bs_child_err "$?" "$BASH_COMMAND"' ERR
+  trap 'bs_child_exit' EXIT
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
+  "${BS_TARGET}_enter"
+  "$BS_CASE_FN"
+  case $BS_ROW in
+    true) exit 0 ;;
+    false) exit 3 ;;
+    *) bs_fail "the case printed no result row" ;;
+  esac
+}
+
+bs_child_err() {
+  if [[ ! -s $BS_REPDIR/error ]]; then
+    printf 'command failed with exit status %s: %s\n' "$1" "$2" >"$BS_REPDIR/error"
+  fi
+}
+
+bs_child_exit() {
+  local status=$? stat pgrp jobs
+  set +e
+  trap - ERR
+  trap '' TERM INT
+  # Stop what the repetition still runs (workers, their tools) before cleaning up after it. Only when this
+  # process leads its own group, which bs_rep arranges (set -m); otherwise only its direct jobs.
+  read -r stat <"/proc/$BASHPID/stat"
+  stat=${stat##*) }
+  read -r _ _ pgrp _ <<<"$stat"
+  if [[ $pgrp == "$BASHPID" ]]; then
+    kill -TERM 0 2>/dev/null
+  else
+    mapfile -t jobs < <(jobs -p)
+    if ((${#jobs[@]} > 0)); then kill -TERM "${jobs[@]}" 2>/dev/null; fi
+  fi
+  wait 2>/dev/null
+  if [[ -n $BS_REP_CLEANUP ]]; then "$BS_REP_CLEANUP"; fi
+  exit "$status"
+}
+
+# bs_rep REP WARMUP: runs one repetition of the current case; prints a failure row if the child could not.
+bs_rep() {
+  BS_REP=$1 BS_WARM=$2
+  local status=0 t0 t1 error=''
+  # shellcheck disable=SC2034 # names the repetition in S3 keys and fio log directories
+  if [[ $BS_WARM == true ]]; then BS_REPNAME=w$BS_REP; else BS_REPNAME=r$BS_REP; fi
+  BS_REPDIR=$BS_STATE/rep
+  rm -rf -- "$BS_REPDIR"
+  mkdir -- "$BS_REPDIR"
+  if [[ $BS_WARM == true ]]; then
+    bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: warm-up $BS_REP"
+  else
+    bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
+  fi
+  bs_now t0
+  set -m
+  bs_child </dev/null &
+  BS_CHILD=$!
+  set +m
+  wait "$BS_CHILD" || status=$?
+  BS_CHILD=
+  case $status in
+    0) ;;
+    3) BS_FAILURES=$((BS_FAILURES + 1)) ;;
+    *)
+      BS_FAILURES=$((BS_FAILURES + 1))
+      bs_now t1
+      bs_first_error error "$BS_REPDIR/error"
+      BS_LATENCY='' BS_JOBS=''
+      bs_emit false "${error:-the repetition failed with exit status $status}" "$t0" "$t1" 0 0
+      ;;
+  esac
+}
+
+# bs_run_case INDEX ID TARGET META REPEAT WARMUP
+bs_run_case() {
+  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4
+  BS_CASE_FN=bs_case_$1
+  local repeat=$5 warmup=$6 rep
+  BS_CASESTATE=$BS_STATE/case
+  rm -rf -- "$BS_CASESTATE"
+  mkdir -- "$BS_CASESTATE"
+  for ((rep = 1; rep <= warmup; rep++)); do bs_rep "$rep" true; done
+  for ((rep = 1; rep <= repeat; rep++)); do bs_rep "$rep" false; done
+  "${BS_TARGET}_leave"
+}
+
+# ---------- targets ----------
+
+# bs_fs_setup NAME ROOT keep|remove: files go into a fresh subdirectory of ROOT (ROOT itself a new temp
+# dir when empty); only what the script created is removed. Cases see it through a link with a plain path.
+bs_fs_setup() {
+  local name=$1 root=$2 keep=$3 work
+  if [[ -z $root ]]; then
+    root=$(mktemp -d "$BS_TMPBASE/benchspec-target.XXXXXX")
+    if [[ $keep != keep ]]; then BS_CLEAN+=("$root"); fi
+  fi
+  if [[ $root != /* ]]; then root=$PWD/$root; fi
+  if [[ ! -d $root ]]; then bs_die "target $name: $root is not a directory"; fi
+  work=$(mktemp -d -- "$root/benchspec.XXXXXX") || bs_die "target $name: cannot create a directory in $root"
+  if [[ $keep == keep ]]; then
+    bs_log "target $name: keeping files in $work"
+  else
+    BS_CLEAN+=("$work")
+  fi
+  ln -s -- "$work" "$BS_STATE/targets/$name"
+  BS_TDIR[$name]=$BS_STATE/targets/$name
+}
+
+bs_fs_enter() {
+  BS_DIR=${BS_TDIR[$1]}/$BS_CASE
+  mkdir -p -- "$BS_DIR"
+}
+
+bs_fs_leave() {
+  if [[ $2 != keep ]]; then rm -rf -- "${BS_TDIR[$1]:?}/$BS_CASE"; fi
+}
+
+# bs_block_setup NAME DEVICE: refuses anything but an unused block device: not mounted, not swap, no
+# partition or holder (LVM, md, dm) of it mounted or swap.
+bs_block_setup() {
+  local name=$1 device=$2 dev
+  if [[ -z $device ]]; then bs_die "target $name: no block device given"; fi
+  dev=$(readlink -f -- "$device") || bs_die "target $name: cannot resolve $device"
+  if [[ ! -b $dev ]]; then bs_die "target $name: $device is not a block device"; fi
+  bs_block_unused "$name" "$dev"
+  # shellcheck disable=SC2034 # read by the target's enter function
+  BS_TDEV[$name]=$dev
+}
+
+bs_block_unused() {
+  local name=$1 dev=$2 base sys p h related=() numbers=() line src
+  base=${dev##*/}
+  sys=/sys/class/block/$base
+  related=("$dev")
+  if [[ -d $sys ]]; then
+    for p in "$sys/$base"*; do
+      if [[ -e $p/partition ]]; then related+=("/dev/${p##*/}"); fi
+    done
+    for h in "$sys"/holders/* "$sys/$base"*/holders/*; do
+      if [[ -e $h ]]; then related+=("/dev/${h##*/}"); fi
+      for p in "$h"/holders/*; do
+        if [[ -e $p ]]; then related+=("/dev/${p##*/}"); fi
+      done
+    done
+  fi
+  for p in "${related[@]}"; do
+    if [[ -r /sys/class/block/${p##*/}/dev ]]; then numbers+=("$(cat "/sys/class/block/${p##*/}/dev")"); fi
+  done
+  while read -r src _; do
+    src=$(readlink -f -- "$src" 2>/dev/null) || continue
+    for p in "${related[@]}"; do
+      if [[ $src == "$p" ]]; then bs_die "target $name: refusing $dev: $p is mounted"; fi
+    done
+  done </proc/mounts
+  if [[ -r /proc/self/mountinfo ]]; then
+    while read -r _ _ line _; do
+      for p in "${numbers[@]}"; do
+        if [[ $line == "$p" ]]; then bs_die "target $name: refusing $dev: device $p is mounted"; fi
+      done
+    done </proc/self/mountinfo
+  fi
+  if [[ -r /proc/swaps ]]; then
+    while read -r src _; do
+      [[ $src == /* ]] || continue
+      src=$(readlink -f -- "$src" 2>/dev/null) || continue
+      for p in "${related[@]}"; do
+        if [[ $src == "$p" ]]; then bs_die "target $name: refusing $dev: $p is used as swap"; fi
+      done
+    done </proc/swaps
+  fi
+}
+
+# ---------- lifecycle ----------
+
+bs_init() {
+  BS_TMPBASE=${BENCHSPEC_TMPDIR:-${TMPDIR:-/tmp}}
+  BS_RUN_ID=${BENCHSPEC_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$$}
+  if [[ ! $BS_RUN_ID =~ ^[A-Za-z0-9._-]+$ ]]; then bs_die "BENCHSPEC_RUN_ID may only hold letters, digits, '.', '_' and '-'"; fi
+  # shellcheck disable=SC2034 # where the fio jobfiles are
+  BS_HERE=$(cd -- "$(dirname -- "$0")" && pwd -P)
+  trap 'bs_cleanup' EXIT
+  trap 'bs_interrupt 130' INT
+  trap 'bs_interrupt 143' TERM
+  BS_STATE=$(mktemp -d "$BS_TMPBASE/benchspec.XXXXXX")
+  mkdir -- "$BS_STATE/targets"
+  BS_REPDIR=$BS_STATE/rep
+  bs_log "$BS_GENERATOR: spec $BS_SPEC (sha256 $BS_SPEC_HASH, $BS_CASES cases), run $BS_RUN_ID"
+}
+
+bs_interrupt() {
+  trap '' INT TERM
+  bs_log "interrupted: stopping and cleaning up"
+  if [[ -n $BS_CHILD ]]; then
+    kill -TERM -- "-$BS_CHILD" 2>/dev/null || kill -TERM "$BS_CHILD" 2>/dev/null || true
+    wait "$BS_CHILD" 2>/dev/null || true
+  fi
+  exit "$1"
+}
+
+bs_cleanup() {
+  local status=$? f i
+  set +e
+  trap '' INT TERM
+  for f in "${BS_RELEASE[@]}"; do "$f"; done
+  for ((i = ${#BS_CLEAN[@]} - 1; i >= 0; i--)); do rm -rf -- "${BS_CLEAN[i]}"; done
+  if [[ -n $BS_STATE ]]; then rm -rf -- "$BS_STATE"; fi
+  exit "$status"
+}
+
+bs_finish() {
+  if ((BS_FAILURES > 0)); then
+    bs_log "$BS_FAILURES repetition(s) failed"
+    exit 1
+  fi
+  bs_log "done"
+}
