@@ -5,25 +5,9 @@
  */
 import { METRICS, type Metric } from "./metrics.js";
 import type { ParamName, Params, TargetKind } from "./schema.js";
+import type { EngineName, Op } from "./words.js";
 
-export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"] as const;
-export type EngineName = (typeof ENGINE_NAMES)[number];
-
-export const OPS = [
-  "read",
-  "write",
-  "randread",
-  "randwrite",
-  "readwrite",
-  "randrw",
-  "put",
-  "get",
-  "delete",
-  "stat",
-  "list",
-  "mixed",
-] as const;
-export type Op = (typeof OPS)[number];
+export { ENGINE_NAMES, OPS, type EngineName, type Op } from "./words.js";
 
 /** Operations that change the target's contents (a block device needs destructive: true for these). */
 export const WRITING_OPS: ReadonlySet<Op> = new Set([

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { ENGINE_NAMES, OPS } from "./engines.js";
+import { ENGINE_NAMES, OPS } from "./words.js";
 import { METRICS } from "./metrics.js";
 import { envRefs, hasControlChars, httpUrlProblem, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
 import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, type UnitKind } from "./units.js";
