@@ -45,7 +45,10 @@ export function issuesToDiagnostics(
       case "invalid_type":
         emit(
           "invalid-type",
-          custom(issue.message) ?? `expected ${issue.expected}, got ${describe(issue.input)}`,
+          custom(issue.message) ??
+            (nonFinite(issue.input)
+              ? `${String(issue.input)} is not a finite number (YAML reads ${String(issue.input) === "NaN" ? ".nan" : "1e400 or .inf"} as ${String(issue.input)}); expected ${issue.expected === "number" ? "a finite number" : issue.expected}`
+              : `expected ${issue.expected}, got ${describe(issue.input)}`),
           path,
         );
         break;
@@ -252,6 +255,10 @@ function isRecordKey(input: unknown, path: SpecPath): boolean {
     path.length === 2 &&
     input !== undefined
   );
+}
+
+function nonFinite(value: unknown): boolean {
+  return typeof value === "number" && !Number.isFinite(value);
 }
 
 function describe(value: unknown): string {

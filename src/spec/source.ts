@@ -84,6 +84,12 @@ export function parseSpecText(file: string, text: string): LoadResult {
       diagnostics.push(at("duplicate-key", yamlMessage(error, text), error.pos[0], path));
     } else diagnostics.push(at("yaml-syntax", yamlMessage(error, text), error.pos[0]));
   }
+  const { version, explicit } = doc.directives?.yaml ?? { version: "1.2", explicit: false };
+  if (explicit && version !== "1.2") {
+    // YAML 1.1 reads yes/no/on/off as booleans and 1_000 as a number: the language is defined on 1.2 only.
+    const message = `benchspec reads YAML 1.2 only; this document declares %YAML ${version} (remove the directive)`;
+    diagnostics.push(at("yaml-version", message, Math.max(0, text.indexOf("%YAML"))));
+  }
   if (diagnostics.length > 0) return { source, value: undefined, diagnostics };
 
   diagnostics.push(...checkStructure(doc.contents, at));

@@ -82,14 +82,23 @@ export function parseUnit(kind: UnitKind, input: string | number): UnitResult {
     return { ok: false, message: `"${input}" is not ${UNIT_EXAMPLES[kind]}${unitHint(kind, text)}` };
   const amount = Number(match[1]);
   if (kind === "percent") return checkPercent(amount, text);
-  const value = amount * (UNIT_TABLES[kind][match[2]!] ?? Number.NaN);
-  if (kind === "size" && !Number.isInteger(value)) {
+  const factor = UNIT_TABLES[kind][match[2]!] ?? Number.NaN;
+  const value = amount * factor;
+  // Decided on the decimal text, not the double: 1.0000000000000001KiB rounds to exactly 1024.0 as a double.
+  if (kind === "size" && !wholeBytes(match[1]!, factor)) {
     return { ok: false, message: `"${input}" is not a whole number of bytes` };
   }
   if (!Number.isFinite(value) || value > Number.MAX_SAFE_INTEGER) {
     return { ok: false, message: `"${input}" is too large` };
   }
   return { ok: true, value };
+}
+
+/** Whether `amount` (decimal digits, maybe with a fraction) times the integer `factor` is a whole number. */
+function wholeBytes(amount: string, factor: number): boolean {
+  const [whole, fraction = ""] = amount.split(".");
+  const scale = 10n ** BigInt(fraction.length);
+  return (BigInt(`${whole}${fraction}`) * BigInt(factor)) % scale === 0n;
 }
 
 function checkPercent(value: number, written: string): UnitResult {

@@ -46,6 +46,7 @@ const MESSAGE_CHECKS: Record<string, { code: string; not?: RegExp; has?: RegExp 
   "path-empty": { code: "invalid-value", has: /must not be empty/, not: /at least/ },
   "server-not-http-url": { code: "invalid-value", has: /http:\/\/ or https:\/\/ URL/ },
   "duplicate-op-in-list": { code: "duplicate-value", has: /read is listed twice/ },
+  "number-not-finite": { code: "invalid-type", has: /Infinity is not a finite number/, not: /got number/ },
   "expect-metric-not-reported": {
     code: "metric-not-reported",
     has: /engine dd does not report p99; it reports throughput, iops, seconds/,
@@ -68,6 +69,7 @@ const COVERED_DIRECTLY = [
   "too-many-nodes",
   "invalid-set",
   "file-not-found",
+  "not-a-file",
   "matches-nothing",
 ];
 
@@ -338,6 +340,33 @@ describe("diagnostics a spec file alone cannot trigger", () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/no such file.*\[file-not-found\]/);
     expect(run.stderr).toContain(file);
+  });
+
+  it("not-a-file: a FIFO, a device or a directory is refused before it is read", async () => {
+    const fifo = join(dir, "spec.fifo");
+    await execa("mkfifo", [fifo]);
+    for (const [file, what] of [
+      [fifo, "a FIFO"],
+      ["/dev/zero", "a character device"],
+      [dir, "a directory"],
+    ] as const) {
+      const result = await loadSpec(file);
+      expect(result.plan, file).toBeUndefined();
+      expect(result.diagnostics, file).toEqual([
+        expect.objectContaining({ code: "not-a-file", severity: "error", file, line: 0, column: 0 }),
+      ]);
+      expect(result.diagnostics[0]!.message).toContain(`is ${what}, not a file`);
+    }
+    // Through the CLI: a FIFO with no writer must neither block nor be read.
+    const run = await execa("node", [BIN, "validate", fifo], {
+      cwd: ROOT,
+      reject: false,
+      timeout: 20_000,
+      env: { NO_COLOR: "1" },
+    });
+    expect(run.timedOut).toBe(false);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain("[not-a-file]");
   });
 
   it("matches-nothing: a warning, reported only for specs that are otherwise valid", () => {

@@ -31,6 +31,14 @@ describe("units", () => {
     expect(error("size", "99999999999PiB")).toMatch(/too large/);
   });
 
+  it("decides whole bytes on the written decimal, not on its nearest double", () => {
+    // As a double, 1.0000000000000001 is exactly 1: the size would silently be 1024 B.
+    expect(error("size", "1.0000000000000001KiB")).toMatch(/whole number of bytes/);
+    expect(error("size", "0.0000000001GB")).toMatch(/whole number of bytes/);
+    expect(ok("size", "1.25KiB")).toBe(1280);
+    expect(ok("size", "0.001KB")).toBe(1);
+  });
+
   it("parses byte and bit rates to bytes per second", () => {
     expect(ok("rate", "100MB/s")).toBe(100e6);
     expect(ok("rate", "25Gbit/s")).toBe(25e9 / 8);
