@@ -4,7 +4,7 @@
  * and S3/IPFS through the aws and ipfs CLIs against a launched MinIO and Kubo.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -22,7 +22,7 @@ import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import { kuboBinary } from "../../src/platform/tools.js";
 import { loadSpec } from "../../src/plan/load.js";
 import { loopDevice } from "../support/loop.js";
-import { diagnosticsOf, planOf, specFiles } from "../support/spec.js";
+import { diagnosticsOf, planOf, ROOT, specFiles } from "../support/spec.js";
 
 const temps: string[] = [];
 const tempDir = async (prefix = "benchspec-shell-") => {
@@ -42,12 +42,12 @@ async function compileTo(plan: Plan): Promise<{ dir: string; script: string; art
   return { dir, script: join(dir, SHELL_SCRIPT_PATH), artifacts };
 }
 
-async function shellcheck(script: string) {
+async function shellcheck(script: string, severity: "style" | "warning" = "style") {
   const syntax = await execa("bash", ["-n", script], { reject: false });
   expect(syntax.stderr, "bash -n").toBe("");
   expect(syntax.exitCode).toBe(0);
-  const check = await execa("shellcheck", ["-S", "style", script], { reject: false });
-  expect(check.stdout, "shellcheck -S style").toBe("");
+  const check = await execa("shellcheck", ["-S", severity, script], { reject: false });
+  expect(check.stdout, `shellcheck -S ${severity}`).toBe("");
   expect(check.exitCode).toBe(0);
 }
 
@@ -72,6 +72,28 @@ describe("the script of every shipped spec", () => {
       const { plan } = await loadSpec(file);
       const { script } = await compileTo(plan!);
       await shellcheck(script);
+    });
+  }
+});
+
+// The script's bash parts as they are in src/: their shellcheck directives live in headers the script
+// does not carry, so the compiled script's check does not stand in for this one.
+describe("every .sh file under src/", () => {
+  const src = join(ROOT, "src");
+  const files = readdirSync(src, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".sh"))
+    .sort();
+  it("finds the runtime's and every shell engine's .sh files", () => {
+    const expected = [
+      join("compile", "shell", "runtime-checks.sh"),
+      join("compile", "shell", "runtime.sh"),
+      ...["dd", "fio", "ipfs", "s3"].map((engine) => join("engines", engine, `${engine}.sh`)),
+    ];
+    expect(files).toEqual(expect.arrayContaining(expected));
+  });
+  for (const file of files) {
+    it(`${file}: passes bash -n and shellcheck (warning and up)`, async () => {
+      await shellcheck(join(src, file), "warning");
     });
   }
 });

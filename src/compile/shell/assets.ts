@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { ShellScriptWriter } from "../writer.js";
 
 const cache = new Map<string, string>();
 
@@ -21,4 +22,11 @@ export function shellAsset(url: URL): string {
     cache.set(path, body);
   }
   return body;
+}
+
+/** A Backend.shellLibrary that writes the .sh file at `url` (an engine's bash functions) into the script. */
+export function shellLibrary(url: URL): (w: ShellScriptWriter) => void {
+  return (w) => {
+    w.code(shellAsset(url));
+  };
 }

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # BS_LATENCY and BS_JOBS are set here for the runtime (runtime.sh) to read
+# Part of a compiled benchspec.sh that runs fio cases (src/engines/fio/shell.ts writes it). This header, up to
+# the first blank line, is not copied into the script.
+
+# bs_fio JOBFILE PRECONDITION-PASSES JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME,
+# after the sections JOBNAME.precondition-1…N once).
+bs_fio() {
+  local job=$BS_HERE/$1 passes=$2 name=$3 bs=$4 logs out t0 t1 result pass
+  local -a pre=()
+  if [[ -n $BS_DEVICE ]]; then
+    export BENCHSPEC_DEVICE=${BS_DEVICE//:/\\:}
+  else
+    export BENCHSPEC_DIR=${BS_DIR//:/\\:}
+  fi
+  # fio writes its bandwidth/IOPS logs into the working directory: BENCHSPEC_LOG_DIR keeps them.
+  if [[ -n ${BENCHSPEC_LOG_DIR:-} ]]; then
+    logs=$BENCHSPEC_LOG_DIR/$BS_CASE/$BS_REPNAME
+  else
+    logs=$BS_REPDIR/logs
+  fi
+  mkdir -p -- "$logs"
+  if ((passes > 0)) && [[ ! -e $BS_CASESTATE/preconditioned ]]; then
+    for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$name.precondition-$pass"); done
+    bs_log "$BS_CASE: preconditioning ($passes pass(es))"
+    (cd -- "$logs" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
+    : >"$BS_CASESTATE/preconditioned"
+  fi
+  out=$BS_REPDIR/fio.terse
+  bs_now t0
+  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
+    local status=$?
+    bs_fail "fio exited with status $status"
+  }
+  bs_now t1
+  result=$(awk -F ';' -v name="$name" -v bs="$bs" '
+    function pct(f, dir,   kv, p) {
+      split(f, kv, "=")
+      p = kv[1]; sub(/%$/, "", p); p += 0
+      if (p == 50) key = "p50"; else if (p == 90) key = "p90"; else if (p == 99) key = "p99"
+      else if (p == 99.9) key = "p999"; else return
+      v[dir, key] = kv[2] / 1e6
+    }
+    $1 == 3 && $3 == name && !found {
+      found = 1; err = $5
+      rb = $6 * 1024; wb = $47 * 1024
+      rt = $9; wt = $50
+      rm = $16 / 1e6; wm = $57 / 1e6
+      for (i = 18; i <= 37; i++) pct($i, "r")
+      for (i = 59; i <= 78; i++) pct($i, "w")
+    }
+    END {
+      if (!found) { print "missing"; exit }
+      ro = rb / bs; wo = wb / bs; ops = ro + wo
+      secs = (rt > wt ? rt : wt) / 1000
+      mean = ops > 0 ? (rm * ro + wm * wo) / ops : 0
+      n = split("p50 p90 p99 p999", keys, " ")
+      for (k = 1; k <= n; k++) {
+        q[k] = 0
+        if (ro > 0 && v["r", keys[k]] > q[k]) q[k] = v["r", keys[k]]
+        if (wo > 0 && v["w", keys[k]] > q[k]) q[k] = v["w", keys[k]]
+      }
+      printf "%s %.0f %.0f %.9g {\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}\n", err, rb + wb, ops, secs, mean, q[1], q[2], q[3], q[4]
+    }' "$out")
+  if [[ $result == missing ]]; then bs_fail "fio printed no terse result for job $name"; fi
+  local err bytes ops seconds
+  read -r err bytes ops seconds BS_LATENCY <<<"$result"
+  BS_JOBS=
+  if [[ $err != 0 ]]; then
+    bs_emit false "fio reported error $err" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+  else
+    bs_emit true "" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+  fi
+}

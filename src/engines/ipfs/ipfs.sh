@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # BS_REP_CLEANUP and BS_TAPI are set here for the runtime and target functions
+# Part of a compiled benchspec.sh that runs IPFS cases (src/engines/ipfs/shell.ts writes it). This header, up
+# to the first blank line, is not copied into the script.
+
+bs_ipfs() { ipfs --api="$BS_IPFS_API" "$@"; }
+
+# bs_ipfs_target_check TARGET: the API address as the multiaddr the CLI wants, and a node that answers.
+bs_ipfs_target_check() {
+  local api=$BS_IPFS_API re='^(https?)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:([0-9]+))?/?$' scheme host port
+  if [[ $api != /* ]]; then
+    if [[ ! $api =~ $re ]]; then bs_die "target $1: $api is neither an http(s) URL nor a multiaddr"; fi
+    scheme=${BASH_REMATCH[1]} host=${BASH_REMATCH[2]} port=${BASH_REMATCH[4]}
+    if [[ -z $port ]]; then
+      if [[ $scheme == https ]]; then port=443; else port=80; fi
+    fi
+    if [[ $host == \[* ]]; then
+      host=/ip6/${host:1:${#host}-2}
+    elif [[ $host =~ ^[0-9.]+$ ]]; then
+      host=/ip4/$host
+    else
+      host=/dns/$host
+    fi
+    api=$host/tcp/$port
+    if [[ $scheme == https ]]; then api+=/https; fi
+  fi
+  BS_TAPI[$1]=$api
+  BS_IPFS_API=$api
+  bs_ipfs id >/dev/null || bs_die "target $1: no Kubo RPC API answers at $api"
+}
+
+# bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN CLEANUP: one repetition.
+# CLEANUP: keep (nothing), unpin (what the repetition pinned) or remove (unpin, then remove its blocks).
+bs_ipfs_case() {
+  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error=''
+  BS_IPFS_ADD=(add -Q --cid-version="$6" --raw-leaves="$7" --chunker="$8" --pin="$9")
+  # What cleanup unpins: the adds before a get always pin.
+  BS_IPFS_PIN=$9
+  if [[ $op != put ]]; then BS_IPFS_PIN=true; fi
+  BS_IPFS_CLEANUP=${10}
+  if [[ $BS_IPFS_CLEANUP != keep ]]; then BS_REP_CLEANUP=bs_ipfs_cleanup; fi
+  mkdir -- "$BS_REPDIR/data" "$BS_REPDIR/cid"
+  # Content identical to the user's has the user's CID: cleanup must not unpin what was pinned before.
+  if [[ $BS_IPFS_CLEANUP != keep && $BS_IPFS_PIN == true ]]; then
+    bs_ipfs pin ls --type=recursive --quiet >"$BS_REPDIR/pins.before" || bs_fail "ipfs pin ls failed"
+  fi
+  for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
+  if [[ $op != put ]]; then
+    BS_IPFS_ADD=(add -Q --cid-version="$6" --raw-leaves="$7" --chunker="$8" --pin=true)
+    bs_pool "$conc" bs_ipfs_worker put "$objects" "$conc" "$size"
+    bs_pool_stats "$conc"
+    if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "adding the objects before $op failed: $BS_ERROR"; fi
+    rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+  fi
+  bs_pool "$conc" bs_ipfs_worker "$op" "$objects" "$conc" "$size"
+  bs_pool_stats "$conc"
+  if ((BS_FAILED_OPS > 0)); then
+    ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
+  elif [[ -n $BS_ERROR ]]; then
+    ok=false error=$BS_ERROR
+  fi
+  bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$BS_BYTES" "$BS_OPS"
+}
+
+# bs_ipfs_worker WORKER OP OBJECTS CONCURRENCY SIZE
+bs_ipfs_worker() {
+  local w=$1 op=$2 objects=$3 conc=$4 size=$5 i cid
+  for ((i = w; i < objects; i += conc)); do
+    case $op in
+      put) bs_op "$w" "$size" "$BS_REPDIR/cid/$i" bs_ipfs "${BS_IPFS_ADD[@]}" "$BS_REPDIR/data/obj-$i" ;;
+      get)
+        cid=
+        IFS= read -r cid <"$BS_REPDIR/cid/$i" || true
+        bs_op "$w" "$size" /dev/null bs_ipfs cat "$cid"
+        ;;
+      *) bs_fail "unknown IPFS operation $op" ;;
+    esac
+  done
+}
+
+# Removes what the repetition added; runs when the repetition ends, also after Ctrl-C. Never ipfs repo gc:
+# the node may be the user's, and gc would collect every unpinned block of it.
+bs_ipfs_cleanup() {
+  local cid i err roots=() blocks=()
+  mapfile -t roots < <(cat -- "$BS_REPDIR"/cid/* 2>/dev/null | awk 'NF' | sort -u)
+  if ((${#roots[@]} == 0)); then return 0; fi
+  # 1. The blocks to remove, listed while still pinned.
+  if [[ $BS_IPFS_CLEANUP == remove ]]; then
+    printf '%s\n' "${roots[@]}" >"$BS_REPDIR/blocks"
+    mkdir -p -- "$BS_REPDIR/dir"
+    for ((i = 0; i < ${#roots[@]}; i += 500)); do
+      if ! bs_ipfs_blocks "${roots[@]:i:500}"; then
+        for cid in "${roots[@]:i:500}"; do bs_ipfs_blocks "$cid" || bs_log "could not list the blocks of $cid"; done
+      fi
+    done
+  fi
+  # 2. Unpin what the repetition pinned, but no CID that was pinned before it.
+  if [[ $BS_IPFS_PIN == true ]]; then
+    for cid in "${roots[@]}"; do
+      if grep -qxF -- "$cid" "$BS_REPDIR/pins.before" 2>/dev/null; then continue; fi
+      bs_ipfs pin rm -- "$cid" >/dev/null 2>&1 || bs_log "could not unpin $cid"
+    done
+  fi
+  # 3. Remove exactly those blocks. Missing ones are fine (--force); Kubo refuses a still-pinned one, which stays.
+  if [[ $BS_IPFS_CLEANUP != remove ]]; then return 0; fi
+  mapfile -t blocks < <(sort -u -- "$BS_REPDIR/blocks")
+  for ((i = 0; i < ${#blocks[@]}; i += 500)); do
+    if ! err=$(bs_ipfs block rm --force -- "${blocks[@]:i:500}" 2>&1 >/dev/null); then
+      err=$(grep -v -e ': pinned' -e '^Error: some blocks not removed$' <<<"$err" || true)
+      if [[ -n $err ]]; then bs_log "ipfs block rm: ${err%%$'\n'*}"; fi
+    fi
+  done
+}
+
+# bs_ipfs_blocks CID...: adds the blocks of these CIDs to $BS_REPDIR/blocks (offline: nothing is fetched):
+# every block below each (refs -r), and the directory block ipfs add stores besides the file,
+# {Links: [{Hash: CID, Name: CID, Tsize: its size}], Data: UnixFS directory}, whose CID dag put of that
+# node tells (it is there already).
+bs_ipfs_blocks() {
+  local cid size n=0 dirs=()
+  bs_ipfs --offline refs -r -u -- "$@" >>"$BS_REPDIR/blocks" 2>/dev/null || return 1
+  while read -r cid size; do
+    printf '{"Data":{"/":{"bytes":"CAE"}},"Links":[{"Hash":{"/":"%s"},"Name":"%s","Tsize":%s}]}' \
+      "$cid" "$cid" "$size" >"$BS_REPDIR/dir/$n.json"
+    dirs+=("$BS_REPDIR/dir/$n.json")
+    n=$((n + 1))
+  done < <(bs_ipfs --offline --enc=json dag stat --progress=false -- "$@" 2>/dev/null |
+    grep -o '"Cid":"[^"]*","Size":[0-9]*' | sed 's/^"Cid":"\([^"]*\)","Size":/\1 /')
+  if ((n != $#)); then return 1; fi
+  bs_ipfs dag put --store-codec=dag-pb --input-codec=dag-json -- "${dirs[@]}" >>"$BS_REPDIR/blocks" 2>/dev/null
+}
