@@ -14,10 +14,21 @@
  * `matrix` or `include` entry of the spec can shadow it: a value makes it that value in every case, a
  * list makes it a dimension with exactly those values.
  */
-import { isMap, isNode, isSeq, parse, type Document, type YAMLMap } from "yaml";
+import {
+  isCollection,
+  isMap,
+  isNode,
+  isScalar,
+  isSeq,
+  parseDocument,
+  visit,
+  type Document,
+  type YAMLMap,
+} from "yaml";
 import { suggestSimilar } from "../diagnostics/suggest.js";
 import { canonicalJson, sameValue } from "./params.js";
 import { PARAM_NAMES, paramShape, SWEEPABLE_PARAMS, type ParamName } from "./schema.js";
+import { FORBIDDEN_KEYS } from "./source.js";
 
 const SPEC_ROOTS = new Set(["vars", "targets", "defaults", "report", "name", "description"]);
 
@@ -27,17 +38,13 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   const eq = assignment.indexOf("=");
   if (eq <= 0) throw new OverrideError(`--set "${assignment}": expected key=value`);
   const key = assignment.slice(0, eq).trim();
-  let value: unknown;
-  try {
-    value = parse(assignment.slice(eq + 1), { maxAliasCount: 0 });
-  } catch (error) {
-    throw new OverrideError(
-      `--set ${key}: the value is not valid YAML (${(error as Error).message.split("\n")[0]})`,
-    );
-  }
   const path = key.split(".");
+  const forbidden = path.find((segment) => FORBIDDEN_KEYS.has(segment));
+  if (forbidden !== undefined)
+    throw new OverrideError(`--set ${key}: the key "${forbidden}" is not allowed (it could alter objects)`);
+  const value = parseValue(key, assignment.slice(eq + 1));
   if (SPEC_ROOTS.has(path[0]!)) {
-    doc.setIn(path, doc.createNode(value));
+    setPath(doc, doc, path, value, key);
     return;
   }
   const workloads = doc.get("workloads");
@@ -55,7 +62,7 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   const workload = items.find((item) => item.get("name") === first);
   if (workload && rest.length > 0) {
     if (rest.length === 1 && isParam(rest[0]!)) overrideParam(doc, workload, rest[0], value);
-    else workload.setIn(rest, doc.createNode(value));
+    else setPath(doc, workload, rest, value, key);
     return;
   }
   if (rest.length > 0) {
@@ -69,6 +76,55 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   throw new OverrideError(
     `--set ${key}: expected PARAM, WORKLOAD.PARAM or a path under ${[...SPEC_ROOTS].join("/")}${hint ? ` — did you mean "${hint}"?` : ""}`,
   );
+}
+
+/** The value as YAML, held to the same rules as a spec file's values (no aliases, no forbidden keys). */
+function parseValue(key: string, text: string): unknown {
+  const value = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  const problem = value.errors[0];
+  if (problem)
+    throw new OverrideError(`--set ${key}: the value is not valid YAML (${problem.message.split("\n")[0]})`);
+  let refused: string | undefined;
+  visit(value, {
+    Alias: () => {
+      refused = "an alias (*name)";
+      return visit.BREAK;
+    },
+    Pair: (_, pair) => {
+      const name = isScalar(pair.key) ? String(pair.key.value) : undefined;
+      if (name !== undefined && FORBIDDEN_KEYS.has(name)) {
+        refused = `the key "${name}" (it could alter objects)`;
+        return visit.BREAK;
+      }
+    },
+  });
+  if (refused !== undefined) throw new OverrideError(`--set ${key}: the value holds ${refused}`);
+  return value.toJS();
+}
+
+/**
+ * Sets `path` below `node`, refusing to go through a value that is neither a mapping nor a list (the YAML
+ * library throws a bare "Expected YAML collection" there).
+ */
+function setPath(
+  doc: Document.Parsed,
+  node: Document.Parsed | YAMLMap,
+  path: string[],
+  value: unknown,
+  key: string,
+) {
+  for (let depth = 1; depth < path.length; depth++) {
+    const inner = node.getIn(path.slice(0, depth), true);
+    if (inner === undefined || isCollection(inner)) continue;
+    const whole = key
+      .split(".")
+      .slice(0, key.split(".").length - path.length + depth)
+      .join(".");
+    throw new OverrideError(
+      `--set ${key}: ${whole} is a single value, not a mapping or a list; set it whole (--set ${whole}=…)`,
+    );
+  }
+  node.setIn(path, doc.createNode(value));
 }
 
 const isParam = (key: string): key is ParamName => (PARAM_NAMES as string[]).includes(key);

@@ -23,7 +23,8 @@ import type { Diagnostic, SpecPath } from "../diagnostics/diagnostic.js";
 
 export const LIMITS = { bytes: 1024 * 1024, depth: 32, nodes: 100_000 } as const;
 
-const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+/** Keys that could alter objects; refused in files and in --set paths and values alike. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 export interface SpecSource {
   file: string;

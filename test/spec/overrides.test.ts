@@ -151,3 +151,35 @@ describe("--set overrides a parameter everywhere in the workloads it applies to"
     expect(diagnosticsOf(spec, ["w.iodepth=0"])[0]?.message).toMatch(/--set/);
   });
 });
+
+describe("--set refuses what a spec file may not hold, with a message instead of an internal error", () => {
+  const spec = fsSpec([{ name: "w", op: "randread", bs: "4KiB" }]);
+
+  it("a path through a single value names it and says how to set it", () => {
+    for (const [set, whole] of [
+      ["w.bs.x=1", "w.bs"],
+      ["name.x=1", "name"],
+      ["w.op.0=read", "w.op"],
+    ] as const) {
+      const [diagnostic, ...more] = diagnosticsOf(spec, [set]);
+      expect(more, set).toEqual([]);
+      expect(diagnostic, set).toMatchObject({ code: "invalid-set" });
+      expect(diagnostic!.message, set).toContain(`${whole} is a single value`);
+    }
+  });
+
+  it("keys that could alter objects, in the path or in the value", () => {
+    for (const set of [
+      "targets.constructor.kind=fs",
+      "vars.__proto__=1",
+      "w.prototype=1",
+      "vars={__proto__: {polluted: 1}}",
+    ]) {
+      const [diagnostic, ...more] = diagnosticsOf(spec, [set]);
+      expect(more, set).toEqual([]);
+      expect(diagnostic, set).toMatchObject({ code: "invalid-set" });
+      expect(diagnostic!.message, set).toMatch(/"(__proto__|constructor|prototype)" .*alter objects/);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
