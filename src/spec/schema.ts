@@ -104,6 +104,11 @@ const blockTarget = z.strictObject({
   destructive: z.boolean().optional().describe("required for any workload that writes to the device"),
 });
 
+/** S3's bucket naming rules: 3–63 of a-z 0-9 . -, a letter or digit at each end, no "..", not an IP address. */
+const BUCKET_NAME = /^(?!\d+\.\d+\.\d+\.\d+$)(?!.*\.\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const BUCKET_RULE = (value: string) =>
+  `${JSON.stringify(value)} is not a bucket name; expected 3 to 63 lowercase letters, digits, "." and "-", starting and ending with a letter or digit`;
+
 const s3Target = z.strictObject({
   kind: z.literal("s3"),
   description: text.optional(),
@@ -111,7 +116,14 @@ const s3Target = z.strictObject({
     .optional()
     .describe("S3 endpoint URL, e.g. https://s3.example.com or ${env:S3_ENDPOINT}"),
   launch: z.literal("minio").optional().describe("start a throwaway local MinIO for the run"),
-  bucket: envString.optional().describe("bucket to use (default: benchspec)"),
+  bucket: envString
+    .superRefine((value, ctx) => {
+      // A value from ${env:…} is checked when it is resolved, at run time.
+      if (!value.includes("${") && !BUCKET_NAME.test(value))
+        ctx.addIssue({ ...issue("invalid-value", BUCKET_RULE(value)), input: value });
+    })
+    .optional()
+    .describe("bucket to use (default: benchspec)"),
   region: envString.optional(),
   accessKey: envString.optional().describe("use ${env:NAME}; default: the AWS credential chain"),
   secretKey: envString.optional().describe("use ${env:NAME}; default: the AWS credential chain"),
@@ -160,7 +172,13 @@ const mixSchema = z
 const multipartSchema = z.union([
   z.literal(false),
   z.strictObject({
-    partSize: positiveSize.describe("size of each part (S3 allows 5MiB…5GiB)"),
+    partSize: size
+      .refine((bytes) => bytes >= 5 * 2 ** 20 && bytes <= 5 * 2 ** 30, {
+        // S3 answers EntityTooSmall only after the parts were sent: say it before the run.
+        message: "must be between 5MiB and 5GiB (S3's limits for every part but the last)",
+        params: { code: "out-of-range" },
+      })
+      .describe("size of each part (S3 allows 5MiB…5GiB)"),
     queue: count(1, 1024, "queue").describe("parts in flight per object"),
   }),
 ]);

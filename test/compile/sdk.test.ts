@@ -444,8 +444,8 @@ describe("sdk call sequences: shapes", () => {
       CompileError,
     );
     expect(() =>
-      compileSdk(planOf(s3Spec({ op: "put", size: "1GiB", multipart: { partSize: "64KiB", queue: 4 } }))),
-    ).toThrow(/workload "w": 16384 parts/);
+      compileSdk(planOf(s3Spec({ op: "put", size: "64GiB", multipart: { partSize: "5MiB", queue: 4 } }))),
+    ).toThrow(/workload "w": 13108 parts/);
   });
 
   it("ipfs: fresh per-case starts the case's first repetition on a new node; once never does; pin: false only collects", () => {
