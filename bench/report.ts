@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { once } from "node:events";
 import { stringify } from "yaml";
 import type { Plan } from "../src/plan/types.js";
+import { VERSION } from "../src/cli/context.js";
 import { buildReport } from "../src/report/index.js";
 import { loadInputs } from "../src/report/load.js";
 import type { ResultRow, TimeseriesRow } from "../src/results/row.js";
@@ -134,7 +135,7 @@ async function shape(name: string, plan: Plan, rows: number, seriesPoints: numbe
     const loadCpu = cpuSeconds(process.cpuUsage(cpu));
     t = performance.now();
     cpu = process.cpuUsage();
-    const { html, charts } = await buildReport(runs);
+    const { html, charts } = await buildReport(runs, { version: VERSION });
     const buildSeconds = (performance.now() - t) / 1000;
     const buildCpu = cpuSeconds(process.cpuUsage(cpu));
     const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;

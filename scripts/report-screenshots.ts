@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { compareRuns, DEFAULT_COMPARE } from "../src/results/compare.js";
+import { VERSION } from "../src/cli/context.js";
 import { buildReport } from "../src/report/index.js";
 import { loadInputs } from "../src/report/load.js";
 
@@ -53,7 +54,7 @@ try {
   for (const job of jobs) {
     const runs = await loadInputs(job.inputs);
     const comparison = runs.length === 2 ? compareRuns(runs[0]!, runs[1]!, DEFAULT_COMPARE) : undefined;
-    const { html } = await buildReport(runs, comparison ? { comparison } : {});
+    const { html } = await buildReport(runs, { version: VERSION, ...(comparison && { comparison }) });
     const file = join(work, `${job.name}.html`);
     await writeFile(file, html);
     const page = await context.newPage();

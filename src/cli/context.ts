@@ -1,8 +1,9 @@
 /** What every command shares: output streams, colour, the package version, exit codes. */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
+import { PACKAGE_ROOT } from "../platform/package-root.js";
 
 export const EXIT = { ok: 0, failure: 1, invalid: 2, interrupted: 130 } as const;
 
@@ -12,11 +13,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-/** The package root (where package.json, schema/ and templates/ live), from src/cli or dist/cli alike. */
-export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
 export const VERSION: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 
 export function useColor(io: Io, stream: Io["stdout"]): boolean {

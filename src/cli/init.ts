@@ -1,7 +1,8 @@
 import { Command } from "commander";
 import { access, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { CliError, EXIT, PACKAGE_ROOT, type Io } from "./context.js";
+import { PACKAGE_ROOT } from "../platform/package-root.js";
+import { CliError, EXIT, type Io } from "./context.js";
 
 export function makeInitCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("init")

@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
-import { CliError, EXIT, type Io } from "./context.js";
+import { CliError, EXIT, VERSION, type Io } from "./context.js";
 import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 
 interface ReportOptions {
@@ -58,6 +58,7 @@ The page needs no network: the chart libraries and data are inside it, and every
       // Loaded on use: the charting libraries take a while to import, and other commands never need them.
       const { buildReport } = await import("../report/index.js");
       const { html } = await buildReport(runs, {
+        version: VERSION,
         ...(options.title && { title: options.title }),
         ...(comparison && { comparison }),
       });

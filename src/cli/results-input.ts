@@ -1,6 +1,6 @@
 /** What `report` and `compare` share: loading their inputs and reading their options, as CLI errors. */
 import { loadInputs, ReportInputError } from "../report/load.js";
-import { NdjsonError } from "../report/read-ndjson.js";
+import { NdjsonError } from "../results/ndjson.js";
 import { METRICS, type Metric } from "../spec/metrics.js";
 import { CliError, EXIT } from "./context.js";
 

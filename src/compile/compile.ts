@@ -17,12 +17,14 @@ import {
   NO_ARTIFACTS,
   type CompileTarget,
 } from "../engines/types.js";
+import { RUN_FILES } from "../results/run-dir.js";
 import type { EngineName } from "../spec/engines.js";
 
 export { CompileError };
 import { jsonArtifact } from "./writer.js";
 
-export const PLAN_INDEX_PATH = "plan.json";
+/** Named by the run directory's layout (results/run-dir.ts): a run holds its compiled artifacts. */
+export const PLAN_INDEX_PATH: string = RUN_FILES.plan.name;
 export const PLAN_FORMAT = "benchspec-plan/1";
 
 export interface CompileOutput {

@@ -5,37 +5,39 @@
  * the number of rows.
  */
 import type { PlannedExpect } from "../plan/types.js";
-import type { TimeseriesRow } from "../results/row.js";
+import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { evaluateExpectations, type CaseSummary, type ExpectResult } from "../results/summary.js";
 import { statWarnings, summarize } from "../results/stats.js";
 import { METRIC_OF } from "../results/summary.js";
 import type { Metric } from "../spec/schema.js";
 import type { AutotuneResult, AutotuneRound, CaseAgg, PlanCase, SeriesAgg, SeriesPoint } from "./model.js";
 
-/** The fields of a result row the report reads (benchspec rows, shell rows and imported fio rows alike). */
-export interface RowLike {
-  case: string;
-  workload: string;
-  target: string;
-  engine: string;
-  op: string;
-  params: Record<string, unknown>;
-  repetition: number;
-  warmup: boolean;
-  ok: boolean;
-  error?: string;
-  seconds: number;
-  throughput: number;
-  iops: number;
-  latency?: { mean?: number; p50?: number; p90?: number; p99?: number; "p99.9"?: number };
-  /** Time to first byte of object reads (GET, cat). */
-  ttfb?: { p50?: number; p99?: number };
-  /** What the client itself cost (the object engines). */
-  client?: { cpuPerGiB?: number; eventLoopUtilization?: number };
-  steady?: { criterion: string; attained: boolean };
-  /** The object engines run every autotune round inside one repetition and report each round here. */
-  autotune?: { rounds: { value: number; throughput: number; iops: number; seconds: number }[] };
-}
+/**
+ * The fields of a result row the report reads (benchspec rows, shell rows and imported fio rows alike);
+ * where it came from is optional: rows made in memory may not say.
+ */
+export type RowLike = Pick<
+  ResultRow,
+  | "case"
+  | "workload"
+  | "target"
+  | "engine"
+  | "op"
+  | "params"
+  | "repetition"
+  | "warmup"
+  | "ok"
+  | "error"
+  | "seconds"
+  | "throughput"
+  | "iops"
+  | "latency"
+  | "ttfb"
+  | "client"
+  | "steady"
+  | "autotune"
+> &
+  Partial<Pick<ResultRow, "source" | "spec" | "specHash">>;
 
 const METRICS = Object.keys(METRIC_OF) as Metric[];
 
@@ -143,7 +145,7 @@ export class RunAccumulator {
     for (const c of planCases) this.cases.set(c.id, newCase(c));
   }
 
-  addRow(row: RowLike & { source?: string }): void {
+  addRow(row: RowLike): void {
     this.rowsTotal += 1;
     if (row.source) this.sources.add(row.source);
     if (row.warmup) {

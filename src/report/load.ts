@@ -1,6 +1,7 @@
 /**
  * Loading what a report is made of, from any of:
- *   - a run directory (plan.json, results.ndjson, timeseries.ndjson, provenance.json, run.json, raw/),
+ *   - a run directory (results/run-dir.ts: plan.json, results.ndjson, timeseries.ndjson, provenance.json,
+ *     run.json, raw/),
  *   - a results NDJSON file: benchspec's own, or what a compiled shell script printed (a plan.json beside
  *     it with the same spec hash is used, as `compile` writes one next to the script),
  *   - fio's own JSON output (several files: repetitions of the same jobs).
@@ -13,13 +14,20 @@ import { basename, dirname, join, resolve } from "node:path";
 import { parseFioJson } from "../engines/fio/results.js";
 import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
+import { readNdjson, scanStats } from "../results/ndjson.js";
 import type { TimeseriesRow } from "../results/row.js";
-import type { Provenance } from "../run/provenance.js";
-import type { RunState } from "../run/run.js";
+import {
+  findRunState,
+  readRunJson,
+  RUN_FILES,
+  RunDirError,
+  runPaths,
+  type Provenance,
+  type RunState,
+} from "../results/run-dir.js";
 import { RunAccumulator, type RowLike } from "./aggregate.js";
 import type { InputKind, PlanCase, PlanLike, RunData } from "./model.js";
-import { readNdjson, scanStats } from "./read-ndjson.js";
-import { readRows, type RowThreadOptions } from "./rows-threads.js";
+import { scanRowsThreaded, type RowThreadOptions } from "./rows-threads.js";
 import { DerivedPlan, type RowsPass, type SteadyRow } from "./rows.js";
 
 export class ReportInputError extends Error {}
@@ -34,15 +42,15 @@ export async function loadInput(path: string, options: LoadOptions = {}): Promis
   const full = resolve(path);
   if (!existsSync(full)) throw new ReportInputError(`${path}: no such file or directory`);
   if (statSync(full).isDirectory()) {
-    if (!existsSync(join(full, "results.ndjson"))) {
-      throw new ReportInputError(`${path}: not a benchspec run directory (no results.ndjson)`);
+    if (!existsSync(runPaths(full).results)) {
+      throw new ReportInputError(`${path}: not a benchspec run directory (no ${RUN_FILES.results.name})`);
     }
     return loadRunDir(full, options);
   }
   const head = await readHead(full, 64 * 1024);
   if (isFioJson(head)) return loadFio([full]);
   const dir = dirname(full);
-  if (basename(full) === "results.ndjson" && existsSync(join(dir, "run.json")))
+  if (basename(full) === RUN_FILES.results.name && existsSync(runPaths(dir).state))
     return loadRunDir(dir, options);
   return loadResultsFile(full, options);
 }
@@ -82,14 +90,6 @@ async function readHead(file: string, bytes: number): Promise<string> {
   }
 }
 
-async function readJson<T>(file: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(file, "utf8")) as T;
-  } catch {
-    return undefined;
-  }
-}
-
 interface PlanJson {
   format?: string;
   spec?: string;
@@ -104,7 +104,9 @@ interface PlanJson {
   workloads?: PlanLike["workloads"];
 }
 
-function planFromJson(json: PlanJson): PlanLike | undefined {
+/** The plan of a plan.json (compile writes one into every output and run directory). */
+async function readPlan(dir: string): Promise<PlanLike | undefined> {
+  const json = (await readRunJson(dir, "plan")) as PlanJson | undefined;
   if (!json || !Array.isArray(json.cases)) return undefined;
   return {
     name: json.spec ?? json.name ?? "benchspec",
@@ -136,7 +138,10 @@ async function streamRows(
   meanwhile?: Promise<void>,
 ): Promise<RowsPass> {
   // Something else to read (the series) while threads parse the rows; its error comes after theirs.
-  const [rows, other] = await Promise.allSettled([readRows(file, acc, planCases, options), meanwhile]);
+  const [rows, other] = await Promise.allSettled([
+    scanRowsThreaded(file, acc, planCases, options),
+    meanwhile,
+  ]);
   if (rows.status === "rejected") throw rows.reason;
   const { pass, scan } = rows.value;
   const stats = scanStats(file, scan);
@@ -162,16 +167,18 @@ async function streamSeries(file: string, acc: RunAccumulator) {
 
 async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun> {
   const notes: string[] = [];
-  const planJson = await readJson<PlanJson>(join(dir, "plan.json"));
-  const plan = planJson ? planFromJson(planJson) : undefined;
-  const state = await readJson<RunState>(join(dir, "run.json"));
-  const provenance = await readJson<Provenance>(join(dir, "provenance.json"));
+  const paths = runPaths(dir);
+  const plan = await readPlan(dir);
+  const state = await findRunState(dir).catch((error: unknown) => {
+    throw error instanceof RunDirError ? new ReportInputError(error.message) : error;
+  });
+  const provenance = await readRunJson(dir, "provenance");
   const planCases = plan?.cases ?? [];
   const acc = new RunAccumulator(planCases);
   // Series points and rows are apart in the accumulator: the series is read while threads parse the rows.
-  const seriesRead = streamSeries(join(dir, "timeseries.ndjson"), acc);
-  const rows = await streamRows(join(dir, "results.ndjson"), acc, planCases, notes, options, seriesRead);
-  const steady = await steadyFromRaw(join(dir, "raw"), rows.steadyRows, acc);
+  const seriesRead = streamSeries(paths.timeseries, acc);
+  const rows = await streamRows(paths.results, acc, planCases, notes, options, seriesRead);
+  const steady = await steadyFromRaw(paths.raw, rows.steadyRows, acc);
   const finalPlan = plan ?? rows.derived.plan();
   const { cases, expect, series } = acc.finish(finalPlan.expect);
   if (state?.status && state.status !== "complete")
@@ -196,8 +203,7 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
 async function loadResultsFile(file: string, options: LoadOptions): Promise<LoadedRun> {
   const notes: string[] = [];
   // A plan.json beside the file (compile writes one next to the shell script) is used if it is the same spec.
-  const sibling = await readJson<PlanJson>(join(dirname(file), "plan.json"));
-  const siblingPlan = sibling ? planFromJson(sibling) : undefined;
+  const siblingPlan = await readPlan(dirname(file));
   const acc = new RunAccumulator(siblingPlan?.cases ?? []);
   const rows = await streamRows(file, acc, siblingPlan?.cases ?? [], notes, options);
   const hashes = rows.hashes;
@@ -215,7 +221,7 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
   const plan = usePlan ? siblingPlan : rows.derived.plan();
   const { cases, expect, series } = run.finish(plan.expect);
   const name =
-    basename(file) === "results.ndjson"
+    basename(file) === RUN_FILES.results.name
       ? basename(dirname(file))
       : basename(file).replace(/\.(nd)?json$/, "");
   return {
@@ -350,7 +356,7 @@ async function steadyFromRaw(
 export function runFromRows(
   label: string,
   plan: PlanLike,
-  rows: Iterable<RowLike & { source?: string }>,
+  rows: Iterable<RowLike>,
   extra: {
     series?: Iterable<TimeseriesRow>;
     steady?: SteadyWindow[];

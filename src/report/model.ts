@@ -6,8 +6,7 @@
 import type { PlannedExpect } from "../plan/types.js";
 import type { SteadyWindow } from "../results/import-fio.js";
 import type { CaseSummary, ExpectResult } from "../results/summary.js";
-import type { Provenance } from "../run/provenance.js";
-import type { RunState } from "../run/run.js";
+import type { Provenance, RunState } from "../results/run-dir.js";
 import type { Metric, Spec } from "../spec/schema.js";
 
 export type ReportSection = NonNullable<Spec["report"]>;

@@ -6,12 +6,12 @@
  * pass over the whole file, which small files still get: a thread costs some 50 ms to start (more from
  * TypeScript source).
  */
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { nextMessage, startWorker } from "../platform/worker-thread.js";
+import { joinScans, lineRanges, type ByteRange, type NdjsonScan } from "../results/ndjson.js";
 import type { RunAccumulator } from "./aggregate.js";
 import type { PlanCase } from "./model.js";
-import type { ByteRange, NdjsonScan } from "./read-ndjson.js";
 import { RowsPass, scanRows, type RowsPartial } from "./rows.js";
 
 export interface RowThreadOptions {
@@ -44,7 +44,7 @@ export interface RangeResult {
  * large, else on this one. What it finds is in the scan (a broken line is not thrown); `threads`: how many
  * threads parsed it (0: this one).
  */
-export async function readRows(
+export async function scanRowsThreaded(
   file: string,
   acc: RunAccumulator,
   planCases: readonly PlanCase[],
@@ -64,62 +64,12 @@ export async function readRows(
   // A case outside the plan whose rows disagree on its autotuned parameter: the first row decides.
   if (!acc.canMerge(results.map((r) => r.partial.acc))) return single();
   const pass = new RowsPass(acc);
-  return { pass, scan: mergeRanges(results, pass), threads: ranges.length };
-}
-
-/**
- * The ranges' passes merged into `pass` in file order, and their scans as one: line numbers are the file's,
- * and a range's broken last line is an error if a later range has a non-blank line.
- */
-function mergeRanges(results: readonly RangeResult[], pass: RowsPass): NdjsonScan {
-  const scan: NdjsonScan = { rows: 0, skipped: 0, lines: 0, nonBlank: false };
-  for (const { partial, scan: part } of results) {
-    const offset = scan.lines;
-    if (scan.broken && part.nonBlank) {
-      scan.error = scan.broken;
-      delete scan.broken;
-      return scan;
-    }
-    pass.merge(partial, offset);
-    scan.rows += part.rows;
-    scan.skipped += part.skipped;
-    scan.lines += part.lines;
-    scan.nonBlank ||= part.nonBlank;
-    if (part.error) {
-      scan.error = { line: part.error.line + offset, message: part.error.message };
-      return scan;
-    }
-    if (part.broken) scan.broken = { line: part.broken.line + offset, message: part.broken.message };
-  }
-  return scan;
-}
-
-/**
- * About `count` ranges of equal size, each starting after a "\n" (the first at 0); the last has no end:
- * it is read to the end of the file, as a single pass would (a run may still be writing it).
- */
-export async function lineRanges(file: string, size: number, count: number): Promise<ByteRange[]> {
-  const starts = [0];
-  const handle = await open(file, "r");
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    for (let i = 1; i < count; i += 1) {
-      let at = Math.max(Math.floor((size * i) / count), starts[starts.length - 1]!);
-      let newline = -1;
-      while (newline < 0 && at < size) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
-        if (bytesRead === 0) break;
-        const found = buffer.subarray(0, bytesRead).indexOf(10);
-        if (found >= 0) newline = at + found;
-        else at += bytesRead;
-      }
-      if (newline < 0 || newline + 1 >= size) break;
-      starts.push(newline + 1);
-    }
-  } finally {
-    await handle.close();
-  }
-  return starts.map((start, i) => (i + 1 < starts.length ? { start, end: starts[i + 1]! } : { start }));
+  // Merged in file order: the same pass as one over the whole file, with the file's line numbers.
+  const scan = joinScans(
+    results.map((r) => r.scan),
+    (index, lineOffset) => pass.merge(results[index]!.partial, lineOffset),
+  );
+  return { pass, scan, threads: ranges.length };
 }
 
 /** Runs a thread per task; if one fails, the others are stopped. */

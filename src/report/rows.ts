@@ -7,9 +7,7 @@
  */
 import { RunAccumulator, planCaseOf, type AccumulatorPartial, type RowLike } from "./aggregate.js";
 import type { PlanCase, PlanLike } from "./model.js";
-import { scanNdjson, type ByteRange, type NdjsonScan } from "./read-ndjson.js";
-
-export type ResultRowLike = RowLike & { source?: string; spec?: string; specHash?: string };
+import { scanNdjson, type ByteRange, type NdjsonScan } from "../results/ndjson.js";
 
 /** A fio row with a steady-state result: its window is read from the raw output (load.ts). */
 export interface SteadyRow {
@@ -20,7 +18,7 @@ export interface SteadyRow {
 }
 
 /** Minimal shape check of a row: the fields aggregation reads, with their types. */
-function asRow(value: unknown): ResultRowLike | undefined {
+function asRow(value: unknown): RowLike | undefined {
   const row = value as Record<string, unknown>;
   if (
     typeof row.case !== "string" ||
@@ -34,7 +32,7 @@ function asRow(value: unknown): ResultRowLike | undefined {
   ) {
     return undefined;
   }
-  return value as ResultRowLike;
+  return value as RowLike;
 }
 
 /**
@@ -107,7 +105,7 @@ export class DerivedPlan {
   name: string | undefined;
   specHash: string | undefined;
 
-  add(row: ResultRowLike): void {
+  add(row: RowLike): void {
     this.name ??= row.spec;
     this.specHash ??= row.specHash;
     if (!this.cases.has(row.case)) {

@@ -16,18 +16,11 @@ import type { ExecContext, Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { appendRow, readRows } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
+import type { RunPaths } from "../results/run-dir.js";
 import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
-
-export interface RunPaths {
-  dir: string;
-  results: string;
-  timeseries: string;
-  raw: string;
-  artifacts: string;
-}
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -114,7 +107,8 @@ async function runCase(
       location: caseDir ?? target.location,
       target,
       runId: options.runId,
-      artifactsDir: paths.artifacts,
+      // The run directory holds the compiled artifacts too.
+      artifactsDir: paths.dir,
       rawDir: paths.raw,
       signal,
     };

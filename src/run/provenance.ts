@@ -1,30 +1,10 @@
-/** What a reader needs to reproduce a run: the spec, the host, the tools, the time. */
+/** Collects provenance.json (results/run-dir.ts): the host, the tools' and libraries' versions, git. */
 import { execa } from "execa";
 import { cpus, hostname, release, totalmem, type } from "node:os";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { toolVersion } from "../platform/tools.js";
-
-export interface Provenance {
-  spec: {
-    name: string;
-    file: string;
-    hash: string;
-    sets: string[];
-    git?: { commit: string; dirty: boolean };
-  };
-  host: { hostname: string; os: string; kernel: string; cpu: string; cores: number; memoryBytes: number };
-  versions: Record<string, string>;
-  /**
-   * The id this attempt ran under: S3 keys live under `benchspec/<spec>/<runId>/` and payloads are derived
-   * from it (run.json's runId plus a suffix per attempt, so a resumed attempt never reuses a key).
-   */
-  runId?: string;
-  /** `repos`: every repo a launched Kubo node started on (one more per `fresh` renewal), since removed. */
-  targets: Record<string, { location?: string; fsType?: string; repos?: string[] }>;
-  start: string;
-  end?: string;
-}
+import type { Provenance } from "../results/run-dir.js";
 
 export async function gitInfo(file: string): Promise<{ commit: string; dirty: boolean } | undefined> {
   const cwd = dirname(file);

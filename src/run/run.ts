@@ -6,8 +6,7 @@
  *   4. summary.json with statistics and expect results; run.json says complete or partial
  */
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { compilePlan } from "../compile/compile.js";
 import { BACKENDS } from "../engines/index.js";
@@ -15,27 +14,27 @@ import { makeDirectory, OutputDirError, writeArtifacts } from "../compile/output
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../plan/types.js";
-import { readRows, repairTail } from "../results/ndjson.js";
+import { readRows } from "../results/ndjson.js";
 import type { ResultRow } from "../results/row.js";
-import { buildSummary, type RunSummary } from "../results/summary.js";
+import {
+  readRunState,
+  reopenRunFiles,
+  RUN_FORMAT,
+  RunDirError,
+  runPaths,
+  startRunFiles,
+  writeRunJson,
+  writeRunStateSync,
+  type Provenance,
+  type RunState,
+  type RunSummaryDocument,
+} from "../results/run-dir.js";
+import { buildSummary } from "../results/summary.js";
 import { loadSpec } from "../plan/load.js";
 import type { RunObserver } from "./observer.js";
-import { executePlan, type RunPaths } from "./orchestrate.js";
-import { gitInfo, hostInfo, libraryVersions, toolVersions, type Provenance } from "./provenance.js";
+import { executePlan } from "./orchestrate.js";
+import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
 import { removeOwnedTargetsSync } from "../targets/index.js";
-
-export const RUN_FORMAT = "benchspec-run/1";
-
-export interface RunState {
-  format: typeof RUN_FORMAT;
-  status: "running" | "partial" | "complete";
-  runId: string;
-  specFile: string;
-  specHash: string;
-  sets: string[];
-  start: string;
-  end?: string;
-}
 
 export interface RunRequest {
   specFile?: string;
@@ -55,7 +54,7 @@ export type RunResult =
       kind: "done";
       dir: string;
       diagnostics: Diagnostic[];
-      summary: RunSummary & { skipped: { case: string; reason: string }[] };
+      summary: RunSummaryDocument;
       interrupted: boolean;
     };
 
@@ -72,7 +71,7 @@ export class RunSetupError extends Error {
 const USAGE = 2;
 
 /** The run whose run.json says "running" right now: what abandonRunSync marks partial. */
-let active: { file: string; state: RunState } | undefined;
+let active: { dir: string; state: RunState } | undefined;
 
 /**
  * The last resort of a second Ctrl-C, just before process.exit: synchronously marks the run partial (so
@@ -81,10 +80,7 @@ let active: { file: string; state: RunState } | undefined;
 export function abandonRunSync(): void {
   if (active) {
     try {
-      writeFileSync(
-        active.file,
-        `${JSON.stringify({ ...active.state, status: "partial", end: new Date().toISOString() }, null, 2)}\n`,
-      );
+      writeRunStateSync(active.dir, { ...active.state, status: "partial", end: new Date().toISOString() });
     } catch {
       // exiting anyway: a run.json left "running" is still resumable
     }
@@ -111,7 +107,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
   const dir = request.resume ? resolve(request.cwd, request.resume) : undefined;
   const previous = dir ? await readState(dir) : undefined;
-  const specFile = previous ? join(dir!, "spec.yaml") : request.specFile;
+  const specFile = previous ? runPaths(dir!).spec : request.specFile;
   if (!specFile) throw new RunSetupError("name a spec to run, or --resume a run directory", USAGE);
   const sets = previous?.sets ?? request.sets;
   const loaded = await loadSpec(specFile, { sets });
@@ -123,13 +119,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
 
   const runDir = dir ?? (await newRunDir(request, plan));
-  const paths: RunPaths = {
-    dir: runDir,
-    results: join(runDir, "results.ndjson"),
-    timeseries: join(runDir, "timeseries.ndjson"),
-    raw: join(runDir, "raw"),
-    artifacts: runDir,
-  };
+  const paths = runPaths(runDir);
   const state: RunState = previous ?? {
     format: RUN_FORMAT,
     status: "running",
@@ -145,16 +135,12 @@ export async function run(request: RunRequest): Promise<RunResult> {
         throw error instanceof OutputDirError ? new RunSetupError(error.message) : error;
       },
     );
-    await writeFile(join(runDir, "spec.yaml"), loaded.source!.text);
-    await writeFile(paths.results, "");
-    await writeFile(paths.timeseries, "");
+    await startRunFiles(runDir, loaded.source!.text);
   } else {
-    repairTail(paths.results);
-    repairTail(paths.timeseries);
+    await reopenRunFiles(runDir);
   }
-  await mkdir(paths.raw, { recursive: true });
-  await writeJson(join(runDir, "run.json"), { ...state, status: "running", end: undefined });
-  active = { file: join(runDir, "run.json"), state };
+  await writeRunJson(runDir, "state", { ...state, status: "running", end: undefined });
+  active = { dir: runDir, state };
 
   const provenance = await collectProvenance(plan, state, request);
   // Each attempt gets its own owned directories on fs targets, so a crashed attempt's leftovers never collide.
@@ -176,15 +162,15 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
   const end = new Date().toISOString();
   const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };
-  await writeJson(join(runDir, "summary.json"), summary);
-  await writeJson(join(runDir, "provenance.json"), { ...provenance, end });
-  await writeJson(join(runDir, "run.json"), {
+  await writeRunJson(runDir, "summary", summary);
+  await writeRunJson(runDir, "provenance", { ...provenance, end });
+  await writeRunJson(runDir, "state", {
     ...state,
     status: outcome.interrupted ? "partial" : "complete",
     end,
   });
   active = undefined;
-  await writeReport(runDir, request.observer);
+  await writeReport(runDir, request);
   return {
     kind: "done",
     dir: runDir,
@@ -195,26 +181,22 @@ export async function run(request: RunRequest): Promise<RunResult> {
 }
 
 /** The run's report.html; a report that cannot be drawn is reported, never a reason to lose the run. */
-async function writeReport(runDir: string, observer: RunObserver): Promise<void> {
+async function writeReport(runDir: string, request: RunRequest): Promise<void> {
   try {
     // Loaded here: the charting libraries take a while to import and only a run needs them.
     const { writeRunReport } = await import("../report/index.js");
-    await writeRunReport(runDir);
+    await writeRunReport(runDir, request.version);
   } catch (error) {
-    observer.message(
+    request.observer.message(
       `could not write report.html: ${(error as Error).message} (benchspec report ${runDir} retries)`,
     );
   }
 }
 
 async function readState(dir: string): Promise<RunState> {
-  try {
-    const state = JSON.parse(await readFile(join(dir, "run.json"), "utf8")) as RunState;
-    if (state.format !== RUN_FORMAT) throw new Error("not a benchspec run");
-    return state;
-  } catch (error) {
-    throw new RunSetupError(`${dir} is not a benchspec run directory (${(error as Error).message})`, USAGE);
-  }
+  return readRunState(dir).catch((error: unknown) => {
+    throw error instanceof RunDirError ? new RunSetupError(error.message, USAGE) : error;
+  });
 }
 
 async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
@@ -262,8 +244,6 @@ async function collectProvenance(plan: Plan, state: RunState, request: RunReques
     start: state.start,
   };
 }
-
-const writeJson = (file: string, value: unknown) => writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
 
 /** 2026-11-22T07-58-01: sortable, and safe in a file name. */
 const timestamp = (date: Date) => date.toISOString().slice(0, 19).replaceAll(":", "-");

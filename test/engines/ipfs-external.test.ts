@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { makePayload } from "../../src/engines/load/payload.js";
 import { SHELL_SCRIPT_PATH, targetEnvVar } from "../../src/compile/shell/script.js";
 import type { ResultRow } from "../../src/results/row.js";
-import type { Provenance } from "../../src/run/provenance.js";
+import type { Provenance } from "../../src/results/run-dir.js";
 import { kuboBinary } from "../../src/platform/tools.js";
 import { runCli } from "../support/cli.js";
 import { catBytes, localBlocks, recursivePins, withKubo } from "./kubo.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePayload } from "../../src/engines/load/payload.js";
 import type { ResultRow } from "../../src/results/row.js";
-import type { Provenance } from "../../src/run/provenance.js";
+import type { Provenance } from "../../src/results/run-dir.js";
 import { runCli } from "../support/cli.js";
 import {
   processAlive,

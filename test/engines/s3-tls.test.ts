@@ -16,7 +16,7 @@ import { makePayload } from "../../src/engines/load/payload.js";
 import { freePort } from "../../src/platform/ports.js";
 import { startGroup } from "../../src/platform/process.js";
 import { minioBinary } from "../../src/platform/tools.js";
-import type { Provenance } from "../../src/run/provenance.js";
+import type { Provenance } from "../../src/results/run-dir.js";
 import {
   getObject,
   listObjects,

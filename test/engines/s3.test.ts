@@ -20,7 +20,7 @@ import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import { runCli } from "../support/cli.js";
 import type { RunSummary } from "../../src/results/summary.js";
-import type { Provenance } from "../../src/run/provenance.js";
+import type { Provenance } from "../../src/results/run-dir.js";
 import {
   externalS3Target,
   filesUnder,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RunAccumulator, SERIES_BINS } from "../../src/report/aggregate.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
-import { readNdjson } from "../../src/report/read-ndjson.js";
+import { readNdjson } from "../../src/results/ndjson.js";
 import { caseTable, summaryCsv } from "../../src/report/tables.js";
 import { workloadViews } from "../../src/report/view.js";
 import { summarize } from "../../src/results/stats.js";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { VERSION } from "../../src/cli/context.js";
 import { buildCharts, primaryMetric, type Chart } from "../../src/report/charts/index.js";
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
@@ -26,7 +27,7 @@ async function scenario(name: string, sets: string[] = [], options: Parameters<t
 
 /** Every chart must compile and render in Node without a Vega or Vega-Lite warning. */
 async function expectCleanRender(runs: RunData[]) {
-  const report = await buildReport(runs, { generatedAt: new Date(0) });
+  const report = await buildReport(runs, { version: VERSION, generatedAt: new Date(0) });
   expect(report.warnings).toEqual([]);
   return report;
 }

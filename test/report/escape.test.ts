@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { VERSION } from "../../src/cli/context.js";
 import { csvCell, dataUri, escapeHtml, jsonForScript } from "../../src/report/escape.js";
 import { buildReport, fillTemplate } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
@@ -67,7 +68,7 @@ describe("escaping of user strings", () => {
       error: HOSTILE,
     }));
     const run = runFromRows(`${HOSTILE}${LS}`, plan, rows);
-    const { html, charts } = await buildReport([run], { generatedAt: new Date(0) });
+    const { html, charts } = await buildReport([run], { version: VERSION, generatedAt: new Date(0) });
 
     // One JSON data block, four libraries, one app script: nothing else.
     const blocks = scriptBlocks(html);
@@ -134,7 +135,7 @@ describe("escaping of user strings", () => {
 
   it("a Content-Security-Policy without unsafe-eval, with the hash of every script the page runs", async () => {
     const plan = hostilePlan();
-    const { html } = await buildReport([runFromRows("r", plan, synthRows(plan))]);
+    const { html } = await buildReport([runFromRows("r", plan, synthRows(plan))], { version: VERSION });
     const csp = html
       .match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/)![1]!
       .replaceAll("&#39;", "'");

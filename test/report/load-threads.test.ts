@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Plan } from "../../src/plan/types.js";
 import { RunAccumulator } from "../../src/report/aggregate.js";
 import { loadInputs } from "../../src/report/load.js";
-import { lineRanges, readRows } from "../../src/report/rows-threads.js";
+import { scanRowsThreaded } from "../../src/report/rows-threads.js";
+import { lineRanges } from "../../src/results/ndjson.js";
 import type { ResultRow } from "../../src/results/row.js";
 import { scenarioPlan, synthRows, synthSeries } from "./support.js";
 
@@ -137,8 +138,8 @@ describe("result rows parsed on several threads", () => {
     }
 
     // The pass itself, with what the run directory does not show (spec hashes; no raw/ for steady rows).
-    const one = await readRows(file, new RunAccumulator(plan.cases), plan.cases, { threads: 1 });
-    const three = await readRows(file, new RunAccumulator(plan.cases), plan.cases, {
+    const one = await scanRowsThreaded(file, new RunAccumulator(plan.cases), plan.cases, { threads: 1 });
+    const three = await scanRowsThreaded(file, new RunAccumulator(plan.cases), plan.cases, {
       threads: 3,
       ...PARALLEL,
     });
@@ -231,8 +232,11 @@ describe("result rows parsed on several threads", () => {
       "",
     );
     const file = join(dir, "results.ndjson");
-    const one = await readRows(file, new RunAccumulator(plan.cases), plan.cases, { threads: 1 });
-    const two = await readRows(file, new RunAccumulator(plan.cases), plan.cases, { threads: 2, ...PARALLEL });
+    const one = await scanRowsThreaded(file, new RunAccumulator(plan.cases), plan.cases, { threads: 1 });
+    const two = await scanRowsThreaded(file, new RunAccumulator(plan.cases), plan.cases, {
+      threads: 2,
+      ...PARALLEL,
+    });
     expect(two.threads).toBe(0);
     expect(two.pass.acc.finish([])).toStrictEqual(one.pass.acc.finish([]));
   });

@@ -9,7 +9,7 @@ import { makePayload } from "../../src/engines/load/payload.js";
 import { readRows } from "../../src/results/ndjson.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
-import type { Provenance } from "../../src/run/provenance.js";
+import type { Provenance } from "../../src/results/run-dir.js";
 import { runCli } from "../support/cli.js";
 import { loopDevice } from "../support/loop.js";
 import { ROOT } from "../support/spec.js";

@@ -8,12 +8,13 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { VERSION } from "../../src/cli/context.js";
 import type { Chart } from "../../src/report/charts/common.js";
 import { buildReport, loadInputs } from "../../src/report/index.js";
 import { readRows } from "../../src/results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
-import type { Provenance } from "../../src/run/provenance.js";
+import type { Provenance } from "../../src/results/run-dir.js";
 import { runCli } from "../support/cli.js";
 import { loopDevice } from "../support/loop.js";
 
@@ -44,7 +45,7 @@ async function runScenario(spec: string, sets: string[], env: NodeJS.ProcessEnv 
     process.env = saved;
   }
   const json = async <T>(name: string) => JSON.parse(await readFile(join(dir, name), "utf8")) as T;
-  const { charts } = await buildReport(await loadInputs([dir]));
+  const { charts } = await buildReport(await loadInputs([dir]), { version: VERSION });
   return {
     dir,
     rows: readRows<ResultRow>(join(dir, "results.ndjson")).filter((row) => !row.warmup),

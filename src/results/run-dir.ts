@@ -1,0 +1,169 @@
+/**
+ * The run directory: what `benchspec run` writes and `run --resume` and `report` read. Its files' names,
+ * the documents they hold and how they are read and written live here only, so that the writer and its
+ * readers cannot drift apart. Besides these files, a run directory holds the compiled artifacts (the
+ * script, fio job files, sdk call sequences), which plan.json lists.
+ */
+import { writeFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { repairTail } from "./ndjson.js";
+import type { RunSummary } from "./summary.js";
+
+/** Every file of a run directory by its role: its name, and what it holds. */
+export const RUN_FILES = {
+  state: { name: "run.json", holds: "RunState: running, partial or complete; the spec's hash and settings" },
+  spec: { name: "spec.yaml", holds: "the spec as it was run (what --resume runs)" },
+  plan: { name: "plan.json", holds: "the compiled plan: every case, its parameters and its artifacts" },
+  results: { name: "results.ndjson", holds: "a result row (row.ts) per repetition, appended as measured" },
+  timeseries: { name: "timeseries.ndjson", holds: "throughput and IOPS points of each repetition" },
+  raw: { name: "raw", holds: "a directory: the tools' own outputs per repetition (fio's json+)" },
+  summary: { name: "summary.json", holds: "RunSummary: per case statistics and the expect results" },
+  provenance: { name: "provenance.json", holds: "Provenance: what a reader needs to reproduce the run" },
+  report: { name: "report.html", holds: "the run's HTML report" },
+} as const;
+
+export type RunFile = keyof typeof RUN_FILES;
+
+/** The paths of a run directory's files, by role. */
+export type RunPaths = { readonly dir: string } & { readonly [F in RunFile]: string };
+
+export function runPaths(dir: string): RunPaths {
+  const files = Object.entries(RUN_FILES).map(([role, file]) => [role, join(dir, file.name)]);
+  return { dir, ...Object.fromEntries(files) } as RunPaths;
+}
+
+const RUN_FORMAT_VERSION = 1;
+export const RUN_FORMAT = `benchspec-run/${RUN_FORMAT_VERSION}` as const;
+
+/** run.json: rewritten as the run starts, ends or is interrupted. */
+export interface RunState {
+  format: typeof RUN_FORMAT;
+  status: "running" | "partial" | "complete";
+  runId: string;
+  specFile: string;
+  specHash: string;
+  sets: string[];
+  start: string;
+  end?: string;
+}
+
+/** provenance.json: what a reader needs to reproduce a run (the spec, the host, the tools, the time). */
+export interface Provenance {
+  spec: {
+    name: string;
+    file: string;
+    hash: string;
+    sets: string[];
+    git?: { commit: string; dirty: boolean };
+  };
+  host: { hostname: string; os: string; kernel: string; cpu: string; cores: number; memoryBytes: number };
+  versions: Record<string, string>;
+  /**
+   * The id this attempt ran under: S3 keys live under `benchspec/<spec>/<runId>/` and payloads are derived
+   * from it (run.json's runId plus a suffix per attempt, so a resumed attempt never reuses a key).
+   */
+  runId?: string;
+  /** `repos`: every repo a launched Kubo node started on (one more per `fresh` renewal), since removed. */
+  targets: Record<string, { location?: string; fsType?: string; repos?: string[] }>;
+  start: string;
+  end?: string;
+}
+
+/** summary.json: the statistics, and the cases this machine could not run. */
+export type RunSummaryDocument = RunSummary & { skipped: { case: string; reason: string }[] };
+
+/** The JSON files of a run directory and what they hold (plan.json is compile's: readers check it). */
+interface RunDocuments {
+  state: RunState;
+  plan: unknown;
+  summary: RunSummaryDocument;
+  provenance: Provenance;
+}
+
+/** A directory that is not a run directory, or one this version cannot read. */
+export class RunDirError extends Error {}
+
+/** The run.json of `dir`, checked to be a benchspec run's; undefined when there is none. */
+export async function findRunState(dir: string): Promise<RunState | undefined> {
+  const file = join(dir, RUN_FILES.state.name);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw notRunDir(dir, (error as Error).message);
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch (error) {
+    throw notRunDir(dir, `${file} is not JSON: ${(error as Error).message}`);
+  }
+  const format = (state as Partial<RunState> | null)?.format as unknown;
+  if (format === RUN_FORMAT) return state as RunState;
+  const version = typeof format === "string" ? /^benchspec-run\/(\d+)$/.exec(format) : null;
+  if (version && Number(version[1]) > RUN_FORMAT_VERSION) {
+    throw new RunDirError(
+      `${file} was written by a newer benchspec (format ${format}; this version reads ${RUN_FORMAT})`,
+    );
+  }
+  throw notRunDir(dir, `${file} has format ${JSON.stringify(format)}, not ${RUN_FORMAT}`);
+}
+
+/** The run.json of `dir`, which must have one. */
+export async function readRunState(dir: string): Promise<RunState> {
+  const state = await findRunState(dir);
+  if (!state) throw notRunDir(dir, `no ${RUN_FILES.state.name}`);
+  return state;
+}
+
+const notRunDir = (dir: string, reason: string) =>
+  new RunDirError(`${dir} is not a benchspec run directory (${reason})`);
+
+/** For an exit in progress, when nothing can be awaited. */
+export function writeRunStateSync(dir: string, state: RunState): void {
+  writeFileSync(join(dir, RUN_FILES.state.name), jsonText(state));
+}
+
+export async function writeRunJson<F extends keyof RunDocuments>(
+  dir: string,
+  file: F,
+  value: RunDocuments[F],
+): Promise<void> {
+  await writeFile(join(dir, RUN_FILES[file].name), jsonText(value));
+}
+
+/**
+ * A JSON file of `dir` other than run.json (findRunState checks that one); undefined when it is absent or
+ * not JSON: readers do without it.
+ */
+export async function readRunJson<F extends Exclude<keyof RunDocuments, "state">>(
+  dir: string,
+  file: F,
+): Promise<RunDocuments[F] | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, RUN_FILES[file].name), "utf8")) as RunDocuments[F];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A new run's files besides the compiled artifacts: the spec as run, empty row files, raw/. */
+export async function startRunFiles(dir: string, specText: string): Promise<void> {
+  const paths = runPaths(dir);
+  await writeFile(paths.spec, specText);
+  await writeFile(paths.results, "");
+  await writeFile(paths.timeseries, "");
+  await mkdir(paths.raw, { recursive: true });
+}
+
+/** A resumed run's files: a torn last row (the interrupted write) is cut off before rows are appended. */
+export async function reopenRunFiles(dir: string): Promise<void> {
+  const paths = runPaths(dir);
+  repairTail(paths.results);
+  repairTail(paths.timeseries);
+  await mkdir(paths.raw, { recursive: true });
+}
+
+const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
