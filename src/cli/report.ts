@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "../platform/atomic-write.js";
 import { resolve } from "node:path";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
 import { CliError, EXIT, VERSION, type Io } from "./context.js";
@@ -63,7 +63,7 @@ The page needs no network: the chart libraries and data are inside it, and every
         ...(comparison && { comparison }),
       });
       const file = resolve(options.output);
-      await writeFile(file, html);
+      await writeFileAtomic(file, html);
       io.stdout.write(`${file}\n`);
       setExit(EXIT.ok);
     });

@@ -8,8 +8,9 @@
  *                every script the page runs and no 'unsafe-eval' (Vega runs with its AST interpreter)
  */
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "../platform/atomic-write.js";
 import { PACKAGE_ROOT } from "../platform/package-root.js";
 import type { Comparison } from "../results/compare.js";
 import { runPaths } from "../results/run-dir.js";
@@ -248,6 +249,6 @@ export async function writeRunReport(runDir: string, version: string): Promise<s
   const runs = await loadInputs([runDir]);
   const { html } = await buildReport(runs, { version });
   const file = runPaths(runDir).report;
-  await writeFile(file, html);
+  await writeFileAtomic(file, html);
   return file;
 }
