@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { PACKAGE_ROOT, VERSION } from "../cli/context.js";
 import type { Comparison } from "../results/compare.js";
 import { buildCharts, type Chart } from "./charts/index.js";
-import { mergedLimits } from "./charts/common.js";
+import { mergedLimits } from "./charts/limits.js";
 import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
 import { loadInputs } from "./load.js";
 import type { RunData } from "./model.js";

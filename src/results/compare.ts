@@ -12,6 +12,8 @@
  * significant when the (1 − alpha) interval excludes 0. `test` says which one decided.
  */
 import type { Metric } from "../spec/schema.js";
+import { METRIC_INFO } from "./metrics.js";
+import { median } from "./stats.js";
 
 export interface CompareOptions {
   /** Relative change that counts as a regression or improvement (0.05 = 5%). */
@@ -70,17 +72,6 @@ export interface Comparison {
   improvements: number;
 }
 
-const HIGHER_IS_BETTER: Record<Metric, boolean> = {
-  throughput: true,
-  iops: true,
-  latency: false,
-  p50: false,
-  p90: false,
-  p99: false,
-  "p99.9": false,
-  seconds: false,
-};
-
 export function compareRuns(
   base: { label: string; cases: readonly CaseSamples[] },
   next: { label: string; cases: readonly CaseSamples[] },
@@ -90,7 +81,7 @@ export function compareRuns(
   const nextById = new Map(next.cases.map((c) => [c.id, c]));
   const baseIds = new Set(base.cases.map((c) => c.id));
   for (const metric of options.metrics) {
-    const higherIsBetter = HIGHER_IS_BETTER[metric];
+    const { higherIsBetter } = METRIC_INFO[metric];
     for (const b of base.cases) {
       const n = nextById.get(b.id);
       const common = { case: b.id, workload: b.workload, metric, higherIsBetter };
@@ -156,8 +147,8 @@ export function compareSamples(
   higherIsBetter: boolean,
   options: Pick<CompareOptions, "threshold" | "alpha" | "resamples" | "seed">,
 ): Omit<CaseComparison, "case" | "workload" | "metric" | "higherIsBetter"> {
-  const baseMedian = medianOf(base);
-  const nextMedian = medianOf(next);
+  const baseMedian = median(base);
+  const nextMedian = median(next);
   const stats = { base: { n: base.length, median: baseMedian }, new: { n: next.length, median: nextMedian } };
   if (baseMedian === 0)
     return { ...stats, significant: false, verdict: "~", note: "the base median is 0: no relative change" };
@@ -198,12 +189,6 @@ export function smallestP(n1: number, n2: number): number {
   let arrangements = 1;
   for (let i = 1; i <= n1; i += 1) arrangements = (arrangements * (n2 + i)) / i;
   return Math.min(1, 2 / arrangements);
-}
-
-export function medianOf(values: ArrayLike<number>): number {
-  const sorted = Float64Array.from(values).sort();
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** A small, seeded PRNG (mulberry32): the same inputs give the same interval on every run. */
@@ -252,9 +237,9 @@ export function bootstrapRatioCi(
   for (let r = 0; r < resamples; r += 1) {
     for (let i = 0; i < a.length; i += 1) bufA[i] = a[Math.floor(random() * a.length)]!;
     for (let i = 0; i < b.length; i += 1) bufB[i] = b[Math.floor(random() * b.length)]!;
-    const mb = medianOf(bufA);
+    const mb = median(bufA);
     if (mb === 0) continue;
-    ratios[count++] = medianOf(bufB) / mb - 1;
+    ratios[count++] = median(bufB) / mb - 1;
   }
   if (count === 0) return undefined;
   const sorted = ratios.subarray(0, count).sort();

@@ -8,16 +8,17 @@
  * Builders live one per file, registered by kind.
  */
 import type { Metric } from "../../spec/schema.js";
-import type { ChartRequest } from "../model.js";
 import { chooseLayout, workloadViews, type WorkloadView } from "../view.js";
 import { autotuneChart } from "./autotune.js";
 import type { Chart, ChartContext } from "./common.js";
-import { mergedLimits } from "./common.js";
 import { compareChart } from "./compare.js";
 import { expectChart } from "./expect.js";
 import { hasPercentiles, latencyChart } from "./latency.js";
+import { mergedLimits } from "./limits.js";
+import { mergedRequests, requestedChart } from "./requests.js";
 import { sweepChart } from "./sweep.js";
-import { seriesMetricFor, seriesOf, timeseriesChart } from "./timeseries.js";
+import { seriesOf } from "./timeseries-data.js";
+import { seriesMetricFor, timeseriesChart } from "./timeseries.js";
 
 export type { Chart, ChartContext } from "./common.js";
 
@@ -81,22 +82,6 @@ export function buildCharts(ctx: Omit<ChartContext, "limits">): { charts: Chart[
   return { charts, notes };
 }
 
-/** `report.charts` of every run, each distinct request once. */
-function mergedRequests(ctx: Omit<ChartContext, "limits">): ChartRequest[] {
-  const seen = new Set<string>();
-  const out: ChartRequest[] = [];
-  for (const run of ctx.runs) {
-    for (const request of run.plan.report.charts ?? []) {
-      const key = JSON.stringify(request);
-      if (!seen.has(key)) {
-        seen.add(key);
-        out.push(request);
-      }
-    }
-  }
-  return out;
-}
-
 const RANDOM_OPS = new Set(["randread", "randwrite", "randrw"]);
 
 /** IOPS for small random I/O, throughput otherwise; whatever was measured when that was not. */
@@ -108,60 +93,4 @@ export function primaryMetric(view: WorkloadView): Metric | undefined {
   return preferred.find((m) =>
     view.entries.some((e) => e.c.metrics[m] !== undefined && (m === "seconds" || e.c.metrics[m]!.max > 0)),
   );
-}
-
-function requestedChart(
-  view: WorkloadView,
-  request: ChartRequest,
-  ctx: ChartContext,
-  id: () => string,
-  notes: string[],
-): Chart | undefined {
-  const used = [request.x, request.color, request.facet].filter(
-    (d): d is string => d !== undefined && d !== "time",
-  );
-  // Dimensions the request leaves out would draw several cases on one spot: they become facets (or colour).
-  const leftovers = view.dims.filter((d) => !used.includes(d));
-  let color = request.color !== undefined && request.color !== "time" ? request.color : undefined;
-  if (color === undefined && request.x !== "time" && leftovers.length > 0)
-    color = chooseLayout(leftovers).color;
-  const facets = [
-    ...(request.facet && request.facet !== "time" ? [request.facet] : []),
-    ...leftovers.filter((d) => d !== color),
-  ];
-  const label = `report.charts (${request.workload}: ${request.x} × ${request.y})`;
-  if (request.x === "time") {
-    if (request.y !== "throughput" && request.y !== "iops") {
-      notes.push(`${label}: time series hold throughput and IOPS only`);
-      return undefined;
-    }
-    const chart = timeseriesChart(
-      view,
-      { y: request.y, ...(color && { color }), facets, ...(request.title && { title: request.title }) },
-      ctx,
-      id(),
-    );
-    if (!chart) notes.push(`${label}: no time series was recorded (the workload needs \`sample\`)`);
-    return chart;
-  }
-  const chart = sweepChart(
-    view,
-    {
-      x: request.x,
-      y: request.y,
-      ...(color && { color }),
-      facets,
-      ...(request.mark && { mark: request.mark }),
-      ...(request.title && { title: request.title }),
-    },
-    ctx,
-    id(),
-  );
-  if (!chart) notes.push(`${label}: no case measured ${request.y}`);
-  else if (leftovers.some((d) => d !== color && facets.includes(d))) {
-    chart.caption.push(
-      `Also varying, so drawn as panels: ${leftovers.filter((d) => d !== color).join(", ")}.`,
-    );
-  }
-  return chart;
 }
