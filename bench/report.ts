@@ -21,21 +21,11 @@ import type { Plan } from "../src/plan/types.js";
 import { VERSION } from "../src/cli/context.js";
 import { buildReport } from "../src/report/index.js";
 import { loadInputs } from "../src/report/load.js";
+import { seededRandom as random } from "../src/results/random.js";
 import type { ResultRow, TimeseriesRow } from "../src/results/row.js";
 import { loadSpec, validateText } from "../src/plan/load.js";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
-
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function writeLines(file: string, count: number, line: (i: number) => string) {
   const out = createWriteStream(file);

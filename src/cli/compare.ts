@@ -1,6 +1,8 @@
 import { Command } from "commander";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../results/compare.js";
-import { formatMetric, formatNumber, formatSignedPercent, METRIC_FAMILY } from "../report/format.js";
+import { METRIC_INFO } from "../results/metrics.js";
+import { formatMetric, formatNumber, formatSignedPercent } from "../report/format.js";
+import { METRICS } from "../spec/metrics.js";
 import { CliError, EXIT, type Io } from "./context.js";
 import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 import { formatTable } from "./table.js";
@@ -27,11 +29,7 @@ export function makeCompareCommand(io: Io, setExit: (code: number) => void): Com
       "significance level (of the Mann-Whitney U test, or 1 - the level of the CI that decides instead)",
       "0.05",
     )
-    .option(
-      "--metric <list>",
-      "comma-separated metrics: throughput, iops, latency, p50, p90, p99, p99.9, seconds",
-      "throughput",
-    )
+    .option("--metric <list>", `comma-separated metrics: ${METRICS.join(", ")}`, "throughput")
     .option("--json", "print the comparison as JSON")
     .addHelpText(
       "after",
@@ -69,7 +67,7 @@ Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 un
 
 export function renderComparison(c: Comparison): string {
   const rows = c.cases.map((x) => {
-    const family = METRIC_FAMILY[x.metric];
+    const { family } = METRIC_INFO[x.metric];
     return [
       x.case,
       x.metric,

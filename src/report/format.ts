@@ -1,48 +1,10 @@
 /**
  * How numbers and parameters read in a report: one display unit per chart axis (chosen from the largest
- * value), parameter values as a person writes them (4KiB, 65%, 2s), and metric metadata (its family and
- * whether more is better).
+ * value) and parameter values as a person writes them (4KiB, 65%, 2s). What each metric is (title, unit
+ * family, direction) is in results/metrics.ts.
  */
-import type { Metric } from "../spec/schema.js";
+import type { MetricFamily } from "../results/metrics.js";
 import { formatDuration, formatSize } from "../spec/units.js";
-
-export type MetricFamily = "throughput" | "iops" | "time";
-
-export const METRIC_FAMILY: Record<Metric, MetricFamily> = {
-  throughput: "throughput",
-  iops: "iops",
-  latency: "time",
-  p50: "time",
-  p90: "time",
-  p99: "time",
-  "p99.9": "time",
-  seconds: "time",
-};
-
-/** Throughput and IOPS: more is better; latencies and durations: less is better. */
-export const HIGHER_IS_BETTER: Record<Metric, boolean> = {
-  throughput: true,
-  iops: true,
-  latency: false,
-  p50: false,
-  p90: false,
-  p99: false,
-  "p99.9": false,
-  seconds: false,
-};
-
-export const METRIC_TITLE: Record<Metric, string> = {
-  throughput: "throughput",
-  iops: "IOPS",
-  latency: "mean latency",
-  p50: "p50 latency",
-  p90: "p90 latency",
-  p99: "p99 latency",
-  "p99.9": "p99.9 latency",
-  seconds: "time per repetition",
-};
-
-export const PERCENTILES = ["p50", "p90", "p99", "p99.9"] as const satisfies readonly Metric[];
 
 export interface DisplayUnit {
   unit: string;

@@ -15,7 +15,7 @@ import { PACKAGE_ROOT } from "../platform/package-root.js";
 import type { Comparison } from "../results/compare.js";
 import { runPaths } from "../results/run-dir.js";
 import { buildCharts, type Chart } from "./charts/index.js";
-import { mergedLimits } from "./charts/common.js";
+import { mergedLimits } from "./charts/limits.js";
 import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
 import { loadInputs } from "./load.js";
 import type { RunData } from "./model.js";

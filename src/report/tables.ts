@@ -3,20 +3,12 @@
  */
 import type { PlannedExpect } from "../plan/types.js";
 import type { Comparison } from "../results/compare.js";
+import { METRIC_INFO } from "../results/metrics.js";
 import type { Stats } from "../results/stats.js";
-import type { Metric } from "../spec/schema.js";
-import { limitsFor } from "./charts/common.js";
+import { METRICS, type Metric } from "../spec/metrics.js";
+import { limitsFor } from "./charts/limits.js";
 import { csvCell, escapeHtml } from "./escape.js";
-import {
-  formatMetric,
-  formatNumber,
-  formatParam,
-  formatPercent,
-  formatSignedPercent,
-  METRIC_FAMILY,
-  METRIC_TITLE,
-  PERCENTILES,
-} from "./format.js";
+import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
 import type { CaseAgg, Limit, RunData } from "./model.js";
 import { compositeLabel, type Entry, type WorkloadView } from "./view.js";
 
@@ -54,7 +46,7 @@ const badge = (ok: boolean, text: string): Cell => ({
 
 function meanCi(metric: Metric, s: Stats | undefined): string {
   if (!s) return "–";
-  const family = METRIC_FAMILY[metric];
+  const { family } = METRIC_INFO[metric];
   if (!s.ci95) return formatMetric(family, s.mean);
   return `${formatMetric(family, s.mean)} ± ${formatMetric(family, (s.ci95[1] - s.ci95[0]) / 2)}`;
 }
@@ -182,7 +174,7 @@ export function expectTable(runs: readonly RunData[]): string {
   for (const run of runs) {
     for (const result of run.expect) {
       const planned: PlannedExpect | undefined = run.plan.expect.find((e) => e.index === result.index);
-      const family = METRIC_FAMILY[result.metric];
+      const { family } = METRIC_INFO[result.metric];
       const bounds = [
         result.atLeast !== undefined &&
           `≥ ${formatMetric(family, result.atLeast)}${planned?.atLeastText ? ` (${planned.atLeastText})` : ""}`,
@@ -196,7 +188,7 @@ export function expectTable(runs: readonly RunData[]): string {
         planned?.description ?? "",
         result.workload,
         { html: `<code>${escapeHtml(result.case)}</code>` },
-        METRIC_TITLE[result.metric],
+        METRIC_INFO[result.metric].title,
         bounds.join(" and "),
         num(result.measured !== undefined ? formatMetric(family, result.measured) : (result.reason ?? "–")),
         num(result.measured !== undefined && bound ? formatPercent(result.measured / bound) : "–"),
@@ -242,7 +234,7 @@ export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): 
         if (better) best = { c, run, v };
       }
     }
-    const family = METRIC_FAMILY[metric];
+    const { family } = METRIC_INFO[metric];
     return [
       limit.label,
       num(formatMetric(family, value)),
@@ -263,7 +255,7 @@ const metricsBestTitle = (limits: readonly Limit[]) =>
 
 export function compareTable(comparison: Comparison): string {
   const rows = comparison.cases.map((c): Cell[] => {
-    const family = METRIC_FAMILY[c.metric];
+    const { family } = METRIC_INFO[c.metric];
     const significant = c.change !== undefined && c.significant;
     const cls =
       c.verdict === "regression" || c.verdict === "failed"
@@ -273,7 +265,7 @@ export function compareTable(comparison: Comparison): string {
           : "";
     return [
       { html: `<code>${escapeHtml(c.case)}</code>` },
-      METRIC_TITLE[c.metric],
+      METRIC_INFO[c.metric].title,
       num(c.base ? formatMetric(family, c.base.median) : "–", c.base ? `n = ${c.base.n}` : undefined),
       num(c.new ? formatMetric(family, c.new.median) : "–", c.new ? `n = ${c.new.n}` : undefined),
       num(
@@ -369,7 +361,6 @@ export function provenanceTable(runs: readonly RunData[]): string {
  * time to first byte and of what the client cost when some case has them).
  */
 export function summaryCsv(runs: readonly RunData[]): string {
-  const metrics: Metric[] = ["throughput", "iops", "latency", ...PERCENTILES, "seconds"];
   const paramNames = [...new Set(runs.flatMap((r) => r.cases.flatMap((c) => Object.keys(c.params))))]
     .filter((k) => !["autotune", "steady", "precondition"].includes(k))
     .sort();
@@ -398,7 +389,7 @@ export function summaryCsv(runs: readonly RunData[]): string {
     ...paramNames.map((p) => `param.${p}`),
     "repetitions",
     "failed",
-    ...metrics.flatMap((m) => [
+    ...METRICS.flatMap((m) => [
       `${m}.n`,
       `${m}.median`,
       `${m}.mean`,
@@ -429,7 +420,7 @@ export function summaryCsv(runs: readonly RunData[]): string {
         ),
         c.repetitions,
         c.failed,
-        ...metrics.flatMap((m): unknown[] => {
+        ...METRICS.flatMap((m): unknown[] => {
           const s = c.metrics[m];
           return s ? [s.n, s.median, s.mean, s.ci95?.[0], s.ci95?.[1], s.cv] : ["", "", "", "", "", ""];
         }),

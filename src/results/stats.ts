@@ -23,7 +23,8 @@ const T95 = [
 
 export const tCritical95 = (df: number) => T95[df - 1] ?? 1.96;
 
-export function median(values: readonly number[]): number {
+/** The median of at least one value, by selection (the values are copied, not reordered). */
+export function median(values: ArrayLike<number>): number {
   return middle(Float64Array.from(values));
 }
 

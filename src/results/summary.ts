@@ -5,7 +5,8 @@
 import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan, PlannedExpect } from "../plan/types.js";
 import { engineParams } from "../spec/engines.js";
-import type { Metric } from "../spec/schema.js";
+import { METRICS, type Metric } from "../spec/metrics.js";
+import { METRIC_INFO } from "./metrics.js";
 import type { ResultRow } from "./row.js";
 import { statWarnings, summarize, type Stats } from "./stats.js";
 
@@ -46,20 +47,6 @@ export interface RunSummary {
 /** Event-loop utilization (of the median repetition) above which the client, not the storage, is likely the limit. */
 export const CLIENT_BOUND = 0.9;
 
-/** Each metric's value in a row (any row shape that carries the measured fields). */
-export const METRIC_OF: Record<Metric, (row: MeasuredFields) => number | undefined> = {
-  throughput: (row) => row.throughput,
-  iops: (row) => row.iops,
-  latency: (row) => row.latency?.mean,
-  p50: (row) => row.latency?.p50,
-  p90: (row) => row.latency?.p90,
-  p99: (row) => row.latency?.p99,
-  "p99.9": (row) => row.latency?.["p99.9"],
-  seconds: (row) => row.seconds,
-};
-
-type MeasuredFields = Pick<ResultRow, "throughput" | "iops" | "seconds" | "latency">;
-
 /** `rows` may hold every case's rows (they are filtered), or only this case's. */
 export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary {
   const measured = rows.filter((row) => row.case === c.id && !row.warmup);
@@ -67,11 +54,10 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
   const failed = measured.filter((row) => !row.ok);
   const metrics: CaseSummary["metrics"] = {};
   const warnings: string[] = [];
-  for (const [metric, value] of Object.entries(METRIC_OF) as [
-    Metric,
-    (row: ResultRow) => number | undefined,
-  ][]) {
-    const values = ok.map(value).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  for (const metric of METRICS) {
+    const values = ok
+      .map(METRIC_INFO[metric].of)
+      .filter((v): v is number => v !== undefined && Number.isFinite(v));
     const stats = values.length === ok.length ? summarize(values) : undefined;
     if (!stats) continue;
     metrics[metric] = stats;

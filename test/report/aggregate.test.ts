@@ -7,8 +7,10 @@ import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/results/ndjson.js";
 import { caseTable, summaryCsv } from "../../src/report/tables.js";
 import { workloadViews } from "../../src/report/view.js";
+import { METRIC_INFO } from "../../src/results/metrics.js";
 import { summarize } from "../../src/results/stats.js";
 import { buildSummary } from "../../src/results/summary.js";
+import { METRICS } from "../../src/spec/metrics.js";
 import { scenarioPlan, synthRows } from "./support.js";
 
 const temps: string[] = [];
@@ -37,6 +39,28 @@ describe("aggregation before charting", () => {
     }
     expect(run.expect).toEqual(summary.expect);
     expect(run.rows).toMatchObject({ total: rows.length, warmup: 1, failed: 1 });
+  });
+
+  it("reads every metric from a row as the metrics table does (its accessors are unrolled there)", () => {
+    const row = {
+      case: "c",
+      workload: "w",
+      target: "t",
+      engine: "fio",
+      op: "read",
+      params: {},
+      repetition: 1,
+      warmup: false,
+      ok: true,
+      throughput: 1,
+      iops: 2,
+      latency: { mean: 3, p50: 4, p90: 5, p99: 6, "p99.9": 7 },
+      seconds: 8,
+    };
+    const acc = new RunAccumulator();
+    acc.addRow(row);
+    const [c] = acc.finish([]).cases;
+    for (const metric of METRICS) expect(c!.samples[metric]).toEqual([METRIC_INFO[metric].of(row)]);
   });
 
   it("summarizes sets of hundreds of thousands of values", () => {

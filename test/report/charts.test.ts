@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../../src/cli/context.js";
-import { buildCharts, primaryMetric, type Chart } from "../../src/report/charts/index.js";
+import { primaryMetric } from "../../src/report/charts/defaults.js";
+import { buildCharts, type Chart } from "../../src/report/charts/index.js";
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
 import type { RunData } from "../../src/report/model.js";

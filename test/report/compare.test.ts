@@ -3,15 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Plan } from "../../src/plan/types.js";
-import {
-  bootstrapRatioCi,
-  compareRuns,
-  DEFAULT_COMPARE,
-  mannWhitney,
-  parseThreshold,
-  smallestP,
-  type Comparison,
-} from "../../src/results/compare.js";
+import { compareRuns, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../../src/results/compare.js";
+import { bootstrapRatioCi, mannWhitney, smallestP } from "../../src/results/significance.js";
 import type { ResultRow } from "../../src/results/row.js";
 import { runCli } from "../support/cli.js";
 import { noise, scenarioPlan, synthRows } from "./support.js";

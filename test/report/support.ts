@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Plan } from "../../src/plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
 import { loadSpec } from "../../src/plan/load.js";
+import { seededRandom } from "../../src/results/random.js";
 import { SPECS_DIR } from "../support/spec.js";
 
 export async function scenarioPlan(name: string, sets: string[] = []): Promise<Plan> {
@@ -12,16 +13,7 @@ export async function scenarioPlan(name: string, sets: string[] = []): Promise<P
 }
 
 /** A deterministic PRNG, so synthetic runs are the same on every test run. */
-export function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const random = seededRandom;
 
 /** Roughly normal noise (sum of uniforms). */
 export const noise = (rand: () => number) => rand() + rand() + rand() + rand() - 2;

@@ -3,8 +3,9 @@
  * coloured by verdict; the threshold as dashed rules either side of zero.
  */
 import type { Comparison } from "../../results/compare.js";
-import { formatNumber, formatSignedPercent, METRIC_TITLE } from "../format.js";
-import { compose, FAIL_COLOR, PASS_COLOR, type Chart, type VlSpec } from "./common.js";
+import { FAIL_COLOR, PASS_COLOR, type Chart, type VlSpec } from "./common.js";
+import { compareRows } from "./compare-data.js";
+import { compose } from "./compose.js";
 
 const VERDICT_COLORS: Record<string, string> = {
   regression: FAIL_COLOR,
@@ -14,37 +15,10 @@ const VERDICT_COLORS: Record<string, string> = {
 };
 
 export function compareChart(comparison: Comparison, id: string): Chart | undefined {
-  const rows: VlSpec[] = comparison.cases
-    .filter((c) => c.change !== undefined)
-    .map((c) => ({
-      lab: comparison.options.metrics.length > 1 ? `${c.case} (${METRIC_TITLE[c.metric]})` : c.case,
-      y: Number((c.change! * 100).toFixed(3)),
-      ...(c.ci95 && { lo: Number((c.ci95[0] * 100).toFixed(3)), hi: Number((c.ci95[1] * 100).toFixed(3)) }),
-      st: c.verdict,
-      ch: formatSignedPercent(c.change!),
-      ci: c.ci95 ? `${formatSignedPercent(c.ci95[0])} … ${formatSignedPercent(c.ci95[1])}` : "–",
-      p: c.p !== undefined ? formatNumber(c.p) : "–",
-      te: c.test === "ci" ? "confidence interval" : c.test === "mann-whitney" ? "Mann–Whitney U" : "–",
-      m: METRIC_TITLE[c.metric],
-    }));
+  const rows = compareRows(comparison);
   if (rows.length === 0) return undefined;
   const threshold = comparison.options.threshold * 100;
-  const domain = Object.keys(VERDICT_COLORS);
   const title = `Comparison: ${comparison.new} vs ${comparison.base}`;
-  const yEnc = {
-    field: "lab",
-    type: "nominal",
-    title: null,
-    sort: rows.map((r) => r.lab as string),
-    axis: { labelLimit: 360 },
-  };
-  const xEnc = { field: "y", type: "quantitative", title: "change in median (%)" };
-  const color = {
-    field: "st",
-    type: "nominal",
-    title: "verdict",
-    scale: { domain, range: domain.map((d) => VERDICT_COLORS[d]) },
-  };
   return {
     id,
     kind: "compare",
@@ -58,38 +32,57 @@ export function compareChart(comparison: Comparison, id: string): Chart | undefi
       rows,
       width: 520,
       height: Math.max(40, rows.length * 22),
-      layers: [
-        { mark: { type: "rule", color: "#111" }, encoding: { x: { datum: 0 } } },
-        { mark: { type: "rule", color: "#777", strokeDash: [4, 4] }, encoding: { x: { datum: -threshold } } },
-        { mark: { type: "rule", color: "#777", strokeDash: [4, 4] }, encoding: { x: { datum: threshold } } },
-        {
-          transform: [{ filter: { field: "lo", valid: true } }],
-          mark: { type: "rule", size: 1.5 },
-          encoding: {
-            y: yEnc,
-            x: { field: "lo", type: "quantitative", title: "change in median (%)" },
-            x2: { field: "hi" },
-            color,
-          },
-        },
-        {
-          mark: { type: "point", filled: true, size: 70 },
-          encoding: {
-            y: yEnc,
-            x: xEnc,
-            color,
-            tooltip: [
-              { field: "lab", title: "case" },
-              { field: "m", title: "metric" },
-              { field: "ch", title: "change" },
-              { field: "ci", title: "95% CI" },
-              { field: "p", title: "Mann–Whitney p" },
-              { field: "te", title: "decided by" },
-              { field: "st", title: "verdict" },
-            ],
-          },
-        },
-      ],
+      layers: [...thresholdLayers(threshold), ...changeLayers(rows.map((r) => r.lab as string))],
     }),
   };
+}
+
+/** Zero, and the threshold either side of it. */
+function thresholdLayers(threshold: number): VlSpec[] {
+  return [
+    { mark: { type: "rule", color: "#111" }, encoding: { x: { datum: 0 } } },
+    { mark: { type: "rule", color: "#777", strokeDash: [4, 4] }, encoding: { x: { datum: -threshold } } },
+    { mark: { type: "rule", color: "#777", strokeDash: [4, 4] }, encoding: { x: { datum: threshold } } },
+  ];
+}
+
+/** Per case, in the order given: the interval as a whisker and the change as a point, coloured by verdict. */
+function changeLayers(order: string[]): VlSpec[] {
+  const domain = Object.keys(VERDICT_COLORS);
+  const y = { field: "lab", type: "nominal", title: null, sort: order, axis: { labelLimit: 360 } };
+  const color = {
+    field: "st",
+    type: "nominal",
+    title: "verdict",
+    scale: { domain, range: domain.map((d) => VERDICT_COLORS[d]) },
+  };
+  return [
+    {
+      transform: [{ filter: { field: "lo", valid: true } }],
+      mark: { type: "rule", size: 1.5 },
+      encoding: {
+        y,
+        x: { field: "lo", type: "quantitative", title: "change in median (%)" },
+        x2: { field: "hi" },
+        color,
+      },
+    },
+    {
+      mark: { type: "point", filled: true, size: 70 },
+      encoding: {
+        y,
+        x: { field: "y", type: "quantitative", title: "change in median (%)" },
+        color,
+        tooltip: [
+          { field: "lab", title: "case" },
+          { field: "m", title: "metric" },
+          { field: "ch", title: "change" },
+          { field: "ci", title: "95% CI" },
+          { field: "p", title: "Mann–Whitney p" },
+          { field: "te", title: "decided by" },
+          { field: "st", title: "verdict" },
+        ],
+      },
+    },
+  ];
 }

@@ -1,47 +1,14 @@
 /**
- * Expect results: per assertion and case, the measured median as a percentage of its bound (so
- * throughput, IOPS and latency bounds share one axis), green when met, red when not; the 100% rule is the
- * bound itself.
+ * Expect results: per assertion and case, the measured median as a percentage of its bound, green when
+ * met, red when not; the 100% rule is the bound itself.
  */
-import { formatMetric, METRIC_FAMILY, METRIC_TITLE } from "../format.js";
-import {
-  compose,
-  FAIL_COLOR,
-  PASS_COLOR,
-  round,
-  type Chart,
-  type ChartContext,
-  type VlSpec,
-} from "./common.js";
+import { compose } from "./compose.js";
+import { FAIL_COLOR, PASS_COLOR, type Chart, type ChartContext, type VlSpec } from "./common.js";
+import { expectRows } from "./expect-data.js";
 
 export function expectChart(ctx: ChartContext, id: string): Chart | undefined {
-  const rows: VlSpec[] = [];
-  const multi = ctx.runs.length > 1;
-  for (const run of ctx.runs) {
-    for (const result of run.expect) {
-      const family = METRIC_FAMILY[result.metric];
-      for (const [bound, sign] of [
-        [result.atLeast, "≥"],
-        [result.atMost, "≤"],
-      ] as const) {
-        if (bound === undefined) continue;
-        const label = `${multi ? `${run.label}: ` : ""}#${result.index} ${result.case} ${METRIC_TITLE[result.metric]} ${sign} ${formatMetric(family, bound)}`;
-        rows.push({
-          k: "e",
-          lab: label,
-          ...(result.measured !== undefined && bound > 0 && { y: round((result.measured / bound) * 100) }),
-          st: result.pass ? "pass" : "fail",
-          m:
-            result.measured !== undefined
-              ? formatMetric(family, result.measured)
-              : (result.reason ?? "no measurement"),
-          b: `${sign} ${formatMetric(family, bound)}`,
-        });
-      }
-    }
-  }
+  const rows = expectRows(ctx.runs);
   if (rows.length === 0) return undefined;
-  const order = rows.map((r) => r.lab as string);
   const title = "Expectations: measured vs expected";
   return {
     id,
@@ -57,32 +24,37 @@ export function expectChart(ctx: ChartContext, id: string): Chart | undefined {
       width: 520,
       height: Math.max(40, rows.length * 22),
       layers: [
-        {
-          mark: { type: "bar", height: { band: 0.7 } },
-          encoding: {
-            y: { field: "lab", type: "nominal", title: null, sort: order, axis: { labelLimit: 360 } },
-            x: {
-              field: "y",
-              type: "quantitative",
-              title: "measured, % of the expected bound",
-              axis: { format: "~s", tickCount: 6 },
-            },
-            color: {
-              field: "st",
-              type: "nominal",
-              title: "expect",
-              scale: { domain: ["pass", "fail"], range: [PASS_COLOR, FAIL_COLOR] },
-            },
-            tooltip: [
-              { field: "lab", title: "assertion" },
-              { field: "m", title: "measured (median)" },
-              { field: "b", title: "expected" },
-              { field: "st", title: "result" },
-            ],
-          },
-        },
+        ratioLayer(rows.map((r) => r.lab as string)),
         { mark: { type: "rule", color: "#111", size: 1.5 }, encoding: { x: { datum: 100 } } },
       ],
     }),
+  };
+}
+
+/** One bar per bound, in the order of the rows, coloured by pass or fail. */
+function ratioLayer(order: string[]): VlSpec {
+  return {
+    mark: { type: "bar", height: { band: 0.7 } },
+    encoding: {
+      y: { field: "lab", type: "nominal", title: null, sort: order, axis: { labelLimit: 360 } },
+      x: {
+        field: "y",
+        type: "quantitative",
+        title: "measured, % of the expected bound",
+        axis: { format: "~s", tickCount: 6 },
+      },
+      color: {
+        field: "st",
+        type: "nominal",
+        title: "expect",
+        scale: { domain: ["pass", "fail"], range: [PASS_COLOR, FAIL_COLOR] },
+      },
+      tooltip: [
+        { field: "lab", title: "assertion" },
+        { field: "m", title: "measured (median)" },
+        { field: "b", title: "expected" },
+        { field: "st", title: "result" },
+      ],
+    },
   };
 }

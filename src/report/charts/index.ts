@@ -5,163 +5,37 @@
  *      a sweep chart (swept parameter on x, target/op/run as colour, the rest as facets), latency
  *      percentiles where measured, a time series where sampled, autotune rounds where tuned
  *   3. across workloads: expect results, and the comparison of two runs when asked for
- * Builders live one per file, registered by kind.
+ * One builder per kind: <kind>.ts assembles the chart, <kind>-data.ts turns cases into its rows and
+ * <kind>-layers.ts holds its marks and encodings (defaults.ts and requests.ts choose which to build).
  */
-import type { Metric } from "../../spec/schema.js";
-import type { ChartRequest } from "../model.js";
-import { chooseLayout, workloadViews, type WorkloadView } from "../view.js";
-import { autotuneChart } from "./autotune.js";
+import { workloadViews } from "../view.js";
 import type { Chart, ChartContext } from "./common.js";
-import { mergedLimits } from "./common.js";
 import { compareChart } from "./compare.js";
+import { defaultCharts } from "./defaults.js";
 import { expectChart } from "./expect.js";
-import { hasPercentiles, latencyChart } from "./latency.js";
-import { sweepChart } from "./sweep.js";
-import { seriesMetricFor, seriesOf, timeseriesChart } from "./timeseries.js";
+import { mergedLimits } from "./limits.js";
+import { mergedRequests, requestedChart } from "./requests.js";
 
 export type { Chart, ChartContext } from "./common.js";
 
-/** Beyond this many series a time-series chart is faceted by the swept parameter. */
-const MAX_SERIES_COLORS = 10;
-
 export function buildCharts(ctx: Omit<ChartContext, "limits">): { charts: Chart[]; notes: string[] } {
   const full: ChartContext = { ...ctx, limits: mergedLimits(ctx.runs) };
-  const charts: Chart[] = [];
   const notes: string[] = [];
   let next = 1;
   const id = () => `chart-${next++}`;
-  const add = (chart: Chart | undefined) => chart && charts.push(chart);
   const requests = mergedRequests(ctx);
-
-  for (const view of workloadViews(ctx.runs)) {
-    const layout = chooseLayout(view.dims);
-    const asked = requests.filter((r) => r.workload === view.name);
-    const askedTime = asked.some((r) => r.x === "time");
-    const askedSweep = asked.some((r) => r.x !== "time");
-    for (const request of asked) {
-      const chart = requestedChart(view, request, full, id, notes);
-      if (chart) charts.push(chart);
-    }
-    const series = view.entries.filter((e) => seriesOf(e)).length;
-    // A single case with a time series (WSAT) says everything in its series; one bar would add nothing.
-    const seriesOnly = view.entries.length === 1 && series === 1;
-    if (!askedSweep && !seriesOnly) {
-      const metric = primaryMetric(view);
-      if (metric)
-        add(
-          sweepChart(
-            view,
-            {
-              ...(layout.x && { x: layout.x }),
-              y: metric,
-              ...(layout.color && { color: layout.color }),
-              facets: layout.facets,
-            },
-            full,
-            id(),
-          ),
-        );
-    }
-    if (view.entries.some(hasPercentiles)) {
-      const facets = [layout.color, ...layout.facets].filter((d): d is string => d !== undefined);
-      add(latencyChart(view, { ...(layout.x && { x: layout.x }), facets }, full, id()));
-    }
-    if (!askedTime && series > 0) {
-      // With fio steady-state windows: one panel per case, its window shaded (as SNIA PTS plots them).
-      const steady = view.entries.some((e) => e.run.steady.some((w) => w.case === e.c.id));
-      const facets = steady ? view.dims : series > MAX_SERIES_COLORS && layout.x ? [layout.x] : [];
-      add(timeseriesChart(view, { y: seriesMetricFor(view), facets }, full, id()));
-    }
-    add(autotuneChart(view, full, id()));
-  }
-  add(expectChart(full, id()));
-  if (ctx.comparison) add(compareChart(ctx.comparison, id()));
+  const charts = [
+    ...workloadViews(ctx.runs).flatMap((view) => {
+      const asked = requests.filter((r) => r.workload === view.name);
+      return [
+        ...asked.map((request) => requestedChart(view, request, full, id, notes)),
+        ...defaultCharts(view, asked, full, id),
+      ];
+    }),
+    expectChart(full, id()),
+    ctx.comparison && compareChart(ctx.comparison, id()),
+  ].filter((chart): chart is Chart => chart !== undefined);
   // Ids in page order, without the gaps of charts that had nothing to draw.
   charts.forEach((chart, index) => (chart.id = `chart-${index + 1}`));
   return { charts, notes };
-}
-
-/** `report.charts` of every run, each distinct request once. */
-function mergedRequests(ctx: Omit<ChartContext, "limits">): ChartRequest[] {
-  const seen = new Set<string>();
-  const out: ChartRequest[] = [];
-  for (const run of ctx.runs) {
-    for (const request of run.plan.report.charts ?? []) {
-      const key = JSON.stringify(request);
-      if (!seen.has(key)) {
-        seen.add(key);
-        out.push(request);
-      }
-    }
-  }
-  return out;
-}
-
-const RANDOM_OPS = new Set(["randread", "randwrite", "randrw"]);
-
-/** IOPS for small random I/O, throughput otherwise; whatever was measured when that was not. */
-export function primaryMetric(view: WorkloadView): Metric | undefined {
-  const small = view.entries.every(
-    (e) => RANDOM_OPS.has(e.c.op) && !(typeof e.c.params.bs === "number" && e.c.params.bs > 64 * 1024),
-  );
-  const preferred: Metric[] = small ? ["iops", "throughput", "seconds"] : ["throughput", "iops", "seconds"];
-  return preferred.find((m) =>
-    view.entries.some((e) => e.c.metrics[m] !== undefined && (m === "seconds" || e.c.metrics[m]!.max > 0)),
-  );
-}
-
-function requestedChart(
-  view: WorkloadView,
-  request: ChartRequest,
-  ctx: ChartContext,
-  id: () => string,
-  notes: string[],
-): Chart | undefined {
-  const used = [request.x, request.color, request.facet].filter(
-    (d): d is string => d !== undefined && d !== "time",
-  );
-  // Dimensions the request leaves out would draw several cases on one spot: they become facets (or colour).
-  const leftovers = view.dims.filter((d) => !used.includes(d));
-  let color = request.color !== undefined && request.color !== "time" ? request.color : undefined;
-  if (color === undefined && request.x !== "time" && leftovers.length > 0)
-    color = chooseLayout(leftovers).color;
-  const facets = [
-    ...(request.facet && request.facet !== "time" ? [request.facet] : []),
-    ...leftovers.filter((d) => d !== color),
-  ];
-  const label = `report.charts (${request.workload}: ${request.x} × ${request.y})`;
-  if (request.x === "time") {
-    if (request.y !== "throughput" && request.y !== "iops") {
-      notes.push(`${label}: time series hold throughput and IOPS only`);
-      return undefined;
-    }
-    const chart = timeseriesChart(
-      view,
-      { y: request.y, ...(color && { color }), facets, ...(request.title && { title: request.title }) },
-      ctx,
-      id(),
-    );
-    if (!chart) notes.push(`${label}: no time series was recorded (the workload needs \`sample\`)`);
-    return chart;
-  }
-  const chart = sweepChart(
-    view,
-    {
-      x: request.x,
-      y: request.y,
-      ...(color && { color }),
-      facets,
-      ...(request.mark && { mark: request.mark }),
-      ...(request.title && { title: request.title }),
-    },
-    ctx,
-    id(),
-  );
-  if (!chart) notes.push(`${label}: no case measured ${request.y}`);
-  else if (leftovers.some((d) => d !== color && facets.includes(d))) {
-    chart.caption.push(
-      `Also varying, so drawn as panels: ${leftovers.filter((d) => d !== color).join(", ")}.`,
-    );
-  }
-  return chart;
 }

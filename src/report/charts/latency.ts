@@ -2,7 +2,8 @@
  * Latency percentiles (p50, p90, p99, p99.9) per case: the swept parameter on x, one line per percentile,
  * the other dimensions as facets; log scale, medians over the repetitions.
  */
-import { formatMetric, PERCENTILES } from "../format.js";
+import { PERCENTILES } from "../../results/metrics.js";
+import { formatMetric } from "../format.js";
 import {
   compositeLabel,
   compositeOrder,
@@ -11,12 +12,9 @@ import {
   type Entry,
   type WorkloadView,
 } from "../view.js";
-import { axisTitle } from "./sweep.js";
 import {
-  compose,
+  axisTitle,
   filterKind,
-  limitLayers,
-  limitRows,
   MAX_FACETS,
   round,
   unitFor,
@@ -24,6 +22,8 @@ import {
   type ChartContext,
   type VlSpec,
 } from "./common.js";
+import { compose } from "./compose.js";
+import { limitLayers, limitRows } from "./limits.js";
 
 export interface LatencyRequest {
   x?: string;

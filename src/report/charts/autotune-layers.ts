@@ -1,0 +1,92 @@
+/**
+ * An autotune chart's marks: one line of rounds per case on a log₂ axis of the tuned parameter, the
+ * rounds' CI whiskers, the knee as a dashed rule with a diamond and its label, and the limits.
+ */
+import { METRIC_INFO } from "../../results/metrics.js";
+import type { AutotuneData } from "./autotune-data.js";
+import { filterKind, metricAxisTitle, type VlSpec } from "./common.js";
+import { limitLayers } from "./limits.js";
+
+interface Encodings {
+  x: VlSpec;
+  y: VlSpec;
+  yTitle: string;
+  color: VlSpec;
+}
+
+function roundsLayer(data: AutotuneData, enc: Encodings): VlSpec {
+  return {
+    transform: [filterKind("m")],
+    mark: { type: "line", point: { filled: true, size: 40 } },
+    encoding: {
+      x: enc.x,
+      y: enc.y,
+      color: enc.color,
+      tooltip: [
+        { field: "c", title: "case" },
+        { field: "x", title: data.param },
+        { field: "v", title: `median ${METRIC_INFO[data.metric].title}` },
+        { field: "g", title: "gain over the previous round" },
+        { field: "n", title: "repetitions" },
+      ],
+    },
+  };
+}
+
+function whiskerLayer(enc: Encodings): VlSpec {
+  return {
+    transform: [filterKind("m"), { filter: { field: "lo", valid: true } }],
+    mark: { type: "rule" },
+    encoding: {
+      x: enc.x,
+      y: { field: "lo", type: "quantitative", title: enc.yTitle },
+      y2: { field: "hi" },
+      color: enc.color,
+    },
+  };
+}
+
+function kneeLayers(enc: Encodings): VlSpec[] {
+  return [
+    {
+      transform: [filterKind("knee")],
+      mark: { type: "rule", strokeDash: [2, 2], color: "#555" },
+      encoding: { x: enc.x },
+    },
+    {
+      transform: [filterKind("knee")],
+      mark: { type: "point", shape: "diamond", size: 160, filled: true, color: "#111" },
+      encoding: { x: enc.x, y: enc.y, tooltip: [{ field: "lab", title: "autotune" }] },
+    },
+    {
+      transform: [filterKind("knee")],
+      mark: { type: "text", align: "left", dx: 6, dy: -10, fontWeight: "bold" },
+      encoding: {
+        x: enc.x,
+        y: { field: "y", type: "quantitative" },
+        text: { field: "lab", type: "nominal" },
+      },
+    },
+  ];
+}
+
+export function autotuneLayers(data: AutotuneData, options: { limits: boolean }): VlSpec[] {
+  const yTitle = metricAxisTitle(data.metric, data.unit);
+  const enc: Encodings = {
+    x: {
+      field: "x",
+      type: "quantitative",
+      title: `${data.param} (log₂ scale)`,
+      scale: { type: "log", base: 2 },
+    },
+    y: { field: "y", type: "quantitative", title: yTitle },
+    yTitle,
+    color: { field: "c", type: "nominal", title: "case" },
+  };
+  return [
+    roundsLayer(data, enc),
+    ...(data.rows.some((r) => r.lo !== undefined) ? [whiskerLayer(enc)] : []),
+    ...kneeLayers(enc),
+    ...(options.limits ? limitLayers() : []),
+  ];
+}

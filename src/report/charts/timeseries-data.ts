@@ -1,0 +1,122 @@
+/**
+ * A time-series chart's data: per case the points of its downsampled series (the mean of each time bin
+ * over the repetitions, with its min–max band), and fio's steady-state windows.
+ */
+import { median } from "../../results/stats.js";
+import type { DisplayUnit } from "../format.js";
+import type { SeriesAgg } from "../model.js";
+import { compositeLabel, compositeOrder, dimOrder, type Entry, type WorkloadView } from "../view.js";
+import { round, unitFor, type VlSpec } from "./common.js";
+import { panelsOf, type Panels } from "./panels.js";
+
+export interface TimeseriesRequest {
+  y: "throughput" | "iops";
+  /** A dimension for colour; without it, every case is its own colour (labelled by its varying dims). */
+  color?: string;
+  facets: string[];
+  title?: string;
+}
+
+export interface TimeseriesData {
+  /** The dimensions the colour stands for (none: the case id). */
+  colorDims: string[];
+  colorOrder: string[];
+  panels: Panels;
+  unit: DisplayUnit;
+  /** The highest value drawn (base units), the top of a band included. */
+  max: number;
+  /** Kind "ts": one per point of a series. */
+  points: VlSpec[];
+  /** Kind "ss": one per case with steady-state windows. */
+  steady: VlSpec[];
+  /** Whether some point has a min–max band. */
+  banded: boolean;
+  /** The most repetitions pooled into one series. */
+  repetitions: number;
+}
+
+/** The fields of a series point that hold the minimum and maximum of its bin. */
+const BAND = {
+  throughput: { min: "throughputMin", max: "throughputMax" },
+  iops: { min: "iopsMin", max: "iopsMax" },
+} as const;
+
+export function seriesOf(entry: Entry): SeriesAgg | undefined {
+  return entry.run.series.find((s) => s.case === entry.c.id);
+}
+
+export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): TimeseriesData | undefined {
+  const { y } = request;
+  const withSeries = view.entries.filter((e) => seriesOf(e)?.points.some((p) => p[y] !== undefined));
+  if (withSeries.length === 0) return undefined;
+  const colorDims = request.color ? [request.color] : view.dims.filter((d) => !request.facets.includes(d));
+  const colorOrder =
+    colorDims.length > 0
+      ? request.color
+        ? dimOrder(withSeries, request.color)
+        : compositeOrder(withSeries, colorDims)
+      : withSeries.map((e) => e.c.id);
+  const panels = panelsOf(withSeries, request.facets);
+  const values: number[] = [];
+  for (const e of panels.shown)
+    for (const p of seriesOf(e)!.points) if (p[y] !== undefined) values.push(p[BAND[y].max] ?? p[y]!);
+  const unit = unitFor(y, values);
+  const colorOf = (e: Entry) => (colorDims.length > 0 ? compositeLabel(e, colorDims) : e.c.id);
+  const series = panels.shown.map((e) =>
+    seriesRows(seriesOf(e)!, y, unit, { c: colorOf(e), ...panels.field(e) }),
+  );
+  return {
+    colorDims,
+    colorOrder,
+    panels,
+    unit,
+    max: Math.max(0, ...values),
+    points: series.flatMap((s) => s.rows),
+    steady: panels.shown.flatMap((e) => steadyRows(e, panels.field(e))),
+    banded: series.some((s) => s.banded),
+    repetitions: Math.max(0, ...panels.shown.map((e) => seriesOf(e)!.repetitions)),
+  };
+}
+
+function seriesRows(
+  series: SeriesAgg,
+  y: TimeseriesRequest["y"],
+  unit: DisplayUnit,
+  place: VlSpec,
+): { rows: VlSpec[]; banded: boolean } {
+  const rows: VlSpec[] = [];
+  let banded = false;
+  for (const p of series.points) {
+    const value = p[y];
+    if (value === undefined) continue;
+    const lo = p[BAND[y].min];
+    const hi = p[BAND[y].max];
+    const band = series.repetitions > 1 && lo !== undefined && hi !== undefined && hi > lo;
+    banded ||= band;
+    rows.push({
+      k: "ts",
+      t: round(p.t),
+      y: round(value / unit.factor),
+      ...(band && { lo: round(lo! / unit.factor), hi: round(hi! / unit.factor) }),
+      ...place,
+    });
+  }
+  return { rows, banded };
+}
+
+/** One window per case: the median start and end over its repetitions (they differ by a few samples). */
+function steadyRows(e: Entry, place: VlSpec): VlSpec[] {
+  const windows = e.run.steady.filter((s) => s.case === e.c.id);
+  if (windows.length === 0) return [];
+  const attained = windows.filter((w) => w.attained).length;
+  return [
+    {
+      k: "ss",
+      t0: round(median(windows.map((w) => w.start))),
+      t1: round(median(windows.map((w) => w.end))),
+      lab: `${e.c.id}: steady state attained in ${attained} of ${windows.length} repetition${windows.length === 1 ? "" : "s"} (${windows[0]!.criterion})`,
+      txt: attained === windows.length ? "steady" : `steady in ${attained}/${windows.length}`,
+      ...place,
+    },
+  ];
+}

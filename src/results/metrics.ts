@@ -1,0 +1,46 @@
+/**
+ * Every metric's facts in one table: how it is titled, its unit family, which way is better, and where a
+ * result row holds it. A typed record, so a metric added to the language without an entry here does not
+ * compile.
+ */
+import type { Metric } from "../spec/metrics.js";
+import type { ResultRow } from "./row.js";
+
+/** The unit a metric is measured in: bytes per second, operations per second, or seconds. */
+export type MetricFamily = "throughput" | "iops" | "time";
+
+/** The measured fields of a row (benchspec rows, shell rows and imported fio rows alike). */
+export type MeasuredFields = Pick<ResultRow, "throughput" | "iops" | "seconds" | "latency">;
+
+export interface MetricInfo {
+  title: string;
+  family: MetricFamily;
+  /** Throughput and IOPS: more is better; latencies and durations: less is better. */
+  higherIsBetter: boolean;
+  /** Its value in a row (case statistics are keyed by the metric's name). */
+  of: (row: MeasuredFields) => number | undefined;
+}
+
+export const METRIC_INFO: Record<Metric, MetricInfo> = {
+  throughput: {
+    title: "throughput",
+    family: "throughput",
+    higherIsBetter: true,
+    of: (row) => row.throughput,
+  },
+  iops: { title: "IOPS", family: "iops", higherIsBetter: true, of: (row) => row.iops },
+  latency: { title: "mean latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.mean },
+  p50: { title: "p50 latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.p50 },
+  p90: { title: "p90 latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.p90 },
+  p99: { title: "p99 latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.p99 },
+  "p99.9": {
+    title: "p99.9 latency",
+    family: "time",
+    higherIsBetter: false,
+    of: (row) => row.latency?.["p99.9"],
+  },
+  seconds: { title: "time per repetition", family: "time", higherIsBetter: false, of: (row) => row.seconds },
+};
+
+/** The latency percentiles, in increasing order. */
+export const PERCENTILES = ["p50", "p90", "p99", "p99.9"] as const satisfies readonly Metric[];
