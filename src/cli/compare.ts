@@ -1,8 +1,10 @@
 import { Command } from "commander";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../results/compare.js";
+import { BenchspecError } from "../platform/errors.js";
 import { formatMetric, formatNumber, formatSignedPercent, METRIC_FAMILY } from "../report/format.js";
-import { CliError, EXIT, type Io } from "./context.js";
-import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
+import { loadInputs } from "../report/load.js";
+import { EXIT, type Io } from "./context.js";
+import { parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 import { formatTable } from "./table.js";
 
 interface CompareOptions {
@@ -48,7 +50,7 @@ is significant when its (1 - alpha) interval excludes 0; the verdict notes this,
 Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 unreadable input.`,
     )
     .action(async (basePath: string, newPath: string, options: CompareOptions) => {
-      const [base, next] = await loadRuns([basePath, newPath]);
+      const [base, next] = await loadInputs([basePath, newPath]);
       const comparison = compareRuns(base!, next!, {
         ...DEFAULT_COMPARE,
         threshold: parseOption(() => parseThreshold(options.threshold)),
@@ -56,9 +58,9 @@ Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 un
         metrics: parseOption(() => parseMetrics(options.metric)),
       });
       if (comparison.cases.length === 0)
-        throw new CliError(
+        throw new BenchspecError(
+          "invalid-input",
           `no case of ${base!.label} and ${next!.label} has the metrics to compare`,
-          EXIT.invalid,
         );
       io.stdout.write(
         options.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${renderComparison(comparison)}\n`,

@@ -11,15 +11,13 @@ import { BACKENDS } from "../engines/index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
 import {
   COMPILE_TARGETS,
-  CompileError,
   type Artifact,
   type CompileContext,
   NO_ARTIFACTS,
   type CompileTarget,
 } from "../engines/types.js";
 import type { EngineName } from "../spec/engines.js";
-
-export { CompileError };
+import { BenchspecError } from "../platform/errors.js";
 import { jsonArtifact } from "./writer.js";
 
 export const PLAN_INDEX_PATH = "plan.json";
@@ -75,7 +73,7 @@ function checkExpressible(cases: readonly Case[], targets: readonly CompileTarge
       `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${targets.join("/")}; targets that can: ${able.join(", ")}`,
     );
   }
-  if (problems.size > 0) throw new CompileError([...problems.values()].join("\n"));
+  if (problems.size > 0) throw new BenchspecError("not-compilable", [...problems.values()].join("\n"));
 }
 
 function planIndex(
@@ -127,7 +125,8 @@ export function parseTargets(value: string): CompileTarget[] {
   const targets = value.split(",").map((t) => t.trim());
   for (const target of targets) {
     if (!(COMPILE_TARGETS as readonly string[]).includes(target)) {
-      throw new CompileError(
+      throw new BenchspecError(
+        "not-compilable",
         `unknown compile target "${target}"; expected ${COMPILE_TARGETS.join(", ")} or all`,
       );
     }

@@ -11,6 +11,7 @@ import { existsSync, statSync } from "node:fs";
 import { open, readFile, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseFioJson } from "../engines/fio/results.js";
+import { BenchspecError } from "../platform/errors.js";
 import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import type { TimeseriesRow } from "../results/row.js";
@@ -22,8 +23,6 @@ import { readNdjson, scanStats } from "./read-ndjson.js";
 import { readRows, type RowThreadOptions } from "./rows-threads.js";
 import { DerivedPlan, type RowsPass, type SteadyRow } from "./rows.js";
 
-export class ReportInputError extends Error {}
-
 /** The raw material of one run before it is labelled (labels must be unique across a report). */
 export type LoadedRun = Omit<RunData, "label"> & { name: string };
 
@@ -32,10 +31,10 @@ export type LoadOptions = RowThreadOptions;
 
 export async function loadInput(path: string, options: LoadOptions = {}): Promise<LoadedRun> {
   const full = resolve(path);
-  if (!existsSync(full)) throw new ReportInputError(`${path}: no such file or directory`);
+  if (!existsSync(full)) throw new BenchspecError("invalid-input", `${path}: no such file or directory`);
   if (statSync(full).isDirectory()) {
     if (!existsSync(join(full, "results.ndjson"))) {
-      throw new ReportInputError(`${path}: not a benchspec run directory (no results.ndjson)`);
+      throw new BenchspecError("invalid-input", `${path}: not a benchspec run directory (no results.ndjson)`);
     }
     return loadRunDir(full, options);
   }
@@ -244,7 +243,7 @@ async function loadFio(files: string[]): Promise<LoadedRun> {
         files.length === 1 ? basename(files[0]!).replace(/\.json$/, "") : "fio-import",
       );
     } catch (error) {
-      throw new ReportInputError((error as Error).message);
+      throw new BenchspecError("invalid-input", (error as Error).message, { cause: error });
     }
   })();
   const derived = new DerivedPlan();

@@ -10,6 +10,7 @@
  * and reports a broken line instead of throwing, so that ranges can be put together as one file.
  */
 import { createReadStream } from "node:fs";
+import { BenchspecError } from "../platform/errors.js";
 
 export interface NdjsonStats {
   rows: number;
@@ -18,8 +19,6 @@ export interface NdjsonStats {
   /** The unterminated last line that did not parse (a run interrupted mid-write). */
   tornTail: boolean;
 }
-
-export class NdjsonError extends Error {}
 
 /** A line that did not parse: its number (from 1, within what was scanned) and JSON.parse's message. */
 export interface BrokenLine {
@@ -47,8 +46,8 @@ export interface ByteRange {
   end?: number;
 }
 
-export function ndjsonError(file: string, broken: BrokenLine): NdjsonError {
-  return new NdjsonError(`${file}:${broken.line}: not a JSON row (${broken.message})`);
+export function ndjsonError(file: string, broken: BrokenLine): BenchspecError {
+  return new BenchspecError("invalid-input", `${file}:${broken.line}: not a JSON row (${broken.message})`);
 }
 
 /** Throws the scan's error if it has one; else the stats of a whole file. */

@@ -16,22 +16,22 @@
  */
 import { isMap, isNode, isSeq, parse, type Document, type YAMLMap } from "yaml";
 import { suggestSimilar } from "../diagnostics/suggest.js";
+import { BenchspecError } from "../platform/errors.js";
 import { canonicalJson, sameValue } from "./params.js";
 import { PARAM_NAMES, paramShape, SWEEPABLE_PARAMS, type ParamName } from "./schema.js";
 
 const SPEC_ROOTS = new Set(["vars", "targets", "defaults", "report", "name", "description"]);
 
-export class OverrideError extends Error {}
-
 export function applyOverride(doc: Document.Parsed, assignment: string): void {
   const eq = assignment.indexOf("=");
-  if (eq <= 0) throw new OverrideError(`--set "${assignment}": expected key=value`);
+  if (eq <= 0) throw new BenchspecError("invalid-override", `--set "${assignment}": expected key=value`);
   const key = assignment.slice(0, eq).trim();
   let value: unknown;
   try {
     value = parse(assignment.slice(eq + 1), { maxAliasCount: 0 });
   } catch (error) {
-    throw new OverrideError(
+    throw new BenchspecError(
+      "invalid-override",
       `--set ${key}: the value is not valid YAML (${(error as Error).message.split("\n")[0]})`,
     );
   }
@@ -47,7 +47,10 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
     const users = items.filter((workload) => usesParam(workload, first));
     if (Array.isArray(value)) {
       if (users.length === 0)
-        throw new OverrideError(`--set ${key}: no workload sets "${first}"; a list must replace one`);
+        throw new BenchspecError(
+          "invalid-override",
+          `--set ${key}: no workload sets "${first}"; a list must replace one`,
+        );
     } else doc.setIn(["defaults", first], doc.createNode(value));
     for (const workload of users) overrideParam(doc, workload, first, value);
     return;
@@ -61,12 +64,14 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   if (rest.length > 0) {
     const names = items.map((item) => String(item.get("name")));
     const hint = suggestSimilar(first!, names);
-    throw new OverrideError(
+    throw new BenchspecError(
+      "invalid-override",
       `--set ${key}: no workload named "${first}"${hint ? ` — did you mean "${hint}"?` : ""}`,
     );
   }
   const hint = suggestSimilar(first!, [...SPEC_ROOTS, ...PARAM_NAMES]);
-  throw new OverrideError(
+  throw new BenchspecError(
+    "invalid-override",
     `--set ${key}: expected PARAM, WORKLOAD.PARAM or a path under ${[...SPEC_ROOTS].join("/")}${hint ? ` — did you mean "${hint}"?` : ""}`,
   );
 }
