@@ -1,10 +1,12 @@
 import { Command } from "commander";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../results/compare.js";
-import { METRIC_INFO } from "../results/metrics.js";
+import { BenchspecError } from "../platform/errors.js";
 import { formatMetric, formatNumber, formatSignedPercent } from "../report/format.js";
+import { loadInputs } from "../report/load.js";
+import { METRIC_INFO } from "../results/metrics.js";
 import { METRICS } from "../spec/metrics.js";
-import { CliError, EXIT, type Io } from "./context.js";
-import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
+import { EXIT, type Io } from "./context.js";
+import { parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 import { formatTable } from "./table.js";
 
 interface CompareOptions {
@@ -46,7 +48,7 @@ is significant when its (1 - alpha) interval excludes 0; the verdict notes this,
 Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 unreadable input.`,
     )
     .action(async (basePath: string, newPath: string, options: CompareOptions) => {
-      const [base, next] = await loadRuns([basePath, newPath]);
+      const [base, next] = await loadInputs([basePath, newPath]);
       const comparison = compareRuns(base!, next!, {
         ...DEFAULT_COMPARE,
         threshold: parseOption(() => parseThreshold(options.threshold)),
@@ -54,9 +56,9 @@ Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 un
         metrics: parseOption(() => parseMetrics(options.metric)),
       });
       if (comparison.cases.length === 0)
-        throw new CliError(
+        throw new BenchspecError(
+          "invalid-input",
           `no case of ${base!.label} and ${next!.label} has the metrics to compare`,
-          EXIT.invalid,
         );
       io.stdout.write(
         options.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${renderComparison(comparison)}\n`,

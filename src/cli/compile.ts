@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { hasErrors } from "../diagnostics/diagnostic.js";
-import { CliError, collect, EXIT, printDiagnostics, VERSION, type Io } from "./context.js";
+import { BenchspecError, hasCode } from "../platform/errors.js";
+import { collect, EXIT, printDiagnostics, VERSION, type Io } from "./context.js";
 
 export function makeCompileCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("compile")
@@ -20,12 +21,11 @@ Examples:
 The output is deterministic (same spec, same bytes); plan.json maps every case to its artifacts.`,
     )
     .action(async (file: string, options: { target: string; out: string; set: string[] }) => {
-      const [{ loadSpec }, { compilePlan, CompileError, parseTargets }, { OutputDirError, writeArtifacts }] =
-        await Promise.all([
-          import("../plan/load.js"),
-          import("../compile/compile.js"),
-          import("../compile/output.js"),
-        ]);
+      const [{ loadSpec }, { compilePlan, parseTargets }, { writeArtifacts }] = await Promise.all([
+        import("../plan/load.js"),
+        import("../compile/compile.js"),
+        import("../compile/output.js"),
+      ]);
       const result = await loadSpec(file, { sets: options.set });
       printDiagnostics(io, result.diagnostics);
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
@@ -37,8 +37,9 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
         );
         setExit(EXIT.ok);
       } catch (error) {
-        if (error instanceof CompileError) throw new CliError(error.message, EXIT.invalid);
-        if (error instanceof OutputDirError) throw new CliError(`--out: ${error.message}`, EXIT.invalid);
+        // Said against the option that named the directory.
+        if (hasCode(error, "unwritable-output"))
+          throw new BenchspecError(error.code, `--out: ${error.message}`, { cause: error });
         throw error;
       }
     });

@@ -5,7 +5,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
 import { PACKAGE_ROOT } from "../platform/package-root.js";
 
-export const EXIT = { ok: 0, failure: 1, invalid: 2, interrupted: 130 } as const;
+export { EXIT } from "../platform/errors.js";
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -24,16 +24,6 @@ export function useColor(io: Io, stream: Io["stdout"]): boolean {
 export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): void {
   if (diagnostics.length === 0) return;
   io.stderr.write(`${renderDiagnostics(diagnostics, { color: useColor(io, io.stderr) })}\n`);
-}
-
-/** Thrown by commands to end with a message and an exit code, never a stack trace. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.failure,
-  ) {
-    super(message);
-  }
 }
 
 /** Collects a repeatable option (`--set a=1 --set b=2`). */

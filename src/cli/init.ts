@@ -1,8 +1,9 @@
 import { Command } from "commander";
 import { access, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { BenchspecError } from "../platform/errors.js";
 import { PACKAGE_ROOT } from "../platform/package-root.js";
-import { CliError, EXIT, type Io } from "./context.js";
+import { EXIT, type Io } from "./context.js";
 
 export function makeInitCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("init")
@@ -18,13 +19,17 @@ Examples:
     )
     .action(async (file: string, options: { force?: boolean }) => {
       if (!options.force && (await exists(file))) {
-        throw new CliError(`${file} exists; use --force to overwrite it`, EXIT.invalid);
+        throw new BenchspecError("usage", `${file} exists; use --force to overwrite it`);
       }
       const text = await starterSpec(file);
       try {
         await writeFile(file, text, { flag: options.force ? "w" : "wx" });
       } catch (error) {
-        throw new CliError(`cannot write ${file}: ${await explainWriteError(file, error)}`, EXIT.invalid);
+        throw new BenchspecError(
+          "unwritable-output",
+          `cannot write ${file}: ${await explainWriteError(file, error)}`,
+          { cause: error },
+        );
       }
       io.stdout.write(`wrote ${file}; next: benchspec validate ${file}\n`);
       setExit(EXIT.ok);

@@ -1,9 +1,10 @@
 /**
  * The benchspec command line: wiring only. Each command lives in its own module and reports its exit code;
- * errors become one line on stderr, never a stack trace.
+ * errors become one line on stderr, never a stack trace, and their code gives the exit status.
  */
 import { Command, CommanderError } from "commander";
-import { CliError, EXIT, VERSION, type Io } from "./context.js";
+import { BenchspecError } from "../platform/errors.js";
+import { EXIT, VERSION, type Io } from "./context.js";
 import { makeCompareCommand } from "./compare.js";
 import { makeCompileCommand } from "./compile.js";
 import { makeInitCommand } from "./init.js";
@@ -81,7 +82,7 @@ export async function main(argv: readonly string[], io: Io = process): Promise<n
       // help and version exit 0; usage errors (already printed by commander) are "invalid input".
       return error.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     }
-    if (error instanceof CliError) {
+    if (error instanceof BenchspecError && error.code !== "internal") {
       io.stderr.write(`benchspec: ${error.message}\n`);
       return error.exitCode;
     }

@@ -1,9 +1,11 @@
 import { Command } from "commander";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { resolve } from "node:path";
+import { BenchspecError } from "../platform/errors.js";
+import { loadInputs } from "../report/load.js";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
-import { CliError, EXIT, VERSION, type Io } from "./context.js";
-import { loadRuns, parseAlpha, parseMetrics, parseOption } from "./results-input.js";
+import { EXIT, VERSION, type Io } from "./context.js";
+import { parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 
 interface ReportOptions {
   output: string;
@@ -45,8 +47,8 @@ The page needs no network: the chart libraries and data are inside it, and every
     )
     .action(async (inputs: string[], options: ReportOptions) => {
       if (options.compare && inputs.length !== 2)
-        throw new CliError("--compare needs exactly two inputs: the base and the new run", EXIT.invalid);
-      const runs = await loadRuns(inputs);
+        throw new BenchspecError("usage", "--compare needs exactly two inputs: the base and the new run");
+      const runs = await loadInputs(inputs);
       const comparison = options.compare
         ? compareRuns(runs[0]!, runs[1]!, {
             ...DEFAULT_COMPARE,

@@ -1,25 +1,13 @@
-/** What `report` and `compare` share: loading their inputs and reading their options, as CLI errors. */
-import { loadInputs, ReportInputError } from "../report/load.js";
-import { NdjsonError } from "../results/ndjson.js";
+/** What `report` and `compare` share: reading their options, as usage errors. */
+import { BenchspecError } from "../platform/errors.js";
 import { METRICS, type Metric } from "../spec/metrics.js";
-import { CliError, EXIT } from "./context.js";
-
-export async function loadRuns(inputs: readonly string[]) {
-  try {
-    return await loadInputs(inputs);
-  } catch (error) {
-    if (error instanceof ReportInputError || error instanceof NdjsonError)
-      throw new CliError(error.message, EXIT.invalid);
-    throw error;
-  }
-}
 
 /** Runs an option parser; its error becomes a usage error (exit 2). */
 export function parseOption<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new CliError((error as Error).message, EXIT.invalid);
+    throw new BenchspecError("usage", (error as Error).message, { cause: error });
   }
 }
 

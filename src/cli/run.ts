@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { RunSummary } from "../results/summary.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
-import { CliError, collect, EXIT, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
+import { collect, EXIT, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
 
 interface RunOptions {
   set: string[];
@@ -40,10 +40,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
             ? "tty"
             : "plain";
       const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
-      const [{ run, RunSetupError, abandonRunSync }, { TargetError }] = await Promise.all([
-        import("../run/run.js"),
-        import("../targets/index.js"),
-      ]);
+      const { run, abandonRunSync } = await import("../run/run.js");
       const controller = new AbortController();
       let interrupts = 0;
       const onSignal = () => {
@@ -89,8 +86,6 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         setExit(verdict.ok ? EXIT.ok : EXIT.failure);
       } catch (error) {
         observer.stop();
-        if (error instanceof RunSetupError) throw new CliError(error.message, error.exitCode);
-        if (error instanceof TargetError) throw new CliError(error.message, EXIT.failure);
         throw error;
       } finally {
         process.off("SIGINT", onSignal);

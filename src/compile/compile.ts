@@ -11,7 +11,6 @@ import { BACKENDS } from "../engines/index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
 import {
   COMPILE_TARGETS,
-  CompileError,
   type Artifact,
   type CompileContext,
   NO_ARTIFACTS,
@@ -19,8 +18,7 @@ import {
 } from "../engines/types.js";
 import { RUN_FILES } from "../results/run-dir.js";
 import type { EngineName } from "../spec/engines.js";
-
-export { CompileError };
+import { BenchspecError } from "../platform/errors.js";
 import { jsonArtifact } from "./writer.js";
 
 /** Named by the run directory's layout (results/run-dir.ts): a run holds its compiled artifacts. */
@@ -77,7 +75,7 @@ function checkExpressible(cases: readonly Case[], targets: readonly CompileTarge
       `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${targets.join("/")}; targets that can: ${able.join(", ")}`,
     );
   }
-  if (problems.size > 0) throw new CompileError([...problems.values()].join("\n"));
+  if (problems.size > 0) throw new BenchspecError("not-compilable", [...problems.values()].join("\n"));
 }
 
 function planIndex(
@@ -129,7 +127,8 @@ export function parseTargets(value: string): CompileTarget[] {
   const targets = value.split(",").map((t) => t.trim());
   for (const target of targets) {
     if (!(COMPILE_TARGETS as readonly string[]).includes(target)) {
-      throw new CompileError(
+      throw new BenchspecError(
+        "not-compilable",
         `unknown compile target "${target}"; expected ${COMPILE_TARGETS.join(", ")} or all`,
       );
     }

@@ -7,8 +7,7 @@ import { readdir, readFile, rm, rmdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { PLAN_FORMAT, PLAN_INDEX_PATH } from "./compile.js";
 import type { Artifact } from "../engines/types.js";
-
-export class OutputDirError extends Error {}
+import { BenchspecError, hasCode } from "../platform/errors.js";
 
 export async function writeArtifacts(dir: string, artifacts: readonly Artifact[]): Promise<void> {
   makeDirectory(dir);
@@ -25,7 +24,9 @@ export async function writeArtifacts(dir: string, artifacts: readonly Artifact[]
       writeFileSync(file, artifact.content);
       if (artifact.path.endsWith(".sh")) chmodSync(file, 0o755);
     } catch (error) {
-      throw new OutputDirError(`cannot write ${file}: ${describeFsError(error)}`);
+      throw new BenchspecError("unwritable-output", `cannot write ${file}: ${describeFsError(error)}`, {
+        cause: error,
+      });
     }
   }
 }
@@ -42,13 +43,18 @@ export function makeDirectory(dir: string): void {
   for (;;) {
     try {
       if (statSync(existing).isDirectory()) break;
-      throw new OutputDirError(`${existing === target ? dir : existing} is a file, not a directory`);
+      throw new BenchspecError(
+        "unwritable-output",
+        `${existing === target ? dir : existing} is a file, not a directory`,
+      );
     } catch (error) {
-      if (error instanceof OutputDirError) throw error;
+      if (hasCode(error, "unwritable-output")) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       const parent = dirname(existing);
       if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === existing) {
-        throw new OutputDirError(`cannot create ${dir}: ${describeFsError(error)}`);
+        throw new BenchspecError("unwritable-output", `cannot create ${dir}: ${describeFsError(error)}`, {
+          cause: error,
+        });
       }
       missing.unshift(existing);
       existing = parent;
@@ -58,7 +64,7 @@ export function makeDirectory(dir: string): void {
   try {
     accessSync(existing, constants.W_OK | constants.X_OK);
   } catch {
-    throw new OutputDirError(`cannot create ${dir}: ${existing} is not writable`);
+    throw new BenchspecError("unwritable-output", `cannot create ${dir}: ${existing} is not writable`);
   }
   for (const path of missing) {
     try {
@@ -66,10 +72,12 @@ export function makeDirectory(dir: string): void {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "EEXIST" && isDirectory(path)) continue;
-      throw new OutputDirError(
+      throw new BenchspecError(
+        "unwritable-output",
         code === "ENOENT"
           ? `cannot create ${dir}: ${dirname(path)} does not allow new directories`
           : `cannot create ${dir}: ${describeFsError(error)}`,
+        { cause: error },
       );
     }
   }
@@ -115,7 +123,8 @@ async function removePreviousCompile(dir: string): Promise<void> {
   if (entries.length === 0) return;
   const previous = await previousArtifacts(dir);
   if (!previous) {
-    throw new OutputDirError(
+    throw new BenchspecError(
+      "unwritable-output",
       `${dir} is not empty and holds no earlier benchspec compile; choose an empty or new directory`,
     );
   }

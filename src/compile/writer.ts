@@ -4,8 +4,7 @@
  * script or a JSON document. Output is deterministic: the same plan gives the same bytes.
  */
 import type { CompileContext } from "../engines/types.js";
-
-export class UnsafeValueError extends Error {}
+import { BenchspecError } from "../platform/errors.js";
 
 function headerLines(ctx: CompileContext, what: string): string[] {
   return [
@@ -62,7 +61,7 @@ export class IniWriter {
   /** An option whose value fio takes from the environment at run time (`${NAME}`), e.g. the target path. */
   optionFromEnv(key: string, variable: string): this {
     if (!/^[A-Z_][A-Z0-9_]*$/.test(variable))
-      throw new UnsafeValueError(`bad environment variable name ${variable}`);
+      throw new BenchspecError("internal", `bad environment variable name ${variable}`);
     this.check(key, "option name");
     this.lines.push(`${key}=\${${variable}}`);
     return this;
@@ -76,7 +75,7 @@ export class IniWriter {
     // fio's own filename_format tokens are the one place a "$" is written.
     const plain = text.includes("$") ? text.replace(/\$(jobname|jobnum|filenum)\b/g, "") : text;
     if (!INI_SAFE.test(plain) || text.length === 0) {
-      throw new UnsafeValueError(`refusing to write ${JSON.stringify(text)} as a fio ${what}`);
+      throw new BenchspecError("internal", `refusing to write ${JSON.stringify(text)} as a fio ${what}`);
     }
   }
 }
@@ -86,7 +85,7 @@ export class IniWriter {
 /** Single-quotes a value for bash: the only quoting function of the shell emitter. */
 export function shQuote(value: string | number): string {
   const text = String(value);
-  if (text.includes("\u0000")) throw new UnsafeValueError("a NUL byte cannot be passed to a shell");
+  if (text.includes("\u0000")) throw new BenchspecError("internal", "a NUL byte cannot be passed to a shell");
   if (/^[A-Za-z0-9_./=:@%+,-]+$/.test(text) && !text.startsWith("-")) return text;
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
@@ -118,7 +117,8 @@ export class ShellScriptWriter {
 
   /** `name=<quoted value>` */
   assign(name: string, value: string | number): this {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UnsafeValueError(`bad shell variable name ${name}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new BenchspecError("internal", `bad shell variable name ${name}`);
     return this.line(`${name}=${shQuote(value)}`);
   }
 

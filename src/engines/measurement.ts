@@ -1,10 +1,17 @@
+import type { ErrorCode } from "../platform/errors.js";
 import type { Measurement } from "./types.js";
 
-/** A repetition that failed: no bytes are counted, the error says why. */
-export function failedMeasurement(start: number, end: number, error: string): Measurement {
+/** A repetition that failed: no bytes are counted, the error says why (and its code, what failed). */
+export function failedMeasurement(
+  start: number,
+  end: number,
+  error: string,
+  errorCode?: ErrorCode,
+): Measurement {
   return {
     ok: false,
     error,
+    ...(errorCode && { errorCode }),
     start: new Date(start).toISOString(),
     end: new Date(end).toISOString(),
     bytes: 0,

@@ -8,8 +8,7 @@ import type { Case, Plan } from "../plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import type { PreparedTarget } from "../targets/index.js";
 import type { ShellScriptWriter } from "../compile/writer.js";
-
-export class CompileError extends Error {}
+import type { ErrorCode } from "../platform/errors.js";
 
 export const COMPILE_TARGETS = ["fio", "shell", "sdk"] as const;
 export type CompileTarget = (typeof COMPILE_TARGETS)[number];
@@ -78,7 +77,11 @@ export type Measurement = Pick<
   | "byOp"
   | "client"
   | "autotune"
-> & { timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[] };
+> & {
+  timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[];
+  /** What failed, for the runner; not part of the row (its `error` says it to people). */
+  errorCode?: ErrorCode;
+};
 
 export interface ExecContext {
   /** The prepared target: a benchspec-owned directory (fs) or a checked device path (block). */

@@ -9,6 +9,7 @@ import { accessSync, constants } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
+import { BenchspecError } from "./errors.js";
 
 /** Kept in sync with KUBO_VERSION in scripts/setup-tools.sh. */
 export const KUBO_VERSION = "v0.42.0";
@@ -17,8 +18,8 @@ export const MINIO_VERSION = "v0.0.0-20260212201848-7aac2a2c5b7c";
 
 export type ToolName = "fio" | "kubo" | "minio";
 
-/** A required tool binary is neither in the tools cache nor on PATH. */
-export class ToolNotFoundError extends Error {
+/** A required tool binary is neither in the tools cache nor on PATH; a class of its own for what it carries. */
+export class ToolNotFoundError extends BenchspecError {
   override readonly name = "ToolNotFoundError";
   constructor(
     readonly tool: ToolName,
@@ -26,6 +27,7 @@ export class ToolNotFoundError extends Error {
     readonly searched: readonly string[],
   ) {
     super(
+      "tool-not-found",
       `${tool} not found (looked in: ${searched.join(", ") || "nothing"}). ` +
         "Run `npm run setup` to install fio and build Kubo and MinIO into the tools cache.",
     );

@@ -1,15 +1,12 @@
+import { BenchspecError } from "./errors.js";
 import type { GroupProcess } from "./process.js";
 
 /** A launched server died or never became ready; `output` is the tail of what it printed. */
-export class ServerStartError extends Error {
-  override readonly name = "ServerStartError";
-  constructor(
-    message: string,
-    readonly output: string,
-    options?: ErrorOptions,
-  ) {
-    super(output.trim() ? `${message}\n--- output ---\n${output.trimEnd()}` : message, options);
-  }
+function startFailure(message: string, output: string): BenchspecError {
+  return new BenchspecError(
+    "server-start",
+    output.trim() ? `${message}\n--- output ---\n${output.trimEnd()}` : message,
+  );
 }
 
 export interface WaitForHttpOptions {
@@ -32,7 +29,7 @@ export async function waitForHttp(
   for (;;) {
     if (server.hasExited()) {
       const { exitCode, signal } = await server.exited;
-      throw new ServerStartError(
+      throw startFailure(
         `${server.label} exited (${signal ?? `code ${exitCode}`}) before ${url} answered`,
         server.output(),
       );
@@ -47,7 +44,7 @@ export async function waitForHttp(
       last = String((error as Error).cause ?? error);
     }
     if (Date.now() >= deadline) {
-      throw new ServerStartError(
+      throw startFailure(
         `${server.label} did not answer ${method} ${url} with 200 within ${timeoutMs} ms (last: ${last})`,
         server.output(),
       );

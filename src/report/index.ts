@@ -23,7 +23,7 @@ import { loadLibraries, renderSvg } from "./render.js";
 import { caseTable, compareTable, expectTable, limitTable, provenanceTable, summaryCsv } from "./tables.js";
 import { workloadViews } from "./view.js";
 
-export { loadInputs, ReportInputError } from "./load.js";
+export { loadInputs } from "./load.js";
 export type { RunData } from "./model.js";
 
 export interface ReportOptions {

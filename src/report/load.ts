@@ -12,6 +12,7 @@ import { existsSync, statSync } from "node:fs";
 import { open, readFile, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseFioJson } from "../engines/fio/results.js";
+import { BenchspecError } from "../platform/errors.js";
 import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import { readNdjson, scanStats } from "../results/ndjson.js";
@@ -20,7 +21,6 @@ import {
   findRunState,
   readRunJson,
   RUN_FILES,
-  RunDirError,
   runPaths,
   type Provenance,
   type RunState,
@@ -30,8 +30,6 @@ import type { InputKind, PlanCase, PlanLike, RunData } from "./model.js";
 import { scanRowsThreaded, type RowThreadOptions } from "./rows-threads.js";
 import { DerivedPlan, type RowsPass, type SteadyRow } from "./rows.js";
 
-export class ReportInputError extends Error {}
-
 /** The raw material of one run before it is labelled (labels must be unique across a report). */
 export type LoadedRun = Omit<RunData, "label"> & { name: string };
 
@@ -40,10 +38,13 @@ export type LoadOptions = RowThreadOptions;
 
 export async function loadInput(path: string, options: LoadOptions = {}): Promise<LoadedRun> {
   const full = resolve(path);
-  if (!existsSync(full)) throw new ReportInputError(`${path}: no such file or directory`);
+  if (!existsSync(full)) throw new BenchspecError("invalid-input", `${path}: no such file or directory`);
   if (statSync(full).isDirectory()) {
     if (!existsSync(runPaths(full).results)) {
-      throw new ReportInputError(`${path}: not a benchspec run directory (no ${RUN_FILES.results.name})`);
+      throw new BenchspecError(
+        "invalid-input",
+        `${path}: not a benchspec run directory (no ${RUN_FILES.results.name})`,
+      );
     }
     return loadRunDir(full, options);
   }
@@ -169,9 +170,7 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   const notes: string[] = [];
   const paths = runPaths(dir);
   const plan = await readPlan(dir);
-  const state = await findRunState(dir).catch((error: unknown) => {
-    throw error instanceof RunDirError ? new ReportInputError(error.message) : error;
-  });
+  const state = await findRunState(dir);
   const provenance = await readRunJson(dir, "provenance");
   const planCases = plan?.cases ?? [];
   const acc = new RunAccumulator(planCases);
@@ -250,7 +249,7 @@ async function loadFio(files: string[]): Promise<LoadedRun> {
         files.length === 1 ? basename(files[0]!).replace(/\.json$/, "") : "fio-import",
       );
     } catch (error) {
-      throw new ReportInputError((error as Error).message);
+      throw new BenchspecError("invalid-input", (error as Error).message, { cause: error });
     }
   })();
   const derived = new DerivedPlan();

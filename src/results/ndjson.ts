@@ -14,6 +14,7 @@
  */
 import { appendFileSync, createReadStream, existsSync, readFileSync, truncateSync } from "node:fs";
 import { open } from "node:fs/promises";
+import { BenchspecError } from "../platform/errors.js";
 
 export function appendRow(file: string, row: unknown): void {
   appendFileSync(file, `${JSON.stringify(row)}\n`);
@@ -34,8 +35,6 @@ export interface NdjsonStats {
   /** The unterminated last line that did not parse (a run interrupted mid-write). */
   tornTail: boolean;
 }
-
-export class NdjsonError extends Error {}
 
 /** A line that did not parse: its number (from 1, within what was scanned) and JSON.parse's message. */
 export interface BrokenLine {
@@ -66,8 +65,8 @@ export interface ByteRange {
 type OnRow = (row: unknown, line: number) => void;
 type Parse = (text: string) => unknown;
 
-export function ndjsonError(file: string, broken: BrokenLine): NdjsonError {
-  return new NdjsonError(`${file}:${broken.line}: not a JSON row (${broken.message})`);
+export function ndjsonError(file: string, broken: BrokenLine): BenchspecError {
+  return new BenchspecError("invalid-input", `${file}:${broken.line}: not a JSON row (${broken.message})`);
 }
 
 /** Throws the scan's error if it has one; else the stats of a whole file. */

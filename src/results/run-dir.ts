@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
 import { repairTail } from "./ndjson.js";
 import type { RunSummary } from "./summary.js";
@@ -81,9 +82,6 @@ interface RunDocuments {
   provenance: Provenance;
 }
 
-/** A directory that is not a run directory, or one this version cannot read. */
-export class RunDirError extends Error {}
-
 /** The run.json of `dir`, checked to be a benchspec run's; undefined when there is none. */
 export async function findRunState(dir: string): Promise<RunState | undefined> {
   const file = join(dir, RUN_FILES.state.name);
@@ -104,7 +102,8 @@ export async function findRunState(dir: string): Promise<RunState | undefined> {
   if (format === RUN_FORMAT) return state as RunState;
   const version = typeof format === "string" ? /^benchspec-run\/(\d+)$/.exec(format) : null;
   if (version && Number(version[1]) > RUN_FORMAT_VERSION) {
-    throw new RunDirError(
+    throw new BenchspecError(
+      "invalid-input",
       `${file} was written by a newer benchspec (format ${format}; this version reads ${RUN_FORMAT})`,
     );
   }
@@ -119,7 +118,7 @@ export async function readRunState(dir: string): Promise<RunState> {
 }
 
 const notRunDir = (dir: string, reason: string) =>
-  new RunDirError(`${dir} is not a benchspec run directory (${reason})`);
+  new BenchspecError("invalid-input", `${dir} is not a benchspec run directory (${reason})`);
 
 /** For an exit in progress, when nothing can be awaited. */
 export function writeRunStateSync(dir: string, state: RunState): void {

@@ -11,7 +11,6 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
-import { stoppedAnswering } from "../engines/http/http1.js";
 import type { ExecContext, Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { appendRow, readRows } from "../results/ndjson.js";
@@ -21,6 +20,7 @@ import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
+import { rootCode } from "../platform/errors.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -89,7 +89,7 @@ async function runCase(
 ) {
   const { plan, paths, signal } = options;
   const executor = await BACKENDS[c.engine].executor();
-  let failure: string | undefined;
+  let failure: unknown;
   let caseDir: string | undefined;
   let ctx: ExecContext | undefined;
   try {
@@ -115,7 +115,7 @@ async function runCase(
     await executor.prepare?.(c, ctx);
   } catch (error) {
     if (signal.aborted) return;
-    failure = (error as Error).message;
+    failure = error;
   }
   const steps = [
     ...range(c.params.warmup).map((rep) => ({ rep, warmup: true })),
@@ -126,19 +126,19 @@ async function runCase(
     const start = Date.now();
     let measurement: Measurement;
     try {
-      if (failure !== undefined || !ctx) throw new Error(failure);
+      if (failure !== undefined || !ctx) throw failure;
       const deadSince = dead.get(c.target);
       if (deadSince !== undefined)
         throw new Error(`not run: target ${c.target} stopped answering during ${deadSince}`);
       measurement = await executor.repetition(c, rep, warmup, ctx);
     } catch (error) {
       if (signal.aborted) break;
-      measurement = failedMeasurement(start, Date.now(), (error as Error).message);
+      measurement = failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error));
     }
     // A repetition Ctrl-C cut short is neither a measurement nor a failure (the object engines return one
     // with the aborted operations as errors): it is not recorded, so --resume runs it again.
     if (signal.aborted) break;
-    const { timeseries, ...result } = measurement;
+    const { timeseries, errorCode, ...result } = measurement;
     const row: ResultRow = {
       v: 1,
       source: "run",
@@ -155,7 +155,7 @@ async function runCase(
       warmup,
       ...result,
     };
-    if (!row.ok && !dead.has(c.target) && stoppedAnswering(row.error ?? "")) dead.set(c.target, c.id);
+    if (errorCode === "target-unresponsive" && !dead.has(c.target)) dead.set(c.target, c.id);
     appendRow(paths.results, row);
     for (const point of timeseries ?? []) {
       appendRow(paths.timeseries, { case: c.id, repetition: rep, warmup, ...point } satisfies TimeseriesRow);

@@ -10,7 +10,7 @@ import { readdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { compilePlan } from "../compile/compile.js";
 import { BACKENDS } from "../engines/index.js";
-import { makeDirectory, OutputDirError, writeArtifacts } from "../compile/output.js";
+import { makeDirectory, writeArtifacts } from "../compile/output.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../plan/types.js";
@@ -20,7 +20,6 @@ import {
   readRunState,
   reopenRunFiles,
   RUN_FORMAT,
-  RunDirError,
   runPaths,
   startRunFiles,
   writeRunJson,
@@ -35,6 +34,7 @@ import type { RunObserver } from "./observer.js";
 import { executePlan } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
 import { removeOwnedTargetsSync } from "../targets/index.js";
+import { BenchspecError, hasCode } from "../platform/errors.js";
 
 export interface RunRequest {
   specFile?: string;
@@ -58,18 +58,6 @@ export type RunResult =
       interrupted: boolean;
     };
 
-/** A run that cannot start; exitCode 2 when the request itself is wrong (usage), 1 otherwise. */
-export class RunSetupError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 = 1,
-  ) {
-    super(message);
-  }
-}
-
-const USAGE = 2;
-
 /** The run whose run.json says "running" right now: what abandonRunSync marks partial. */
 let active: { dir: string; state: RunState } | undefined;
 
@@ -91,31 +79,34 @@ export function abandonRunSync(): void {
 
 export async function run(request: RunRequest): Promise<RunResult> {
   if (request.resume && request.specFile) {
-    throw new RunSetupError(
+    throw new BenchspecError(
+      "usage",
       `--resume takes the spec recorded in ${request.resume}; name no spec with it`,
-      USAGE,
     );
   }
   if (request.resume && request.sets.length > 0) {
-    throw new RunSetupError(
+    throw new BenchspecError(
+      "usage",
       `--resume takes the settings recorded in ${request.resume}; --set cannot change them`,
-      USAGE,
     );
   }
   if (request.resume && request.out) {
-    throw new RunSetupError(`--resume continues in ${request.resume}; --out cannot be used with it`, USAGE);
+    throw new BenchspecError(
+      "usage",
+      `--resume continues in ${request.resume}; --out cannot be used with it`,
+    );
   }
   const dir = request.resume ? resolve(request.cwd, request.resume) : undefined;
   const previous = dir ? await readState(dir) : undefined;
   const specFile = previous ? runPaths(dir!).spec : request.specFile;
-  if (!specFile) throw new RunSetupError("name a spec to run, or --resume a run directory", USAGE);
+  if (!specFile) throw new BenchspecError("usage", "name a spec to run, or --resume a run directory");
   const sets = previous?.sets ?? request.sets;
   const loaded = await loadSpec(specFile, { sets });
   if (hasErrors(loaded.diagnostics) || !loaded.plan)
     return { kind: "invalid", diagnostics: loaded.diagnostics };
   const plan = loaded.plan;
   if (previous && previous.specHash !== plan.specHash) {
-    throw new RunSetupError(`${dir}/spec.yaml changed since the run started; it cannot be resumed`, USAGE);
+    throw new BenchspecError("usage", `${dir}/spec.yaml changed since the run started; it cannot be resumed`);
   }
 
   const runDir = dir ?? (await newRunDir(request, plan));
@@ -132,7 +123,9 @@ export async function run(request: RunRequest): Promise<RunResult> {
   if (!previous) {
     await writeArtifacts(runDir, compilePlan(plan, ["fio", "shell", "sdk"], request.version).artifacts).catch(
       (error: unknown) => {
-        throw error instanceof OutputDirError ? new RunSetupError(error.message) : error;
+        throw hasCode(error, "unwritable-output")
+          ? new BenchspecError("run-setup", error.message, { cause: error })
+          : error;
       },
     );
     await startRunFiles(runDir, loaded.source!.text);
@@ -194,9 +187,7 @@ async function writeReport(runDir: string, request: RunRequest): Promise<void> {
 }
 
 async function readState(dir: string): Promise<RunState> {
-  return readRunState(dir).catch((error: unknown) => {
-    throw error instanceof RunDirError ? new RunSetupError(error.message, USAGE) : error;
-  });
+  return readRunState(dir);
 }
 
 async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
@@ -206,11 +197,12 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
   const option = request.out ? "--out: " : "";
   const entries = await readdir(dir).catch(() => undefined);
   if (entries && entries.length > 0)
-    throw new RunSetupError(`${option}${dir} is not empty; runs never overwrite anything`, USAGE);
+    throw new BenchspecError("usage", `${option}${dir} is not empty; runs never overwrite anything`);
   try {
     makeDirectory(dir);
   } catch (error) {
-    if (error instanceof OutputDirError) throw new RunSetupError(`${option}${error.message}`, USAGE);
+    if (hasCode(error, "unwritable-output"))
+      throw new BenchspecError("usage", `${option}${error.message}`, { cause: error });
     throw error;
   }
   return dir;

@@ -3,6 +3,7 @@
  * + - * / with the usual precedence, parentheses, unary minus, and min(...)/max(...). Parsed into a tree and
  * evaluated by a tiny interpreter — never eval, never handed to another language.
  */
+import { BenchspecError } from "../platform/errors.js";
 import { unitFactor } from "./units.js";
 
 export type Expr =
@@ -18,13 +19,14 @@ const FUNCTIONS = {
 } as const;
 type FunctionName = keyof typeof FUNCTIONS;
 
-export class ExprError extends Error {
+/** A class of its own for the offset it carries, which the diagnostic points at. */
+export class ExprError extends BenchspecError {
   constructor(
     message: string,
     /** Character offset inside the expression text. */
     readonly offset: number,
   ) {
-    super(message);
+    super("invalid-expression", message);
   }
 }
 

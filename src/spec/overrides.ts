@@ -26,22 +26,24 @@ import {
   type YAMLMap,
 } from "yaml";
 import { suggestSimilar } from "../diagnostics/suggest.js";
+import { BenchspecError } from "../platform/errors.js";
 import { canonicalJson, sameValue } from "./params.js";
 import { PARAM_NAMES, paramShape, SWEEPABLE_PARAMS, type ParamName } from "./schema.js";
 import { FORBIDDEN_KEYS } from "./source.js";
 
 const SPEC_ROOTS = new Set(["vars", "targets", "defaults", "report", "name", "description"]);
 
-export class OverrideError extends Error {}
-
 export function applyOverride(doc: Document.Parsed, assignment: string): void {
   const eq = assignment.indexOf("=");
-  if (eq <= 0) throw new OverrideError(`--set "${assignment}": expected key=value`);
+  if (eq <= 0) throw new BenchspecError("invalid-override", `--set "${assignment}": expected key=value`);
   const key = assignment.slice(0, eq).trim();
   const path = key.split(".");
   const forbidden = path.find((segment) => FORBIDDEN_KEYS.has(segment));
   if (forbidden !== undefined)
-    throw new OverrideError(`--set ${key}: the key "${forbidden}" is not allowed (it could alter objects)`);
+    throw new BenchspecError(
+      "invalid-override",
+      `--set ${key}: the key "${forbidden}" is not allowed (it could alter objects)`,
+    );
   const value = parseValue(key, assignment.slice(eq + 1));
   if (SPEC_ROOTS.has(path[0]!)) {
     setPath(doc, doc, path, value, key);
@@ -54,7 +56,10 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
     const users = items.filter((workload) => usesParam(workload, first));
     if (Array.isArray(value)) {
       if (users.length === 0)
-        throw new OverrideError(`--set ${key}: no workload sets "${first}"; a list must replace one`);
+        throw new BenchspecError(
+          "invalid-override",
+          `--set ${key}: no workload sets "${first}"; a list must replace one`,
+        );
     } else doc.setIn(["defaults", first], doc.createNode(value));
     for (const workload of users) overrideParam(doc, workload, first, value);
     return;
@@ -68,12 +73,14 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
   if (rest.length > 0) {
     const names = items.map((item) => String(item.get("name")));
     const hint = suggestSimilar(first!, names);
-    throw new OverrideError(
+    throw new BenchspecError(
+      "invalid-override",
       `--set ${key}: no workload named "${first}"${hint ? ` — did you mean "${hint}"?` : ""}`,
     );
   }
   const hint = suggestSimilar(first!, [...SPEC_ROOTS, ...PARAM_NAMES]);
-  throw new OverrideError(
+  throw new BenchspecError(
+    "invalid-override",
     `--set ${key}: expected PARAM, WORKLOAD.PARAM or a path under ${[...SPEC_ROOTS].join("/")}${hint ? ` — did you mean "${hint}"?` : ""}`,
   );
 }
@@ -83,7 +90,10 @@ function parseValue(key: string, text: string): unknown {
   const value = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   const problem = value.errors[0];
   if (problem)
-    throw new OverrideError(`--set ${key}: the value is not valid YAML (${problem.message.split("\n")[0]})`);
+    throw new BenchspecError(
+      "invalid-override",
+      `--set ${key}: the value is not valid YAML (${problem.message.split("\n")[0]})`,
+    );
   let refused: string | undefined;
   visit(value, {
     Alias: () => {
@@ -98,7 +108,8 @@ function parseValue(key: string, text: string): unknown {
       }
     },
   });
-  if (refused !== undefined) throw new OverrideError(`--set ${key}: the value holds ${refused}`);
+  if (refused !== undefined)
+    throw new BenchspecError("invalid-override", `--set ${key}: the value holds ${refused}`);
   return value.toJS();
 }
 
@@ -120,7 +131,8 @@ function setPath(
       .split(".")
       .slice(0, key.split(".").length - path.length + depth)
       .join(".");
-    throw new OverrideError(
+    throw new BenchspecError(
+      "invalid-override",
       `--set ${key}: ${whole} is a single value, not a mapping or a list; set it whole (--set ${whole}=…)`,
     );
   }

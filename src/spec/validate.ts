@@ -9,8 +9,9 @@
  */
 import { createHash } from "node:crypto";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { hasCode } from "../platform/errors.js";
 import { issuesToDiagnostics } from "./issues.js";
-import { applyOverride, OverrideError } from "./overrides.js";
+import { applyOverride } from "./overrides.js";
 import { canonicalJson } from "./params.js";
 import { runRules } from "./rules.js";
 import { SpecSchema, type Spec } from "./schema.js";
@@ -46,7 +47,7 @@ export function validateSpecText(file: string, text: string, options: ValidateOp
     try {
       for (const assignment of options.sets) applyOverride(source.doc, assignment);
     } catch (error) {
-      if (!(error instanceof OverrideError)) throw error;
+      if (!hasCode(error, "invalid-override")) throw error;
       return { diagnostics: [fileDiagnostic(file, "invalid-set", error.message)], source };
     }
     value = source.doc.toJS();

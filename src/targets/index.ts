@@ -14,6 +14,7 @@ import type { Target, TargetKind } from "../spec/schema.js";
 import { resolveEnvRefs } from "../spec/strings.js";
 import { checkBlockDevice } from "./block/safety.js";
 import { fsTypeOf } from "../platform/mounts.js";
+import { BenchspecError } from "../platform/errors.js";
 
 export interface PreparedTarget {
   /** Directory (fs), device path (block), or the server's address (s3, ipfs). */
@@ -23,8 +24,6 @@ export interface PreparedTarget {
   ipfs?: IpfsConnection;
   cleanup(): Promise<void>;
 }
-
-export class TargetError extends Error {}
 
 interface PrepareOptions {
   runId: string;
@@ -57,7 +56,9 @@ export async function prepareTarget(
   try {
     return await (PREPARERS[target.kind] as Preparer<TargetKind>)(target as never, options);
   } catch (error) {
-    throw new TargetError(`target "${name}": ${(error as Error).message}`);
+    throw new BenchspecError("target-setup", `target "${name}": ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { bytesWithin, describeError, itemAt, measure, runLoad } from "../../src/engines/load/load.js";
 import { resolveThreads } from "../../src/engines/load/threads.js";
+import { HttpParseError } from "../../src/engines/http/response-parser.js";
+import { marked } from "../../src/platform/errors.js";
 
 describe("describeError", () => {
   it("keeps the error's name, code and HTTP status on one line", () => {
@@ -21,6 +23,41 @@ describe("describeError", () => {
       { name: "Error", $metadata: { httpStatusCode: 503 } },
     );
     expect(describeError(error)).toBe("the server's reply was not S3 XML (HTTP 503 Service Unavailable)");
+  });
+
+  it("says a marked error as the error it marks, and never a benchspec code", () => {
+    const timeout = Object.assign(new Error("no bytes from the server for 1.5 s"), { code: "ETIMEDOUT" });
+    expect(describeError(marked("target-unresponsive", timeout))).toBe(
+      "no bytes from the server for 1.5 s [ETIMEDOUT]",
+    );
+    expect(describeError(new HttpParseError("bad status line"))).toBe("HttpParseError: bad status line");
+  });
+});
+
+describe("a failed operation's code", () => {
+  it("goes from the error to its record and to the repetition's measurement, for the runner", async () => {
+    const result = await runLoad(
+      [{ count: 3 }],
+      async (item) => {
+        if (item.index === 0) return 1;
+        throw marked("target-unresponsive", new Error("no bytes from the server for 1 s"));
+      },
+      { concurrency: 1, signal: new AbortController().signal },
+    );
+    expect(result.records.map((r) => r.errorCode)).toEqual([undefined, "target-unresponsive"]);
+    expect(measure(result)).toMatchObject({ ok: false, errorCode: "target-unresponsive" });
+  });
+
+  it("is absent when the error has none", async () => {
+    const result = await runLoad(
+      [{ count: 1 }],
+      async () => {
+        throw new Error("connect ECONNREFUSED 127.0.0.1:9000");
+      },
+      { concurrency: 1, signal: new AbortController().signal },
+    );
+    expect(result.records[0]).not.toHaveProperty("errorCode");
+    expect(measure(result)).not.toHaveProperty("errorCode");
   });
 });
 

@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../src/platform/ports.js";
 import { groupAlive, startGroup } from "../../src/platform/process.js";
-import { ServerStartError, waitForHttp } from "../../src/platform/wait.js";
+import { BenchspecError } from "../../src/platform/errors.js";
+import { waitForHttp } from "../../src/platform/wait.js";
 
 function alive(pid: number): boolean {
   try {
@@ -78,7 +79,8 @@ describe("waitForHttp", () => {
     const error = await waitForHttp(`http://127.0.0.1:${port}/`, child, { timeoutMs: 30_000 }).catch(
       (e) => e,
     );
-    expect(error).toBeInstanceOf(ServerStartError);
+    expect(error).toBeInstanceOf(BenchspecError);
+    expect(error.code).toBe("server-start");
     expect(error.message).toMatch(/fake exited \(code 3\)/);
     expect(error.message).toContain("bind: address in use");
   });

@@ -7,7 +7,6 @@ import {
   findRunState,
   readRunState,
   RUN_FORMAT,
-  RunDirError,
   runPaths,
   startRunFiles,
   writeRunJson,
@@ -56,7 +55,7 @@ describe("the run directory", () => {
       `${dir} is not a benchspec run directory (${file} is not JSON`,
     );
     await writeFile(file, JSON.stringify({ ...STATE, format: "other/1" }));
-    await expect(findRunState(dir)).rejects.toThrow(RunDirError);
+    await expect(findRunState(dir)).rejects.toMatchObject({ code: "invalid-input" });
     await expect(findRunState(dir)).rejects.toThrow(`${file} has format "other/1", not ${RUN_FORMAT}`);
     await writeFile(file, JSON.stringify({ ...STATE, format: "benchspec-run/2" }));
     await expect(findRunState(dir)).rejects.toThrow(

@@ -21,7 +21,8 @@ import type { Case, Plan } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
 import type { Target } from "../../spec/schema.js";
 import type { Artifact, CompileContext } from "../../engines/types.js";
-import { ShellScriptWriter, shQuote, UnsafeValueError } from "../writer.js";
+import { BenchspecError } from "../../platform/errors.js";
+import { ShellScriptWriter, shQuote } from "../writer.js";
 import { shellAsset } from "./assets.js";
 
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
@@ -63,8 +64,8 @@ function assignWord(w: ShellScriptWriter, lhs: string, text: string, what: strin
 
 function envExpansion(name: string, what: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    throw new UnsafeValueError(`bad environment variable name ${name}`);
-  if (!/^[A-Za-z0-9 _.,-]*$/.test(what)) throw new UnsafeValueError(`bad message ${what}`);
+    throw new BenchspecError("internal", `bad environment variable name ${name}`);
+  if (!/^[A-Za-z0-9 _.,-]*$/.test(what)) throw new BenchspecError("internal", `bad message ${what}`);
   return `"\${${name}:?is not set or empty, needed for ${what}}"`;
 }
 

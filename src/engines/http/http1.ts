@@ -9,6 +9,7 @@
  */
 import net from "node:net";
 import tls from "node:tls";
+import { marked, type BenchspecError } from "../../platform/errors.js";
 import { HttpParseError, ResponseParser, type ResponseHead } from "./response-parser.js";
 
 export interface Origin {
@@ -86,9 +87,9 @@ export const TIMEOUTS: PoolOptions = {
   idleTimeoutMs: Number(process.env.BENCHSPEC_IDLE_TIMEOUT_MS) || 60_000,
 };
 
-/** Whether an error says the server stopped answering (this client's idle limit, or the AWS SDK's). */
-export const stoppedAnswering = (message: string) =>
-  /no bytes from the server for|socket timed out after \d+ ms of inactivity/.test(message);
+/** A timeout, as Node reports its own (ETIMEDOUT), marked for the runner: the server stopped answering. */
+const timedOut = (message: string): BenchspecError =>
+  marked("target-unresponsive", Object.assign(new Error(message), { code: "ETIMEDOUT" }));
 
 const READ_BUFFER = 1 << 20;
 const KEPT_BODY = 1 << 20;
@@ -120,12 +121,7 @@ class Connection {
     }
     this.socket.setNoDelay(true);
     const connectTimer = setTimeout(
-      () =>
-        this.socket.destroy(
-          Object.assign(new Error(`connect ETIMEDOUT ${origin.hostname}:${origin.port}`), {
-            code: "ETIMEDOUT",
-          }),
-        ),
+      () => this.socket.destroy(timedOut(`connect ETIMEDOUT ${origin.hostname}:${origin.port}`)),
       options.connectTimeoutMs,
     );
     this.socket.once(origin.protocol === "https:" ? "secureConnect" : "connect", () =>
@@ -134,11 +130,7 @@ class Connection {
     this.socket.on("error", (error) => this.onEnd?.(error));
     // Armed only while a request is in flight (see exchange).
     this.socket.on("timeout", () =>
-      this.onEnd?.(
-        Object.assign(new Error(`no bytes from the server for ${options.idleTimeoutMs / 1000} s`), {
-          code: "ETIMEDOUT",
-        }),
-      ),
+      this.onEnd?.(timedOut(`no bytes from the server for ${options.idleTimeoutMs / 1000} s`)),
     );
     this.socket.on("close", () => {
       clearTimeout(connectTimer);

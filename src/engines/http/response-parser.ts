@@ -4,6 +4,7 @@
  * the head once, then body bytes, then the end. Handles Content-Length, chunked and read-until-close
  * bodies, bodiless responses (HEAD, 204, 304) and interim 1xx responses.
  */
+import { BenchspecError } from "../../platform/errors.js";
 
 export interface ResponseHead {
   status: number;
@@ -21,8 +22,12 @@ export interface ResponseEvents {
   end(): void;
 }
 
-export class HttpParseError extends Error {
+/** A class of its own for its name, which a failed row's error text starts with. */
+export class HttpParseError extends BenchspecError {
   override name = "HttpParseError";
+  constructor(message: string) {
+    super("http-protocol", message);
+  }
 }
 
 const MAX_HEAD = 64 * 1024;

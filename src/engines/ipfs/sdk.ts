@@ -19,7 +19,8 @@ import {
   type RepetitionSlot,
   type SdkBody,
 } from "../../compile/sdk-format.js";
-import { CompileError, type Artifact, type CompileContext } from "../types.js";
+import { BenchspecError } from "../../platform/errors.js";
+import type { Artifact, CompileContext } from "../types.js";
 import { jsonArtifact } from "../../compile/writer.js";
 
 type IpfsTarget = Extract<Target, { kind: "ipfs" }>;
@@ -29,9 +30,9 @@ type Add = Extract<IpfsOp, { op: "add" }>;
 export function ipfsSdkArtifact(c: Case, ctx: CompileContext): Artifact {
   const target = ctx.plan.targets[c.target];
   if (target?.kind !== "ipfs")
-    throw new CompileError(`case ${c.id}: target "${c.target}" is not an ipfs target`);
+    throw new BenchspecError("not-compilable", `case ${c.id}: target "${c.target}" is not an ipfs target`);
   if (c.op !== "put" && c.op !== "get")
-    throw new CompileError(`case ${c.id}: the ipfs engine has no "${c.op}"`);
+    throw new BenchspecError("not-compilable", `case ${c.id}: the ipfs engine has no "${c.op}"`);
   const body: SdkBody<IpfsSdkDocument> = {
     case: c.id,
     workload: c.workload,

@@ -8,7 +8,7 @@
 import { STATUS_CODES } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { INDEX_PLACEHOLDER } from "../../compile/sdk-format.js";
-import { stoppedAnswering } from "../http/http1.js";
+import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.js";
 import { failedMeasurement } from "../measurement.js";
 import type { Measurement } from "../types.js";
 
@@ -27,6 +27,8 @@ export interface OpRecord {
   /** The operation's name (GetObject, PutObject, …), for the per-operation breakdown of a mixed load. */
   kind?: string;
   error?: string;
+  /** What failed, for the runner (the target stopped answering?); `error` says it to people. */
+  errorCode?: ErrorCode;
 }
 
 /** Progress checkpoints of one operation are at least this far apart (a 10 s upload keeps ≤ 2,000). */
@@ -174,6 +176,8 @@ export async function runLoad<O extends { from?: number; count?: number }>(
         record.bytes = await execute(next, id, marks, options.signal);
       } catch (error) {
         record.error = describeError(error);
+        const code = rootCode(error);
+        if (code) record.errorCode = code;
         Atomics.store(cursor, 1, 1);
       }
       record.end = performance.now();
@@ -207,6 +211,8 @@ export const inThisThread = <O extends { from?: number; count?: number }>(
 ): LoadDriver<O> => ({ run: (ops, options) => runLoad(ops, execute, options) });
 
 export function describeError(error: unknown): string {
+  // A benchspec error that marks another (a timeout) reads as that one; its code is not for the row.
+  if (error instanceof BenchspecError && error.cause !== undefined) return describeError(error.cause);
   const e = error as {
     name?: string;
     message?: string;
@@ -222,7 +228,8 @@ export function describeError(error: unknown): string {
     : (e.message ?? String(error)).replace(/\s+/g, " ").trim();
   const name =
     e.name && e.name !== "Error" && !/Deserialization error/.test(e.message ?? "") ? `${e.name}: ` : "";
-  return `${name}${message}${e.code ? ` [${e.code}]` : ""}${status}`;
+  const errno = error instanceof BenchspecError ? undefined : e.code;
+  return `${name}${message}${errno ? ` [${errno}]` : ""}${status}`;
 }
 
 /** The repetition's numbers from its operation records. */
@@ -246,6 +253,7 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
     ok: errors.length === 0 && ok.length > 0,
     ...(errors.length > 0 && {
       error: `${errors.length} of ${records.length} operations failed; first: ${errors[0]!.error}`,
+      ...(errors[0]!.errorCode && { errorCode: errors[0]!.errorCode }),
     }),
     ...(records.length === 0 && { error: "no operation ran" }),
     start: new Date(epochStart + (first - startedAt)).toISOString(),
@@ -455,7 +463,13 @@ export async function runRepetition<O>(
     if (plan.setup) {
       const setup = await driver.run(plan.setup.ops, { concurrency: plan.setup.concurrency, signal });
       const failed = setup.records.find((r) => r.error);
-      if (failed) measurement = failedMeasurement(started, Date.now(), `setup failed: ${failed.error}`);
+      if (failed)
+        measurement = failedMeasurement(
+          started,
+          Date.now(),
+          `setup failed: ${failed.error}`,
+          failed.errorCode,
+        );
     }
     if (signal.aborted) throw new Error("interrupted");
     measurement ??= await runMeasured(plan.measured, driver, signal);
@@ -463,20 +477,24 @@ export async function runRepetition<O>(
     failure = error;
   }
   let cleanupError: string | undefined;
+  let cleanupCode: ErrorCode | undefined;
   // A server that stopped answering will not answer the cleanup either: try briefly, then say so.
-  const unresponsive = [failure, measurement?.error].some((e) => stoppedAnswering(String(e ?? "")));
+  const unresponsive = [rootCode(failure), measurement?.errorCode].includes("target-unresponsive");
   try {
     await cleanup(AbortSignal.timeout(unresponsive ? UNRESPONSIVE_CLEANUP_MS : CLEANUP_TIMEOUT_MS));
   } catch (error) {
     cleanupError = `cleanup failed: ${(error as Error).message}${unresponsive ? " (the server had stopped answering; what this repetition wrote may remain under its prefix)" : ""}`;
+    cleanupCode = rootCode(error);
   }
   if (failure !== undefined || !measurement) throw failure;
   if (!cleanupError) return measurement;
   // Data left behind fails the repetition, but the measurement's own story stays in the message.
+  const errorCode = measurement.errorCode ?? cleanupCode;
   return {
     ...measurement,
     ok: false,
     error: measurement.error ? `${measurement.error}; ${cleanupError}` : cleanupError,
+    ...(errorCode && { errorCode }),
   };
 }
 

@@ -22,7 +22,8 @@ import {
   type S3SdkDocument,
   type SdkBody,
 } from "../../compile/sdk-format.js";
-import { CompileError, type Artifact, type CompileContext } from "../types.js";
+import { BenchspecError } from "../../platform/errors.js";
+import type { Artifact, CompileContext } from "../types.js";
 import { jsonArtifact } from "../../compile/writer.js";
 
 const DEFAULT_BUCKET = "benchspec";
@@ -33,10 +34,12 @@ type Upload = Extract<S3Op, { op: "PutObject" | "MultipartUpload" }>;
 
 export function s3SdkArtifact(c: Case, ctx: CompileContext): Artifact {
   const target = ctx.plan.targets[c.target];
-  if (target?.kind !== "s3") throw new CompileError(`case ${c.id}: target "${c.target}" is not an s3 target`);
+  if (target?.kind !== "s3")
+    throw new BenchspecError("not-compilable", `case ${c.id}: target "${c.target}" is not an s3 target`);
   const keep = target.keep === true;
   if (c.op === "delete" && (c.params.duration !== undefined || c.params.autotune)) {
-    throw new CompileError(
+    throw new BenchspecError(
+      "not-compilable",
       `workload "${c.workload}": a delete cannot be time-based or autotuned (each object can be deleted once)`,
     );
   }
@@ -56,7 +59,7 @@ export function s3SdkArtifact(c: Case, ctx: CompileContext): Artifact {
 function s3Op(c: Case): S3SdkDocument["op"] {
   const op = S3SdkDocumentSchema.shape.op.options.find((name) => name === c.op);
   if (op) return op;
-  throw new CompileError(`case ${c.id}: the s3 engine has no "${c.op}"`);
+  throw new BenchspecError("not-compilable", `case ${c.id}: the s3 engine has no "${c.op}"`);
 }
 
 /** The target by name, with addresses as written and credentials only as references. */
@@ -185,7 +188,7 @@ function repetition(c: Case, slot: RepetitionSlot, keep: boolean): S3Repetition 
       break;
     }
     default:
-      throw new CompileError(`case ${c.id}: the s3 engine has no "${c.op}"`);
+      throw new BenchspecError("not-compilable", `case ${c.id}: the s3 engine has no "${c.op}"`);
   }
 
   return {
@@ -236,7 +239,8 @@ function partPlan(c: Case, size: number) {
   if (!multipart || size <= multipart.partSize) return undefined;
   const parts = partsOf(size, multipart.partSize, multipart.queue);
   if (parts.parts > MAX_PARTS) {
-    throw new CompileError(
+    throw new BenchspecError(
+      "not-compilable",
       `workload "${c.workload}": ${parts.parts} parts of ${multipart.partSize} bytes exceed S3's ${MAX_PARTS} parts per upload; raise multipart.partSize`,
     );
   }

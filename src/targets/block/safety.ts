@@ -16,8 +16,7 @@ import {
 } from "node:fs";
 import { basename, join } from "node:path";
 import { mounts } from "../../platform/mounts.js";
-
-export class UnsafeDeviceError extends Error {}
+import { BenchspecError } from "../../platform/errors.js";
 
 function swaps(): string[] {
   return readFileSync("/proc/swaps", "utf8")
@@ -84,16 +83,17 @@ export function checkBlockDevice(device: string, { write }: { write: boolean }):
   try {
     path = realpathSync(device);
   } catch {
-    throw new UnsafeDeviceError(`${device} does not exist`);
+    throw new BenchspecError("unsafe-device", `${device} does not exist`);
   }
-  if (!statSync(path).isBlockDevice()) throw new UnsafeDeviceError(`${device} is not a block device`);
+  if (!statSync(path).isBlockDevice())
+    throw new BenchspecError("unsafe-device", `${device} is not a block device`);
   const name = kernelName(path);
   const used = usedDevices();
   for (const related of relatedDevices(name)) {
     const use = used.get(related);
     if (use) {
       const relation = related === name ? "it" : `/dev/${related} (related to it)`;
-      throw new UnsafeDeviceError(`refusing ${device}: ${relation} is ${use}`);
+      throw new BenchspecError("unsafe-device", `refusing ${device}: ${relation} is ${use}`);
     }
   }
   if (write) {
@@ -101,7 +101,7 @@ export function checkBlockDevice(device: string, { write }: { write: boolean }):
       closeSync(openSync(path, constants.O_RDONLY | constants.O_EXCL));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EBUSY")
-        throw new UnsafeDeviceError(`refusing ${device}: the kernel reports it in use`);
+        throw new BenchspecError("unsafe-device", `refusing ${device}: the kernel reports it in use`);
       throw error;
     }
   }

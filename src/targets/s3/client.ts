@@ -10,6 +10,7 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 import http from "node:http";
 import https from "node:https";
 import { TIMEOUTS } from "../../engines/http/http1.js";
+import { marked } from "../../platform/errors.js";
 
 export interface S3Connection {
   endpoint?: string;
@@ -51,6 +52,21 @@ export function makeS3Client(connection: S3Connection, sockets: number): S3Clien
       return next(args);
     },
     { step: "build", name: "benchspecUnsignedPayload" },
+  );
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        // The handler names its own timeouts (connect, idle socket) TimeoutError, and also a reset
+        // connection; only a reset has a system error code. A timeout means the server stopped answering.
+        const { name, code } = error as NodeJS.ErrnoException;
+        throw name === "TimeoutError" && code === undefined
+          ? marked("target-unresponsive", error as Error)
+          : error;
+      }
+    },
+    { step: "initialize", name: "benchspecUnresponsive" },
   );
   return client;
 }
