@@ -7,7 +7,7 @@ import { buildReport, fillTemplate } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
 import { interpreterAsScript, loadLibraries } from "../../src/report/render.js";
 import { validateText } from "../../src/plan/load.js";
-import { synthRows } from "./support.js";
+import { scenarioPlan, synthRows } from "./support.js";
 
 const HOSTILE = "</script><script>window.__pwned=1</script>";
 const LS = "\u2028";
@@ -131,6 +131,37 @@ describe("escaping of user strings", () => {
         if (key === "filter") expect(typeof value).not.toBe("string");
       });
     }
+  });
+
+  it("line terminators in result rows (op, case, target) reach no Vega expression: the report builds and renders", async () => {
+    // quickstart sweeps op: its sort order becomes a Vega expression (`indexof([…], datum.c)`).
+    const plan = await scenarioPlan("quickstart");
+    const rows = synthRows(plan, { reps: 3 }).map((r) => ({
+      ...r,
+      op: `${r.op}${LS}x` as typeof r.op,
+      case: `${r.case}\u2029`,
+    }));
+    const run = runFromRows("terminators", plan, rows);
+    const { html, charts } = await buildReport([run], { version: VERSION, generatedAt: new Date(0) });
+    expect(charts.length).toBeGreaterThan(0);
+    // The tables show the values as they are (escaped for HTML only).
+    expect(html).toContain(`write${LS}x`);
+    // The charts show the escape, in their data and in their sort orders alike.
+    const chartText = JSON.stringify(charts.map((chart) => chart.spec));
+    expect(chartText).toContain("write\\\\u2028x");
+    expect(chartText).toContain("\\\\u2029");
+    let checked = 0;
+    for (const chart of charts) {
+      walk(chart.spec, (key, value) => {
+        if (key !== "values" && key !== "sort") return;
+        walk({ value }, (_, inner) => {
+          if (typeof inner !== "string") return;
+          checked += 1;
+          expect(inner).not.toMatch(/[\n\r\u2028\u2029]/);
+        });
+      });
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 
   it("a Content-Security-Policy without unsafe-eval, with the hash of every script the page runs", async () => {

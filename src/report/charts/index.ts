@@ -9,7 +9,7 @@
  * <kind>-layers.ts holds its marks and encodings (defaults.ts and requests.ts choose which to build).
  */
 import { workloadViews } from "../view.js";
-import type { Chart, ChartContext } from "./common.js";
+import type { Chart, ChartContext, VlSpec } from "./common.js";
 import { compareChart } from "./compare.js";
 import { defaultCharts } from "./defaults.js";
 import { expectChart } from "./expect.js";
@@ -36,6 +36,30 @@ export function buildCharts(ctx: Omit<ChartContext, "limits">): { charts: Chart[
     ctx.comparison && compareChart(ctx.comparison, id()),
   ].filter((chart): chart is Chart => chart !== undefined);
   // Ids in page order, without the gaps of charts that had nothing to draw.
-  charts.forEach((chart, index) => (chart.id = `chart-${index + 1}`));
+  charts.forEach((chart, index) => {
+    chart.id = `chart-${index + 1}`;
+    chart.spec = expressionSafe(chart.spec) as VlSpec;
+  });
   return { charts, notes };
 }
+
+/**
+ * Vega-Lite writes data values into expressions of its own (a custom sort order becomes
+ * `indexof([…], datum.c)`), and Vega's expression parser refuses a raw line terminator inside a string
+ * literal. So in the data and in sort orders and domains — the same way in each, so they still match — a
+ * line break, U+2028 or U+2029 is shown as its escape (`\u2028`). Titles are text, not expressions: kept.
+ */
+function expressionSafe(value: unknown, inData = false): unknown {
+  if (typeof value === "string") return inData ? value.replace(LINE_TERMINATORS, escapeTerminator) : value;
+  if (Array.isArray(value)) return value.map((item) => expressionSafe(item, inData));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      expressionSafe(item, inData || key === "values" || key === "sort" || key === "domain"),
+    ]),
+  );
+}
+
+const LINE_TERMINATORS = /[\n\r\u2028\u2029]/g;
+const escapeTerminator = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
