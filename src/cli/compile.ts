@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
-import { collect, EXIT, printDiagnostics, VERSION, type Io } from "./context.js";
+import { collect, EXIT, nonEmptyPath, printDiagnostics, VERSION, type Io } from "./context.js";
 
 export function makeCompileCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("compile")
@@ -31,7 +31,7 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
       try {
         const { artifacts } = compilePlan(result.plan, parseTargets(options.target), VERSION);
-        await writeArtifacts(options.out, artifacts);
+        await writeArtifacts(nonEmptyPath("--out", options.out), artifacts);
         io.stdout.write(
           `wrote ${artifacts.length} files to ${options.out} (${result.plan.cases.length} cases)\n`,
         );

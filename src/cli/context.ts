@@ -3,6 +3,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
+import { writeFileAtomic } from "../platform/atomic-write.js";
+import { BenchspecError } from "../platform/errors.js";
+import { describeFsError } from "../platform/fs-errors.js";
 import { PACKAGE_ROOT } from "../platform/package-root.js";
 
 export { EXIT } from "../platform/errors.js";
@@ -28,3 +31,28 @@ export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): vo
 
 /** Collects a repeatable option (`--set a=1 --set b=2`). */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** A path from the command line: an empty one would silently mean the current directory. */
+export function nonEmptyPath(option: string, value: string): string {
+  if (value.trim() === "")
+    throw new BenchspecError(
+      "usage",
+      `${option}: an empty path is not allowed (it would mean the current directory)`,
+    );
+  return value;
+}
+
+/** Writes a command's output file whole (temporary file + rename); a failure names the option and why. */
+export async function writeOutputFile(option: string, file: string, text: string): Promise<void> {
+  try {
+    await writeFileAtomic(file, text);
+  } catch (error) {
+    throw new BenchspecError(
+      "unwritable-output",
+      `${option}: cannot write ${file}: ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}

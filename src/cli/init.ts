@@ -3,7 +3,8 @@ import { access, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { BenchspecError } from "../platform/errors.js";
 import { PACKAGE_ROOT } from "../platform/package-root.js";
-import { EXIT, type Io } from "./context.js";
+import { describeFsError } from "../platform/fs-errors.js";
+import { EXIT, nonEmptyPath, type Io } from "./context.js";
 
 export function makeInitCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("init")
@@ -18,6 +19,7 @@ Examples:
   $ benchspec init specs/nvme.yaml`,
     )
     .action(async (file: string, options: { force?: boolean }) => {
+      nonEmptyPath("init", file);
       if (!options.force && (await exists(file))) {
         throw new BenchspecError("usage", `${file} exists; use --force to overwrite it`);
       }
@@ -49,7 +51,7 @@ async function explainWriteError(file: string, error: unknown): Promise<string> 
   if (code === "ENOENT" && !(await exists(parent)))
     return `directory ${parent} does not exist (create it first)`;
   if (code === "EEXIST") return "it exists; use --force to overwrite it";
-  return (await import("../compile/output.js")).describeFsError(error);
+  return describeFsError(error);
 }
 
 async function exists(file: string): Promise<boolean> {

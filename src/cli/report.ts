@@ -1,10 +1,9 @@
 import { Command } from "commander";
-import { writeFileAtomic } from "../platform/atomic-write.js";
 import { resolve } from "node:path";
 import { BenchspecError } from "../platform/errors.js";
 import { loadInputs } from "../report/load.js";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
-import { EXIT, VERSION, type Io } from "./context.js";
+import { EXIT, nonEmptyPath, VERSION, writeOutputFile, type Io } from "./context.js";
 import { parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 
 interface ReportOptions {
@@ -46,6 +45,7 @@ Examples:
 The page needs no network: the chart libraries and data are inside it, and every chart is also an image.`,
     )
     .action(async (inputs: string[], options: ReportOptions) => {
+      const file = resolve(nonEmptyPath("-o", options.output));
       if (options.compare && inputs.length !== 2)
         throw new BenchspecError("usage", "--compare needs exactly two inputs: the base and the new run");
       const runs = await loadInputs(inputs);
@@ -64,8 +64,7 @@ The page needs no network: the chart libraries and data are inside it, and every
         ...(options.title && { title: options.title }),
         ...(comparison && { comparison }),
       });
-      const file = resolve(options.output);
-      await writeFileAtomic(file, html);
+      await writeOutputFile("-o", file, html);
       io.stdout.write(`${file}\n`);
       setExit(EXIT.ok);
     });

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { RunSummary } from "../results/summary.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
-import { collect, EXIT, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
+import { collect, EXIT, nonEmptyPath, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
 
 interface RunOptions {
   set: string[];
@@ -42,6 +42,8 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
       const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
       const { run, abandonRunSync } = await import("../run/run.js");
       const controller = new AbortController();
+      if (options.out !== undefined) nonEmptyPath("--out", options.out);
+      if (options.resume !== undefined) nonEmptyPath("--resume", options.resume);
       let interrupts = 0;
       const onSignal = () => {
         if (++interrupts > 1) {
@@ -83,7 +85,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
           io.stderr.write(`interrupted: resume with  benchspec run --resume ${result.dir}\n`);
           return setExit(EXIT.interrupted);
         }
-        setExit(verdict.ok ? EXIT.ok : EXIT.failure);
+        setExit(verdict.ok && result.reportWritten ? EXIT.ok : EXIT.failure);
       } catch (error) {
         observer.stop();
         throw error;

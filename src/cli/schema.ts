@@ -1,7 +1,7 @@
 import { Command } from "commander";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { EXIT, type Io } from "./context.js";
+import { EXIT, nonEmptyPath, writeOutputFile, type Io } from "./context.js";
 
 export function makeSchemaCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("schema")
@@ -24,13 +24,16 @@ Reference it from a spec with:  # yaml-language-server: $schema=<path to the fil
         import("../spec/json-schema.js"),
       ]);
       const text = specJsonSchema();
-      if (options.out === "-") io.stdout.write(text);
+      const out = nonEmptyPath("-o", options.out);
+      if (out === "-") io.stdout.write(text);
       else {
-        await mkdir(dirname(options.out), { recursive: true });
-        await writeFile(options.out, text);
-        const sdkOut = join(dirname(options.out), SDK_SCHEMA_FILE);
-        await writeFile(sdkOut, sdkJsonSchema());
-        io.stdout.write(`wrote ${options.out}\nwrote ${sdkOut}\n`);
+        await mkdir(dirname(out), { recursive: true }).catch(() => {
+          // The write below says why the directory is unusable.
+        });
+        await writeOutputFile("-o", out, text);
+        const sdkOut = join(dirname(out), SDK_SCHEMA_FILE);
+        await writeOutputFile("-o", sdkOut, sdkJsonSchema());
+        io.stdout.write(`wrote ${out}\nwrote ${sdkOut}\n`);
       }
       setExit(EXIT.ok);
     });

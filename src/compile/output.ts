@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { PLAN_FORMAT, PLAN_INDEX_PATH } from "./compile.js";
 import type { Artifact } from "../engines/types.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
+import { describeFsError } from "../platform/fs-errors.js";
 
 export async function writeArtifacts(dir: string, artifacts: readonly Artifact[]): Promise<void> {
   makeDirectory(dir);
@@ -90,28 +91,6 @@ const isDirectory = (path: string) => {
     return false;
   }
 };
-
-/** "permission denied" rather than "EACCES: permission denied, mkdir '/x'" (the path is said already). */
-export function describeFsError(error: unknown): string {
-  const { code, message } = error as NodeJS.ErrnoException;
-  switch (code) {
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EROFS":
-      return "read-only file system";
-    case "ENOSPC":
-      return "no space left on device";
-    case "EISDIR":
-      return "is a directory";
-    case "ENOTDIR":
-      return "a parent is not a directory";
-    case "ENOENT":
-      return "no such file or directory";
-    default:
-      return message;
-  }
-}
 
 async function removePreviousCompile(dir: string): Promise<void> {
   let entries: string[];

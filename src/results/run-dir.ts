@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
 import { repairTail } from "./ndjson.js";
@@ -130,7 +131,8 @@ export async function writeRunJson<F extends keyof RunDocuments>(
   file: F,
   value: RunDocuments[F],
 ): Promise<void> {
-  await writeFile(join(dir, RUN_FILES[file].name), jsonText(value));
+  // Whole or not at all: a full disk leaves the previous document, never a truncated one.
+  await writeFileAtomic(join(dir, RUN_FILES[file].name), jsonText(value));
 }
 
 /**

@@ -56,6 +56,8 @@ export type RunResult =
       diagnostics: Diagnostic[];
       summary: RunSummaryDocument;
       interrupted: boolean;
+      /** report.html was written; false when it could not be (the run then fails). */
+      reportWritten: boolean;
     };
 
 /** The run whose run.json says "running" right now: what abandonRunSync marks partial. */
@@ -97,7 +99,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     );
   }
   const dir = request.resume ? resolve(request.cwd, request.resume) : undefined;
-  const previous = dir ? await readState(dir) : undefined;
+  const previous = dir ? await readRunState(dir) : undefined;
   const specFile = previous ? runPaths(dir!).spec : request.specFile;
   if (!specFile) throw new BenchspecError("usage", "name a spec to run, or --resume a run directory");
   const sets = previous?.sets ?? request.sets;
@@ -163,31 +165,33 @@ export async function run(request: RunRequest): Promise<RunResult> {
     end,
   });
   active = undefined;
-  await writeReport(runDir, request);
+  const reportWritten = await writeReport(runDir, request);
   return {
     kind: "done",
     dir: runDir,
     diagnostics: loaded.diagnostics,
     summary,
     interrupted: outcome.interrupted,
+    reportWritten,
   };
 }
 
-/** The run's report.html; a report that cannot be drawn is reported, never a reason to lose the run. */
-async function writeReport(runDir: string, request: RunRequest): Promise<void> {
+/**
+ * The run's report.html, written whole or not at all. A report that cannot be drawn or written (a full
+ * disk) never loses the run's results, but the run says so and fails.
+ */
+async function writeReport(runDir: string, request: RunRequest): Promise<boolean> {
   try {
     // Loaded here: the charting libraries take a while to import and only a run needs them.
     const { writeRunReport } = await import("../report/index.js");
     await writeRunReport(runDir, request.version);
+    return true;
   } catch (error) {
     request.observer.message(
       `could not write report.html: ${(error as Error).message} (benchspec report ${runDir} retries)`,
     );
+    return false;
   }
-}
-
-async function readState(dir: string): Promise<RunState> {
-  return readRunState(dir);
 }
 
 async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {

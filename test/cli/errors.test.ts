@@ -4,7 +4,10 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { execa } from "execa";
 import { runCli } from "../support/cli.js";
+import { scenarioPlan, synthRows } from "../report/support.js";
+import { ROOT } from "../support/spec.js";
 
 const temps: string[] = [];
 afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
@@ -24,6 +27,15 @@ function expectUsageError(result: { code: number; stderr: string }, text: string
 }
 
 const hasProc = existsSync("/proc/self");
+
+/** A results file of the quickstart spec with generated rows, for commands that read results. */
+async function quickstartResults(): Promise<string> {
+  const file = join(await tempDir(), "results.ndjson");
+  const rows = synthRows(await scenarioPlan("quickstart"), { reps: 3 });
+  await writeFile(file, rows.map((row) => JSON.stringify(row)).join("\n") + "\n");
+  return file;
+}
+const isRoot = process.getuid?.() === 0;
 
 describe("output locations", () => {
   it("compile --out an existing file: it is a file, not a directory", async () => {
@@ -58,6 +70,53 @@ describe("output locations", () => {
       );
     },
     20_000,
+  );
+
+  it("an empty path is refused wherever a path is taken (it would mean the current directory)", async () => {
+    // In a child whose working directory is a fresh one, so that a regression writes there, not here.
+    const cwd = await tempDir();
+    const bin = join(ROOT, "bin", "benchspec.js");
+    const spec = join(ROOT, "specs", "quickstart.yaml");
+    for (const [args, option] of [
+      [["compile", spec, "--out", ""], "--out"],
+      [["run", spec, "--out", ""], "--out"],
+      [["run", "--resume", ""], "--resume"],
+      [["report", join(ROOT, "test", "fixtures"), "-o", ""], "-o"],
+      [["schema", "-o", ""], "-o"],
+      [["init", ""], "init"],
+    ] as const) {
+      const result = await execa("node", [bin, ...args], { cwd, reject: false, env: { NO_COLOR: "1" } });
+      expectUsageError(
+        { code: result.exitCode ?? -1, stderr: result.stderr },
+        `${option}: an empty path is not allowed`,
+      );
+    }
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
+  it.runIf(hasProc)("report and schema -o where nothing can be written: an error naming it", async () => {
+    const results = await quickstartResults();
+    expectUsageError(
+      await runCli(["report", results, "-o", "/proc/x.html"]),
+      "-o: cannot write /proc/x.html",
+    );
+    expectUsageError(await runCli(["schema", "-o", "/proc/x"]), "-o: cannot write /proc/x");
+  });
+
+  it.runIf(isRoot)(
+    "a full disk: report -o fails, and leaves neither a truncated file nor a temporary one",
+    async () => {
+      const dir = await tempDir();
+      await execa("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]);
+      try {
+        const results = await quickstartResults();
+        const result = await runCli(["report", results, "-o", join(dir, "report.html")]);
+        expectUsageError(result, "no space left on device");
+        expect(await readdir(dir)).toEqual([]);
+      } finally {
+        await execa("umount", [dir]);
+      }
+    },
   );
 
   it("init into a directory that does not exist says so", async () => {
