@@ -7,8 +7,6 @@
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
-import { mkdir, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
 import { stoppedAnswering } from "../engines/http/http1.js";
@@ -20,6 +18,7 @@ import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
+import type { CasePlace } from "../targets/types.js";
 
 export interface RunPaths {
   dir: string;
@@ -97,7 +96,7 @@ async function runCase(
   const { plan, paths, signal } = options;
   const executor = await BACKENDS[c.engine].executor();
   let failure: string | undefined;
-  let caseDir: string | undefined;
+  let place: CasePlace | undefined;
   let ctx: ExecContext | undefined;
   try {
     targets[c.target] ??= await prepareTarget(c.target, plan.targets[c.target]!, {
@@ -106,12 +105,9 @@ async function runCase(
       env: options.env,
     });
     const target = targets[c.target]!;
-    if (c.targetKind === "fs") {
-      caseDir = join(target.location, c.id);
-      await mkdir(caseDir, { recursive: true });
-    }
+    place = await target.enterCase(c.id);
     ctx = {
-      location: caseDir ?? target.location,
+      location: place.location,
       target,
       runId: options.runId,
       artifactsDir: paths.artifacts,
@@ -174,8 +170,7 @@ async function runCase(
       .finish(c, { ...ctx, signal: AbortSignal.timeout(dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS) })
       .catch((error: Error) => options.observer.message(`cleanup of ${c.id} failed: ${error.message}`));
   }
-  const spec = plan.targets[c.target];
-  if (caseDir && !(spec && "keep" in spec && spec.keep)) await rm(caseDir, { recursive: true, force: true });
+  await place?.leave();
 }
 
 const FINISH_TIMEOUT_MS = 120_000;

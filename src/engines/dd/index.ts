@@ -12,6 +12,7 @@ import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../compile/shell/data-mode.js";
 import type { Backend, CompileContext } from "../types.js";
 import type { ShellScriptWriter } from "../../compile/writer.js";
+import { pathTool } from "../../platform/tool-version.js";
 
 /** The number of processes: the tuned start value when parallelism is autotuned (the script does not tune). */
 function processes(c: Case): number {
@@ -123,5 +124,14 @@ export const ddBackend: Backend = {
   shellTools: ["dd"],
   shellLibrary: ddShellLibrary,
   shellCase: ddShellCase,
+  tools: [pathTool("dd")],
+  libraries: [],
+  report: {
+    // dd's summary line gives bytes and seconds per process: no operations to time or count.
+    latency: { kind: "none" },
+    iops: false,
+    seconds: false,
+    steadyWindow: false,
+  },
   executor: async () => (await import("./run.js")).ddExecutor,
 };

@@ -11,5 +11,9 @@ export const s3Backend: Backend = {
   shellTools: s3ShellTools,
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,
+  tools: [],
+  libraries: ["@aws-sdk/client-s3"],
+  // An object operation's time is the result: how long a transfer of this size takes.
+  report: { latency: { kind: "per-operation" }, iops: true, seconds: true, steadyWindow: false },
   executor: async () => (await import("./run.js")).s3Executor,
 };
