@@ -12,8 +12,3 @@ export const BACKENDS: Record<EngineName, Backend> = {
   s3: s3Backend,
   ipfs: ipfsBackend,
 };
-
-/** The backend of an engine named in a result row, which may come from elsewhere (undefined when unknown). */
-export function backendOf(engine: string): Backend | undefined {
-  return Object.hasOwn(BACKENDS, engine) ? BACKENDS[engine as EngineName] : undefined;
-}

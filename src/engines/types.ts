@@ -57,8 +57,6 @@ export interface Backend {
   tools: readonly ProvenanceTool[];
   /** The client libraries (npm packages) the engine is built on, whose versions go into every provenance. */
   libraries: readonly string[];
-  /** What the report needs to know to show this engine's results. */
-  report: EngineReport;
   /**
    * Runs the engine's cases for real (benchspec run). Loaded on demand: the SDKs behind the object engines
    * take seconds to import, which `validate`, `plan` and `compile` should not pay.
@@ -75,6 +73,7 @@ export type LatencySource =
   /** None: its cases are not drawn. */
   | { kind: "none" };
 
+/** What the report needs to know to show an engine's results (reports.ts). */
 export interface EngineReport {
   latency: LatencySource;
   /** Its IOPS mean something to a reader (the case table's IOPS column). */

@@ -8,7 +8,7 @@
 import { RunAccumulator, planCaseOf, type AccumulatorPartial, type RowLike } from "./aggregate.js";
 import type { PlanCase, PlanLike } from "./model.js";
 import { scanNdjson, type ByteRange, type NdjsonScan } from "./read-ndjson.js";
-import { backendOf } from "../engines/index.js";
+import { engineReport } from "../engines/reports.js";
 
 export type ResultRowLike = RowLike & { source?: string; spec?: string; specHash?: string };
 
@@ -187,7 +187,7 @@ export class RowsPass {
     row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
     this.derived.add(row);
     if (row.specHash) this.hashes.add(row.specHash);
-    if (row.steady && backendOf(row.engine)?.report.steadyWindow && row.ok && !row.warmup) {
+    if (row.steady && engineReport(row.engine)?.steadyWindow && row.ok && !row.warmup) {
       this.steadyRows.push({
         case: row.case,
         repetition: row.repetition,

@@ -19,7 +19,7 @@ import {
 } from "./format.js";
 import type { CaseAgg, InputKind, Limit, RunData } from "./model.js";
 import { compositeLabel, type Entry, type WorkloadView } from "./view.js";
-import { backendOf } from "../engines/index.js";
+import { engineReport } from "../engines/reports.js";
 
 /** Above this many rows an HTML table is cut; the CSV export has every case. */
 export const MAX_TABLE_ROWS = 2000;
@@ -104,9 +104,9 @@ function extraColumns(cases: readonly CaseAgg[]) {
  */
 export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun: boolean): string {
   // An engine the registry does not know (rows from elsewhere) shows its IOPS and not its time.
-  const hasIops = view.entries.some((e) => e.c.metrics.iops && backendOf(e.c.engine)?.report.iops !== false);
+  const hasIops = view.entries.some((e) => e.c.metrics.iops && engineReport(e.c.engine)?.iops !== false);
   const hasP99 = view.entries.some((e) => e.c.metrics.p99);
-  const hasSeconds = view.entries.some((e) => backendOf(e.c.engine)?.report.seconds === true);
+  const hasSeconds = view.entries.some((e) => engineReport(e.c.engine)?.seconds === true);
   const extra = extraColumns(view.entries.map((e) => e.c));
   const limitCols = limitColumns(limits).filter((l) => view.entries.some((e) => e.c.metrics[l.metric]));
   const header = [

@@ -6,7 +6,7 @@ import type { ShellScriptWriter } from "../compile/writer.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 import type { TargetKind } from "../spec/schema.js";
 import type { TargetOf } from "../spec/target-kinds.js";
-import type { IpfsConnection } from "./ipfs/prepare.js";
+import type { IpfsConnection } from "./ipfs/connection.js";
 import type { S3Connection } from "./s3/client.js";
 
 export interface PrepareOptions {

@@ -126,12 +126,5 @@ export const ddBackend: Backend = {
   shellCase: ddShellCase,
   tools: [pathTool("dd")],
   libraries: [],
-  report: {
-    // dd's summary line gives bytes and seconds per process: no operations to time or count.
-    latency: { kind: "none" },
-    iops: false,
-    seconds: false,
-    steadyWindow: false,
-  },
   executor: async () => (await import("./run.js")).ddExecutor,
 };

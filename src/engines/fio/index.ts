@@ -13,11 +13,5 @@ export const fioBackend: Backend = {
   shellCase: fioShellCase,
   tools: [locatedTool("fio")],
   libraries: [],
-  report: {
-    latency: { kind: "tool", text: "completion latency from fio's json+ histograms" },
-    iops: true,
-    seconds: false,
-    steadyWindow: true,
-  },
   executor: async () => (await import("./run.js")).fioExecutor,
 };

@@ -13,7 +13,5 @@ export const ipfsBackend: Backend = {
   shellCase: ipfsShellCase,
   tools: [],
   libraries: ["kubo-rpc-client"],
-  // An object operation's time is the result: how long a transfer of this size takes.
-  report: { latency: { kind: "per-operation" }, iops: true, seconds: true, steadyWindow: false },
   executor: async () => (await import("./run.js")).ipfsExecutor,
 };

@@ -20,7 +20,7 @@ import {
 import type { ExecContext, Executor, Measurement } from "../types.js";
 import { addDirectoryBlock } from "./add-directory.js";
 import { KuboRpc, type Added } from "./rpc.js";
-import type { IpfsConnection } from "../../targets/ipfs/prepare.js";
+import type { IpfsConnection } from "../../targets/ipfs/connection.js";
 import { preparedAs } from "../../targets/index.js";
 
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];

@@ -13,7 +13,5 @@ export const s3Backend: Backend = {
   shellCase: s3ShellCase,
   tools: [],
   libraries: ["@aws-sdk/client-s3"],
-  // An object operation's time is the result: how long a transfer of this size takes.
-  report: { latency: { kind: "per-operation" }, iops: true, seconds: true, steadyWindow: false },
   executor: async () => (await import("./run.js")).s3Executor,
 };

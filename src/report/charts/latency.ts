@@ -11,7 +11,7 @@ import {
   type Entry,
   type WorkloadView,
 } from "../view.js";
-import { backendOf } from "../../engines/index.js";
+import { engineReport } from "../../engines/reports.js";
 import { axisTitle } from "./sweep.js";
 import {
   compose,
@@ -34,14 +34,14 @@ export interface LatencyRequest {
 
 export const hasPercentiles = (e: Entry) => PERCENTILES.some((p) => e.c.metrics[p] !== undefined);
 
-const sourceKind = (engine: string) => backendOf(engine)?.report.latency.kind;
+const sourceKind = (engine: string) => engineReport(engine)?.latency.kind;
 
 /** Where the percentiles come from, per engine of the cases drawn (and the cases the chart leaves out). */
 export function latencySources(view: WorkloadView, shown: readonly Entry[]): string {
   const engines = [...new Set(shown.map((e) => e.c.engine))].sort();
   const parts: string[] = [];
   for (const engine of engines) {
-    const latency = backendOf(engine)?.report.latency;
+    const latency = engineReport(engine)?.latency;
     if (latency?.kind === "tool") parts.push(`${engine}: ${latency.text}.`);
   }
   const timed = engines.filter((e) => sourceKind(e) === "per-operation");

@@ -3,20 +3,8 @@ import { resolveEnvRefs } from "../../spec/strings.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { wholeTarget } from "../case-place.js";
 import type { PreparedTargetOf } from "../types.js";
+import type { IpfsConnection } from "./connection.js";
 import { launchKubo, type KuboNode } from "./kubo-server.js";
-
-export interface IpfsConnection {
-  /** The RPC API base URL; changes when the node is renewed. */
-  api: string;
-  /** benchspec started this node (a throwaway repo); false for an external `api:` node, which holds the user's data. */
-  launched: boolean;
-  /** Replaces a launched node by one with an empty repo; absent for external nodes (never wiped). */
-  renew?: () => Promise<void>;
-  /** Each launched repo so far, for tests and provenance. */
-  repos: string[];
-  /** Nothing has run on the node since it was launched (a fresh node need not be replaced yet). */
-  pristine: boolean;
-}
 
 export async function prepareIpfsTarget(target: TargetOf<"ipfs">, env: NodeJS.ProcessEnv) {
   if (!target.launch) {

@@ -17,10 +17,7 @@ export const ipfsShell: TargetShell<TargetOf<"ipfs">> = {
         placeFromEnvironment(w, t, "api", {
           specValue: target.api,
           key: "api",
-          otherwise: () =>
-            w.line(
-              `bs_die ${shQuote(`target ${t.name} is "launch: kubo": start a Kubo daemon (ipfs daemon --offline) and set ${t.variable} to its API address, e.g. http://127.0.0.1:5001`)}`,
-            ),
+          unplaced: `target ${t.name} is "launch: kubo": start a Kubo daemon (ipfs daemon --offline) and set ${t.variable} to its API address, e.g. http://127.0.0.1:5001`,
         });
         if (target.api === undefined && target.fresh !== undefined && target.fresh !== "once") {
           w.line(

@@ -25,10 +25,7 @@ export const s3Shell: TargetShell<TargetOf<"s3">> = {
         placeFromEnvironment(w, t, "url", {
           specValue: target.endpoint,
           key: "endpoint",
-          otherwise: () =>
-            w.line(
-              `bs_die ${shQuote(`target ${t.name} is "launch: minio": start an S3 server (e.g. minio server DIR) and set ${t.variable}=http://HOST:PORT and the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY it accepts`)}`,
-            ),
+          unplaced: `target ${t.name} is "launch: minio": start an S3 server (e.g. minio server DIR) and set ${t.variable}=http://HOST:PORT and the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY it accepts`,
         });
         w.line(`BS_TURL[${name}]=$url`);
         if (target.bucket !== undefined)
