@@ -1,6 +1,38 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+/** Kept equal to ENGINE_NAMES (src/spec/engines.ts) and TARGET_KINDS (src/spec/schema.ts); test/lint.test.ts checks. */
+export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"];
+export const TARGET_KINDS = ["fs", "block", "s3", "ipfs"];
+
+const NAME = `/^(${[...new Set([...ENGINE_NAMES, ...TARGET_KINDS])].join("|")})$/`;
+const WHY =
+  "what an engine or a target kind does lives in its folder (src/engines/<name>/, src/targets/<kind>/) and its registry entry; shared code asks the registry instead of comparing names";
+
+/**
+ * Engine and target-kind knowledge stays in its backend: outside the backends' folders and the registries,
+ * no comparison and no `case` label names an engine or a target kind.
+ */
+const nameBranches = {
+  files: ["src/**/*.ts"],
+  ignores: [
+    `src/engines/{${ENGINE_NAMES.join(",")}}/**`,
+    `src/targets/{${TARGET_KINDS.join(",")}}/**`,
+    "src/engines/index.ts",
+    "src/targets/index.ts",
+    "src/spec/engines.ts",
+    "src/spec/schema.ts",
+    "src/spec/target-kinds.ts",
+  ],
+  rules: {
+    "no-restricted-syntax": [
+      "error",
+      { selector: `BinaryExpression[operator=/^[!=]==?$/] > Literal[value=${NAME}]`, message: WHY },
+      { selector: `SwitchCase > Literal.test[value=${NAME}]`, message: WHY },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "runs/", "coverage/", "scratch/"] },
   js.configs.recommended,
@@ -11,4 +43,5 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
     },
   },
+  nameBranches,
 );

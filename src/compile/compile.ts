@@ -19,6 +19,8 @@ import {
 import { RUN_FILES } from "../results/run-dir.js";
 import type { EngineName } from "../spec/engines.js";
 import { BenchspecError } from "../platform/errors.js";
+import type { Target } from "../spec/schema.js";
+import { targetKindFacts } from "../spec/target-kinds.js";
 import { jsonArtifact } from "./writer.js";
 
 /** Named by the run directory's layout (results/run-dir.ts): a run holds its compiled artifacts. */
@@ -111,13 +113,13 @@ function planIndex(
 function redactLiteralSecrets(targets: Plan["targets"]): Plan["targets"] {
   return Object.fromEntries(
     Object.entries(targets).map(([name, target]) => {
-      if (target.kind !== "s3") return [name, target];
-      const safe = { ...target };
-      for (const key of ["accessKey", "secretKey"] as const) {
-        if (safe[key] !== undefined && !safe[key]!.startsWith("${env:"))
+      const safe: Record<string, unknown> = { ...target };
+      for (const key of targetKindFacts(target.kind).secrets) {
+        const value = safe[key];
+        if (typeof value === "string" && !value.startsWith("${env:"))
           safe[key] = "<redacted: written in the spec>";
       }
-      return [name, safe];
+      return [name, safe as Target];
     }),
   );
 }

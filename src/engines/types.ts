@@ -6,9 +6,10 @@
 import type { EngineName } from "../spec/engines.js";
 import type { Case, Plan } from "../plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
-import type { PreparedTarget } from "../targets/index.js";
+import type { PreparedTarget } from "../targets/types.js";
 import type { ShellScriptWriter } from "../compile/writer.js";
 import type { ErrorCode } from "../platform/errors.js";
+import type { ProvenanceTool } from "../platform/tool-version.js";
 
 export const COMPILE_TARGETS = ["fio", "shell", "sdk"] as const;
 export type CompileTarget = (typeof COMPILE_TARGETS)[number];
@@ -51,11 +52,35 @@ export interface Backend {
    * The function receives the repetition number as $1 and "true"/"false" (warm-up) as $2.
    */
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
+  /** Tools whose versions go into a run's provenance when the plan uses this engine. */
+  tools: readonly ProvenanceTool[];
+  /** The client libraries (npm packages) the engine is built on, whose versions go into every provenance. */
+  libraries: readonly string[];
   /**
    * Runs the engine's cases for real (benchspec run). Loaded on demand: the SDKs behind the object engines
    * take seconds to import, which `validate`, `plan` and `compile` should not pay.
    */
   executor(): Promise<Executor>;
+}
+
+/** Where the latency percentiles of an engine's rows come from, as the latency chart's caption says. */
+export type LatencySource =
+  /** Its own measurement, described by `text` (e.g. fio's histograms). */
+  | { kind: "tool"; text: string }
+  /** Timed by benchspec per operation, from sending a request to the end of its response. */
+  | { kind: "per-operation" }
+  /** None: its cases are not drawn. */
+  | { kind: "none" };
+
+/** What the report needs to know to show an engine's results (reports.ts). */
+export interface EngineReport {
+  latency: LatencySource;
+  /** Its IOPS mean something to a reader (the case table's IOPS column). */
+  iops: boolean;
+  /** A repetition's time is a result in itself (the case table's time column). */
+  seconds: boolean;
+  /** A `steady` repetition's raw output (raw/<case>.r<n>.json) holds the steady-state window the report draws. */
+  steadyWindow: boolean;
 }
 
 /** What a measured repetition yields; the runner adds the case's identity and writes the row. */
@@ -84,9 +109,9 @@ export type Measurement = Pick<
 };
 
 export interface ExecContext {
-  /** The prepared target: a benchspec-owned directory (fs) or a checked device path (block). */
+  /** Where the case works: its benchspec-owned directory (fs), a checked device path (block), the server's address. */
   location: string;
-  /** The prepared target with its connection (s3, ipfs). */
+  /** The prepared target, with its connection for kinds that have one (narrowed by preparedAs). */
   target: PreparedTarget;
   /** Unique per run attempt: object keys and data seeds include it. */
   runId: string;
@@ -98,8 +123,6 @@ export interface ExecContext {
 }
 
 export interface Executor {
-  /** Tools whose versions go into the run's provenance. */
-  tools: readonly string[];
   /** Why this machine cannot run the engine (a missing tool), or undefined when it can. */
   unavailable?(): Promise<string | undefined>;
   /** Once per case before its first repetition: preconditioning, data the reads need. */

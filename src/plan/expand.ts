@@ -31,6 +31,7 @@ import {
 } from "../spec/schema.js";
 import type { DiagnosticSink } from "../spec/sink.js";
 import { formatDuration } from "../spec/units.js";
+import { unconsentedWrite } from "../spec/target-kinds.js";
 import { evaluate } from "../spec/vars.js";
 
 export const MAX_CASES = 100_000;
@@ -311,14 +312,15 @@ function checkCase(
     ok = false;
   }
   const writes = WRITING_OPS.has(params.op) || params.precondition !== undefined;
-  if (target.kind === "block" && writes && target.destructive !== true) {
+  const destroys = writes ? unconsentedWrite(target) : undefined;
+  if (destroys) {
     const why =
       params.precondition && !WRITING_OPS.has(params.op)
         ? "preconditioning writes"
         : `op ${params.op} writes`;
     sink.error(
       "not-destructive",
-      `${why} to block device ${target.device}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
+      `${why} to ${destroys.noun} ${destroys.place}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
       ["targets", targetName],
     );
     ok = false;

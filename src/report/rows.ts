@@ -8,6 +8,7 @@
 import { RunAccumulator, planCaseOf, type AccumulatorPartial, type RowLike } from "./aggregate.js";
 import type { PlanCase, PlanLike } from "./model.js";
 import { scanNdjson, type ByteRange, type NdjsonScan } from "../results/ndjson.js";
+import { engineReport } from "../engines/reports.js";
 
 /** A fio row with a steady-state result: its window is read from the raw output (load.ts). */
 export interface SteadyRow {
@@ -184,7 +185,7 @@ export class RowsPass {
     row.repetition = typeof row.repetition === "number" ? row.repetition : 1;
     this.derived.add(row);
     if (row.specHash) this.hashes.add(row.specHash);
-    if (row.steady && row.engine === "fio" && row.ok && !row.warmup) {
+    if (row.steady && engineReport(row.engine)?.steadyWindow && row.ok && !row.warmup) {
       this.steadyRows.push({
         case: row.case,
         repetition: row.repetition,

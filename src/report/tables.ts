@@ -9,8 +9,9 @@ import { METRICS, type Metric } from "../spec/metrics.js";
 import { limitsFor } from "./charts/limits.js";
 import { csvCell, escapeHtml } from "./escape.js";
 import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
-import type { CaseAgg, Limit, RunData } from "./model.js";
+import type { CaseAgg, InputKind, Limit, RunData } from "./model.js";
 import { compositeLabel, type Entry, type WorkloadView } from "./view.js";
+import { engineReport } from "../engines/reports.js";
 
 /** Above this many rows an HTML table is cut; the CSV export has every case. */
 export const MAX_TABLE_ROWS = 2000;
@@ -94,9 +95,10 @@ function extraColumns(cases: readonly CaseAgg[]) {
  * time to first byte, warnings.
  */
 export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun: boolean): string {
-  const hasIops = view.entries.some((e) => e.c.metrics.iops && e.c.engine !== "dd");
+  // An engine the registry does not know (rows from elsewhere) shows its IOPS and not its time.
+  const hasIops = view.entries.some((e) => e.c.metrics.iops && engineReport(e.c.engine)?.iops !== false);
   const hasP99 = view.entries.some((e) => e.c.metrics.p99);
-  const hasSeconds = view.entries.some((e) => e.c.engine === "s3" || e.c.engine === "ipfs");
+  const hasSeconds = view.entries.some((e) => engineReport(e.c.engine)?.seconds === true);
   const extra = extraColumns(view.entries.map((e) => e.c));
   const limitCols = limitColumns(limits).filter((l) => view.entries.some((e) => e.c.metrics[l.metric]));
   const header = [
@@ -299,16 +301,19 @@ export function compareTable(comparison: Comparison): string {
   );
 }
 
+const INPUT_LABELS: Record<InputKind, string> = {
+  run: "run directory",
+  results: "results file",
+  fio: "fio JSON output",
+};
+
 /** Provenance of each run: spec, host, tool versions, targets, times. */
 export function provenanceTable(runs: readonly RunData[]): string {
   const field = (run: RunData): [string, string][] => {
     const p = run.provenance;
     const s = run.state;
     const items: [string, string][] = [
-      [
-        "input",
-        `${run.kind === "run" ? "run directory" : run.kind === "fio" ? "fio JSON output" : "results file"}: ${run.path}`,
-      ],
+      ["input", `${INPUT_LABELS[run.kind]}: ${run.path}`],
       ["spec", `${run.plan.name}${p?.spec.file ? ` (${p.spec.file})` : ""}`],
       ["spec hash", run.plan.specHash ?? p?.spec.hash ?? "–"],
     ];

@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { writeFileAtomic } from "../platform/atomic-write.js";
+import type { TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
 import { repairTail } from "./ndjson.js";
@@ -67,7 +68,7 @@ export interface Provenance {
    */
   runId?: string;
   /** `repos`: every repo a launched Kubo node started on (one more per `fresh` renewal), since removed. */
-  targets: Record<string, { location?: string; fsType?: string; repos?: string[] }>;
+  targets: Record<string, { location?: string } & TargetDetails>;
   start: string;
   end?: string;
 }

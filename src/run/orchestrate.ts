@@ -7,8 +7,6 @@
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
-import { mkdir, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
 import type { ExecContext, Measurement } from "../engines/types.js";
@@ -21,6 +19,7 @@ import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
 import { rootCode } from "../platform/errors.js";
+import type { CasePlace } from "../targets/types.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -90,7 +89,7 @@ async function runCase(
   const { plan, paths, signal } = options;
   const executor = await BACKENDS[c.engine].executor();
   let failure: unknown;
-  let caseDir: string | undefined;
+  let place: CasePlace | undefined;
   let ctx: ExecContext | undefined;
   try {
     targets[c.target] ??= await prepareTarget(c.target, plan.targets[c.target]!, {
@@ -99,12 +98,9 @@ async function runCase(
       env: options.env,
     });
     const target = targets[c.target]!;
-    if (c.targetKind === "fs") {
-      caseDir = join(target.location, c.id);
-      await mkdir(caseDir, { recursive: true });
-    }
+    place = await target.enterCase(c.id);
     ctx = {
-      location: caseDir ?? target.location,
+      location: place.location,
       target,
       runId: options.runId,
       // The run directory holds the compiled artifacts too.
@@ -168,8 +164,7 @@ async function runCase(
       .finish(c, { ...ctx, signal: AbortSignal.timeout(dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS) })
       .catch((error: Error) => options.observer.message(`cleanup of ${c.id} failed: ${error.message}`));
   }
-  const spec = plan.targets[c.target];
-  if (caseDir && !(spec && "keep" in spec && spec.keep)) await rm(caseDir, { recursive: true, force: true });
+  await place?.leave();
 }
 
 const FINISH_TIMEOUT_MS = 120_000;

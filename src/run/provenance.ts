@@ -3,7 +3,8 @@ import { execa } from "execa";
 import { cpus, hostname, release, totalmem, type } from "node:os";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { toolVersion } from "../platform/tools.js";
+import { BACKENDS } from "../engines/index.js";
+import type { ProvenanceTool } from "../platform/tool-version.js";
 import type { Provenance } from "../results/run-dir.js";
 
 export async function gitInfo(file: string): Promise<{ commit: string; dirty: boolean } | undefined> {
@@ -26,15 +27,12 @@ export function hostInfo(): Provenance["host"] {
 }
 
 /** First line of each tool's own version report ("not found" when it is missing). */
-export async function toolVersions(tools: Iterable<string>): Promise<Record<string, string>> {
+export async function toolVersions(tools: Iterable<ProvenanceTool>): Promise<Record<string, string>> {
   const versions: Record<string, string> = {};
   for (const tool of tools) {
-    if (tool === "fio" || tool === "kubo" || tool === "minio") {
-      versions[tool] = await toolVersion(tool).catch(() => "not found");
-      continue;
-    }
-    const result = await execa(tool, ["--version"], { reject: false });
-    versions[tool] = result.exitCode === 0 ? (result.stdout.split("\n")[0] ?? "").trim() : "not found";
+    // Two engines (or targets) may use the same tool: it is asked once.
+    if (Object.hasOwn(versions, tool.name)) continue;
+    versions[tool.name] = await tool.version().catch(() => "not found");
   }
   return versions;
 }
@@ -43,7 +41,7 @@ export async function toolVersions(tools: Iterable<string>): Promise<Record<stri
 export function libraryVersions(): Record<string, string> {
   const require = createRequire(import.meta.url);
   const versions: Record<string, string> = {};
-  for (const name of ["@aws-sdk/client-s3", "kubo-rpc-client"]) {
+  for (const name of Object.values(BACKENDS).flatMap((backend) => backend.libraries)) {
     try {
       versions[name] = (require(`${name}/package.json`) as { version: string }).version;
     } catch {

@@ -33,7 +33,7 @@ import { loadSpec } from "../plan/load.js";
 import type { RunObserver } from "./observer.js";
 import { executePlan } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
-import { removeOwnedTargetsSync } from "../targets/index.js";
+import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
 
 export interface RunRequest {
@@ -149,11 +149,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     env: request.env,
   });
   for (const [name, target] of Object.entries(outcome.targets)) {
-    provenance.targets[name] = {
-      location: target.location,
-      ...(target.fsType && { fsType: target.fsType }),
-      ...(target.ipfs && target.ipfs.repos.length > 0 && { repos: target.ipfs.repos }),
-    };
+    provenance.targets[name] = { location: target.location, ...target.details() };
   }
   const end = new Date().toISOString();
   const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };
@@ -214,12 +210,10 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
 
 async function collectProvenance(plan: Plan, state: RunState, request: RunRequest): Promise<Provenance> {
   const engines = [...new Set(plan.cases.map((c) => c.engine))];
-  const tools = new Set(
-    (await Promise.all(engines.map((e) => BACKENDS[e].executor()))).flatMap((executor) => executor.tools),
-  );
-  for (const target of Object.values(plan.targets)) {
-    if ("launch" in target && target.launch) tools.add(target.launch);
-  }
+  const tools = [
+    ...engines.flatMap((e) => BACKENDS[e].tools),
+    ...Object.values(plan.targets).flatMap((target) => targetKind(target.kind).launches(target)),
+  ];
   const git = await gitInfo(state.specFile);
   return {
     spec: {

@@ -5,8 +5,16 @@
  */
 import { didYouMean } from "../diagnostics/suggest.js";
 import { formatParam, sameValue } from "./params.js";
-import { PARAM_NAMES, type ParamName, type ParamValue, type Spec, type Workload } from "./schema.js";
+import {
+  PARAM_NAMES,
+  type ParamName,
+  type ParamValue,
+  type Spec,
+  type Target,
+  type Workload,
+} from "./schema.js";
 import type { DiagnosticSink } from "./sink.js";
+import { targetKindFacts, targetValue } from "./target-kinds.js";
 import { evaluate } from "./vars.js";
 
 export interface RuleContext {
@@ -78,46 +86,58 @@ const targetNamesDistinct: Rule = ({ spec, sink }) => {
   }
 };
 
-const serversReachable: Rule = ({ spec, sink }) => {
+/** Per target, what its kind asks for: a server to reach (an address or `launch`), credentials kept out of the spec. */
+const targetKindRules: Rule = ({ spec, sink }) => {
   for (const [name, target] of Object.entries(spec.targets)) {
-    const path = ["targets", name];
-    if (target.kind !== "s3" && target.kind !== "ipfs") continue;
-    const address = target.kind === "s3" ? target.endpoint : target.api;
-    const addressKey = target.kind === "s3" ? "endpoint" : "api";
-    const server = target.kind === "s3" ? "minio" : "kubo";
-    if (address === undefined && target.launch === undefined) {
-      sink.error(
-        "no-endpoint",
-        `an ${target.kind} target needs "${addressKey}" or "launch: ${server}"`,
-        path,
-      );
-    } else if (address !== undefined && target.launch !== undefined) {
-      sink.error("conflicting-keys", `"${addressKey}" and "launch" exclude each other`, [...path, "launch"], {
-        at: "key",
-      });
-    }
-    if (target.kind === "ipfs" && target.fresh !== undefined && target.launch === undefined) {
-      sink.error(
-        "conflicting-keys",
-        '"fresh" needs "launch: kubo" (an external node is never wiped)',
-        [...path, "fresh"],
-        { at: "key" },
-      );
-    }
-    if (target.kind === "s3") {
-      for (const key of ["accessKey", "secretKey"] as const) {
-        const value = target[key];
-        if (value !== undefined && !value.includes("${env:")) {
-          sink.warning(
-            "literal-secret",
-            `${key} is written into the spec; prefer \${env:NAME} so it stays out of git`,
-            [...path, key],
-          );
-        }
-      }
-    }
+    checkServer(target, ["targets", name], sink);
+    checkSecrets(target, ["targets", name], sink);
   }
 };
+
+function checkServer(target: Target, path: string[], sink: DiagnosticSink) {
+  const { server } = targetKindFacts(target.kind);
+  if (!server) return;
+  const address = targetValue(target, server.addressKey);
+  const launch = targetValue(target, "launch");
+  if (address === undefined && launch === undefined) {
+    sink.error(
+      "no-endpoint",
+      `an ${target.kind} target needs "${server.addressKey}" or "launch: ${server.launch}"`,
+      path,
+    );
+  } else if (address !== undefined && launch !== undefined) {
+    sink.error(
+      "conflicting-keys",
+      `"${server.addressKey}" and "launch" exclude each other`,
+      [...path, "launch"],
+      {
+        at: "key",
+      },
+    );
+  }
+  if (server.freshNeedsLaunch && targetValue(target, "fresh") !== undefined && launch === undefined) {
+    sink.error(
+      "conflicting-keys",
+      `"fresh" needs "launch: ${server.launch}" (${server.freshNeedsLaunch})`,
+      [...path, "fresh"],
+      { at: "key" },
+    );
+  }
+}
+
+/** A credential belongs in the environment: written into the spec, it ends up in git. */
+function checkSecrets(target: Target, path: string[], sink: DiagnosticSink) {
+  for (const key of targetKindFacts(target.kind).secrets) {
+    const value = targetValue(target, key);
+    if (typeof value === "string" && !value.includes("${env:")) {
+      sink.warning(
+        "literal-secret",
+        `${key} is written into the spec; prefer \${env:NAME} so it stays out of git`,
+        [...path, key],
+      );
+    }
+  }
+}
 
 const sweptOnce: Rule = ({ spec, sink }) => {
   spec.workloads.forEach((workload, index) => {
@@ -282,7 +302,7 @@ export const RULES: Record<string, Rule> = {
   uniqueWorkloadNames,
   targetsExist,
   targetNamesDistinct,
-  serversReachable,
+  targetKindRules,
   sweptOnce,
   distinctValues,
   matrixFilters,

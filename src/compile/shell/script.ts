@@ -7,9 +7,12 @@
  *   1. header       usage, the environment variables that place each target, strict mode, LC_ALL=C
  *   2. runtime      logging, the one JSON-escaping helper, clock, data files, start barrier, worker pool,
  *                   result rows, and the child process that runs one repetition in its own process group
+ *                   (runtime.sh); the target kinds' bash functions (src/targets/<kind>/<kind>.sh); init
+ *                   and cleanup (lifecycle.sh)
  *   3. engines      each engine's shell library (Backend.shellLibrary), for the engines the plan uses
- *   4. targets      per used target: setup (once, with the safety checks), enter (per repetition, in the
- *                   child), leave (after each case), release (on exit, also after Ctrl-C)
+ *   4. targets      per used target, written by its kind (src/targets/<kind>/shell.ts): setup (once, with
+ *                   the safety checks), enter (per repetition, in the child), leave (after each case),
+ *                   release (on exit, also after Ctrl-C)
  *   5. cases        one function per case that runs one repetition and prints its row (Backend.shellCase)
  *   6. main         tool check, targets, warm-up then measured repetitions of every case, exit status
  *
@@ -19,58 +22,18 @@
 import { BACKENDS } from "../../engines/index.js";
 import type { Case, Plan } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
-import type { Target } from "../../spec/schema.js";
+import { TARGET_KINDS, type Target } from "../../spec/schema.js";
+import { unconsentedWrite } from "../../spec/target-kinds.js";
+import { targetKind } from "../../targets/index.js";
 import type { Artifact, CompileContext } from "../../engines/types.js";
-import { BenchspecError } from "../../platform/errors.js";
 import { ShellScriptWriter, shQuote } from "../writer.js";
 import { shellAsset } from "./assets.js";
+import { targetEnvVar } from "./words.js";
 
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
 
 /** Tools every script uses besides bash builtins (coreutils are assumed; awk is checked). */
 const BASE_TOOLS = ["awk"] as const;
-
-/** The environment variable that places a target: BENCHSPEC_TARGET_<name, non-alphanumerics as "_">. */
-export function targetEnvVar(name: string): string {
-  return `BENCHSPEC_TARGET_${name.replace(/[^A-Za-z0-9]/g, "_")}`;
-}
-
-/**
- * A spec string as one shell word: literal text single-quoted, each `${env:NAME}` a double-quoted expansion
- * that stops the script with a clear message when the variable is unset or empty.
- */
-export function shellWord(text: string, what: string): string {
-  const parts: string[] = [];
-  let last = 0;
-  for (const match of text.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-    if (match.index > last) parts.push(shQuote(text.slice(last, match.index)));
-    parts.push(envExpansion(match[1]!, what));
-    last = match.index + match[0].length;
-  }
-  if (last < text.length) parts.push(shQuote(text.slice(last)));
-  return parts.join("");
-}
-
-/**
- * `LHS=<shell word of a spec string>`. A `$` or a backtick in the user's text is literal inside its single
- * quotes; shellcheck's SC2016 ("expressions don't expand in single quotes") is told that this is the intent.
- */
-function assignWord(w: ShellScriptWriter, lhs: string, text: string, what: string): void {
-  if (/[$`]/.test(text.replace(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g, ""))) {
-    w.line("# shellcheck disable=SC2016 # the user's value, single-quoted on purpose: never expanded");
-  }
-  w.line(`${lhs}=${shellWord(text, what)}`);
-}
-
-function envExpansion(name: string, what: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    throw new BenchspecError("internal", `bad environment variable name ${name}`);
-  if (!/^[A-Za-z0-9 _.,-]*$/.test(what)) throw new BenchspecError("internal", `bad message ${what}`);
-  return `"\${${name}:?is not set or empty, needed for ${what}}"`;
-}
-
-/** Only `${env:NAME}` and nothing else: the one form of a secret that may be referenced from the script. */
-const PURE_ENV_REF = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   const w = new ShellScriptWriter(ctx);
@@ -87,6 +50,17 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   w.assign("BS_CASES", plan.cases.length);
   w.assign("BS_ROW_SPEC", JSON.stringify({ spec: plan.name, specHash: plan.specHash }).slice(1, -1));
   w.code(shellAsset(new URL("./runtime.sh", import.meta.url)));
+  w.line();
+  w.comment("---------- targets ----------");
+  // Every kind's functions, used or not: the shipped specs' compiled scripts (test/golden) carry them all.
+  for (const kind of TARGET_KINDS) {
+    const library = targetKind(kind).shell.library;
+    if (library === undefined) continue;
+    w.line();
+    w.code(shellAsset(library));
+  }
+  w.line();
+  w.code(shellAsset(new URL("./lifecycle.sh", import.meta.url)));
 
   for (const engine of engines) {
     w.line();
@@ -144,14 +118,7 @@ function writeHeader(w: ShellScriptWriter, plan: Plan, used: [string, Target, nu
   w.line("#");
   w.comment("Where the targets are (environment variables override the spec):");
   for (const [name, target] of used) {
-    const variable = targetEnvVar(name);
-    const place: Record<Target["kind"], string> = {
-      fs: "a directory (files go into a fresh benchspec.* subdirectory of it; default: the spec's path or a new temp dir)",
-      block: `a block device${target.kind === "block" && target.destructive ? " — ITS CONTENTS ARE DESTROYED" : ""} (default: the spec's device)`,
-      s3: "the S3 endpoint URL (credentials: the AWS environment/profile chain unless the spec names variables)",
-      ipfs: "the Kubo RPC API address, e.g. http://127.0.0.1:5001 or /ip4/127.0.0.1/tcp/5001",
-    };
-    w.comment(`  ${variable}: ${place[target.kind]}`);
+    w.comment(`  ${targetEnvVar(name)}: ${targetKind(target.kind).shell.place(target)}`);
     if (target.description !== undefined) w.comment(`    ${target.description}`);
   }
   w.comment("Also: BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),");
@@ -160,119 +127,21 @@ function writeHeader(w: ShellScriptWriter, plan: Plan, used: [string, Target, nu
 
 function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: number) {
   const fn = `bs_target_${index}`;
-  const variable = targetEnvVar(name);
-  const what = `target ${name}`;
   w.line();
   w.comment(`target ${name} (${target.kind})${target.description ? `: ${target.description}` : ""}`);
-  const keep = "keep" in target && target.keep === true;
-  switch (target.kind) {
-    case "fs":
-      w.block(`${fn}_setup() {`, () => {
-        w.line(`local root=\${${variable}:-}`);
-        if (target.path !== undefined) {
-          w.block("if [[ -z $root ]]; then", () => assignWord(w, "root", target.path!, `${what} path`), "fi");
-        }
-        w.line(`bs_fs_setup ${shQuote(name)} "$root" ${keep ? "keep" : "remove"}`);
-      });
-      w.line(`${fn}_enter() { bs_fs_enter ${shQuote(name)}; }`);
-      w.line(`${fn}_leave() { bs_fs_leave ${shQuote(name)} ${keep ? "keep" : "remove"}; }`);
-      break;
-    case "block":
-      w.block(`${fn}_setup() {`, () => {
-        w.line(`local device=\${${variable}:-}`);
-        w.block(
-          "if [[ -z $device ]]; then",
-          () => assignWord(w, "device", target.device, `${what} device`),
-          "fi",
-        );
-        w.line(`bs_block_setup ${shQuote(name)} "$device"`);
-      });
-      w.line(`${fn}_enter() { BS_DEVICE=\${BS_TDEV[${shQuote(name)}]}; }`);
-      w.line(`${fn}_leave() { :; }`);
-      break;
-    case "s3":
-      w.block(`${fn}_setup() {`, () => {
-        w.line(`local url=\${${variable}:-}`);
-        if (target.endpoint !== undefined) {
-          w.block(
-            "if [[ -z $url ]]; then",
-            () => assignWord(w, "url", target.endpoint!, `${what} endpoint`),
-            "fi",
-          );
-        } else {
-          w.block(
-            "if [[ -z $url ]]; then",
-            () =>
-              w.line(
-                `bs_die ${shQuote(`target ${name} is "launch: minio": start an S3 server (e.g. minio server DIR) and set ${variable}=http://HOST:PORT and the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY it accepts`)}`,
-              ),
-            "fi",
-          );
-        }
-        w.line(`BS_TURL[${shQuote(name)}]=$url`);
-        if (target.bucket !== undefined)
-          assignWord(w, `BS_TBUCKET[${shQuote(name)}]`, target.bucket, `${what} bucket`);
-        else w.line(`BS_TBUCKET[${shQuote(name)}]=benchspec`);
-        if (target.region !== undefined)
-          assignWord(w, `BS_TREGION[${shQuote(name)}]`, target.region, `${what} region`);
-        else w.line(`BS_TREGION[${shQuote(name)}]=\${AWS_REGION:-\${AWS_DEFAULT_REGION:-us-east-1}}`);
-        w.line(`(${fn}_enter && bs_s3_bucket_setup ${shQuote(name)})`);
-      });
-      w.block(`${fn}_enter() {`, () => {
-        const credentials = [
-          ["accessKey", "AWS_ACCESS_KEY_ID"],
-          ["secretKey", "AWS_SECRET_ACCESS_KEY"],
-        ] as const;
-        for (const [key, variableName] of credentials) {
-          const value = target[key];
-          if (value === undefined) continue;
-          const ref = PURE_ENV_REF.exec(value);
-          if (ref) {
-            w.line(`export ${variableName}=${envExpansion(ref[1]!, `${what} ${key}`)}`);
-          } else {
-            // A secret written into the spec is never copied into an artifact: the user supplies it at run time.
-            w.comment(`${key} is written literally in the spec and is not copied here: set ${variableName}`);
-            w.line(
-              `: "\${${variableName}:?must be set: the spec's ${key} of ${what} is not copied into this script}"`,
-            );
-          }
-        }
-        w.line(`BS_S3_URL=\${BS_TURL[${shQuote(name)}]}`);
-        w.line(`BS_S3_BUCKET=\${BS_TBUCKET[${shQuote(name)}]}`);
-        w.line(`BS_S3_REGION=\${BS_TREGION[${shQuote(name)}]}`);
-      });
-      w.line(`${fn}_leave() { :; }`);
-      w.line(`${fn}_release() { (${fn}_enter && bs_s3_bucket_release ${shQuote(name)}); }`);
-      break;
-    case "ipfs":
-      w.block(`${fn}_setup() {`, () => {
-        w.line(`local api=\${${variable}:-}`);
-        if (target.api !== undefined) {
-          w.block("if [[ -z $api ]]; then", () => assignWord(w, "api", target.api!, `${what} api`), "fi");
-        } else {
-          w.block(
-            "if [[ -z $api ]]; then",
-            () =>
-              w.line(
-                `bs_die ${shQuote(`target ${name} is "launch: kubo": start a Kubo daemon (ipfs daemon --offline) and set ${variable} to its API address, e.g. http://127.0.0.1:5001`)}`,
-              ),
-            "fi",
-          );
-          if (target.fresh !== undefined && target.fresh !== "once") {
-            w.line(
-              `bs_log ${shQuote(`note: target ${name} asks for a fresh node ${target.fresh}; this script uses the node at ${variable} as it is`)}`,
-            );
-          }
-        }
-        w.line(`BS_TAPI[${shQuote(name)}]=$api`);
-        w.line(`${fn}_enter`);
-        w.line(`bs_ipfs_target_check ${shQuote(name)}`);
-      });
-      w.line(`${fn}_enter() { BS_IPFS_API=\${BS_TAPI[${shQuote(name)}]}; }`);
-      w.line(`${fn}_leave() { :; }`);
-      break;
-  }
-  if (target.kind !== "s3") w.line(`${fn}_release() { :; }`);
+  const functions = targetKind(target.kind).shell.functions({
+    target,
+    name,
+    fn,
+    variable: targetEnvVar(name),
+    what: `target ${name}`,
+  });
+  w.block(`${fn}_setup() {`, () => functions.setup(w));
+  const { enter } = functions;
+  if (typeof enter === "string") w.line(`${fn}_enter() { ${enter}; }`);
+  else w.block(`${fn}_enter() {`, () => enter(w));
+  w.line(`${fn}_leave() { ${functions.leave ?? ":"}; }`);
+  w.line(`${fn}_release() { ${functions.release ?? ":"}; }`);
 }
 
 function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContext) {
@@ -282,12 +151,12 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
     `case ${c.index + 1}/${plan.cases.length}: ${c.id} (engine ${c.engine}, ${p.repeat} measured, ${p.warmup} warm-up)`,
   );
   w.block(`bs_case_${c.index}() {`, () => {
-    const target = plan.targets[c.target]!;
     const writes = WRITING_OPS.has(c.op) || p.precondition !== undefined;
-    if (target.kind === "block" && writes && target.destructive !== true) {
+    const destroys = writes ? unconsentedWrite(plan.targets[c.target]!) : undefined;
+    if (destroys) {
       // Validation already refuses this; the script refuses it again rather than trust its input.
       w.line(
-        `bs_fail ${shQuote(`refusing to write to the block device of target ${c.target}: the spec does not say destructive: true`)}`,
+        `bs_fail ${shQuote(`refusing to write to the ${destroys.noun} of target ${c.target}: the spec does not say destructive: true`)}`,
       );
       return;
     }

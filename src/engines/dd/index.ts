@@ -9,6 +9,7 @@
  * (with fdatasync), and their page cache is dropped (dd iflag=nocache) before every repetition.
  */
 import type { Backend } from "../types.js";
+import { pathTool } from "../../platform/tool-version.js";
 import { ddShellCase, ddShellLibrary } from "./shell.js";
 
 export const ddBackend: Backend = {
@@ -17,5 +18,7 @@ export const ddBackend: Backend = {
   shellTools: ["dd"],
   shellLibrary: ddShellLibrary,
   shellCase: ddShellCase,
+  tools: [pathTool("dd")],
+  libraries: [],
   executor: async () => (await import("./run.js")).ddExecutor,
 };

@@ -144,8 +144,6 @@ const bytesOf = (c: Case) => c.params.bs! * c.params.count!;
 const sources = new Map<string, SourceFile>();
 
 export const ddExecutor: Executor = {
-  tools: ["dd"],
-
   /** Reads need their files first: written here (unmeasured) straight from the payload generator, and synced. */
   async prepare(c, ctx) {
     if (c.op !== "read" || c.targetKind === "block") return;

@@ -1,6 +1,7 @@
 import type { Backend } from "../types.js";
 import { fioArtifacts } from "./jobfile.js";
 import { fioShellCase, fioShellLibrary } from "./shell.js";
+import { locatedTool } from "../../platform/tool-version.js";
 
 export const fioBackend: Backend = {
   engine: "fio",
@@ -10,5 +11,7 @@ export const fioBackend: Backend = {
   shellTools: ["fio"],
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,
+  tools: [locatedTool("fio")],
+  libraries: [],
   executor: async () => (await import("./run.js")).fioExecutor,
 };

@@ -64,8 +64,6 @@ async function runFio(c: Case, sections: string[], output: string, ctx: ExecCont
 }
 
 export const fioExecutor: Executor = {
-  tools: ["fio"],
-
   async unavailable() {
     try {
       fioBinary();

@@ -11,5 +11,7 @@ export const ipfsBackend: Backend = {
   shellTools: ipfsShellTools,
   shellLibrary: ipfsShellLibrary,
   shellCase: ipfsShellCase,
+  tools: [],
+  libraries: ["kubo-rpc-client"],
   executor: async () => (await import("./run.js")).ipfsExecutor,
 };

@@ -20,7 +20,8 @@ import {
 import type { ExecContext, Executor, Measurement } from "../types.js";
 import { addDirectoryBlock } from "./add-directory.js";
 import { KuboRpc, type Added } from "./rpc.js";
-import type { IpfsConnection } from "../../targets/ipfs/prepare.js";
+import type { IpfsConnection } from "../../targets/ipfs/connection.js";
+import { preparedAs } from "../../targets/index.js";
 
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];
 type CleanupStep = IpfsRepetition["cleanup"][number];
@@ -48,11 +49,8 @@ const CIDS_PER_REQUEST = 500;
 const connect = (api: string) => create({ url: api, timeout: REQUEST_TIMEOUT });
 
 export const ipfsExecutor: Executor = {
-  tools: [],
-
   async prepare(c, ctx) {
-    const connection = ctx.target.ipfs;
-    if (!connection) throw new Error(`target "${c.target}" has no IPFS connection`);
+    const { connection } = preparedAs(ctx.target, "ipfs");
     const doc = await readSdkDocument(IpfsSdkDocumentSchema, ctx.artifactsDir, c.id);
     const client = connect(connection.api);
     // Content identical to the user's has the user's CID, and unpinning it would unpin theirs (only

@@ -1,8 +1,9 @@
 /**
- * Worker threads for the load generator: one event loop tops out near 1.2 GB/s of HTTP receive (DESIGN.md),
- * so a case can spread its workers over several threads, each with its own connections. The threads share
- * one operation list through a SharedArrayBuffer cursor (load.ts), and their operation records are merged
- * onto the main thread's clock, so a threaded repetition is measured exactly like a single-threaded one.
+ * Worker threads for the load generator: one event loop tops out near 1.2 GB/s of HTTP receive (measured
+ * by `npm run bench`), so a case can spread its workers over several threads, each with its own
+ * connections. The threads share one operation list through a SharedArrayBuffer cursor (load.ts), and their
+ * operation records are merged onto the main thread's clock, so a threaded repetition is measured exactly
+ * like a single-threaded one.
  * Threads start once per case and serve all its repetitions.
  */
 import { availableParallelism } from "node:os";

@@ -11,5 +11,7 @@ export const s3Backend: Backend = {
   shellTools: s3ShellTools,
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,
+  tools: [],
+  libraries: ["@aws-sdk/client-s3"],
   executor: async () => (await import("./run.js")).s3Executor,
 };

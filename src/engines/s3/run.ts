@@ -23,6 +23,7 @@ import {
 import { LoadThreads, resolveThreads } from "../load/threads.js";
 import type { Executor, Measurement } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
+import { preparedAs } from "../../targets/index.js";
 import { openClients, s3Operations, type S3Clients, type S3Wiring } from "./ops.js";
 
 interface Session {
@@ -39,11 +40,8 @@ interface Session {
 const sessions = new Map<string, Session>();
 
 export const s3Executor: Executor = {
-  tools: [],
-
   async prepare(c, ctx) {
-    const connection = ctx.target.s3;
-    if (!connection) throw new Error(`target "${c.target}" has no S3 connection`);
+    const { connection } = preparedAs(ctx.target, "s3");
     const doc = await readSdkDocument(S3SdkDocumentSchema, ctx.artifactsDir, c.id);
     const concurrency = Math.max(...doc.repetitions.map((r) => maxConcurrency(r)));
     const threadCount = resolveThreads(c.params.threads ?? "auto", concurrency);

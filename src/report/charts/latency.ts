@@ -12,6 +12,7 @@ import {
   type Entry,
   type WorkloadView,
 } from "../view.js";
+import { engineReport } from "../../engines/reports.js";
 import {
   axisTitle,
   filterKind,
@@ -33,24 +34,30 @@ export interface LatencyRequest {
 
 export const hasPercentiles = (e: Entry) => PERCENTILES.some((p) => e.c.metrics[p] !== undefined);
 
-const OBJECT_ENGINES = new Set(["s3", "ipfs"]);
+const sourceKind = (engine: string) => engineReport(engine)?.latency.kind;
 
-/** Where the percentiles come from, per engine of the cases drawn (and the dd cases the chart leaves out). */
+/** Where the percentiles come from, per engine of the cases drawn (and the cases the chart leaves out). */
 export function latencySources(view: WorkloadView, shown: readonly Entry[]): string {
-  const engines = new Set(shown.map((e) => e.c.engine));
+  const engines = [...new Set(shown.map((e) => e.c.engine))].sort();
   const parts: string[] = [];
-  if (engines.has("fio")) parts.push("fio: completion latency from fio's json+ histograms.");
-  const objects = [...engines].filter((e) => OBJECT_ENGINES.has(e)).sort();
-  if (objects.length > 0) {
-    const ttfb = view.entries.some((e) => OBJECT_ENGINES.has(e.c.engine) && e.c.ttfb !== undefined);
+  for (const engine of engines) {
+    const latency = engineReport(engine)?.latency;
+    if (latency?.kind === "tool") parts.push(`${engine}: ${latency.text}.`);
+  }
+  const timed = engines.filter((e) => sourceKind(e) === "per-operation");
+  if (timed.length > 0) {
+    const ttfb = view.entries.some(
+      (e) => sourceKind(e.c.engine) === "per-operation" && e.c.ttfb !== undefined,
+    );
     parts.push(
-      `${objects.join(" and ")}: per-operation latency measured by the engine (from sending a request to the end of its response)${ttfb ? "; time to first byte of reads is in the case table, not here" : ""}.`,
+      `${timed.join(" and ")}: per-operation latency measured by the engine (from sending a request to the end of its response)${ttfb ? "; time to first byte of reads is in the case table, not here" : ""}.`,
     );
   }
-  const others = [...engines].filter((e) => e !== "fio" && !OBJECT_ENGINES.has(e)).sort();
+  const others = engines.filter((e) => sourceKind(e) !== "tool" && sourceKind(e) !== "per-operation");
   if (others.length > 0) parts.push(`${others.join(", ")}: latency as the result rows report it.`);
-  if (view.entries.some((e) => e.c.engine === "dd"))
-    parts.push("dd reports no per-operation latency: its cases are not drawn.");
+  const undrawn = [...new Set(view.entries.map((e) => e.c.engine))].filter((e) => sourceKind(e) === "none");
+  for (const engine of undrawn.sort())
+    parts.push(`${engine} reports no per-operation latency: its cases are not drawn.`);
   return parts.join(" ");
 }
 

@@ -1,24 +1,12 @@
 /** Preparing an ipfs target: a launched offline Kubo node (renewable for `fresh`), or an external API. */
-import type { Target } from "../../spec/schema.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
+import type { TargetOf } from "../../spec/target-kinds.js";
+import { wholeTarget } from "../case-place.js";
+import type { PreparedTargetOf } from "../types.js";
+import type { IpfsConnection } from "./connection.js";
 import { launchKubo, type KuboNode } from "./kubo-server.js";
 
-type IpfsTarget = Extract<Target, { kind: "ipfs" }>;
-
-export interface IpfsConnection {
-  /** The RPC API base URL; changes when the node is renewed. */
-  api: string;
-  /** benchspec started this node (a throwaway repo); false for an external `api:` node, which holds the user's data. */
-  launched: boolean;
-  /** Replaces a launched node by one with an empty repo; absent for external nodes (never wiped). */
-  renew?: () => Promise<void>;
-  /** Each launched repo so far, for tests and provenance. */
-  repos: string[];
-  /** Nothing has run on the node since it was launched (a fresh node need not be replaced yet). */
-  pristine: boolean;
-}
-
-export async function prepareIpfsTarget(target: IpfsTarget, env: NodeJS.ProcessEnv) {
+export async function prepareIpfsTarget(target: TargetOf<"ipfs">, env: NodeJS.ProcessEnv) {
   if (!target.launch) {
     const connection: IpfsConnection = {
       api: resolveEnvRefs(target.api!, env),
@@ -26,7 +14,7 @@ export async function prepareIpfsTarget(target: IpfsTarget, env: NodeJS.ProcessE
       repos: [],
       pristine: false,
     };
-    return { location: connection.api, ipfs: connection, cleanup: async () => {} };
+    return prepared(connection, async () => {});
   }
   let node: KuboNode = await launchKubo();
   const connection: IpfsConnection = {
@@ -42,5 +30,17 @@ export async function prepareIpfsTarget(target: IpfsTarget, env: NodeJS.ProcessE
       connection.pristine = true;
     },
   };
-  return { location: node.api, ipfs: connection, cleanup: () => node.stop() };
+  return prepared(connection, () => node.stop());
+}
+
+function prepared(connection: IpfsConnection, cleanup: () => Promise<void>): PreparedTargetOf<"ipfs"> {
+  const location = connection.api;
+  return {
+    kind: "ipfs",
+    location,
+    connection,
+    enterCase: wholeTarget(location),
+    details: () => (connection.repos.length > 0 ? { repos: connection.repos } : {}),
+    cleanup,
+  };
 }

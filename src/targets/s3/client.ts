@@ -1,5 +1,5 @@
 /**
- * An S3 client tuned to measure the store, not the SDK (facts in DESIGN.md, measured by `npm run bench`):
+ * An S3 client tuned to measure the store, not the SDK (each choice measured by `npm run bench`):
  * checksums only when an operation requires them, no SHA-256 of payloads (UNSIGNED-PAYLOAD), no
  * `Expect: 100-continue` round trip, a keep-alive agent sized to the concurrency, no retries (a benchmark
  * records errors instead of hiding them in latency), and timeouts on every request so a dead server

@@ -1,15 +1,15 @@
 /** Preparing an s3 target for a run: a launched MinIO (with its bucket), or an external endpoint. */
 import { CreateBucketCommand, HeadBucketCommand } from "@aws-sdk/client-s3";
-import type { Target } from "../../spec/schema.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
+import type { TargetOf } from "../../spec/target-kinds.js";
+import { wholeTarget } from "../case-place.js";
+import type { PreparedTargetOf } from "../types.js";
 import { makeS3Client, type S3Connection } from "./client.js";
 import { launchMinio } from "./minio-server.js";
 
-type S3Target = Extract<Target, { kind: "s3" }>;
-
 export const DEFAULT_BUCKET = "benchspec";
 
-export async function prepareS3Target(target: S3Target, env: NodeJS.ProcessEnv) {
+export async function prepareS3Target(target: TargetOf<"s3">, env: NodeJS.ProcessEnv) {
   const resolve = (value: string | undefined) =>
     value === undefined ? undefined : resolveEnvRefs(value, env);
   const bucket = resolve(target.bucket) ?? DEFAULT_BUCKET;
@@ -31,7 +31,7 @@ export async function prepareS3Target(target: S3Target, env: NodeJS.ProcessEnv) 
     } finally {
       client.destroy();
     }
-    return { location: server.endpoint, s3: connection, cleanup: () => server.stop() };
+    return prepared(server.endpoint, connection, () => server.stop());
   }
   const accessKeyId = resolve(target.accessKey);
   const secretAccessKey = resolve(target.secretKey);
@@ -53,5 +53,13 @@ export async function prepareS3Target(target: S3Target, env: NodeJS.ProcessEnv) 
   } finally {
     client.destroy();
   }
-  return { location: connection.endpoint ?? "s3", s3: connection, cleanup: async () => {} };
+  return prepared(connection.endpoint ?? "s3", connection, async () => {});
+}
+
+function prepared(
+  location: string,
+  connection: S3Connection,
+  cleanup: () => Promise<void>,
+): PreparedTargetOf<"s3"> {
+  return { kind: "s3", location, connection, enterCase: wholeTarget(location), details: () => ({}), cleanup };
 }

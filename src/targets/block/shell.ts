@@ -1,0 +1,21 @@
+/** A block target in the compiled script: the device, checked unused by bs_block_setup (block.sh). */
+import { shQuote } from "../../compile/writer.js";
+import type { TargetOf } from "../../spec/target-kinds.js";
+import { placeFromEnvironment } from "../shell.js";
+import type { TargetShell } from "../types.js";
+
+export const blockShell: TargetShell<TargetOf<"block">> = {
+  library: new URL("./block.sh", import.meta.url),
+  place: (target) =>
+    `a block device${target.destructive ? " — ITS CONTENTS ARE DESTROYED" : ""} (default: the spec's device)`,
+  functions: (t) => {
+    const name = shQuote(t.name);
+    return {
+      setup: (w) => {
+        placeFromEnvironment(w, t, "device", { specValue: t.target.device, key: "device" });
+        w.line(`bs_block_setup ${name} "$device"`);
+      },
+      enter: `BS_DEVICE=\${BS_TDEV[${name}]}`,
+    };
+  },
+};

@@ -1,0 +1,70 @@
+/**
+ * Preparing an fs target for a run: its files live in a benchspec-owned subdirectory created for the run
+ * and removed afterwards (unless keep: true); nothing that was there before is touched. Each case works in
+ * its own subdirectory of it.
+ */
+import { rmSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fsTypeOf } from "../../platform/mounts.js";
+import { resolveEnvRefs } from "../../spec/strings.js";
+import type { TargetOf } from "../../spec/target-kinds.js";
+import type { PreparedTargetOf, PrepareOptions } from "../types.js";
+
+/**
+ * The benchspec-owned directories on fs targets not marked keep: true, while they exist. A second Ctrl-C
+ * exits at once, without the awaited cleanup; removeOwnedTargetsSync is what it still does.
+ */
+const ownedDirectories = new Set<string>();
+
+/** Synchronously removes every owned target directory still registered (and nothing else). */
+export function removeOwnedTargetsSync(): void {
+  for (const dir of ownedDirectories) {
+    try {
+      // Retries: a tool killed a moment ago may still be closing files in there.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch {
+      // exiting anyway; one directory that resists does not keep the others
+    }
+  }
+  ownedDirectories.clear();
+}
+
+export async function prepareFs(
+  target: TargetOf<"fs">,
+  options: PrepareOptions,
+): Promise<PreparedTargetOf<"fs">> {
+  const temporary = target.path === undefined;
+  const base = temporary
+    ? await mkdtemp(join(tmpdir(), "benchspec-target-"))
+    : resolve(resolveEnvRefs(target.path!, options.env));
+  const owned = join(base, `benchspec-${options.runId}`);
+  try {
+    await mkdir(owned, { recursive: false });
+  } catch (error) {
+    if (temporary) await rm(base, { recursive: true, force: true });
+    throw new Error(`cannot create ${owned}: ${(error as Error).message}`);
+  }
+  const ours = temporary ? base : owned;
+  if (!target.keep) ownedDirectories.add(ours);
+  const fsType = fsTypeOf(owned);
+  return {
+    kind: "fs",
+    location: owned,
+    enterCase: async (caseId) => {
+      const location = join(owned, caseId);
+      await mkdir(location, { recursive: true });
+      return {
+        location,
+        leave: async () => (target.keep ? undefined : rm(location, { recursive: true, force: true })),
+      };
+    },
+    details: () => ({ ...(fsType && { fsType }) }),
+    cleanup: async () => {
+      if (target.keep) return;
+      await rm(ours, { recursive: true, force: true });
+      ownedDirectories.delete(ours);
+    },
+  };
+}

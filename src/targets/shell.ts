@@ -1,0 +1,23 @@
+/** What the shell code of every target kind shares: where a target's setup finds its address. */
+import { shQuote, type ShellScriptWriter } from "../compile/writer.js";
+import { assignWord } from "../compile/shell/words.js";
+import type { ShellTarget } from "./types.js";
+
+/**
+ * `local <local>=$BENCHSPEC_TARGET_<name>`; when that is unset or empty, the spec's value (`specValue`), or
+ * a stop with `unplaced` (the script cannot launch a server the spec would have benchspec launch).
+ */
+export function placeFromEnvironment(
+  w: ShellScriptWriter,
+  t: ShellTarget<unknown>,
+  local: string,
+  fallback: { specValue: string | undefined; key: string; unplaced?: string },
+): void {
+  w.line(`local ${local}=\${${t.variable}:-}`);
+  const { specValue, key, unplaced } = fallback;
+  if (specValue !== undefined) {
+    w.block(`if [[ -z $${local} ]]; then`, () => assignWord(w, local, specValue, `${t.what} ${key}`), "fi");
+  } else if (unplaced !== undefined) {
+    w.block(`if [[ -z $${local} ]]; then`, () => w.line(`bs_die ${shQuote(unplaced)}`), "fi");
+  }
+}

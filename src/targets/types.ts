@@ -1,0 +1,91 @@
+/**
+ * The target-kind interface. One entry per kind, each in its own folder, registered in index.ts (a missing
+ * kind is a type error). Shared stages call these hooks and never branch on a kind's name.
+ */
+import type { ShellScriptWriter } from "../compile/writer.js";
+import type { ProvenanceTool } from "../platform/tool-version.js";
+import type { TargetKind } from "../spec/schema.js";
+import type { TargetOf } from "../spec/target-kinds.js";
+import type { IpfsConnection } from "./ipfs/connection.js";
+import type { S3Connection } from "./s3/client.js";
+
+export interface PrepareOptions {
+  runId: string;
+  writes: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/** What provenance records about a prepared target besides its location. */
+export interface TargetDetails {
+  fsType?: string;
+  /** Every repo a launched Kubo node started on (one more per `fresh` renewal), since removed. */
+  repos?: string[];
+}
+
+/** Where one case of a run works, and how to remove what it left there. */
+export interface CasePlace {
+  location: string;
+  leave(): Promise<void>;
+}
+
+/** What each kind's prepared target carries beyond the common members. */
+interface Connections {
+  fs: object;
+  block: object;
+  s3: { connection: S3Connection };
+  ipfs: { connection: IpfsConnection };
+}
+
+export type PreparedTargetOf<K extends TargetKind> = {
+  kind: K;
+  /** Directory (fs), device path (block), or the server's address (s3, ipfs). */
+  location: string;
+  /** Where a case works: its own subdirectory on an fs target, the target itself otherwise. */
+  enterCase(caseId: string): Promise<CasePlace>;
+  details(): TargetDetails;
+  cleanup(): Promise<void>;
+} & Connections[K];
+
+/** A target ready for a run, told apart by kind: an executor narrows it with preparedAs (index.ts). */
+export type PreparedTarget = { [K in TargetKind]: PreparedTargetOf<K> }[TargetKind];
+
+/** A one-line function body (`name() { body; }`) or one written as a block. */
+export type ShellBody = string | ((w: ShellScriptWriter) => void);
+
+/** One target of the compiled script, as its kind's shell code sees it. */
+export interface ShellTarget<T> {
+  target: T;
+  name: string;
+  /** The prefix of its functions: bs_target_<index>. */
+  fn: string;
+  /** BENCHSPEC_TARGET_<name>: where the user places it. */
+  variable: string;
+  /** "target <name>", for messages. */
+  what: string;
+}
+
+/** The bs_target_<index>_* functions of one target: set up once, entered per repetition, left after each case, released on exit. */
+export interface ShellTargetFunctions {
+  setup(w: ShellScriptWriter): void;
+  enter: ShellBody;
+  /** Default: nothing to do. */
+  leave?: string;
+  /** Default: nothing to do. */
+  release?: string;
+}
+
+export interface TargetShell<T> {
+  /** The .sh file with the bash functions every target of this kind calls. */
+  library?: URL;
+  /** The script header's note on what BENCHSPEC_TARGET_<name> holds for this kind. */
+  place(target: T): string;
+  functions(t: ShellTarget<T>): ShellTargetFunctions;
+}
+
+export interface TargetKindEntry<K extends TargetKind> {
+  /** Makes the target ready for a run; heavy clients are imported only here, when a run needs them. */
+  prepare(target: TargetOf<K>, options: PrepareOptions): Promise<PreparedTarget & { kind: K }>;
+  shell: TargetShell<TargetOf<K>>;
+  /** The servers benchspec launches for this target, whose versions go into the run's provenance. */
+  launches(target: TargetOf<K>): readonly ProvenanceTool[];
+}
