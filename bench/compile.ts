@@ -8,7 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { compilePlan } from "../src/compile/compile.js";
-import { COMPILE_TARGETS } from "../src/engines/types.js";
+import { ARTIFACT_FORMATS } from "../src/compile/types.js";
 import { loadSpec } from "../src/plan/load.js";
 import { config } from "./config.js";
 import type { BenchLine } from "./lines.js";
@@ -49,7 +49,7 @@ export async function benchCompile(scratch: string): Promise<BenchLine[]> {
     const t1 = performance.now();
     if (!loaded.plan)
       throw new Error(`the matrix spec is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
-    const output = compilePlan(loaded.plan, COMPILE_TARGETS, "bench");
+    const output = compilePlan(loaded.plan, ARTIFACT_FORMATS, "bench");
     const t2 = performance.now();
     cases = loaded.plan.cases.length;
     artifacts = output.artifacts.length;

@@ -7,7 +7,11 @@ export function makeCompileCommand(io: Io, setExit: (code: number) => void): Com
   return new Command("compile")
     .description("compile a spec into fio jobfiles, a bash script and S3/IPFS call sequences")
     .argument("<spec>", "spec file")
-    .option("-t, --target <targets>", "fio, shell, sdk, a comma-separated list, or all", "all")
+    .option(
+      "-t, --target <formats>",
+      "artifact formats: fio, shell, sdk, a comma-separated list, or all",
+      "all",
+    )
     .option("-o, --out <dir>", "output directory", "compiled")
     .option("--set <key=value>", "override a var or parameter (repeatable)", collect, [])
     .addHelpText(
@@ -21,7 +25,7 @@ Examples:
 The output is deterministic (same spec, same bytes); plan.json maps every case to its artifacts.`,
     )
     .action(async (file: string, options: { target: string; out: string; set: string[] }) => {
-      const [{ loadSpec }, { compilePlan, parseTargets }, { writeArtifacts }] = await Promise.all([
+      const [{ loadSpec }, { compilePlan, parseFormats }, { writeArtifacts }] = await Promise.all([
         import("../plan/load.js"),
         import("../compile/compile.js"),
         import("../compile/output.js"),
@@ -30,7 +34,7 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
       printDiagnostics(io, result.diagnostics);
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
       try {
-        const { artifacts } = compilePlan(result.plan, parseTargets(options.target), VERSION);
+        const { artifacts } = compilePlan(result.plan, parseFormats(options.target), VERSION);
         await writeArtifacts(nonEmptyPath("--out", options.out), artifacts);
         io.stdout.write(
           `wrote ${artifacts.length} files to ${options.out} (${result.plan.cases.length} cases)\n`,

@@ -1,7 +1,7 @@
 /**
- * `compile`: Plan → artifacts, all in memory first, so a case that a target cannot express stops the
+ * `compile`: Plan → artifacts, all in memory first, so a case that a format cannot express stops the
  * compile before anything is written.
- *   1. check  every case can be expressed by the requested targets (or, for `all`, by at least shell)
+ *   1. check  every case can be expressed by the requested formats (or, for `all`, by at least shell)
  *   2. emit   per-case artifacts (fio jobfiles, sdk call sequences) and the one shell script
  *   3. index  plan.json: every case, its resolved parameters and its artifacts
  */
@@ -10,12 +10,12 @@ import type { Case, Plan } from "../plan/types.js";
 import { BACKENDS } from "../engines/index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
 import {
-  COMPILE_TARGETS,
+  ARTIFACT_FORMATS,
   type Artifact,
+  type ArtifactFormat,
   type CompileContext,
   NO_ARTIFACTS,
-  type CompileTarget,
-} from "../engines/types.js";
+} from "./types.js";
 import { RUN_FILES } from "../results/run-dir.js";
 import type { EngineName } from "../spec/engines.js";
 import { BenchspecError } from "../platform/errors.js";
@@ -31,25 +31,27 @@ export interface CompileOutput {
   artifacts: Artifact[];
 }
 
-export function compilePlan(plan: Plan, targets: readonly CompileTarget[], version: string): CompileOutput {
+export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], version: string): CompileOutput {
   const ctx: CompileContext = { plan, version };
-  checkExpressible(plan.cases, targets);
+  checkExpressible(plan.cases, formats);
   const artifacts = new Map<string, Artifact>();
-  const byCase = new Map<string, Partial<Record<CompileTarget, string[]>>>(plan.cases.map((c) => [c.id, {}]));
+  const byCase = new Map<string, Partial<Record<ArtifactFormat, string[]>>>(
+    plan.cases.map((c) => [c.id, {}]),
+  );
   for (const [engine, cases] of casesByEngine(plan.cases)) {
     const backend = BACKENDS[engine];
-    for (const target of targets) {
-      if (!backend.targets.includes(target)) continue;
-      // A target may need files of its own (the shell script runs fio through the jobfiles).
-      const compiled = backend.artifacts?.(cases, target, ctx) ?? NO_ARTIFACTS;
+    for (const format of formats) {
+      if (!backend.formats.includes(format)) continue;
+      // A format may need files of another (the shell script runs fio through the jobfiles).
+      const compiled = backend.artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
       for (const file of compiled.files) artifacts.set(file.path, file);
       for (const c of cases) {
         const files = compiled.filesOf(c);
-        byCase.get(c.id)![target] = target === "shell" ? [SHELL_SCRIPT_PATH, ...files] : files;
+        byCase.get(c.id)![format] = format === "shell" ? [SHELL_SCRIPT_PATH, ...files] : files;
       }
     }
   }
-  if (targets.includes("shell")) artifacts.set(SHELL_SCRIPT_PATH, compileShellScript(plan, ctx));
+  if (formats.includes("shell")) artifacts.set(SHELL_SCRIPT_PATH, compileShellScript(plan, ctx));
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
     artifacts: [...artifacts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
@@ -66,15 +68,16 @@ function casesByEngine(cases: readonly Case[]): Map<EngineName, Case[]> {
   return groups;
 }
 
-/** With one target, every case must be expressible; with several, each case needs at least one of them. */
-function checkExpressible(cases: readonly Case[], targets: readonly CompileTarget[]) {
+/** With one format, every case must be expressible; with several, each case needs at least one of them. */
+function checkExpressible(cases: readonly Case[], formats: readonly ArtifactFormat[]) {
   const problems = new Map<string, string>();
   for (const c of cases) {
-    const able = BACKENDS[c.engine].targets;
-    if (targets.some((target) => able.includes(target))) continue;
+    const able = BACKENDS[c.engine].formats;
+    if (formats.some((format) => able.includes(format))) continue;
+    // Said in the command line's word: formats are chosen with --target.
     problems.set(
       c.workload,
-      `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${targets.join("/")}; targets that can: ${able.join(", ")}`,
+      `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${formats.join("/")}; targets that can: ${able.join(", ")}`,
     );
   }
   if (problems.size > 0) throw new BenchspecError("not-compilable", [...problems.values()].join("\n"));
@@ -82,7 +85,7 @@ function checkExpressible(cases: readonly Case[], targets: readonly CompileTarge
 
 function planIndex(
   ctx: CompileContext,
-  byCase: Map<string, Partial<Record<CompileTarget, string[]>>>,
+  byCase: Map<string, Partial<Record<ArtifactFormat, string[]>>>,
 ): string {
   const { plan } = ctx;
   return jsonArtifact(
@@ -124,16 +127,17 @@ function redactLiteralSecrets(targets: Plan["targets"]): Plan["targets"] {
   );
 }
 
-export function parseTargets(value: string): CompileTarget[] {
-  if (value === "all") return [...COMPILE_TARGETS];
-  const targets = value.split(",").map((t) => t.trim());
-  for (const target of targets) {
-    if (!(COMPILE_TARGETS as readonly string[]).includes(target)) {
+/** The formats `--target` names: a comma-separated list, or all. */
+export function parseFormats(value: string): ArtifactFormat[] {
+  if (value === "all") return [...ARTIFACT_FORMATS];
+  const formats = value.split(",").map((t) => t.trim());
+  for (const format of formats) {
+    if (!(ARTIFACT_FORMATS as readonly string[]).includes(format)) {
       throw new BenchspecError(
         "not-compilable",
-        `unknown compile target "${target}"; expected ${COMPILE_TARGETS.join(", ")} or all`,
+        `unknown compile target "${format}"; expected ${ARTIFACT_FORMATS.join(", ")} or all`,
       );
     }
   }
-  return targets as CompileTarget[];
+  return formats as ArtifactFormat[];
 }

@@ -14,7 +14,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Case, CaseParams } from "../plan/types.js";
-import type { Artifact, CaseArtifacts, CompileContext } from "../engines/types.js";
+import type { Artifact, CaseArtifacts, CompileContext } from "./types.js";
 
 export const SDK_FORMAT = "benchspec-sdk/1";
 export const SDK_SCHEMA_FILE = "sdk.schema.json";

@@ -3,7 +3,7 @@
  * hash), comments, and all quoting, so no user value can break out of its place in an INI jobfile, a bash
  * script or a JSON document. Output is deterministic: the same plan gives the same bytes.
  */
-import type { CompileContext } from "../engines/types.js";
+import type { CompileContext } from "./types.js";
 import { BenchspecError } from "../platform/errors.js";
 
 function headerLines(ctx: CompileContext, what: string): string[] {

@@ -4,45 +4,23 @@
  * branch on an engine's name.
  */
 import type { EngineName } from "../spec/engines.js";
-import type { Case, Plan } from "../plan/types.js";
+import type { Case } from "../plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import type { PreparedTarget } from "../targets/types.js";
 import type { ShellScriptWriter } from "../compile/writer.js";
+import type { ArtifactFormat, CaseArtifacts, CompileContext } from "../compile/types.js";
 import type { ErrorCode } from "../platform/errors.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 
-export const COMPILE_TARGETS = ["fio", "shell", "sdk"] as const;
-export type CompileTarget = (typeof COMPILE_TARGETS)[number];
-
-/** A file of the compiled output, relative to the output directory. */
-export interface Artifact {
-  path: string;
-  content: string;
-}
-
-/** Files written for a set of cases, and which of them each case uses. */
-export interface CaseArtifacts {
-  files: Artifact[];
-  filesOf(c: Case): string[];
-}
-
-export const NO_ARTIFACTS: CaseArtifacts = { files: [], filesOf: () => [] };
-
-export interface CompileContext {
-  plan: Plan;
-  /** benchspec's version, for headers. */
-  version: string;
-}
-
 export interface Backend {
   engine: EngineName;
-  /** The compile targets that can express this engine's cases; `shell` is shared by all. */
-  targets: readonly CompileTarget[];
+  /** The artifact formats that can express this engine's cases; `shell` is shared by all. */
+  formats: readonly ArtifactFormat[];
   /**
    * The files a compile target needs for this engine's cases (jobfiles for fio and for the shell script,
    * call sequences for sdk), all cases at once: one fio jobfile holds a whole workload.
    */
-  artifacts?(cases: readonly Case[], target: CompileTarget, ctx: CompileContext): CaseArtifacts;
+  artifacts?(cases: readonly Case[], target: ArtifactFormat, ctx: CompileContext): CaseArtifacts;
   /** Writes the bash functions this engine's case fragments call (once per script, if the plan uses the engine). */
   shellLibrary(w: ShellScriptWriter): void;
   /** The CLIs the shell fragment needs (checked by the script before anything runs). */

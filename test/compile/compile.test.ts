@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compilePlan } from "../../src/compile/compile.js";
-import type { Artifact } from "../../src/engines/types.js";
+import type { Artifact } from "../../src/compile/types.js";
 import { VERSION } from "../../src/cli/context.js";
 import { loadSpec } from "../../src/plan/load.js";
 import { runCli } from "../support/cli.js";

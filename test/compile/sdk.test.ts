@@ -16,7 +16,7 @@ import {
   type S3SdkDocument,
   type SdkDocument,
 } from "../../src/compile/sdk-format.js";
-import type { Artifact } from "../../src/engines/types.js";
+import type { Artifact } from "../../src/compile/types.js";
 import type { Plan } from "../../src/plan/types.js";
 import { loadSpec } from "../../src/plan/load.js";
 import { runCli } from "../support/cli.js";
@@ -28,7 +28,7 @@ const GiB = 2 ** 30;
 /** The sdk target alone cannot express dd/fio cases, so the shipped specs are compiled with only theirs. */
 const sdkCases = (plan: Plan): Plan => ({
   ...plan,
-  cases: plan.cases.filter((c) => BACKENDS[c.engine].targets.includes("sdk")),
+  cases: plan.cases.filter((c) => BACKENDS[c.engine].formats.includes("sdk")),
 });
 
 const compileSdk = (plan: Plan): Artifact[] => compilePlan(sdkCases(plan), ["sdk"], "0.0.0").artifacts;

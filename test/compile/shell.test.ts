@@ -16,7 +16,7 @@ import { writeArtifacts } from "../../src/compile/output.js";
 import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { SHELL_SCRIPT_PATH } from "../../src/compile/shell/script.js";
 import { targetEnvVar } from "../../src/compile/shell/words.js";
-import type { Artifact } from "../../src/engines/types.js";
+import type { Artifact } from "../../src/compile/types.js";
 import { VERSION } from "../../src/cli/context.js";
 import type { Plan } from "../../src/plan/types.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";

@@ -125,7 +125,11 @@ describe("the time series follows the bytes as they move", () => {
     expect(bytesWithin(record, record.start, record.end)).toBe(total);
     const points = measure(result, 0.1).timeseries!;
     expect(points[0]!.throughput).toBe(0);
-    expect(points.at(-1)!.throughput).toBeGreaterThan(0);
+    // Every byte after the idle start (the last bin may be empty when a loaded machine stretches the sleeps).
+    const idle = points.filter((p) => p.t <= 0.25);
+    expect(idle.length).toBeGreaterThan(0);
+    expect(idle.every((p) => p.throughput === 0)).toBe(true);
+    expect(points.some((p) => p.t > 0.3 && p.throughput > 0)).toBe(true);
     const bytes = points.reduce((sum, p, i) => sum + p.throughput * (p.t - (points[i - 1]?.t ?? 0)), 0);
     expect(bytes).toBeCloseTo(total, -3);
   });

@@ -25,7 +25,7 @@ import { WRITING_OPS } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
 import { unconsentedWrite } from "../../spec/target-kinds.js";
 import { targetKind } from "../../targets/index.js";
-import type { Artifact, CompileContext } from "../../engines/types.js";
+import type { Artifact, CompileContext } from "../types.js";
 import { ShellScriptWriter, shQuote } from "../writer.js";
 import { shellAsset } from "./assets.js";
 import { targetEnvVar } from "./words.js";

@@ -14,7 +14,7 @@ import { ddShellCase, ddShellLibrary } from "./shell.js";
 
 export const ddBackend: Backend = {
   engine: "dd",
-  targets: ["shell"],
+  formats: ["shell"],
   shellTools: ["dd"],
   shellLibrary: ddShellLibrary,
   shellCase: ddShellCase,

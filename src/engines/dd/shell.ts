@@ -5,7 +5,7 @@
 import type { Case } from "../../plan/types.js";
 import { shellLibrary } from "../../compile/shell/assets.js";
 import { shellDataMode } from "../../compile/shell/data-mode.js";
-import type { CompileContext } from "../types.js";
+import type { CompileContext } from "../../compile/types.js";
 import type { ShellScriptWriter } from "../../compile/writer.js";
 
 /** The number of processes: the tuned start value when parallelism is autotuned (the script does not tune). */

@@ -5,9 +5,9 @@ import { locatedTool } from "../../platform/tool-version.js";
 
 export const fioBackend: Backend = {
   engine: "fio",
-  targets: ["fio", "shell"],
+  formats: ["fio", "shell"],
   // The shell script runs fio cases through the same jobfiles.
-  artifacts: (cases, _target, ctx) => fioArtifacts(cases, ctx),
+  artifacts: (cases, _format, ctx) => fioArtifacts(cases, ctx),
   shellTools: ["fio"],
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,

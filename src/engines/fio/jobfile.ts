@@ -12,7 +12,7 @@
 import type { Case } from "../../plan/types.js";
 import { WRITING_OPS, type Op } from "../../spec/engines.js";
 import { IniWriter } from "../../compile/writer.js";
-import type { CaseArtifacts, CompileContext } from "../types.js";
+import type { CaseArtifacts, CompileContext } from "../../compile/types.js";
 
 export const FIO_OUTPUT_ARGS = ["--output-format=json+"] as const;
 export const PERCENTILES = [50, 90, 99, 99.9] as const;

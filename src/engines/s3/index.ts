@@ -1,13 +1,14 @@
-import { NO_ARTIFACTS, type Backend } from "../types.js";
+import { NO_ARTIFACTS } from "../../compile/types.js";
+import type { Backend } from "../types.js";
 import { sdkArtifacts } from "../../compile/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
 import { s3ShellCase, s3ShellLibrary, s3ShellTools } from "./shell.js";
 
 export const s3Backend: Backend = {
   engine: "s3",
-  targets: ["sdk", "shell"],
-  artifacts: (cases, target, ctx) =>
-    target === "sdk" ? sdkArtifacts(cases, ctx, s3SdkArtifact) : NO_ARTIFACTS,
+  formats: ["sdk", "shell"],
+  artifacts: (cases, format, ctx) =>
+    format === "sdk" ? sdkArtifacts(cases, ctx, s3SdkArtifact) : NO_ARTIFACTS,
   shellTools: s3ShellTools,
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,

@@ -23,7 +23,7 @@ import {
   type SdkBody,
 } from "../../compile/sdk-format.js";
 import { BenchspecError } from "../../platform/errors.js";
-import type { Artifact, CompileContext } from "../types.js";
+import type { Artifact, CompileContext } from "../../compile/types.js";
 import { jsonArtifact } from "../../compile/writer.js";
 
 const DEFAULT_BUCKET = "benchspec";
