@@ -34,8 +34,13 @@ export function assignWord(w: ShellScriptWriter, lhs: string, text: string, what
   if (/[$`]/.test(text.replace(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g, ""))) {
     w.line("# shellcheck disable=SC2016 # the user's value, single-quoted on purpose: never expanded");
   }
-  w.line(`${lhs}=${shellWord(text, what)}`);
+  const word = shellWord(text, what);
+  // A bare word is quoted all the same: shellcheck reads `A[k]=us-east-1` as arithmetic (SC2100).
+  w.line(`${lhs}=${BARE_WORD.test(word) ? `'${word}'` : word}`);
 }
+
+/** What shQuote leaves unquoted: nothing a shell would expand or split. */
+const BARE_WORD = /^[A-Za-z0-9_./=:@%+,-]+$/;
 
 function envExpansion(name: string, what: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
