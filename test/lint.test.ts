@@ -3,7 +3,7 @@ import { ESLint } from "eslint";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ENGINE_NAMES } from "../src/spec/engines.js";
+import { ENGINE_NAMES } from "../src/spec/words.js";
 import { TARGET_KINDS } from "../src/spec/schema.js";
 
 const root = join(import.meta.dirname, "..");

@@ -17,7 +17,7 @@ import {
   NO_ARTIFACTS,
 } from "./types.js";
 import { RUN_FILES } from "../results/run-dir.js";
-import type { EngineName } from "../spec/engines.js";
+import type { EngineName } from "../spec/words.js";
 import { BenchspecError } from "../platform/errors.js";
 import type { Target } from "../spec/schema.js";
 import { targetKindFacts } from "../spec/target-kinds.js";

@@ -1,5 +1,5 @@
 /** The backend registry: one backend per engine; a missing entry is a type error. */
-import type { EngineName } from "../spec/engines.js";
+import type { EngineName } from "../spec/words.js";
 import { ddBackend } from "./dd/index.js";
 import { fioBackend } from "./fio/index.js";
 import { ipfsBackend } from "./ipfs/index.js";

@@ -3,7 +3,7 @@
  * engine is a type error. Apart from the backend registry (index.ts) so that the report, and its
  * row-reading threads, load none of the engines' compile code.
  */
-import type { EngineName } from "../spec/engines.js";
+import type { EngineName } from "../spec/words.js";
 import { ddReport } from "./dd/report.js";
 import { fioReport } from "./fio/report.js";
 import { loadReport } from "./load/report.js";

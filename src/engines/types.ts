@@ -3,7 +3,7 @@
  * Record<EngineName, Backend> (a missing engine is a type error). Shared stages call these hooks and never
  * branch on an engine's name.
  */
-import type { EngineName } from "../spec/engines.js";
+import type { EngineName } from "../spec/words.js";
 import type { Case } from "../plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import type { PreparedTarget } from "../targets/types.js";

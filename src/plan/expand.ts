@@ -14,9 +14,8 @@ import {
   MIXED_OPS,
   OP_PARAMS,
   WRITING_OPS,
-  type EngineName,
-  type Op,
 } from "../spec/engines.js";
+import type { EngineName, Op } from "../spec/words.js";
 import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
 import { idFragment, sameValue } from "../spec/params.js";
 import {

@@ -2,7 +2,7 @@
  * The Plan IR: what a spec expands into. Every case carries fully resolved, typed parameters; nothing
  * downstream (compile, run, report) re-reads the YAML or applies a default.
  */
-import type { EngineName, Op } from "../spec/engines.js";
+import type { EngineName, Op } from "../spec/words.js";
 import type { Metric, ParamName, Params, Spec, Target, TargetKind } from "../spec/schema.js";
 
 /** Where a case's parameter value came from. */

@@ -7,8 +7,6 @@ import { METRICS, type Metric } from "./metrics.js";
 import type { ParamName, Params, TargetKind } from "./schema.js";
 import type { EngineName, Op } from "./words.js";
 
-export { ENGINE_NAMES, OPS, type EngineName, type Op } from "./words.js";
-
 /** Operations that change the target's contents (a block device needs destructive: true for these). */
 export const WRITING_OPS: ReadonlySet<Op> = new Set([
   "write",

@@ -10,7 +10,8 @@
  * (kb_base), so a unit suffix would silently change the workload.
  */
 import type { Case } from "../../plan/types.js";
-import { WRITING_OPS, type Op } from "../../spec/engines.js";
+import { WRITING_OPS } from "../../spec/engines.js";
+import type { Op } from "../../spec/words.js";
 import { IniWriter } from "../../compile/writer.js";
 import type { CaseArtifacts, CompileContext } from "../../compile/types.js";
 
