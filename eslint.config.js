@@ -1,7 +1,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-/** Kept equal to ENGINE_NAMES (src/spec/engines.ts) and TARGET_KINDS (src/spec/schema.ts); test/lint.test.ts checks. */
+/** Kept equal to ENGINE_NAMES (src/spec/words.ts) and TARGET_KINDS (src/spec/schema.ts); test/lint.test.ts checks. */
 export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"];
 export const TARGET_KINDS = ["fs", "block", "s3", "ipfs"];
 
