@@ -72,7 +72,9 @@ describe("the load generator's measure()", () => {
     expect(m.throughput).toBeCloseTo(536_870_912 / 0.608, 3);
     expect(m.iops).toBeCloseTo(8 / 0.608, 9);
     expect(m.busyWindow).toEqual({
-      reason: expect.stringMatching(/^all 8 workers were busy for 0\.118 s of the repetition's 0\.608 s: too short/),
+      reason: expect.stringMatching(
+        /^all 8 workers were busy for 0\.118 s of the repetition's 0\.608 s: too short/,
+      ),
     });
   });
 });

@@ -135,7 +135,7 @@ export function measurementFromDd(
     seconds,
     throughput: seconds > 0 ? bytes / seconds : 0,
     iops: seconds > 0 ? ops / seconds : 0,
-  jobs: perJob,
+    jobs: perJob,
   };
 }
 

@@ -304,7 +304,9 @@ export interface ClientCost {
 }
 
 /** From the moment the last worker started its first operation to the moment the first worker finished its last. */
-function busyWindow(records: readonly OpRecord[]): { start: number; end: number; workers: number } | undefined {
+function busyWindow(
+  records: readonly OpRecord[],
+): { start: number; end: number; workers: number } | undefined {
   const byWorker = new Map<number, { first: number; last: number }>();
   for (const r of records) {
     const span = byWorker.get(r.worker) ?? { first: Infinity, last: -Infinity };
@@ -342,7 +344,13 @@ function busyWindowRates(
     };
   const bytes = ok.reduce((sum, r) => sum + bytesWithin(r, window.start, window.end), 0);
   const ops = ok.reduce((sum, r) => sum + overlap(r, window.start, window.end), 0);
-  return { from: (window.start - first) / 1000, seconds, bytes, throughput: bytes / seconds, iops: ops / seconds };
+  return {
+    from: (window.start - first) / 1000,
+    seconds,
+    bytes,
+    throughput: bytes / seconds,
+    iops: ops / seconds,
+  };
 }
 
 /** The share of an operation inside [start, end], assuming it moved its bytes at an even rate. */
