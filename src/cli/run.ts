@@ -1,5 +1,7 @@
 import { Command } from "commander";
+import { METRIC_INFO } from "../results/metrics.js";
 import type { RunSummary } from "../results/summary.js";
+import { formatMetric } from "../report/format.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
 import { collect, EXIT, nonEmptyPath, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
 
@@ -96,21 +98,35 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
     });
 }
 
-function describeVerdict(summary: RunSummary): { ok: boolean; lines: string[] } {
+/** The console's verdict: failed cases, unmet expectations (numbers as the report shows them), the count. */
+export function describeVerdict(summary: RunSummary): { ok: boolean; lines: string[] } {
   const lines: string[] = [];
   for (const id of summary.failedCases) {
     const c = summary.cases.find((x) => x.id === id)!;
     lines.push(`failed: ${id}: ${c.failed} of ${c.repetitions} repetitions (${c.errors.join("; ")})`);
   }
-  for (const e of summary.expect.filter((x) => !x.pass)) {
-    const bound = [e.atLeast !== undefined && `≥ ${e.atLeast}`, e.atMost !== undefined && `≤ ${e.atMost}`]
+  for (const e of summary.expect.filter((x) => x.status === "not met")) {
+    const { family } = METRIC_INFO[e.metric];
+    const bound = [
+      e.atLeast !== undefined && `≥ ${formatMetric(family, e.atLeast)}`,
+      e.atMost !== undefined && `≤ ${formatMetric(family, e.atMost)}`,
+    ]
       .filter(Boolean)
       .join(" and ");
+    const measured = e.measured !== undefined ? formatMetric(family, e.measured) : e.reason;
     lines.push(
-      `expectation not met: expect[${e.index}] ${e.case} ${e.metric} ${e.measured ?? e.reason} (expected ${bound})`,
+      `expectation not met: expect[${e.index}] ${e.case} ${e.metric} ${measured} (expected ${bound})`,
     );
   }
   const passed = summary.expect.filter((e) => e.pass).length;
-  if (summary.expect.length > 0) lines.push(`expectations: ${passed} of ${summary.expect.length} met`);
-  return { ok: summary.failedCases.length === 0 && summary.failedExpectations === 0, lines };
+  const notRun = summary.unrunExpectations;
+  if (summary.expect.length > 0)
+    lines.push(
+      `expectations: ${passed} of ${summary.expect.length} met${notRun > 0 ? `, ${notRun} not run` : ""}`,
+    );
+  return {
+    // An expectation that was not run was not checked either.
+    ok: summary.failedCases.length === 0 && summary.failedExpectations === 0 && notRun === 0,
+    lines,
+  };
 }

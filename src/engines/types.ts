@@ -73,6 +73,7 @@ export type Measurement = Pick<
   | "seconds"
   | "throughput"
   | "iops"
+  | "busyWindow"
   | "latency"
   | "jobs"
   | "steady"

@@ -221,12 +221,13 @@ function summaryBoxes(runs: readonly RunData[], comparison?: Comparison): string
   const failed = runs.reduce((n, r) => n + r.cases.filter((c) => c.failed > 0).length, 0);
   const expects = runs.flatMap((r) => r.expect);
   const met = expects.filter((e) => e.pass).length;
+  const notRun = expects.filter((e) => e.status === "not run").length;
   const boxes = [
     `<div><b>${cases}</b>case${cases === 1 ? "" : "s"}${runs.length > 1 ? ` in ${runs.length} runs` : ""}</div>`,
     `<div><b class="${failed > 0 ? "verdict fail" : ""}">${failed}</b>case${failed === 1 ? "" : "s"} with failed repetitions</div>`,
     ...(expects.length > 0
       ? [
-          `<div><b class="verdict ${met === expects.length ? "pass" : "fail"}">${met} of ${expects.length}</b>expectations met</div>`,
+          `<div><b class="verdict ${met === expects.length ? "pass" : "fail"}">${met} of ${expects.length}</b>expectations met${notRun > 0 ? `, ${notRun} not run` : ""}</div>`,
         ]
       : []),
     ...(comparison

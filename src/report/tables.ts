@@ -18,7 +18,7 @@ export const MAX_TABLE_ROWS = 2000;
 
 type Cell = string | { html: string; className?: string; title?: string };
 
-function table(header: readonly string[], rows: readonly Cell[][], className = ""): string {
+function table(header: readonly Cell[], rows: readonly Cell[][], className = ""): string {
   const cell = (c: Cell, tag: "td" | "th") =>
     typeof c === "string"
       ? `<${tag}>${escapeHtml(c)}</${tag}>`
@@ -27,7 +27,7 @@ function table(header: readonly string[], rows: readonly Cell[][], className = "
   const shown = cut ? rows.slice(0, MAX_TABLE_ROWS) : rows;
   return [
     `<div class="table-wrap"><table${className ? ` class="${escapeHtml(className)}"` : ""}>`,
-    `<thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead>`,
+    `<thead><tr>${header.map((h) => cell(h, "th")).join("")}</tr></thead>`,
     `<tbody>${shown.map((r) => `<tr>${r.map((c) => cell(c, "td")).join("")}</tr>`).join("\n")}</tbody>`,
     `</table></div>`,
     cut
@@ -40,6 +40,11 @@ const num = (text: string, title?: string): Cell => ({
   html: escapeHtml(text),
   className: "num",
   ...(title && { title }),
+});
+/** A column header whose tooltip says how each repetition's value of the metric is computed. */
+const defined = (text: string, metric: Metric): Cell => ({
+  html: escapeHtml(text),
+  title: `per repetition: ${METRIC_INFO[metric].definition}`,
 });
 const badge = (ok: boolean, text: string): Cell => ({
   html: `<span class="badge ${ok ? "pass" : "fail"}">${escapeHtml(text)}</span>`,
@@ -107,12 +112,12 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
     ...(view.dims.filter((d) => d !== "run").length > 0 ? ["parameters"] : []),
     "n",
     "failed",
-    "throughput median",
-    "throughput mean ± 95% CI",
+    defined("throughput median", "throughput"),
+    defined("throughput mean ± 95% CI", "throughput"),
     "CV",
-    ...(hasIops ? ["IOPS median"] : []),
-    ...(hasP99 ? ["p99 latency median"] : []),
-    ...(hasSeconds ? ["time median"] : []),
+    ...(hasIops ? [defined("IOPS median", "iops")] : []),
+    ...(hasP99 ? [defined("p99 latency median", "p99")] : []),
+    ...(hasSeconds ? [defined("time median", "seconds")] : []),
     ...(extra.ttfbP50 ? ["TTFB p50 median"] : []),
     ...(extra.ttfbP99 ? ["TTFB p99 median"] : []),
     ...(extra.cpu ? ["client CPU per GiB median"] : []),
@@ -194,7 +199,8 @@ export function expectTable(runs: readonly RunData[]): string {
         bounds.join(" and "),
         num(result.measured !== undefined ? formatMetric(family, result.measured) : (result.reason ?? "–")),
         num(result.measured !== undefined && bound ? formatPercent(result.measured / bound) : "–"),
-        badge(result.pass, result.pass ? "pass" : "fail"),
+        // A case the run never reached: neither pass nor fail.
+        result.status === "not run" ? "not run" : badge(result.pass, result.pass ? "pass" : "fail"),
       ]);
     }
   }

@@ -19,7 +19,14 @@ export interface MetricInfo {
   higherIsBetter: boolean;
   /** Its value in a row (case statistics are keyed by the metric's name). */
   of: (row: MeasuredFields) => number | undefined;
+  /** How one repetition's value is computed, for the report's tooltips (docs/language.md says the same). */
+  definition: string;
 }
+
+const SECONDS =
+  "the repetition's seconds (object engines: first operation's start to last operation's end; dd: release of the processes to the last exit; fio: its runtime)";
+const percentile = (p: string) =>
+  `${p} percentile of the repetition's operation latencies (object engines: request sent to last byte; fio: completion latency)`;
 
 export const METRIC_INFO: Record<Metric, MetricInfo> = {
   throughput: {
@@ -27,19 +34,57 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     family: "throughput",
     higherIsBetter: true,
     of: (row) => row.throughput,
+    definition: `bytes moved ÷ ${SECONDS}`,
   },
-  iops: { title: "IOPS", family: "iops", higherIsBetter: true, of: (row) => row.iops },
-  latency: { title: "mean latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.mean },
-  p50: { title: "p50 latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.p50 },
-  p90: { title: "p90 latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.p90 },
-  p99: { title: "p99 latency", family: "time", higherIsBetter: false, of: (row) => row.latency?.p99 },
+  iops: {
+    title: "IOPS",
+    family: "iops",
+    higherIsBetter: true,
+    of: (row) => row.iops,
+    definition: `operations completed (dd: bytes ÷ block size) ÷ ${SECONDS}`,
+  },
+  latency: {
+    title: "mean latency",
+    family: "time",
+    higherIsBetter: false,
+    of: (row) => row.latency?.mean,
+    definition: "mean of the repetition's operation latencies",
+  },
+  p50: {
+    title: "p50 latency",
+    family: "time",
+    higherIsBetter: false,
+    of: (row) => row.latency?.p50,
+    definition: percentile("50th"),
+  },
+  p90: {
+    title: "p90 latency",
+    family: "time",
+    higherIsBetter: false,
+    of: (row) => row.latency?.p90,
+    definition: percentile("90th"),
+  },
+  p99: {
+    title: "p99 latency",
+    family: "time",
+    higherIsBetter: false,
+    of: (row) => row.latency?.p99,
+    definition: percentile("99th"),
+  },
   "p99.9": {
     title: "p99.9 latency",
     family: "time",
     higherIsBetter: false,
     of: (row) => row.latency?.["p99.9"],
+    definition: percentile("99.9th"),
   },
-  seconds: { title: "time per repetition", family: "time", higherIsBetter: false, of: (row) => row.seconds },
+  seconds: {
+    title: "time per repetition",
+    family: "time",
+    higherIsBetter: false,
+    of: (row) => row.seconds,
+    definition: SECONDS,
+  },
 };
 
 /** The latency percentiles, in increasing order. */

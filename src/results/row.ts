@@ -47,8 +47,26 @@ export const ResultRowSchema = z.object({
   bytes: z.number(),
   ops: z.number(),
   seconds: z.number(),
+  /** bytes / seconds: the repetition's bytes over its time (first operation's start to last one's end). */
   throughput: z.number(),
+  /** ops / seconds. */
   iops: z.number(),
+  /**
+   * Object engines: the rates while every worker was busy (the last worker's first start to the first
+   * worker's last end; `from` is seconds after the repetition's start), or why that window is not reported.
+   */
+  busyWindow: z
+    .union([
+      z.strictObject({
+        from: z.number(),
+        seconds: z.number(),
+        bytes: z.number(),
+        throughput: z.number(),
+        iops: z.number(),
+      }),
+      z.strictObject({ reason: z.string() }),
+    ])
+    .optional(),
   latency: latency.optional(),
   jobs: z.array(jobResult).optional(),
   /** Time to first byte of object reads (GET, cat). */

@@ -118,6 +118,12 @@ function expectExactCounts(rows: ResultRow[]) {
     expect(row.latency?.p50, row.case).toBeGreaterThan(0);
     if (row.op === "get") expect(row.ttfb?.p50, row.case).toBeGreaterThan(0);
     if (row.bytes > 0) expect(row.throughput).toBeGreaterThan(0);
+    // The headline numbers are the bytes and operations over the repetition's time, nothing else.
+    expect(Math.abs(row.throughput * row.seconds - row.bytes), row.case).toBeLessThanOrEqual(
+      1e-9 * row.bytes,
+    );
+    expect(Math.abs(row.iops * row.seconds - row.ops), row.case).toBeLessThanOrEqual(1e-9 * row.ops);
+    expect(row.busyWindow, row.case).toBeDefined();
   }
 }
 

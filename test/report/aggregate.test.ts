@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RunAccumulator, SERIES_BINS } from "../../src/report/aggregate.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/results/ndjson.js";
-import { caseTable, summaryCsv } from "../../src/report/tables.js";
+import { caseTable, expectTable, summaryCsv } from "../../src/report/tables.js";
 import { workloadViews } from "../../src/report/view.js";
 import { METRIC_INFO } from "../../src/results/metrics.js";
 import { summarize } from "../../src/results/stats.js";
@@ -164,7 +164,7 @@ describe("aggregation before charting", () => {
 
     const view = workloadViews([run]).find((v) => v.entries.some((e) => e.c.id === get.id))!;
     const html = caseTable(view, [], false);
-    const header = [...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]);
+    const header = [...html.matchAll(/<th[^>]*>([^<]*)<\/th>/g)].map((m) => m[1]);
     for (const title of [
       "TTFB p50 median",
       "TTFB p99 median",
@@ -202,6 +202,27 @@ describe("aggregation before charting", () => {
     expect(summaryCsv([quick])).not.toMatch(/ttfb|client\./);
     for (const v of workloadViews([quick]))
       expect(caseTable(v, [], false)).not.toMatch(/TTFB|client CPU|event loop/);
+  });
+
+  it("says how each metric is computed, and shows an interrupted run's unreached expectations as not run", async () => {
+    const plan = await scenarioPlan("quickstart");
+    const expected = plan.expect[0]!.cases[0]!;
+    const run = runFromRows(
+      "q",
+      plan,
+      synthRows(plan).filter((r) => r.case !== expected),
+    );
+    const tooltips = workloadViews([run]).map((v) =>
+      Object.fromEntries(
+        [...caseTable(v, [], false).matchAll(/<th title="([^"]*)">([^<]*)<\/th>/g)].map((m) => [m[2], m[1]]),
+      ),
+    );
+    expect(tooltips[0]!["throughput median"]).toMatch(
+      /^per repetition: bytes moved ÷ the repetition&#39;s seconds/,
+    );
+    const expects = expectTable([run]);
+    expect(expects).toContain("<td>not run</td>");
+    expect(expects).not.toContain(">fail<");
   });
 
   it("streams NDJSON: skips a torn last line and non-JSON lines, rejects a broken line in the middle", async () => {

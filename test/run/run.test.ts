@@ -230,7 +230,7 @@ describe("benchspec run on a directory (real dd and fio)", () => {
     const result = await runCli(["run", spec, "--out", out]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /expectation not met: expect\[0\] dd\.scratch\.write throughput [\d.e+]+ \(expected ≥ 1000000000000\)/,
+      /expectation not met: expect\[0\] dd\.scratch\.write throughput [\d.,]+ [kMG]?B\/s \(expected ≥ 1,000 GB\/s\)/,
     );
     const summary = await json<RunSummary>(join(out, "summary.json"));
     expect(summary.failedExpectations).toBe(1);

@@ -89,13 +89,30 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
   const jobs = ddJobs(c, ctx.location, source);
   const { start, seconds, results } = await runBarrier(jobs, ctx.signal);
   if (ctx.signal.aborted) throw new Error("interrupted");
+  return measurementFromDd(
+    results.map((result) => ({ stderr: String(result.stderr), exitCode: result.exitCode })),
+    c.params.bs!,
+    start,
+    seconds,
+  );
+}
+
+/**
+ * A repetition's numbers from what its dd processes printed: each one's summary line, the aggregate over
+ * the wall time from their release (epoch ms `start`) to the last exit (`seconds`).
+ */
+export function measurementFromDd(
+  outputs: readonly { stderr: string; exitCode?: number }[],
+  bs: number,
+  start: number,
+  seconds: number,
+): Measurement {
   const end = start + seconds * 1000;
-  const perJob = results.map((result, job) => {
-    const summary = SUMMARY.exec(String(result.stderr));
+  const perJob = outputs.map((output, job) => {
+    const summary = SUMMARY.exec(output.stderr);
     const bytes = summary ? Number(summary[1]) : 0;
     const jobSeconds = summary ? Number(summary[2]) : 0;
-    const error =
-      result.exitCode !== 0 ? ddError(String(result.stderr)) || `exit ${result.exitCode}` : undefined;
+    const error = output.exitCode !== 0 ? ddError(output.stderr) || `exit ${output.exitCode}` : undefined;
     return {
       job,
       bytes,
@@ -108,7 +125,7 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
   if (failure)
     return { ...failedMeasurement(start, end, `dd process ${failure.job}: ${failure.error}`), jobs: perJob };
   const bytes = perJob.reduce((sum, job) => sum + job.bytes, 0);
-  const ops = bytes / c.params.bs!;
+  const ops = bytes / bs;
   return {
     ok: true,
     start: new Date(start).toISOString(),
@@ -116,8 +133,8 @@ async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measu
     bytes,
     ops,
     seconds,
-    throughput: bytes / seconds,
-    iops: ops / seconds,
+    throughput: seconds > 0 ? bytes / seconds : 0,
+    iops: seconds > 0 ? ops / seconds : 0,
     jobs: perJob,
   };
 }

@@ -56,8 +56,10 @@ export function measurementFromFio(
     bytes,
     ops,
     seconds,
-    throughput: sum(sides.map((s) => s.bw_bytes)),
-    iops: sum(sides.map((s) => s.iops)),
+    // Not fio's per-side bw_bytes/iops summed: the read and write sides have their own runtimes, and
+    // their sum is not the bytes over the repetition's time a reader checks.
+    throughput: seconds > 0 ? bytes / seconds : 0,
+    iops: seconds > 0 ? ops / seconds : 0,
   };
   const latency = latencyOf(sides);
   if (latency) measurement.latency = latency;

@@ -2,8 +2,9 @@
  * The load generator both object engines share, modelled on warp: `concurrency` workers take the next
  * operation of an ordered list until it is empty (or, time-based, until the duration is over); every
  * operation's start, end, time to first byte, bytes and error are kept, and the repetition's numbers are
- * computed from them: throughput over the window in which all workers were busy, latency percentiles,
- * a time series, and what the client itself cost (CPU, event-loop utilization).
+ * computed from them: throughput and IOPS over the repetition's time (first start to last end), the same
+ * over the window in which all workers were busy when it is long enough to mean something, latency
+ * percentiles, a time series, and what the client itself cost (CPU, event-loop utilization).
  */
 import { STATUS_CODES } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
@@ -241,12 +242,6 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
   const last = Math.max(...records.map((r) => r.end), startedAt);
   const wall = (last - first) / 1000;
   const bytes = ok.reduce((sum, r) => sum + r.bytes, 0);
-  const window = busyWindow(records);
-  const windowed =
-    window && window.end - window.start >= 0.1 * (last - first) ? window : { start: first, end: last };
-  const windowSeconds = (windowed.end - windowed.start) / 1000;
-  const windowBytes = ok.reduce((sum, r) => sum + bytesWithin(r, windowed.start, windowed.end), 0);
-  const windowOps = ok.reduce((sum, r) => sum + overlap(r, windowed.start, windowed.end), 0);
   const latencies = ok.map((r) => (r.end - r.start) / 1000);
   const ttfb = ok.filter((r) => r.firstByte !== undefined).map((r) => (r.firstByte! - r.start) / 1000);
   const measurement: Measurement & { client: ClientCost } = {
@@ -261,8 +256,10 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
     bytes,
     ops: ok.length,
     seconds: wall,
-    throughput: windowSeconds > 0 ? windowBytes / windowSeconds : 0,
-    iops: windowSeconds > 0 ? windowOps / windowSeconds : 0,
+    // What a reader checks with a calculator: the bytes and operations over the repetition's time.
+    throughput: wall > 0 ? bytes / wall : 0,
+    iops: wall > 0 ? ok.length / wall : 0,
+    busyWindow: busyWindowRates(records, ok, first, last),
     ...(latencies.length > 0 && { latency: percentiles(latencies) }),
     ...(ttfb.length > 0 && { ttfb: percentiles(ttfb) }),
     client: {
@@ -307,7 +304,9 @@ export interface ClientCost {
 }
 
 /** From the moment the last worker started its first operation to the moment the first worker finished its last. */
-function busyWindow(records: readonly OpRecord[]): { start: number; end: number } | undefined {
+function busyWindow(
+  records: readonly OpRecord[],
+): { start: number; end: number; workers: number } | undefined {
   const byWorker = new Map<number, { first: number; last: number }>();
   for (const r of records) {
     const span = byWorker.get(r.worker) ?? { first: Infinity, last: -Infinity };
@@ -319,7 +318,39 @@ function busyWindow(records: readonly OpRecord[]): { start: number; end: number 
   if (spans.length === 0) return undefined;
   const start = Math.max(...spans.map((s) => s.first));
   const end = Math.min(...spans.map((s) => s.last));
-  return end > start ? { start, end } : undefined;
+  return end > start ? { start, end, workers: spans.length } : undefined;
+}
+
+/**
+ * A window shorter than this share of the repetition says little about a steady rate: with about one
+ * object per worker it is the sliver between the last start and the first end.
+ */
+const BUSY_WINDOW_MIN_SHARE = 0.5;
+
+/** The rates while every worker was busy, or why there is no such window worth reporting. */
+function busyWindowRates(
+  records: readonly OpRecord[],
+  ok: readonly OpRecord[],
+  first: number,
+  last: number,
+): NonNullable<Measurement["busyWindow"]> {
+  const window = busyWindow(records);
+  if (!window) return { reason: "the workers were never all busy at once" };
+  const seconds = (window.end - window.start) / 1000;
+  const wall = (last - first) / 1000;
+  if (seconds < BUSY_WINDOW_MIN_SHARE * wall)
+    return {
+      reason: `all ${window.workers} workers were busy for ${seconds.toPrecision(3)} s of the repetition's ${wall.toPrecision(3)} s: too short for a steady rate`,
+    };
+  const bytes = ok.reduce((sum, r) => sum + bytesWithin(r, window.start, window.end), 0);
+  const ops = ok.reduce((sum, r) => sum + overlap(r, window.start, window.end), 0);
+  return {
+    from: (window.start - first) / 1000,
+    seconds,
+    bytes,
+    throughput: bytes / seconds,
+    iops: ops / seconds,
+  };
 }
 
 /** The share of an operation inside [start, end], assuming it moved its bytes at an even rate. */

@@ -1,0 +1,127 @@
+/**
+ * Every engine's headline numbers are what a reader checks with a calculator: throughput × seconds = bytes
+ * and IOPS × seconds = operations, for the load generator (s3, ipfs), dd's and fio's outputs alike.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { measurementFromDd } from "../../src/engines/dd/run.js";
+import { measurementFromFio } from "../../src/engines/fio/results.js";
+import { measure, type OpRecord } from "../../src/engines/load/load.js";
+import type { Measurement } from "../../src/engines/types.js";
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+function expectHonest(m: Pick<Measurement, "bytes" | "ops" | "seconds" | "throughput" | "iops">) {
+  expect(m.seconds).toBeGreaterThan(0);
+  expect(close(m.throughput * m.seconds, m.bytes), `${m.throughput} × ${m.seconds} ≠ ${m.bytes}`).toBe(true);
+  expect(close(m.iops * m.seconds, m.ops), `${m.iops} × ${m.seconds} ≠ ${m.ops}`).toBe(true);
+}
+
+const loadRecords = fc.array(
+  fc.record({
+    worker: fc.integer({ min: 0, max: 15 }),
+    start: fc.double({ min: 0, max: 5000, noNaN: true }),
+    length: fc.double({ min: 0.001, max: 5000, noNaN: true }),
+    bytes: fc.integer({ min: 0, max: 2 ** 30 }),
+    failed: fc.boolean(),
+  }),
+  { minLength: 1, maxLength: 40 },
+);
+
+const loadResult = (records: OpRecord[]) => ({
+  records,
+  startedAt: 0,
+  epochStart: Date.UTC(2026, 0, 1),
+  cpuSeconds: 0.1,
+  elu: 0.1,
+  threads: 1,
+});
+
+describe("the load generator's measure()", () => {
+  it("throughput × seconds = bytes and IOPS × seconds = operations, whatever the operations' shape", () => {
+    fc.assert(
+      fc.property(loadRecords, (generated) => {
+        const records: OpRecord[] = generated.map((r) => ({
+          worker: r.worker,
+          start: r.start,
+          end: r.start + r.length,
+          bytes: r.bytes,
+          ...(r.failed && { error: "failed" }),
+        }));
+        const m = measure(loadResult(records));
+        expectHonest(m);
+        expect(m.bytes).toBe(records.filter((r) => !r.error).reduce((sum, r) => sum + r.bytes, 0));
+        const window = m.busyWindow!;
+        if ("reason" in window) return;
+        expect(close(window.throughput * window.seconds, window.bytes)).toBe(true);
+        expect(window.from + window.seconds).toBeLessThanOrEqual(m.seconds + 1e-9);
+      }),
+    );
+  });
+
+  it("8 × 64 MiB in 0.608 s reads 883 MB/s, and the sliver when all 8 were busy is no steady rate", () => {
+    // One object per worker, the last one starting late and the first one ending early.
+    const records: OpRecord[] = Array.from({ length: 8 }, (_, worker) => ({
+      worker,
+      start: worker * 10,
+      end: 608 - (7 - worker) * 60,
+      bytes: 64 * 2 ** 20,
+    }));
+    const m = measure(loadResult(records));
+    expect(m.seconds).toBeCloseTo(0.608, 9);
+    expect(m.throughput).toBeCloseTo(536_870_912 / 0.608, 3);
+    expect(m.iops).toBeCloseTo(8 / 0.608, 9);
+    expect(m.busyWindow).toEqual({
+      reason: expect.stringMatching(
+        /^all 8 workers were busy for 0\.118 s of the repetition's 0\.608 s: too short/,
+      ),
+    });
+  });
+});
+
+describe("fio's JSON output", () => {
+  const side = fc.record({
+    io_bytes: fc.integer({ min: 0, max: 2 ** 40 }),
+    total_ios: fc.integer({ min: 0, max: 2 ** 30 }),
+    runtime: fc.integer({ min: 1, max: 3_600_000 }),
+    // What fio prints is its own rounding over its own runtime; the row does not sum it.
+    bw_bytes: fc.integer({ min: 0, max: 2 ** 40 }),
+    iops: fc.double({ min: 0, max: 1e7, noNaN: true }),
+  });
+  it("throughput × seconds = bytes and IOPS × seconds = operations, read and write sides together", () => {
+    fc.assert(
+      fc.property(side, side, (read, write) => {
+        fc.pre(read.io_bytes + write.io_bytes > 0);
+        const m = measurementFromFio({ jobs: [{ jobname: "c", error: 0, read, write }] }, "c", 0, 1);
+        expectHonest(m);
+      }),
+    );
+  });
+});
+
+describe("dd's summary lines", () => {
+  const process = fc.record({
+    bytes: fc.integer({ min: 1, max: 2 ** 40 }),
+    seconds: fc.double({ min: 0.001, max: 1e4, noNaN: true }),
+  });
+  it("throughput × seconds = bytes and IOPS × seconds = operations over the wall time", () => {
+    fc.assert(
+      fc.property(
+        fc.array(process, { minLength: 1, maxLength: 8 }),
+        fc.double({ min: 0.001, max: 1e4, noNaN: true }),
+        fc.integer({ min: 512, max: 2 ** 24 }),
+        (processes, wall, bs) => {
+          const outputs = processes.map((p) => ({
+            stderr: `1+0 records in\n1+0 records out\n${p.bytes} bytes (x) copied, ${p.seconds} s, 1 MB/s\n`,
+            exitCode: 0,
+          }));
+          const m = measurementFromDd(outputs, bs, 0, wall);
+          expect(m.bytes).toBe(processes.reduce((sum, p) => sum + p.bytes, 0));
+          expectHonest(m);
+          for (const [i, job] of m.jobs!.entries())
+            expect(close(job.throughput * job.seconds, processes[i]!.bytes)).toBe(true);
+        },
+      ),
+    );
+  });
+});
