@@ -20,6 +20,8 @@ install_debian_packages() {
   command -v chromium >/dev/null || missing+=(chromium)
   command -v losetup >/dev/null || missing+=(mount)
   command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
+  # The block-device tests write partition tables onto loop devices' images.
+  command -v sfdisk >/dev/null || missing+=(fdisk)
   # The TLS test makes a self-signed certificate for MinIO.
   command -v openssl >/dev/null || missing+=(openssl)
   if ((${#missing[@]} == 0)); then

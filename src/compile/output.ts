@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { PLAN_FORMAT, PLAN_INDEX_PATH } from "./compile.js";
 import type { Artifact } from "./types.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
+import { RUN_FILES } from "../results/run-dir.js";
 import { describeFsError } from "../platform/fs-errors.js";
 
 export async function writeArtifacts(dir: string, artifacts: readonly Artifact[]): Promise<void> {
@@ -99,7 +100,8 @@ async function removePreviousCompile(dir: string): Promise<void> {
   } catch {
     return; // does not exist yet
   }
-  if (entries.length === 0) return;
+  // A run takes its directory's lock before it writes its artifacts there.
+  if (entries.every((entry) => entry === RUN_FILES.lock.name)) return;
   const previous = await previousArtifacts(dir);
   if (!previous) {
     throw new BenchspecError(

@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   "not-compilable": EXIT.invalid,
   /** An output directory or file that cannot be created or written. */
   "unwritable-output": EXIT.invalid,
+  /** A run directory another benchspec process is running or resuming (run.lock names it). */
+  "run-locked": EXIT.invalid,
   /** A run that cannot start for a reason other than its command line. */
   "run-setup": EXIT.failure,
   /** A target that could not be prepared; the error it wraps says why. */

@@ -4,8 +4,9 @@
  * readers cannot drift apart. Besides these files, a run directory holds the compiled artifacts (the
  * script, fio job files, sdk call sequences), which plan.json lists.
  */
-import { writeFileSync } from "node:fs";
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import type { TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
@@ -24,6 +25,7 @@ export const RUN_FILES = {
   summary: { name: "summary.json", holds: "RunSummary: per case statistics and the expect results" },
   provenance: { name: "provenance.json", holds: "Provenance: what a reader needs to reproduce the run" },
   report: { name: "report.html", holds: "the run's HTML report" },
+  lock: { name: "run.lock", holds: "RunLock: the process running or resuming the run, while it does" },
 } as const;
 
 export type RunFile = keyof typeof RUN_FILES;
@@ -169,3 +171,92 @@ export async function reopenRunFiles(dir: string): Promise<void> {
 }
 
 const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** run.lock: who holds the run directory. */
+export interface RunLock {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+/** Whether process `pid` exists on this host (EPERM: it does, someone else's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Takes the run directory for this process, so two processes (a run and a --resume, two resumes) never
+ * append to the same files. The lock file appears whole (linked from a file already written), so its holder
+ * is always readable. A lock whose process no longer exists on this host is taken over, with `notice`; any
+ * other holder is an error naming it, before anything in the directory changes. Returns the release, which
+ * also runs if the process exits first (a second Ctrl-C).
+ */
+export function lockRunDir(dir: string, notice: (message: string) => void): () => void {
+  const path = join(dir, RUN_FILES.lock.name);
+  const text = jsonText({
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+  } satisfies RunLock);
+  const staging = `${path}.${process.pid}`;
+  writeFileSync(staging, text);
+  try {
+    for (;;) {
+      try {
+        linkSync(staging, path);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const held = readLockText(path);
+      if (held === undefined) continue; // released meanwhile: try again
+      const holder = parseLock(held);
+      if (!holder || holder.host !== hostname() || alive(holder.pid)) {
+        const who = holder
+          ? `benchspec (pid ${holder.pid} on ${holder.host}, since ${holder.since})`
+          : "an unreadable lock";
+        throw new BenchspecError(
+          "run-locked",
+          `${dir} is in use by ${who}; wait for it to end, or remove ${path} if that process is gone`,
+        );
+      }
+      // Only the lock judged stale is removed, not one another process took meanwhile.
+      if (readLockText(path) === held) unlinkSync(path);
+      notice(`taking over ${path}: its holder (pid ${holder.pid}, since ${holder.since}) no longer runs`);
+    }
+  } finally {
+    unlinkSync(staging);
+  }
+  const release = () => {
+    process.off("exit", release);
+    if (readLockText(path) === text) unlinkSync(path);
+  };
+  process.on("exit", release);
+  return release;
+}
+
+/** The lock file's text; undefined when there is none. */
+function readLockText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function parseLock(text: string): RunLock | undefined {
+  try {
+    const lock = JSON.parse(text) as Partial<RunLock>;
+    const whole =
+      typeof lock.pid === "number" && typeof lock.host === "string" && typeof lock.since === "string";
+    return whole ? (lock as RunLock) : undefined;
+  } catch {
+    return undefined;
+  }
+}

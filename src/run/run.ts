@@ -17,6 +17,7 @@ import type { Plan } from "../plan/types.js";
 import { readRows } from "../results/ndjson.js";
 import type { ResultRow } from "../results/row.js";
 import {
+  lockRunDir,
   readRunState,
   reopenRunFiles,
   RUN_FORMAT,
@@ -112,6 +113,28 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
 
   const runDir = dir ?? (await newRunDir(request, plan));
+  // Nothing in the directory changes before the lock is held; it is released however the run ends.
+  const release = lockRunDir(runDir, (message) => request.observer.message(message));
+  return runLocked({ request, runDir, plan, loaded, previous, specFile, sets }).finally(release);
+}
+
+async function runLocked({
+  request,
+  runDir,
+  plan,
+  loaded,
+  previous,
+  specFile,
+  sets,
+}: {
+  request: RunRequest;
+  runDir: string;
+  plan: Plan;
+  loaded: Awaited<ReturnType<typeof loadSpec>>;
+  previous: RunState | undefined;
+  specFile: string;
+  sets: string[];
+}): Promise<RunResult> {
   const paths = runPaths(runDir);
   const state: RunState = previous ?? {
     format: RUN_FORMAT,

@@ -97,11 +97,35 @@ const fsTarget = z.strictObject({
   keep,
 });
 
+/** A blkid signature type or id: never a shell or INI metacharacter. */
+const BLKID_WORD = /^[A-Za-z0-9_.-]{1,64}$/;
+const blkidWord = (what: string) =>
+  z
+    .string()
+    .refine((value) => BLKID_WORD.test(value), {
+      message: `${what} must be 1 to 64 letters, digits, "_", "." or "-"`,
+      params: { code: "invalid-value" },
+    })
+    .meta({ pattern: BLKID_WORD.source });
+
 const blockTarget = z.strictObject({
   kind: z.literal("block"),
   description: text.optional(),
   device: envString.describe("block device, e.g. /dev/nvme1n1 or /dev/disk/by-id/…"),
   destructive: z.boolean().optional().describe("required for any workload that writes to the device"),
+  overwrite: z
+    .strictObject({
+      signature: blkidWord("signature").describe(
+        "what blkid -p finds on the device: its partition table (gpt, dos…) or its TYPE (ext4, xfs, LVM2_member, linux_raid_member, swap…)",
+      ),
+      uuid: blkidWord("uuid")
+        .optional()
+        .describe("its PTUUID or UUID: only the device holding that one is overwritten"),
+    })
+    .optional()
+    .describe(
+      "with destructive: true, names what the device holds and may be destroyed; without it, a device holding anything is refused",
+    ),
 });
 
 /** S3's bucket naming rules: 3–63 of a-z 0-9 . -, a letter or digit at each end, no "..", not an IP address. */

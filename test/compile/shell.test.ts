@@ -373,6 +373,39 @@ describe("a block device (a real loop device)", () => {
     await execa("umount", [dir]);
   });
 
+  it("refuses a device holding a partition table or a file system until overwrite names it, through a symlink", async () => {
+    const writePlan = (overwrite?: object) =>
+      planOf({
+        benchspec: 1,
+        name: "block",
+        targets: {
+          disk: { kind: "block", device: "${env:BENCHSPEC_TEST_DEVICE}", destructive: true, overwrite },
+        },
+        workloads: [{ name: "dd", engine: "dd", op: "write", bs: "1MiB", count: 1, direct: true }],
+      });
+    for (const holding of ["gpt", "ext4"] as const) {
+      const other = await loopDevice(16, { holding });
+      try {
+        const held = await other.probe();
+        const uuid = holding === "ext4" ? held.UUID : held.PTUUID;
+        const link = join(await tempDir(), "disk-link");
+        await execa("ln", ["-s", other.device, link]);
+        const env = { BENCHSPEC_TEST_DEVICE: link };
+        const refused = await execa((await compileTo(writePlan())).script, [], { env, reject: false });
+        expect(refused.exitCode).toBe(1);
+        expect(refused.stdout).toBe("");
+        expect(refused.stderr).toContain(`refusing ${other.device}: it holds a ${holding} (uuid ${uuid})`);
+        expect(refused.stderr).toContain(`add overwrite: { signature: ${holding}, uuid: ${uuid} }`);
+        expect(await other.probe()).toEqual(held);
+        const acknowledged = await compileTo(writePlan({ signature: holding, uuid }));
+        const run = await execa(acknowledged.script, [], { env, reject: false });
+        expect(run.exitCode, run.stderr).toBe(0);
+      } finally {
+        await other.detach();
+      }
+    }
+  });
+
   it("without destructive: true, a writing case refuses to run even if validation were bypassed", async () => {
     const plan = blockPlan();
     plan.targets.disk = { kind: "block", device: "/dev/null" };

@@ -1,12 +1,13 @@
 import { execa } from "execa";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { readRows } from "../../src/results/ndjson.js";
 import type { ResultRow } from "../../src/results/row.js";
+import { runCli } from "../support/cli.js";
 import { ROOT } from "../support/spec.js";
 
 const temps: string[] = [];
@@ -150,5 +151,62 @@ describe("Ctrl-C and --resume", () => {
     };
     expect(state.status).toBe("partial");
     expect(state.end).toBeDefined();
+    expect(existsSync(join(out, "run.lock"))).toBe(false);
+  });
+});
+
+/** A spec of one fio case (a read for `duration`) on a temp dir, and where its run goes. */
+async function fioSpec(duration: string) {
+  const work = await tempDir();
+  const spec = join(work, "spec.yaml");
+  await writeFile(
+    spec,
+    stringify({
+      benchspec: 1,
+      name: "lock",
+      targets: { scratch: { kind: "fs", path: work } },
+      workloads: [{ name: "fio", engine: "fio", op: "read", ioengine: "psync", size: "1MiB", duration }],
+    }),
+  );
+  const out = join(work, "run");
+  return { spec, out };
+}
+
+describe("one process at a time on a run directory (run.lock)", () => {
+  it("a second --resume while another runs exits 2 naming the holder and touches nothing", async () => {
+    const { spec, out } = await fioSpec("30s");
+    const first = cli(["run", spec, "--out", out]);
+    await waitFor(() => processesMentioning(out).some((p) => p.includes("fio")), 30_000);
+    first.kill("SIGINT");
+    expect((await first).exitCode).toBe(130);
+    expect(existsSync(join(out, "run.lock"))).toBe(false);
+
+    const resuming = cli(["run", "--resume", out]);
+    await waitFor(() => processesMentioning(out).some((p) => p.includes("fio")), 30_000);
+    const before = await readFile(join(out, "run.json"), "utf8");
+    const second = await runCli(["run", "--resume", out]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(
+      new RegExp(`${out} is in use by benchspec \\(pid ${resuming.pid} on ${hostname()}, since \\d{4}-`),
+    );
+    expect(await readFile(join(out, "run.json"), "utf8")).toBe(before);
+    expect(readRows(join(out, "results.ndjson"))).toEqual([]);
+    resuming.kill("SIGINT");
+    expect((await resuming).exitCode).toBe(130);
+    expect(existsSync(join(out, "run.lock"))).toBe(false);
+  });
+
+  it("takes over the lock of a process that no longer exists, and says so", async () => {
+    const { spec, out } = await fioSpec("200ms");
+    const first = await runCli(["run", spec, "--out", out]);
+    expect(first.code).toBe(0);
+    const ended = execa("true");
+    await ended;
+    const since = "2026-01-01T00:00:00.000Z";
+    await writeFile(join(out, "run.lock"), JSON.stringify({ pid: ended.pid, host: hostname(), since }));
+    const resumed = await runCli(["run", "--resume", out]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`its holder (pid ${ended.pid}, since ${since}) no longer runs`);
+    expect(existsSync(join(out, "run.lock"))).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { execa } from "execa";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { makePayload } from "../../src/engines/load/payload.js";
@@ -353,13 +353,58 @@ describe("benchspec run on block devices (real loop devices)", () => {
     }
   });
 
+  it.each(["gpt", "dos", "ext4"] as const)(
+    "refuses a device holding %s (its partition unmounted), through a symlink, until overwrite names it exactly",
+    async (holding) => {
+      const loop = await loopDevice(16, { holding });
+      try {
+        const link = join(await tempDir(), "by-id-disk");
+        await execa("ln", ["-s", loop.device, link]);
+        const held = await loop.probe();
+        const [type, uuid] = holding === "ext4" ? [held.TYPE, held.UUID] : [held.PTTYPE, held.PTUUID];
+        expect(type).toBe(holding);
+        const runWith = async (extra: object) => {
+          const out = join(await tempDir(), "run");
+          const result = await runCli([
+            "run",
+            await blockSpec(link, { destructive: true, ...extra }),
+            "--out",
+            out,
+          ]);
+          return { code: result.code, row: rowsOf(out)[0] };
+        };
+        const what =
+          holding === "ext4" ? "signature" : `partition table with partitions ${basename(loop.device)}p1`;
+        expect(await runWith({})).toMatchObject({
+          code: 1,
+          row: { ok: false, error: expect.stringContaining(`holds a ${holding} (uuid ${uuid}) ${what}`) },
+        });
+        expect(await runWith({ overwrite: { signature: holding, uuid: "0000" } })).toMatchObject({
+          code: 1,
+          row: {
+            ok: false,
+            error: expect.stringContaining(`overwrite names ${holding} (uuid 0000), but it holds`),
+          },
+        });
+        expect(await loop.probe()).toEqual(held);
+        expect(await runWith({ overwrite: { signature: holding, uuid } })).toMatchObject({
+          code: 0,
+          row: { ok: true },
+        });
+      } finally {
+        await loop.detach();
+      }
+    },
+  );
+
   it("refuses a device with a mounted file system whatever the spec says, and never writes to it", async () => {
     const loop = await loopDevice(16);
     try {
       const mountpoint = await loop.mount();
       await writeFile(join(mountpoint, "data.txt"), "keep me");
       const out = join(await tempDir(), "run");
-      const result = await runCli(["run", await blockSpec(loop.device, { destructive: true }), "--out", out]);
+      const spec = await blockSpec(loop.device, { destructive: true, overwrite: { signature: "ext4" } });
+      const result = await runCli(["run", spec, "--out", out]);
       expect(result.code).toBe(1);
       expect(rowsOf(out)[0]).toMatchObject({ ok: false, error: expect.stringMatching(/mounted on/) });
       expect(await readFile(join(mountpoint, "data.txt"), "utf8")).toBe("keep me");

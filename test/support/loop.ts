@@ -3,11 +3,21 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** A real loop device over a sparse temp file; detach() removes it (and unmounts what the test mounted). */
-export async function loopDevice(sizeMiB: number, options: { readOnly?: boolean } = {}) {
+/**
+ * A real loop device over a sparse temp file, empty or `holding` a partition table (one partition, which
+ * partx adds to the kernel and removes again) or an ext4 file system; detach() removes it (and unmounts what
+ * the test mounted).
+ */
+export async function loopDevice(
+  sizeMiB: number,
+  options: { readOnly?: boolean; holding?: "gpt" | "dos" | "ext4" } = {},
+) {
   const dir = await mkdtemp(join(tmpdir(), "benchspec-loop-"));
   const image = join(dir, "disk.img");
   await execa("truncate", ["-s", `${sizeMiB}M`, image]);
+  if (options.holding === "ext4") await execa("mkfs.ext4", ["-q", "-F", image]);
+  else if (options.holding)
+    await execa("sfdisk", ["-q", image], { input: `label: ${options.holding}\n,4M\n` });
   const { stdout } = await execa("losetup", [
     "--find",
     "--show",
@@ -15,10 +25,17 @@ export async function loopDevice(sizeMiB: number, options: { readOnly?: boolean 
     image,
   ]);
   const device = stdout.trim();
+  const partitioned = options.holding === "gpt" || options.holding === "dos";
+  if (partitioned) await execa("partx", ["-a", device]);
   const mountpoint = join(dir, "mnt");
   let mounted = false;
   return {
     device,
+    /** What blkid reads on it now (PTTYPE, PTUUID, TYPE, UUID…). */
+    async probe() {
+      const { stdout: probed } = await execa("blkid", ["-p", "-o", "export", device], { reject: false });
+      return Object.fromEntries(probed.split("\n").map((line) => line.split("=", 2)));
+    },
     async mount() {
       await execa("mkfs.ext4", ["-q", device]);
       await execa("mkdir", ["-p", mountpoint]);
@@ -28,6 +45,7 @@ export async function loopDevice(sizeMiB: number, options: { readOnly?: boolean 
     },
     async detach() {
       if (mounted) await execa("umount", [mountpoint], { reject: false });
+      if (partitioned) await execa("partx", ["-d", device], { reject: false });
       await execa("losetup", ["-d", device], { reject: false });
       await rm(dir, { recursive: true, force: true });
     },

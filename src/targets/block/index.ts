@@ -7,7 +7,11 @@ import { blockShell } from "./shell.js";
 
 export const blockTarget: TargetKindEntry<"block"> = {
   prepare: async (target, options) => {
-    const location = checkBlockDevice(resolveEnvRefs(target.device, options.env), { write: options.writes });
+    const location = checkBlockDevice(resolveEnvRefs(target.device, options.env), {
+      write: options.writes,
+      destructive: target.destructive === true,
+      overwrite: target.overwrite,
+    });
     return {
       kind: "block",
       location,

@@ -1,4 +1,5 @@
-/** A block target in the compiled script: the device, checked unused by bs_block_setup (block.sh). */
+/** A block target in the compiled script: the device, checked unused by bs_block_setup and, when
+ * destructive, holding only what the spec's overwrite names by bs_block_overwrite (block.sh). */
 import { shQuote } from "../../compile/writer.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { placeFromEnvironment } from "../shell.js";
@@ -14,6 +15,11 @@ export const blockShell: TargetShell<TargetOf<"block">> = {
       setup: (w) => {
         placeFromEnvironment(w, t, "device", { specValue: t.target.device, key: "device" });
         w.line(`bs_block_setup ${name} "$device"`);
+        const { destructive, overwrite } = t.target;
+        if (destructive === true)
+          w.line(
+            `bs_block_overwrite ${name} ${shQuote(overwrite?.signature ?? "")} ${shQuote(overwrite?.uuid ?? "")}`,
+          );
       },
       enter: `BS_DEVICE=\${BS_TDEV[${name}]}`,
     };

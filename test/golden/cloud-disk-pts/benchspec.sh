@@ -427,6 +427,60 @@ bs_block_setup() {
   BS_TDEV[$name]=$dev
 }
 
+# bs_block_overwrite NAME SIGNATURE UUID: a destructive target destroys what its device holds, so the spec
+# must name it. Refuses holders, partitions without a table blkid recognises, and a partition table or
+# signature that SIGNATURE (and UUID, when not empty) do not name exactly: a changed disk is refused again.
+bs_block_overwrite() {
+  local name=$1 signature=$2 uuid=$3 dev=${BS_TDEV[$1]} sys p h out rc=0 key value type id what ack
+  local partitions=() holders=()
+  local -A found=()
+  sys=/sys/class/block/${dev##*/}
+  for p in "$sys/${dev##*/}"*; do
+    if [[ -e $p/partition ]]; then partitions+=("${p##*/}"); fi
+  done
+  for p in "$sys" "${partitions[@]/#/$sys/}"; do
+    for h in "$p"/holders/*; do
+      if [[ -e $h ]]; then holders+=("/dev/${h##*/}"); fi
+    done
+  done
+  if ((${#holders[@]} > 0)); then
+    bs_die "target $name: refusing $dev: it is held by ${holders[*]} (device mapper, LVM, md…)"
+  fi
+  command -v blkid >/dev/null || bs_die "target $name: cannot check what $dev holds: blkid (util-linux) is not installed"
+  # blkid's low-level probe reads the device's own sectors; exit status 2: nothing, 8: more than one candidate.
+  out=$(blkid -p -o export "$dev") || rc=$?
+  case $rc in
+    0) ;;
+    2) out= ;;
+    8) bs_die "target $name: refusing $dev: blkid finds more than one signature on it (wipefs -n $dev lists them); clear it yourself (wipefs -a) if all of it is to go" ;;
+    *) bs_die "target $name: cannot check what $dev holds: blkid exited with status $rc" ;;
+  esac
+  while IFS='=' read -r key value; do
+    if [[ -n $key ]]; then found[$key]=$value; fi
+  done <<<"$out"
+  if [[ -n ${found[PTTYPE]:-} && -n ${found[TYPE]:-} ]]; then
+    bs_die "target $name: refusing $dev: it holds ${found[PTTYPE]} (uuid ${found[PTUUID]:-}) and ${found[TYPE]} (uuid ${found[UUID]:-}); overwrite names one signature, so clear it yourself (wipefs -a) if all of it is to go"
+  fi
+  if [[ -z ${found[PTTYPE]:-} ]] && ((${#partitions[@]} > 0)); then
+    bs_die "target $name: refusing $dev: it has partitions (${partitions[*]}) but no partition table blkid recognises"
+  fi
+  type=${found[PTTYPE]:-${found[TYPE]:-}}
+  id=${found[PTUUID]:-${found[UUID]:-}}
+  if [[ -z $type ]]; then return 0; fi
+  if [[ $signature == "$type" && (-z $uuid || ${uuid,,} == "${id,,}") ]]; then return 0; fi
+  what="$type${id:+ (uuid $id)}"
+  if [[ -n ${found[PTTYPE]:-} ]]; then
+    what="a $what partition table${partitions[*]:+ with partitions ${partitions[*]}}"
+  else
+    what="a $what signature"
+  fi
+  ack="overwrite: { signature: $type${id:+, uuid: $id} }"
+  if [[ -n $signature ]]; then
+    bs_die "target $name: refusing $dev: the spec's overwrite names $signature${uuid:+ (uuid $uuid)}, but it holds $what; to destroy it, add $ack to its target"
+  fi
+  bs_die "target $name: refusing $dev: it holds $what, which destructive: true alone does not destroy; to destroy it, add $ack to its target"
+}
+
 bs_block_unused() {
   local name=$1 dev=$2 base sys p h related=() numbers=() line src
   base=${dev##*/}
@@ -595,6 +649,7 @@ bs_target_0_setup() {
     device="${BENCH_DEVICE:?is not set or empty, needed for target disk device}"
   fi
   bs_block_setup disk "$device"
+  bs_block_overwrite disk '' ''
 }
 bs_target_0_enter() { BS_DEVICE=${BS_TDEV[disk]}; }
 bs_target_0_leave() { :; }
