@@ -43,6 +43,8 @@ export const FACET_HEIGHT = 180;
 export const FACET_COLUMNS = 3;
 /** Beyond this many facets a chart is cut (the tables have every case). */
 export const MAX_FACETS = 24;
+/** Beyond this many cases a chart is cut too: its data and pre-rendered image grow with each one. */
+export const MAX_CHART_ENTRIES = 600;
 
 export const filterKind = (kind: string) => ({ filter: { field: "k", equal: kind } });
 

@@ -4,19 +4,11 @@
  */
 import { PERCENTILES } from "../../results/metrics.js";
 import { formatMetric } from "../format.js";
-import {
-  compositeLabel,
-  compositeOrder,
-  dimLabel,
-  dimOrder,
-  type Entry,
-  type WorkloadView,
-} from "../view.js";
+import { dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
 import { engineReport } from "../../engines/reports.js";
 import {
   axisTitle,
   filterKind,
-  MAX_FACETS,
   round,
   unitFor,
   type Chart,
@@ -25,6 +17,7 @@ import {
 } from "./common.js";
 import { compose } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
+import { panelsCaption, panelsOf } from "./panels.js";
 
 export interface LatencyRequest {
   x?: string;
@@ -71,17 +64,9 @@ export function latencyChart(
   if (entries.length === 0) return undefined;
   const xDim = request.x ?? "case";
   const facetDims = request.facets;
-  let facetOrder = compositeOrder(entries, facetDims);
-  const caption: string[] = [];
-  let shown = entries;
-  if (facetOrder.length > MAX_FACETS) {
-    caption.push(
-      `Only the first ${MAX_FACETS} of ${facetOrder.length} panels are drawn; the tables list every case.`,
-    );
-    facetOrder = facetOrder.slice(0, MAX_FACETS);
-    const keep = new Set(facetOrder);
-    shown = entries.filter((e) => keep.has(compositeLabel(e, facetDims)));
-  }
+  const panels = panelsOf(entries, facetDims);
+  const { shown } = panels;
+  const caption: string[] = panelsCaption(panels);
   const values = shown.flatMap((e) =>
     PERCENTILES.flatMap((p) => (e.c.metrics[p] ? [e.c.metrics[p]!.median] : [])),
   );
@@ -95,7 +80,7 @@ export function latencyChart(
         k: "m",
         x: dimLabel(e, xDim),
         c: p,
-        ...(facetDims.length > 0 && { f: compositeLabel(e, facetDims) }),
+        ...panels.field(e),
         y: round(s.median / unit.factor),
         case: e.c.id,
         v: formatMetric("time", s.median),
@@ -104,13 +89,7 @@ export function latencyChart(
     }
   }
   if (rows.length === 0) return undefined;
-  const limits = limitRows(
-    ctx.limits,
-    "p99",
-    unit,
-    Math.max(...values),
-    facetDims.length > 0 ? facetOrder : [undefined],
-  );
+  const limits = limitRows(ctx.limits, "p99", unit, Math.max(...values), panels.limitFacets);
   caption.unshift(
     `Latency percentiles, the median over the repetitions; logarithmic scale. ${latencySources(view, shown)}`,
   );
@@ -164,7 +143,7 @@ export function latencyChart(
       title,
       rows: allRows,
       layers,
-      ...(facetDims.length > 0 && { facet: { title: facetDims.join(" · "), order: facetOrder } }),
+      ...(panels.facet && { facet: panels.facet }),
     }),
   };
 }
