@@ -123,8 +123,9 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
   ];
   const header = [
     `<h1>${escapeHtml(title)}</h1>`,
-    ...runs.flatMap((run) =>
-      run.plan.description ? [`<p class="description">${escapeHtml(run.plan.description)}</p>`] : [],
+    // Runs of one spec share its description: each distinct one once.
+    ...[...new Set(runs.flatMap((run) => (run.plan.description ? [run.plan.description] : [])))].map(
+      (description) => `<p class="description">${escapeHtml(description)}</p>`,
     ),
     `<p class="meta">${escapeHtml(runsLine(runs))}</p>`,
     summaryBoxes(runs, options.comparison),

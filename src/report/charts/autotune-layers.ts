@@ -78,6 +78,7 @@ export function autotuneLayers(data: AutotuneData, options: { limits: boolean })
       type: "quantitative",
       title: `${data.param} (log₂ scale)`,
       scale: { type: "log", base: 2 },
+      axis: { values: data.tried, format: "d" },
     },
     y: { field: "y", type: "quantitative", title: yTitle },
     yTitle,

@@ -14,7 +14,15 @@ import type { Limit, RunData } from "../model.js";
 
 export type VlSpec = Record<string, unknown>;
 
-export const CHART_KINDS = ["sweep", "timeseries", "latency", "expect", "autotune", "compare"] as const;
+export const CHART_KINDS = [
+  "sweep",
+  "timeseries",
+  "latency",
+  "processes",
+  "expect",
+  "autotune",
+  "compare",
+] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];
 
 export interface Chart {

@@ -33,6 +33,7 @@ export function limitRows(
   const { family } = METRIC_INFO[metric];
   const rows: VlSpec[] = [];
   const caption: string[] = [];
+  const drawn: { label: string; value: number }[] = [];
   for (const limit of limitsFor(limits, family)) {
     if (max > 0 && limit.value > 4 * max) {
       caption.push(
@@ -40,16 +41,49 @@ export function limitRows(
       );
       continue;
     }
+    drawn.push(limit);
+  }
+  const places = labelPlaces(
+    drawn.map((l) => l.value),
+    Math.max(max, ...drawn.map((l) => l.value)),
+  );
+  drawn.forEach((limit, i) => {
     for (const f of facets)
       rows.push({
         k: "limit",
         y: limit.value / unit.factor,
         lab: `${limit.label} (${formatMetric(family, limit.value)})`,
+        s: places[i],
         ...(f !== undefined && { f }),
       });
-  }
+  });
   if (rows.length > 0) caption.push("Dashed red lines: the limits declared in the spec's report section.");
   return { rows, caption };
+}
+
+/** Where a limit's label goes: above or below its rule, at the left or the right edge. */
+const LABEL_PLACES = [
+  { align: "left", baseline: "bottom", dy: -3, x: 0 },
+  { align: "right", baseline: "bottom", dy: -3, x: "width" },
+  { align: "left", baseline: "top", dy: 3, x: 0 },
+  { align: "right", baseline: "top", dy: 3, x: "width" },
+] as const;
+
+/** Limits nearer than this share of the y axis would print their labels over each other. */
+const CLOSE = 0.1;
+
+/**
+ * Per limit, the index of its label's place: the first place no nearby limit's label already holds (more
+ * than four limits within one label's height of each other share the last place).
+ */
+export function labelPlaces(values: readonly number[], top: number): number[] {
+  const places: number[] = [];
+  values.forEach((value, i) => {
+    const taken = new Set(places.filter((_, j) => Math.abs(values[j]! - value) < CLOSE * top));
+    const free = LABEL_PLACES.findIndex((_, place) => !taken.has(place));
+    places[i] = free === -1 ? LABEL_PLACES.length - 1 : free;
+  });
+  return places;
 }
 
 export function limitLayers(): VlSpec[] {
@@ -59,23 +93,15 @@ export function limitLayers(): VlSpec[] {
       mark: { type: "rule", color: LIMIT_COLOR, strokeDash: [6, 4], size: 1.5 },
       encoding: { y: { field: "y", type: "quantitative" } },
     },
-    {
-      transform: [filterKind("limit")],
-      mark: {
-        type: "text",
-        color: LIMIT_COLOR,
-        align: "left",
-        baseline: "bottom",
-        dx: 4,
-        dy: -3,
-        fontSize: 10,
-      },
+    ...LABEL_PLACES.map(({ x, ...place }, index) => ({
+      transform: [filterKind("limit"), { filter: { field: "s", equal: index } }],
+      mark: { type: "text", color: LIMIT_COLOR, dx: place.align === "left" ? 4 : -4, fontSize: 10, ...place },
       encoding: {
         y: { field: "y", type: "quantitative" },
-        x: { value: 0 },
+        x: { value: x },
         text: { field: "lab", type: "nominal" },
       },
-    },
+    })),
   ];
 }
 
