@@ -53,8 +53,9 @@ describe("every number honest", () => {
   });
 
   it("limits close together get their labels in different places", async () => {
-    expect(labelPlaces([100, 105, 300], 300)).toEqual([0, 1, 0]);
-    expect(labelPlaces([100, 101, 102, 103, 104], 300)).toEqual([0, 1, 2, 3, 3]);
+    // From the highest down: of two close limits, the lower one's label goes below its rule.
+    expect(labelPlaces([100, 105, 300], 300)).toEqual([1, 0, 0]);
+    expect(labelPlaces([104, 103, 102, 101, 100], 300)).toEqual([0, 1, 2, 3, 3]);
     const plan = await scenarioPlan("quickstart");
     const limits = [
       { label: "NIC", throughput: 250e6 },

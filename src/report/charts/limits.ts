@@ -64,8 +64,8 @@ export function limitRows(
 /** Where a limit's label goes: above or below its rule, at the left or the right edge. */
 const LABEL_PLACES = [
   { align: "left", baseline: "bottom", dy: -3, x: 0 },
-  { align: "right", baseline: "bottom", dy: -3, x: "width" },
   { align: "left", baseline: "top", dy: 3, x: 0 },
+  { align: "right", baseline: "bottom", dy: -3, x: "width" },
   { align: "right", baseline: "top", dy: 3, x: "width" },
 ] as const;
 
@@ -73,16 +73,21 @@ const LABEL_PLACES = [
 const CLOSE = 0.1;
 
 /**
- * Per limit, the index of its label's place: the first place no nearby limit's label already holds (more
- * than four limits within one label's height of each other share the last place).
+ * Per limit, the index of its label's place: from the highest limit down, the first place no nearby
+ * limit's label already holds — so of two close limits the lower one's label goes below its rule, away
+ * from the other (more than four limits within one label's height share the last place).
  */
 export function labelPlaces(values: readonly number[], top: number): number[] {
   const places: number[] = [];
-  values.forEach((value, i) => {
-    const taken = new Set(places.filter((_, j) => Math.abs(values[j]! - value) < CLOSE * top));
+  const done: number[] = [];
+  for (const i of values.map((_, index) => index).sort((a, b) => values[b]! - values[a]!)) {
+    const taken = new Set(
+      done.filter((j) => Math.abs(values[j]! - values[i]!) < CLOSE * top).map((j) => places[j]),
+    );
     const free = LABEL_PLACES.findIndex((_, place) => !taken.has(place));
     places[i] = free === -1 ? LABEL_PLACES.length - 1 : free;
-  });
+    done.push(i);
+  }
   return places;
 }
 
