@@ -68,6 +68,17 @@ export function axisTitle(dim: string): string {
   return dim === "case" ? "case" : dim;
 }
 
+/** An x axis of a dimension's values in their order; long labels slanted. */
+export function ordinalX(dim: string, order: readonly string[]): VlSpec {
+  return {
+    field: "x",
+    type: "ordinal",
+    title: axisTitle(dim),
+    sort: order,
+    axis: { labelAngle: order.some((l) => l.length > 8) ? -30 : 0, labelLimit: 160 },
+  };
+}
+
 export function unitFor(metric: Metric, values: Iterable<number>): DisplayUnit {
   return displayUnit(METRIC_INFO[metric].family, values);
 }

@@ -7,15 +7,15 @@ import { formatMetric } from "../format.js";
 import { dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
 import { engineReport } from "../../engines/reports.js";
 import {
-  axisTitle,
   filterKind,
+  ordinalX,
   round,
   unitFor,
   type Chart,
   type ChartContext,
   type VlSpec,
 } from "./common.js";
-import { compose } from "./compose.js";
+import { panelChart } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
 import { panelsCaption, panelsOf } from "./panels.js";
 
@@ -105,13 +105,7 @@ export function latencyChart(
         ? { type: "point", filled: true, size: 60 }
         : { type: "line", point: { filled: true, size: 36 } },
       encoding: {
-        x: {
-          field: "x",
-          type: "ordinal",
-          title: axisTitle(xDim),
-          sort: xOrder,
-          axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0 },
-        },
+        x: ordinalX(xDim, xOrder),
         y: { field: "y", type: "quantitative", title: yTitle, scale: { type: "log" } },
         color: {
           field: "c",
@@ -129,21 +123,13 @@ export function latencyChart(
       },
     },
   ];
-  if (limits.rows.length > 0) layers.push(...limitLayers());
+  layers.push(...limitLayers(limits.rows));
   const title = request.title ?? `${view.name}: latency percentiles`;
-  const allRows = [...rows, ...limits.rows];
-  return {
-    id,
-    kind: "latency",
-    workload: view.name,
+  return panelChart(id, "latency", view, {
     title,
     caption,
-    points: allRows.length,
-    spec: compose({
-      title,
-      rows: allRows,
-      layers,
-      ...(panels.facet && { facet: panels.facet }),
-    }),
-  };
+    rows: [...rows, ...limits.rows],
+    layers,
+    panels,
+  });
 }

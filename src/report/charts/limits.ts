@@ -91,22 +91,37 @@ export function labelPlaces(values: readonly number[], top: number): number[] {
   return places;
 }
 
-export function limitLayers(): VlSpec[] {
+/** The rules and labels of a chart's limit rows (none without any): a text layer per place in use. */
+export function limitLayers(rows: readonly VlSpec[]): VlSpec[] {
+  if (rows.length === 0) return [];
+  const used = new Set(rows.map((r) => r.s));
   return [
     {
       transform: [filterKind("limit")],
       mark: { type: "rule", color: LIMIT_COLOR, strokeDash: [6, 4], size: 1.5 },
       encoding: { y: { field: "y", type: "quantitative" } },
     },
-    ...LABEL_PLACES.map(({ x, ...place }, index) => ({
-      transform: [filterKind("limit"), { filter: { field: "s", equal: index } }],
-      mark: { type: "text", color: LIMIT_COLOR, dx: place.align === "left" ? 4 : -4, fontSize: 10, ...place },
-      encoding: {
-        y: { field: "y", type: "quantitative" },
-        x: { value: x },
-        text: { field: "lab", type: "nominal" },
-      },
-    })),
+    ...LABEL_PLACES.flatMap(({ x, ...place }, index) =>
+      used.has(index)
+        ? [
+            {
+              transform: [filterKind("limit"), { filter: { field: "s", equal: index } }],
+              mark: {
+                type: "text",
+                color: LIMIT_COLOR,
+                dx: place.align === "left" ? 4 : -4,
+                fontSize: 10,
+                ...place,
+              },
+              encoding: {
+                y: { field: "y", type: "quantitative" },
+                x: { value: x },
+                text: { field: "lab", type: "nominal" },
+              },
+            },
+          ]
+        : [],
+    ),
   ];
 }
 

@@ -7,27 +7,15 @@
 import { METRIC_INFO } from "../../results/metrics.js";
 import { formatMetric } from "../format.js";
 import { dimLabel, dimOrder, type Entry, type Layout, type WorkloadView } from "../view.js";
-import {
-  axisTitle,
-  filterKind,
-  round,
-  unitFor,
-  type Chart,
-  type ChartContext,
-  type VlSpec,
-} from "./common.js";
-import { compose } from "./compose.js";
+import { axisTitle, filterKind, ordinalX, round, unitFor } from "./common.js";
+import type { ChartContext, VlSpec } from "./common.js";
+import { panelChart } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
 import { panelsCaption, panelsOf } from "./panels.js";
 
 const hasProcesses = (e: Entry) => e.c.processes !== undefined;
 
-export function processesChart(
-  view: WorkloadView,
-  layout: Layout,
-  ctx: ChartContext,
-  id: string,
-): Chart | undefined {
+export function processesChart(view: WorkloadView, layout: Layout, ctx: ChartContext, id: string) {
   const entries = view.entries.filter(hasProcesses);
   if (entries.length === 0) return undefined;
   const xDim = layout.x ?? "case";
@@ -62,13 +50,7 @@ export function processesChart(
   const xOrder = dimOrder(entries, xDim);
   const colorOrder = layout.color ? dimOrder(entries, layout.color) : [];
   const yTitle = `${METRIC_INFO.throughput.title} per process (${unit.unit})`;
-  const x = {
-    field: "x",
-    type: "ordinal",
-    title: axisTitle(xDim),
-    sort: xOrder,
-    axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0, labelLimit: 160 },
-  };
+  const x = ordinalX(xDim, xOrder);
   const place = {
     x,
     ...(layout.color && {
@@ -103,26 +85,18 @@ export function processesChart(
         y: { field: "y", type: "quantitative" },
       },
     },
-    ...(limits.rows.length > 0 ? limitLayers() : []),
+    ...limitLayers(limits.rows),
   ];
   const title = `${view.name}: ${METRIC_INFO.throughput.title} per process`;
-  const allRows = [...rows, ...limits.rows];
-  return {
-    id,
-    kind: "processes",
-    workload: view.name,
+  return panelChart(id, "processes", view, {
     title,
     caption: [
       "Each box: the throughput of every process of the case's measured repetitions (bytes that process moved over its own time). Whisker: slowest to fastest process; box: the middle half; white tick: the median.",
       ...panelsCaption(panels),
       ...limits.caption,
     ],
-    points: allRows.length,
-    spec: compose({
-      title,
-      rows: allRows,
-      layers,
-      ...(panels.facet && { facet: panels.facet }),
-    }),
-  };
+    rows: [...rows, ...limits.rows],
+    layers,
+    panels,
+  });
 }

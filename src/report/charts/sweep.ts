@@ -28,7 +28,7 @@ export function sweepChart(
     mark,
     grouped,
     multiRun: ctx.runs.length > 1,
-    limits: limits.rows.length > 0,
+    limits: limits.rows,
   });
   const title =
     request.title ?? `${view.name}: ${METRIC_INFO[request.y].title}${request.x ? ` by ${request.x}` : ""}`;

@@ -34,7 +34,7 @@ export function timeseriesChart(
       title,
       ...(view.description && { subtitle: view.description }),
       rows,
-      layers: timeseriesLayers(request, data, { limits: limits.rows.length > 0 }),
+      layers: timeseriesLayers(request, data, { limits: limits.rows }),
       ...(panels.facet && { facet: panels.facet }),
     }),
   };
