@@ -7,7 +7,9 @@
  * Two shapes, each a real plan from a scenario spec with synthetic rows written to a temp run directory:
  *   A. cloud-disk-pts (70 cases): `rows` result rows (~14,000 repetitions per case) and `rows` time-series
  *      points (WSAT-style, sampled every 100 ms);
- *   B. a 1,000-case matrix (bs × read × iodepth) with `rows` result rows (1,000 repetitions per case).
+ *   B. a 1,000-case matrix (bs × read × iodepth) with `rows` result rows (1,000 repetitions per case);
+ *   C. a 10,000-case matrix (B × jobs) with `rows` result rows (100 repetitions per case): the page must
+ *      stay a few MB however many cases there are.
  * Printed per shape: write time (not counted), load + aggregation, chart pre-rendering and assembly,
  * the HTML size, and the process's peak memory.
  */
@@ -150,25 +152,30 @@ const pts = await loadSpec(join(import.meta.dirname, "..", "specs", "cloud-disk-
 if (!pts.plan) throw new Error("specs/cloud-disk-pts.yaml did not validate");
 await shape("A. cloud-disk-pts", pts.plan, ROWS, ROWS);
 
-const matrix = validateText(
-  "matrix.yaml",
-  stringify({
-    benchspec: 1,
-    name: "wide-matrix",
-    targets: { scratch: { kind: "fs" } },
-    workloads: [
-      {
-        name: "grid",
-        engine: "fio",
-        op: "randrw",
-        matrix: {
-          bs: ["512B", "1KiB", "2KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"],
-          read: [0, 10, 20, 30, 40, 50, 60, 70, 80, 100],
-          iodepth: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
-        },
-      },
-    ],
-  }),
+const GRID = {
+  bs: ["512B", "1KiB", "2KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"],
+  read: [0, 10, 20, 30, 40, 50, 60, 70, 80, 100],
+  iodepth: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+};
+
+function matrixPlan(name: string, matrix: Record<string, unknown[]>): Plan {
+  const loaded = validateText(
+    `${name}.yaml`,
+    stringify({
+      benchspec: 1,
+      name,
+      targets: { scratch: { kind: "fs" } },
+      workloads: [{ name: "grid", engine: "fio", op: "randrw", matrix }],
+    }),
+  );
+  if (!loaded.plan) throw new Error(loaded.diagnostics.map((d) => d.message).join("\n"));
+  return loaded.plan;
+}
+
+await shape("B. 1,000-case matrix", matrixPlan("wide-matrix", GRID), ROWS, 0);
+await shape(
+  "C. 10,000-case matrix",
+  matrixPlan("wider-matrix", { ...GRID, jobs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }),
+  ROWS,
+  0,
 );
-if (!matrix.plan) throw new Error(matrix.diagnostics.map((d) => d.message).join("\n"));
-await shape("B. 1,000-case matrix", matrix.plan, ROWS, 0);

@@ -35,14 +35,23 @@ export type RowLike = Pick<
   | "client"
   | "steady"
   | "autotune"
+  | "jobs"
 > &
   Partial<Pick<ResultRow, "source" | "spec" | "specHash">>;
 
 /**
  * Per-repetition values besides the metrics, of which the report shows the median: the client's CPU-seconds
  * per GiB moved and the event-loop utilization of its busiest thread, and the time to first byte of reads.
+ * And the throughput of each process of a repetition that ran several (dd's `parallel`), of which the
+ * report shows the spread.
  */
-export const EXTRAS = ["cpuPerGiB", "eventLoopUtilization", "ttfbP50", "ttfbP99"] as const;
+export const EXTRAS = [
+  "cpuPerGiB",
+  "eventLoopUtilization",
+  "ttfbP50",
+  "ttfbP99",
+  "processThroughput",
+] as const;
 export type Extra = (typeof EXTRAS)[number];
 
 /** Downsampled series keep at most this many points per case. */
@@ -69,7 +78,7 @@ interface Values {
 const newValues = (): Values => ({
   ok: 0,
   values: { throughput: [], iops: [], latency: [], p50: [], p90: [], p99: [], "p99.9": [], seconds: [] },
-  extra: { cpuPerGiB: [], eventLoopUtilization: [], ttfbP50: [], ttfbP99: [] },
+  extra: { cpuPerGiB: [], eventLoopUtilization: [], ttfbP50: [], ttfbP99: [], processThroughput: [] },
 });
 
 function push(list: number[], value: number | undefined) {
@@ -204,6 +213,10 @@ export class RunAccumulator {
       push(values.extra.ttfbP50, ttfb.p50);
       push(values.extra.ttfbP99, ttfb.p99);
     }
+    const jobs = row.jobs;
+    if (jobs && jobs.length > 1)
+      for (const job of jobs)
+        if (job.error === undefined) push(values.extra.processThroughput, job.throughput);
   }
 
   /**
@@ -379,9 +392,14 @@ function metricsOf(values: Values | undefined): { metrics: CaseAgg["metrics"]; s
 
 const medianOrNone = (list: readonly number[]) => (list.length > 0 ? median(list) : undefined);
 
-/** The medians over the repetitions of what the client cost and of the time to first byte. */
-function extrasOf(values: Values | undefined): Pick<CaseAgg, "client" | "ttfb"> {
+/**
+ * The medians over the repetitions of what the client cost and of the time to first byte; the spread of
+ * the processes' throughputs.
+ */
+function extrasOf(values: Values | undefined): Pick<CaseAgg, "client" | "ttfb" | "processes"> {
   if (!values) return {};
+  const processes = summarize(values.extra.processThroughput);
+  const sorted = Float64Array.from(values.extra.processThroughput).sort();
   const cpuPerGiB = medianOrNone(values.extra.cpuPerGiB);
   const eventLoopUtilization = medianOrNone(values.extra.eventLoopUtilization);
   const p50 = medianOrNone(values.extra.ttfbP50);
@@ -396,7 +414,21 @@ function extrasOf(values: Values | undefined): Pick<CaseAgg, "client" | "ttfb"> 
     ...((p50 !== undefined || p99 !== undefined) && {
       ttfb: { ...(p50 !== undefined && { p50 }), ...(p99 !== undefined && { p99 }) },
     }),
+    ...(processes && {
+      processes: {
+        ...processes,
+        q1: quantile(sorted, 0.25),
+        q3: quantile(sorted, 0.75),
+      },
+    }),
   };
+}
+
+/** The q-quantile of sorted values, interpolated between the nearest two. */
+function quantile(sorted: Float64Array, q: number): number {
+  const at = (sorted.length - 1) * q;
+  const below = sorted[Math.floor(at)]!;
+  return below + (sorted[Math.ceil(at)]! - below) * (at - Math.floor(at));
 }
 
 function finishCase(acc: CaseAcc): CaseAgg {

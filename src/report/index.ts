@@ -43,8 +43,13 @@ export interface BuiltReport {
 }
 
 const TEMPLATE = join(PACKAGE_ROOT, "templates", "report.html");
-/** Inline CSV (a <pre> to read) only up to this size; the download link always has all of it. */
+/** Inline CSV (a <pre> to read) only up to this size. */
 const INLINE_CSV_LIMIT = 64 * 1024;
+/**
+ * The CSV download is in the page only up to this size (about 2,000 cases): beyond, it would be most of the
+ * page, which must stay a few MB at any case count.
+ */
+export const CSV_EMBED_LIMIT = 2_000_000;
 
 export async function buildReport(runs: readonly RunData[], options: ReportOptions): Promise<BuiltReport> {
   if (runs.length === 0) throw new Error("a report needs at least one run");
@@ -110,16 +115,7 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
     html: provenanceTable(runs),
   });
   const csv = summaryCsv(runs);
-  sections.push({
-    id: "export",
-    title: "Export",
-    html: [
-      `<p><a download="${escapeHtml(fileName(title))}-summary.csv" href="${escapeHtml(dataUri("text/csv", csv))}">Download the per-case summary as CSV</a> (${runs.reduce((n, r) => n + r.cases.length, 0)} cases).</p>`,
-      csv.length <= INLINE_CSV_LIMIT
-        ? `<details><summary>Show the CSV</summary><pre class="csv">${escapeHtml(csv)}</pre></details>`
-        : "",
-    ].join(""),
-  });
+  sections.push({ id: "export", title: "Export", html: exportHtml(runs, title, csv) });
 
   const allNotes = [
     ...runs.flatMap((run) => run.notes.map((n) => (runs.length > 1 ? `${run.label}: ${n}` : n))),
@@ -127,8 +123,9 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
   ];
   const header = [
     `<h1>${escapeHtml(title)}</h1>`,
-    ...runs.flatMap((run) =>
-      run.plan.description ? [`<p class="description">${escapeHtml(run.plan.description)}</p>`] : [],
+    // Runs of one spec share its description: each distinct one once.
+    ...[...new Set(runs.flatMap((run) => (run.plan.description ? [run.plan.description] : [])))].map(
+      (description) => `<p class="description">${escapeHtml(description)}</p>`,
     ),
     `<p class="meta">${escapeHtml(runsLine(runs))}</p>`,
     summaryBoxes(runs, options.comparison),
@@ -172,6 +169,22 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
       .join("\n"),
   });
   return { html, charts, warnings };
+}
+
+function exportHtml(runs: readonly RunData[], title: string, csv: string): string {
+  const cases = runs.reduce((n, r) => n + r.cases.length, 0);
+  if (csv.length > CSV_EMBED_LIMIT) {
+    const where = runs.every((r) => r.kind === "run")
+      ? "each run directory's summary.json has every case's statistics"
+      : "the inputs hold every case's rows";
+    return `<p>${escapeHtml(`The per-case summary of ${cases} cases (${(csv.length / 1e6).toFixed(1)} MB of CSV) is too large to embed in this page; ${where}.`)}</p>`;
+  }
+  return [
+    `<p><a download="${escapeHtml(fileName(title))}-summary.csv" href="${escapeHtml(dataUri("text/csv", csv))}">Download the per-case summary as CSV</a> (${cases} cases).</p>`,
+    csv.length <= INLINE_CSV_LIMIT
+      ? `<details><summary>Show the CSV</summary><pre class="csv">${escapeHtml(csv)}</pre></details>`
+      : "",
+  ].join("");
 }
 
 /** Replaces every {{name}} of the template in one pass, so no filled-in text is ever read as a placeholder. */

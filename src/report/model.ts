@@ -7,6 +7,7 @@ import type { PlannedExpect } from "../plan/types.js";
 import type { SteadyWindow } from "../results/import-fio.js";
 import type { CaseSummary, ExpectResult } from "../results/summary.js";
 import type { Provenance, RunState } from "../results/run-dir.js";
+import type { Stats } from "../results/stats.js";
 import type { Metric, Spec } from "../spec/schema.js";
 
 export type ReportSection = NonNullable<Spec["report"]>;
@@ -51,6 +52,11 @@ export interface CaseAgg extends Omit<CaseSummary, "params"> {
   /** Time to first byte of reads (GET, cat), seconds: the medians over the repetitions of p50 and p99. */
   ttfb?: { p50?: number; p99?: number };
   steady?: { attained: number; total: number };
+  /**
+   * Cases whose repetitions ran several processes (dd's `parallel`): the throughput of each process of
+   * every successful repetition, pooled (bytes/s), with its quartiles.
+   */
+  processes?: Stats & { q1: number; q3: number };
   /** Autotune cases: one entry per tried value of the tuned parameter, and the chosen knee. */
   autotune?: AutotuneResult;
 }

@@ -47,7 +47,10 @@ function collectingLogger(warnings: string[]) {
 export async function renderSvg(spec: VlSpec): Promise<Rendered> {
   const warnings: string[] = [];
   const logger = collectingLogger(warnings);
-  const compiled = compile(spec as unknown as TopLevelSpec, { logger: logger as never }).spec;
+  // No ARIA attributes in the image: an <img> hides its SVG's structure from assistive technology (its alt
+  // text is the chart's title), and the labels of every mark made it several times larger.
+  const image = { ...spec, config: { ...(spec.config as VlSpec | undefined), aria: false } };
+  const compiled = compile(image as unknown as TopLevelSpec, { logger: logger as never }).spec;
   const view = new vega.View(vega.parse(compiled), {
     renderer: "none",
     logger: logger as never,

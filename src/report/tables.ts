@@ -10,11 +10,11 @@ import { limitsFor } from "./charts/limits.js";
 import { csvCell, escapeHtml } from "./escape.js";
 import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
 import type { CaseAgg, InputKind, Limit, RunData } from "./model.js";
-import { compositeLabel, type Entry, type WorkloadView } from "./view.js";
+import { dimLabel, type Entry, type WorkloadView } from "./view.js";
 import { engineReport } from "../engines/reports.js";
 
-/** Above this many rows an HTML table is cut; the CSV export has every case. */
-export const MAX_TABLE_ROWS = 2000;
+/** Above this many rows an HTML table is cut (each row is about 0.4 kB of the page). */
+export const MAX_TABLE_ROWS = 1000;
 
 type Cell = string | { html: string; className?: string; title?: string };
 
@@ -31,7 +31,7 @@ function table(header: readonly Cell[], rows: readonly Cell[][], className = "")
     `<tbody>${shown.map((r) => `<tr>${r.map((c) => cell(c, "td")).join("")}</tr>`).join("\n")}</tbody>`,
     `</table></div>`,
     cut
-      ? `<p class="note">First ${MAX_TABLE_ROWS} of ${rows.length} rows; the CSV export has all of them.</p>`
+      ? `<p class="note">First ${MAX_TABLE_ROWS} of ${rows.length} rows; the Export section says where all of them are.</p>`
       : "",
   ].join("");
 }
@@ -96,6 +96,16 @@ function extraColumns(cases: readonly CaseAgg[]) {
 }
 
 /**
+ * The parameters that tell a case from the others, each named: a bare value says nothing of what it is.
+ * The parameter an autotune chose is always there, marked as chosen (it is not the spec's value).
+ */
+function paramsCell(entry: Entry, dims: readonly string[]): string {
+  const tuned = entry.c.autotune?.param;
+  const names = tuned && !dims.includes(tuned) ? [...dims, tuned] : dims;
+  return names.map((d) => `${d}=${dimLabel(entry, d)}${d === tuned ? " (autotuned)" : ""}`).join(" · ");
+}
+
+/**
  * Per workload: one row per case (and run): n, median, mean ± CI, CV, % of limits, what the client cost,
  * time to first byte, warnings.
  */
@@ -106,10 +116,12 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
   const hasSeconds = view.entries.some((e) => engineReport(e.c.engine)?.seconds === true);
   const extra = extraColumns(view.entries.map((e) => e.c));
   const limitCols = limitColumns(limits).filter((l) => view.entries.some((e) => e.c.metrics[l.metric]));
+  const dims = view.dims.filter((d) => d !== "run");
+  const showParams = dims.length > 0 || view.entries.some((e) => e.c.autotune);
   const header = [
     ...(multiRun ? ["run"] : []),
     "case",
-    ...(view.dims.filter((d) => d !== "run").length > 0 ? ["parameters"] : []),
+    ...(showParams ? ["parameters"] : []),
     "n",
     "failed",
     defined("throughput median", "throughput"),
@@ -126,13 +138,12 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
     "steady state",
     "warnings",
   ];
-  const dims = view.dims.filter((d) => d !== "run");
   const rows = view.entries.map(({ run, c }: Entry) => {
     const tp = c.metrics.throughput;
     const cells: Cell[] = [
       ...(multiRun ? [run.label] : []),
       { html: `<code>${escapeHtml(c.id)}</code>` },
-      ...(dims.length > 0 ? [compositeLabel({ run, c }, dims)] : []),
+      ...(showParams ? [paramsCell({ run, c }, dims)] : []),
       num(String(c.repetitions - c.failed)),
       c.failed > 0
         ? { html: escapeHtml(String(c.failed)), className: "num fail", title: c.errors.join("\n") }

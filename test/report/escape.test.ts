@@ -121,6 +121,11 @@ describe("escaping of user strings", () => {
       "b",
       "ch",
       "p",
+      "s",
+      "q1",
+      "q3",
+      "quartiles",
+      "range",
     ]);
     for (const chart of charts) {
       walk(chart.spec, (key, value) => {

@@ -11,6 +11,8 @@ export interface AutotuneData {
   metric: "throughput" | "iops";
   /** The tuned parameter. */
   param: string;
+  /** Its values the rounds tried, ascending: the axis ticks (a log axis would tick between them). */
+  tried: number[];
   /** Gain per round below which the autotune stopped (a fraction). */
   threshold: number;
   unit: DisplayUnit;
@@ -30,9 +32,11 @@ export function autotuneData(view: WorkloadView, multiRun: boolean): AutotuneDat
   );
   const unit = unitFor(metric, values);
   const param = entries[0]!.c.autotune!.param;
+  const tried = [...new Set(entries.flatMap((e) => e.c.autotune!.rounds.map((r) => r.value)))];
   return {
     metric,
     param,
+    tried: tried.sort((a, b) => a - b),
     threshold: entries[0]!.c.autotune!.stopWhenGainBelow,
     unit,
     max: Math.max(0, ...values),

@@ -70,7 +70,7 @@ function kneeLayers(enc: Encodings): VlSpec[] {
   ];
 }
 
-export function autotuneLayers(data: AutotuneData, options: { limits: boolean }): VlSpec[] {
+export function autotuneLayers(data: AutotuneData, options: { limits: readonly VlSpec[] }): VlSpec[] {
   const yTitle = metricAxisTitle(data.metric, data.unit);
   const enc: Encodings = {
     x: {
@@ -78,6 +78,7 @@ export function autotuneLayers(data: AutotuneData, options: { limits: boolean })
       type: "quantitative",
       title: `${data.param} (log₂ scale)`,
       scale: { type: "log", base: 2 },
+      axis: { values: data.tried, format: "d" },
     },
     y: { field: "y", type: "quantitative", title: yTitle },
     yTitle,
@@ -87,6 +88,6 @@ export function autotuneLayers(data: AutotuneData, options: { limits: boolean })
     roundsLayer(data, enc),
     ...(data.rows.some((r) => r.lo !== undefined) ? [whiskerLayer(enc)] : []),
     ...kneeLayers(enc),
-    ...(options.limits ? limitLayers() : []),
+    ...limitLayers(options.limits),
   ];
 }

@@ -28,7 +28,7 @@ export function autotuneChart(view: WorkloadView, ctx: ChartContext, id: string)
     spec: compose({
       title,
       rows: [...data.rows, ...limits.rows],
-      layers: autotuneLayers(data, { limits: limits.rows.length > 0 }),
+      layers: autotuneLayers(data, { limits: limits.rows }),
     }),
   };
 }

@@ -14,7 +14,15 @@ import type { Limit, RunData } from "../model.js";
 
 export type VlSpec = Record<string, unknown>;
 
-export const CHART_KINDS = ["sweep", "timeseries", "latency", "expect", "autotune", "compare"] as const;
+export const CHART_KINDS = [
+  "sweep",
+  "timeseries",
+  "latency",
+  "processes",
+  "expect",
+  "autotune",
+  "compare",
+] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];
 
 export interface Chart {
@@ -43,6 +51,8 @@ export const FACET_HEIGHT = 180;
 export const FACET_COLUMNS = 3;
 /** Beyond this many facets a chart is cut (the tables have every case). */
 export const MAX_FACETS = 24;
+/** Beyond this many cases a chart is cut too: its data and pre-rendered image grow with each one. */
+export const MAX_CHART_ENTRIES = 600;
 
 export const filterKind = (kind: string) => ({ filter: { field: "k", equal: kind } });
 
@@ -56,6 +66,17 @@ export function metricAxisTitle(metric: Metric, unit: DisplayUnit): string {
 
 export function axisTitle(dim: string): string {
   return dim === "case" ? "case" : dim;
+}
+
+/** An x axis of a dimension's values in their order; long labels slanted. */
+export function ordinalX(dim: string, order: readonly string[]): VlSpec {
+  return {
+    field: "x",
+    type: "ordinal",
+    title: axisTitle(dim),
+    sort: order,
+    axis: { labelAngle: order.some((l) => l.length > 8) ? -30 : 0, labelLimit: 160 },
+  };
 }
 
 export function unitFor(metric: Metric, values: Iterable<number>): DisplayUnit {

@@ -1,5 +1,16 @@
 /** The Vega-Lite spec of a chart, assembled from its title, its one inline data set and its layers. */
-import { FACET_COLUMNS, FACET_HEIGHT, FACET_WIDTH, HEIGHT, WIDTH, type VlSpec } from "./common.js";
+import type { WorkloadView } from "../view.js";
+import {
+  FACET_COLUMNS,
+  FACET_HEIGHT,
+  FACET_WIDTH,
+  HEIGHT,
+  WIDTH,
+  type Chart,
+  type ChartKind,
+  type VlSpec,
+} from "./common.js";
+import type { Panels } from "./panels.js";
 
 /**
  * A layered chart, faceted when `facet` is given: facet + spec.layer, every layer filtering its kind of
@@ -47,5 +58,24 @@ export function compose(options: {
     width: options.width ?? WIDTH,
     height: options.height ?? HEIGHT,
     layer: options.layers,
+  };
+}
+
+/** A workload's chart of one data set drawn in its panels (faceted when the panels are). */
+export function panelChart(
+  id: string,
+  kind: ChartKind,
+  view: WorkloadView,
+  chart: { title: string; caption: string[]; rows: VlSpec[]; layers: VlSpec[]; panels: Panels },
+): Chart {
+  const { title, caption, rows, layers, panels } = chart;
+  return {
+    id,
+    kind,
+    workload: view.name,
+    title,
+    caption,
+    points: rows.length,
+    spec: compose({ title, rows, layers, ...(panels.facet && { facet: panels.facet }) }),
   };
 }

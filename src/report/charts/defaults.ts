@@ -1,6 +1,6 @@
 /**
  * A workload's charts when its spec asks for none of their kind: a sweep chart of its primary metric,
- * latency percentiles where measured, a time series where sampled, autotune rounds where tuned.
+ * the throughput per process where repetitions ran several, latency percentiles where measured, a time series where sampled, autotune rounds where tuned.
  */
 import type { Metric } from "../../spec/schema.js";
 import type { ChartRequest } from "../model.js";
@@ -8,6 +8,7 @@ import { chooseLayout, type WorkloadView } from "../view.js";
 import { autotuneChart } from "./autotune.js";
 import type { Chart, ChartContext } from "./common.js";
 import { hasPercentiles, latencyChart } from "./latency.js";
+import { processesChart } from "./processes.js";
 import { sweepChart } from "./sweep.js";
 import { seriesOf } from "./timeseries-data.js";
 import { seriesMetricFor, timeseriesChart } from "./timeseries.js";
@@ -43,6 +44,8 @@ export function defaultCharts(
       ),
     );
   }
+  // Several processes per repetition (dd's parallel): how the throughput was shared among them.
+  charts.push(processesChart(view, layout, ctx, id()));
   if (view.entries.some(hasPercentiles)) {
     const facets = [layout.color, ...layout.facets].filter((d): d is string => d !== undefined);
     charts.push(latencyChart(view, { ...(layout.x && { x: layout.x }), facets }, ctx, id()));

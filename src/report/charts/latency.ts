@@ -4,27 +4,20 @@
  */
 import { PERCENTILES } from "../../results/metrics.js";
 import { formatMetric } from "../format.js";
-import {
-  compositeLabel,
-  compositeOrder,
-  dimLabel,
-  dimOrder,
-  type Entry,
-  type WorkloadView,
-} from "../view.js";
+import { dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
 import { engineReport } from "../../engines/reports.js";
 import {
-  axisTitle,
   filterKind,
-  MAX_FACETS,
+  ordinalX,
   round,
   unitFor,
   type Chart,
   type ChartContext,
   type VlSpec,
 } from "./common.js";
-import { compose } from "./compose.js";
+import { panelChart } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
+import { panelsCaption, panelsOf } from "./panels.js";
 
 export interface LatencyRequest {
   x?: string;
@@ -71,17 +64,9 @@ export function latencyChart(
   if (entries.length === 0) return undefined;
   const xDim = request.x ?? "case";
   const facetDims = request.facets;
-  let facetOrder = compositeOrder(entries, facetDims);
-  const caption: string[] = [];
-  let shown = entries;
-  if (facetOrder.length > MAX_FACETS) {
-    caption.push(
-      `Only the first ${MAX_FACETS} of ${facetOrder.length} panels are drawn; the tables list every case.`,
-    );
-    facetOrder = facetOrder.slice(0, MAX_FACETS);
-    const keep = new Set(facetOrder);
-    shown = entries.filter((e) => keep.has(compositeLabel(e, facetDims)));
-  }
+  const panels = panelsOf(entries, facetDims);
+  const { shown } = panels;
+  const caption: string[] = panelsCaption(panels);
   const values = shown.flatMap((e) =>
     PERCENTILES.flatMap((p) => (e.c.metrics[p] ? [e.c.metrics[p]!.median] : [])),
   );
@@ -95,7 +80,7 @@ export function latencyChart(
         k: "m",
         x: dimLabel(e, xDim),
         c: p,
-        ...(facetDims.length > 0 && { f: compositeLabel(e, facetDims) }),
+        ...panels.field(e),
         y: round(s.median / unit.factor),
         case: e.c.id,
         v: formatMetric("time", s.median),
@@ -104,13 +89,7 @@ export function latencyChart(
     }
   }
   if (rows.length === 0) return undefined;
-  const limits = limitRows(
-    ctx.limits,
-    "p99",
-    unit,
-    Math.max(...values),
-    facetDims.length > 0 ? facetOrder : [undefined],
-  );
+  const limits = limitRows(ctx.limits, "p99", unit, Math.max(...values), panels.limitFacets);
   caption.unshift(
     `Latency percentiles, the median over the repetitions; logarithmic scale. ${latencySources(view, shown)}`,
   );
@@ -126,13 +105,7 @@ export function latencyChart(
         ? { type: "point", filled: true, size: 60 }
         : { type: "line", point: { filled: true, size: 36 } },
       encoding: {
-        x: {
-          field: "x",
-          type: "ordinal",
-          title: axisTitle(xDim),
-          sort: xOrder,
-          axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0 },
-        },
+        x: ordinalX(xDim, xOrder),
         y: { field: "y", type: "quantitative", title: yTitle, scale: { type: "log" } },
         color: {
           field: "c",
@@ -150,21 +123,13 @@ export function latencyChart(
       },
     },
   ];
-  if (limits.rows.length > 0) layers.push(...limitLayers());
+  layers.push(...limitLayers(limits.rows));
   const title = request.title ?? `${view.name}: latency percentiles`;
-  const allRows = [...rows, ...limits.rows];
-  return {
-    id,
-    kind: "latency",
-    workload: view.name,
+  return panelChart(id, "latency", view, {
     title,
     caption,
-    points: allRows.length,
-    spec: compose({
-      title,
-      rows: allRows,
-      layers,
-      ...(facetDims.length > 0 && { facet: { title: facetDims.join(" · "), order: facetOrder } }),
-    }),
-  };
+    rows: [...rows, ...limits.rows],
+    layers,
+    panels,
+  });
 }

@@ -33,6 +33,7 @@ export function limitRows(
   const { family } = METRIC_INFO[metric];
   const rows: VlSpec[] = [];
   const caption: string[] = [];
+  const drawn: { label: string; value: number }[] = [];
   for (const limit of limitsFor(limits, family)) {
     if (max > 0 && limit.value > 4 * max) {
       caption.push(
@@ -40,42 +41,87 @@ export function limitRows(
       );
       continue;
     }
+    drawn.push(limit);
+  }
+  const places = labelPlaces(
+    drawn.map((l) => l.value),
+    Math.max(max, ...drawn.map((l) => l.value)),
+  );
+  drawn.forEach((limit, i) => {
     for (const f of facets)
       rows.push({
         k: "limit",
         y: limit.value / unit.factor,
         lab: `${limit.label} (${formatMetric(family, limit.value)})`,
+        s: places[i],
         ...(f !== undefined && { f }),
       });
-  }
+  });
   if (rows.length > 0) caption.push("Dashed red lines: the limits declared in the spec's report section.");
   return { rows, caption };
 }
 
-export function limitLayers(): VlSpec[] {
+/** Where a limit's label goes: above or below its rule, at the left or the right edge. */
+const LABEL_PLACES = [
+  { align: "left", baseline: "bottom", dy: -3, x: 0 },
+  { align: "left", baseline: "top", dy: 3, x: 0 },
+  { align: "right", baseline: "bottom", dy: -3, x: "width" },
+  { align: "right", baseline: "top", dy: 3, x: "width" },
+] as const;
+
+/** Limits nearer than this share of the y axis would print their labels over each other. */
+const CLOSE = 0.1;
+
+/**
+ * Per limit, the index of its label's place: from the highest limit down, the first place no nearby
+ * limit's label already holds — so of two close limits the lower one's label goes below its rule, away
+ * from the other (more than four limits within one label's height share the last place).
+ */
+export function labelPlaces(values: readonly number[], top: number): number[] {
+  const places: number[] = [];
+  const done: number[] = [];
+  for (const i of values.map((_, index) => index).sort((a, b) => values[b]! - values[a]!)) {
+    const taken = new Set(
+      done.filter((j) => Math.abs(values[j]! - values[i]!) < CLOSE * top).map((j) => places[j]),
+    );
+    const free = LABEL_PLACES.findIndex((_, place) => !taken.has(place));
+    places[i] = free === -1 ? LABEL_PLACES.length - 1 : free;
+    done.push(i);
+  }
+  return places;
+}
+
+/** The rules and labels of a chart's limit rows (none without any): a text layer per place in use. */
+export function limitLayers(rows: readonly VlSpec[]): VlSpec[] {
+  if (rows.length === 0) return [];
+  const used = new Set(rows.map((r) => r.s));
   return [
     {
       transform: [filterKind("limit")],
       mark: { type: "rule", color: LIMIT_COLOR, strokeDash: [6, 4], size: 1.5 },
       encoding: { y: { field: "y", type: "quantitative" } },
     },
-    {
-      transform: [filterKind("limit")],
-      mark: {
-        type: "text",
-        color: LIMIT_COLOR,
-        align: "left",
-        baseline: "bottom",
-        dx: 4,
-        dy: -3,
-        fontSize: 10,
-      },
-      encoding: {
-        y: { field: "y", type: "quantitative" },
-        x: { value: 0 },
-        text: { field: "lab", type: "nominal" },
-      },
-    },
+    ...LABEL_PLACES.flatMap(({ x, ...place }, index) =>
+      used.has(index)
+        ? [
+            {
+              transform: [filterKind("limit"), { filter: { field: "s", equal: index } }],
+              mark: {
+                type: "text",
+                color: LIMIT_COLOR,
+                dx: place.align === "left" ? 4 : -4,
+                fontSize: 10,
+                ...place,
+              },
+              encoding: {
+                y: { field: "y", type: "quantitative" },
+                x: { value: x },
+                text: { field: "lab", type: "nominal" },
+              },
+            },
+          ]
+        : [],
+    ),
   ];
 }
 

@@ -3,7 +3,7 @@
  * triangles and crosses, and the limits; all on one x (ordinal) and y (the metric in its display unit).
  */
 import { X_PRIORITY } from "../view.js";
-import { axisTitle, filterKind, metricAxisTitle, type VlSpec } from "./common.js";
+import { axisTitle, filterKind, metricAxisTitle, ordinalX, type VlSpec } from "./common.js";
 import { limitLayers } from "./limits.js";
 import type { SweepData, SweepRequest } from "./sweep-data.js";
 
@@ -31,13 +31,7 @@ interface Encodings {
 function encodings(request: SweepRequest, data: SweepData, grouped: boolean): Encodings {
   const { xOrder, colorOrder } = data;
   return {
-    x: {
-      field: "x",
-      type: "ordinal",
-      title: axisTitle(data.xDim),
-      sort: xOrder,
-      axis: { labelAngle: xOrder.some((l) => l.length > 8) ? -30 : 0, labelLimit: 160 },
-    },
+    x: ordinalX(data.xDim, xOrder),
     offset: grouped ? { xOffset: { field: "c", type: "nominal", sort: colorOrder } } : {},
     ...(request.color && {
       color: { field: "c", type: "nominal", title: axisTitle(request.color), sort: colorOrder },
@@ -111,13 +105,13 @@ function boundLayer(enc: Encodings): VlSpec {
 export function sweepLayers(
   request: SweepRequest,
   data: SweepData,
-  options: { mark: SweepMark; grouped: boolean; multiRun: boolean; limits: boolean },
+  options: { mark: SweepMark; grouped: boolean; multiRun: boolean; limits: readonly VlSpec[] },
 ): VlSpec[] {
   const enc = encodings(request, data, options.grouped);
   return [
     measuredLayer(options.mark, enc, options.multiRun),
     ...(data.measured.some((r) => r.lo !== undefined) ? [whiskerLayer(enc, options.grouped)] : []),
     ...(data.bounds.length > 0 ? [boundLayer(enc)] : []),
-    ...(options.limits ? limitLayers() : []),
+    ...limitLayers(options.limits),
   ];
 }

@@ -5,9 +5,10 @@
  */
 import { METRIC_INFO } from "../../results/metrics.js";
 import type { WorkloadView } from "../view.js";
-import { MAX_FACETS, type Chart, type ChartContext } from "./common.js";
+import type { Chart, ChartContext } from "./common.js";
 import { compose } from "./compose.js";
 import { limitRows } from "./limits.js";
+import { panelsCaption } from "./panels.js";
 import { sweepData, type SweepData, type SweepRequest } from "./sweep-data.js";
 import { isGrouped, sweepLayers, sweepMark, type SweepMark } from "./sweep-layers.js";
 
@@ -27,7 +28,7 @@ export function sweepChart(
     mark,
     grouped,
     multiRun: ctx.runs.length > 1,
-    limits: limits.rows.length > 0,
+    limits: limits.rows,
   });
   const title =
     request.title ?? `${view.name}: ${METRIC_INFO[request.y].title}${request.x ? ` by ${request.x}` : ""}`;
@@ -53,9 +54,7 @@ export function sweepChart(
 function sweepCaption(mark: SweepMark | undefined, data: SweepData): string[] {
   return [
     `${mark === "line" || mark === "point" ? "Points" : "Bars"}: mean over the measured repetitions; whiskers: 95% confidence interval of the mean (needs 2 or more repetitions).`,
-    ...(data.panels.total > MAX_FACETS
-      ? [`Only the first ${MAX_FACETS} of ${data.panels.total} panels are drawn; the tables list every case.`]
-      : []),
+    ...panelsCaption(data.panels),
     ...(data.bounds.length > 0
       ? [
           "Triangles (pass) and crosses (fail): the bounds of the spec's expect assertions, on the case they check.",

@@ -45,6 +45,9 @@ export function seriesOf(entry: Entry): SeriesAgg | undefined {
   return entry.run.series.find((s) => s.case === entry.c.id);
 }
 
+/** Series drawn at most: each holds up to SERIES_BINS (aggregate.ts) points. */
+const MAX_SERIES = 48;
+
 export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): TimeseriesData | undefined {
   const { y } = request;
   const withSeries = view.entries.filter((e) => seriesOf(e)?.points.some((p) => p[y] !== undefined));
@@ -56,7 +59,7 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
         ? dimOrder(withSeries, request.color)
         : compositeOrder(withSeries, colorDims)
       : withSeries.map((e) => e.c.id);
-  const panels = panelsOf(withSeries, request.facets);
+  const panels = panelsOf(withSeries, request.facets, MAX_SERIES);
   const values: number[] = [];
   for (const e of panels.shown)
     for (const p of seriesOf(e)!.points) if (p[y] !== undefined) values.push(p[BAND[y].max] ?? p[y]!);

@@ -70,7 +70,7 @@ function seriesLayers(yTitle: string, color: VlSpec): VlSpec[] {
 export function timeseriesLayers(
   request: TimeseriesRequest,
   data: TimeseriesData,
-  options: { limits: boolean },
+  options: { limits: readonly VlSpec[] },
 ): VlSpec[] {
   const yTitle = metricAxisTitle(request.y, data.unit);
   const color = {
@@ -84,6 +84,6 @@ export function timeseriesLayers(
     ...(data.steady.length > 0 ? steadyLayers() : []),
     ...(data.banded ? [bandLayer(yTitle, color)] : []),
     ...seriesLayers(yTitle, color),
-    ...(options.limits ? limitLayers() : []),
+    ...limitLayers(options.limits),
   ];
 }

@@ -4,9 +4,10 @@
  */
 import { METRIC_INFO } from "../../results/metrics.js";
 import type { WorkloadView } from "../view.js";
-import { MAX_FACETS, type Chart, type ChartContext } from "./common.js";
+import type { Chart, ChartContext } from "./common.js";
 import { compose } from "./compose.js";
 import { limitRows } from "./limits.js";
+import { panelsCaption } from "./panels.js";
 import { timeseriesData, type TimeseriesData, type TimeseriesRequest } from "./timeseries-data.js";
 import { timeseriesLayers } from "./timeseries-layers.js";
 
@@ -33,7 +34,7 @@ export function timeseriesChart(
       title,
       ...(view.description && { subtitle: view.description }),
       rows,
-      layers: timeseriesLayers(request, data, { limits: limits.rows.length > 0 }),
+      layers: timeseriesLayers(request, data, { limits: limits.rows }),
       ...(panels.facet && { facet: panels.facet }),
     }),
   };
@@ -44,9 +45,7 @@ function timeseriesCaption(data: TimeseriesData): string[] {
     data.repetitions > 1
       ? `Lines and points: the mean of each time bin over ${data.repetitions} repetitions; band: their minimum and maximum.`
       : "Lines and points: the measured samples (time bins when there are many).",
-    ...(data.panels.total > MAX_FACETS
-      ? [`Only the first ${MAX_FACETS} of ${data.panels.total} panels are drawn.`]
-      : []),
+    ...panelsCaption(data.panels),
     ...(data.steady.length > 0
       ? [
           "Green areas: the window in which fio checked its steady-state criterion (the last window before it stopped the job).",
