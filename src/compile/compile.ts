@@ -19,6 +19,7 @@ import {
 import { RUN_FILES } from "../results/run-dir.js";
 import type { EngineName } from "../spec/words.js";
 import { BenchspecError } from "../platform/errors.js";
+import { redactUrls } from "../platform/redact.js";
 import type { Target } from "../spec/schema.js";
 import { targetKindFacts } from "../spec/target-kinds.js";
 import { jsonArtifact } from "./writer.js";
@@ -54,7 +55,11 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
   if (formats.includes("shell")) artifacts.set(SHELL_SCRIPT_PATH, compileShellScript(plan, ctx));
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
-    artifacts: [...artifacts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    // Artifacts are shared and kept: a URL in them (an endpoint, a var) never carries its credentials; the
+    // script asks for such a URL at run time instead (targets/shell.ts).
+    artifacts: [...artifacts.values()]
+      .map(({ path, content }) => ({ path, content: redactUrls(content) }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
   };
 }
 

@@ -35,6 +35,7 @@ import { executePlan } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
 import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
+import { redactUrls } from "../platform/redact.js";
 
 export interface RunRequest {
   specFile?: string;
@@ -149,7 +150,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     env: request.env,
   });
   for (const [name, target] of Object.entries(outcome.targets)) {
-    provenance.targets[name] = { location: target.location, ...target.details() };
+    provenance.targets[name] = { location: redactUrls(target.location), ...target.details() };
   }
   const end = new Date().toISOString();
   const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };
