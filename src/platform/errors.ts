@@ -16,7 +16,7 @@ export const ERROR_CODES = {
   "invalid-expression": EXIT.invalid,
   /** A --set that cannot apply (a diagnostic too). */
   "invalid-override": EXIT.invalid,
-  /** A valid spec that the requested compile targets cannot express, or an unknown compile target. */
+  /** A valid spec none of whose workloads the requested compile targets can express, or an unknown compile target. */
   "not-compilable": EXIT.invalid,
   /** An output directory or file that cannot be created or written. */
   "unwritable-output": EXIT.invalid,
