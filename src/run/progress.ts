@@ -3,7 +3,7 @@
  * line every 10 s while a case runs, so a log shows the run is alive), NDJSON events with --json, nothing
  * with --quiet. Colour only on a terminal without NO_COLOR.
  */
-import { Format, MultiBar, type SingleBar, type TimeFormatter } from "cli-progress";
+import cliProgress, { type SingleBar, type TimeFormatter } from "cli-progress";
 import type { Case } from "../plan/types.js";
 import type { ResultRow } from "../results/row.js";
 import type { CaseSummary } from "../results/summary.js";
@@ -24,6 +24,9 @@ export function makeObserver(
     return { caseStart() {}, repetitionDone() {}, caseDone() {}, message() {}, stop() {} };
   return mode === "tty" ? ttyObserver(out, color) : plainObserver(out, color, STILL_RUNNING_EVERY_MS);
 }
+
+// cli-progress is CommonJS: under Node's ESM loader only its default export is certain.
+const { Format, MultiBar } = cliProgress;
 
 /** How often a plain log says which case is still running (a case may run for hours). */
 export const STILL_RUNNING_EVERY_MS = 10_000;
