@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   "target-setup": EXIT.failure,
   /** A block device that is missing, not a block device, or in use. */
   "unsafe-device": EXIT.failure,
+  /** The run directory stopped taking writes mid-run (deleted, read-only): the run stops, keeping what it has. */
+  "run-directory": EXIT.failure,
   /** A tool binary neither in the tools cache nor on PATH. */
   "tool-not-found": EXIT.failure,
   /** A launched server that exited or never became ready. */

@@ -36,6 +36,7 @@ import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.j
 import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
 import { redactUrls } from "../platform/redact.js";
+import { describeFsError } from "../platform/fs-errors.js";
 
 export interface RunRequest {
   specFile?: string;
@@ -113,7 +114,6 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
 
   const runDir = dir ?? (await newRunDir(request, plan));
-  const paths = runPaths(runDir);
   const state: RunState = previous ?? {
     format: RUN_FORMAT,
     status: "running",
@@ -138,6 +138,33 @@ export async function run(request: RunRequest): Promise<RunResult> {
   await writeRunJson(runDir, "state", { ...state, status: "running", end: undefined });
   active = { dir: runDir, state };
 
+  const { outcome, summary } = await measure(plan, state, runDir, request).catch((error: unknown) => {
+    // The run directory stopped taking writes (deleted, remounted read-only): run.json, where it can still
+    // be written, says partial, and the run ends with what happened instead of an internal error.
+    abandonRunSync();
+    const { code, path } = error as NodeJS.ErrnoException;
+    if (code === undefined || error instanceof BenchspecError) throw error;
+    throw new BenchspecError(
+      "run-directory",
+      `the run stopped: cannot write ${path ?? runDir}: ${describeFsError(error)}`,
+      { cause: error },
+    );
+  });
+  active = undefined;
+  const reportWritten = await writeReport(runDir, request);
+  return {
+    kind: "done",
+    dir: runDir,
+    diagnostics: loaded.diagnostics,
+    summary,
+    interrupted: outcome.interrupted,
+    reportWritten,
+  };
+}
+
+/** Runs the missing cases and writes the run's documents (summary, provenance, run.json). */
+async function measure(plan: Plan, state: RunState, runDir: string, request: RunRequest) {
+  const paths = runPaths(runDir);
   const provenance = await collectProvenance(plan, state, request);
   // Each attempt gets its own owned directories on fs targets, so a crashed attempt's leftovers never collide.
   provenance.runId = `${state.runId}-${randomBytes(2).toString("hex")}`;
@@ -161,16 +188,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     status: outcome.interrupted ? "partial" : "complete",
     end,
   });
-  active = undefined;
-  const reportWritten = await writeReport(runDir, request);
-  return {
-    kind: "done",
-    dir: runDir,
-    diagnostics: loaded.diagnostics,
-    summary,
-    interrupted: outcome.interrupted,
-    reportWritten,
-  };
+  return { outcome, summary };
 }
 
 /**
