@@ -34,10 +34,16 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
       printDiagnostics(io, result.diagnostics);
       if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
       try {
-        const { artifacts } = compilePlan(result.plan, parseFormats(options.target), VERSION);
+        const { artifacts, leftOut, compiled } = compilePlan(
+          result.plan,
+          parseFormats(options.target),
+          VERSION,
+        );
         await writeArtifacts(nonEmptyPath("--out", options.out), artifacts);
+        for (const line of leftOut) io.stderr.write(`left out: ${line}\n`);
+        const cases = result.plan.cases.length;
         io.stdout.write(
-          `wrote ${artifacts.length} files to ${options.out} (${result.plan.cases.length} cases)\n`,
+          `wrote ${artifacts.length} files to ${options.out} (${compiled === cases ? cases : `${compiled} of ${cases}`} cases)\n`,
         );
         setExit(EXIT.ok);
       } catch (error) {

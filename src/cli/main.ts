@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { BenchspecError } from "../platform/errors.js";
+import { redactUrls } from "../platform/redact.js";
 import { EXIT, VERSION, type Io } from "./context.js";
 import { makeCompareCommand } from "./compare.js";
 import { makeCompileCommand } from "./compile.js";
@@ -83,10 +84,10 @@ export async function main(argv: readonly string[], io: Io = process): Promise<n
       return error.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     }
     if (error instanceof BenchspecError && error.code !== "internal") {
-      io.stderr.write(`benchspec: ${error.message}\n`);
+      io.stderr.write(`benchspec: ${redactUrls(error.message)}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`benchspec: internal error: ${(error as Error)?.message ?? String(error)}\n`);
+    io.stderr.write(`benchspec: internal error: ${redactUrls((error as Error)?.message ?? String(error))}\n`);
     if (io.env.BENCHSPEC_DEBUG) io.stderr.write(`${(error as Error)?.stack}\n`);
     return EXIT.failure;
   }

@@ -1,7 +1,7 @@
 /**
- * `compile`: Plan → artifacts, all in memory first, so a case that a format cannot express stops the
- * compile before anything is written.
- *   1. check  every case can be expressed by the requested formats (or, for `all`, by at least shell)
+ * `compile`: Plan → artifacts, all in memory first, so nothing is written when no case can be compiled.
+ *   1. check  which cases the requested formats can express (each needs one of them); the others are left
+ *             out and said, and a plan none of whose cases can be expressed stops the compile
  *   2. emit   per-case artifacts (fio jobfiles, sdk call sequences) and the one shell script
  *   3. index  plan.json: every case, its resolved parameters and its artifacts
  */
@@ -19,6 +19,7 @@ import {
 import { RUN_FILES } from "../results/run-dir.js";
 import type { EngineName } from "../spec/words.js";
 import { BenchspecError } from "../platform/errors.js";
+import { redactUrls } from "../platform/redact.js";
 import type { Target } from "../spec/schema.js";
 import { targetKindFacts } from "../spec/target-kinds.js";
 import { jsonArtifact } from "./writer.js";
@@ -29,11 +30,15 @@ export const PLAN_FORMAT = "benchspec-plan/1";
 
 export interface CompileOutput {
   artifacts: Artifact[];
+  /** One line per workload the formats cannot express, naming the formats that can. */
+  leftOut: string[];
+  /** How many cases were compiled. */
+  compiled: number;
 }
 
 export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], version: string): CompileOutput {
   const ctx: CompileContext = { plan, version };
-  checkExpressible(plan.cases, formats);
+  const leftOut = checkExpressible(plan.cases, formats);
   const artifacts = new Map<string, Artifact>();
   const byCase = new Map<string, Partial<Record<ArtifactFormat, string[]>>>(
     plan.cases.map((c) => [c.id, {}]),
@@ -54,7 +59,13 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
   if (formats.includes("shell")) artifacts.set(SHELL_SCRIPT_PATH, compileShellScript(plan, ctx));
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
-    artifacts: [...artifacts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    // Artifacts are shared and kept: a URL in them (an endpoint, a var) never carries its credentials; the
+    // script asks for such a URL at run time instead (targets/shell.ts).
+    artifacts: [...artifacts.values()]
+      .map(({ path, content }) => ({ path, content: redactUrls(content) }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    leftOut: [...leftOut.values()],
+    compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
   };
 }
 
@@ -68,8 +79,11 @@ function casesByEngine(cases: readonly Case[]): Map<EngineName, Case[]> {
   return groups;
 }
 
-/** With one format, every case must be expressible; with several, each case needs at least one of them. */
-function checkExpressible(cases: readonly Case[], formats: readonly ArtifactFormat[]) {
+/**
+ * The workloads none of the formats can express, with why (a case needs at least one of them); an error
+ * when that is every case.
+ */
+function checkExpressible(cases: readonly Case[], formats: readonly ArtifactFormat[]): Map<string, string> {
   const problems = new Map<string, string>();
   for (const c of cases) {
     const able = BACKENDS[c.engine].formats;
@@ -80,7 +94,9 @@ function checkExpressible(cases: readonly Case[], formats: readonly ArtifactForm
       `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${formats.join("/")}; targets that can: ${able.join(", ")}`,
     );
   }
-  if (problems.size > 0) throw new BenchspecError("not-compilable", [...problems.values()].join("\n"));
+  if (cases.every((c) => problems.has(c.workload)))
+    throw new BenchspecError("not-compilable", [...problems.values()].join("\n"));
+  return problems;
 }
 
 function planIndex(

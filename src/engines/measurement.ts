@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../platform/errors.js";
+import { redactUrls } from "../platform/redact.js";
 import type { Measurement } from "./types.js";
 
 /** A repetition that failed: no bytes are counted, the error says why (and its code, what failed). */
@@ -10,7 +11,8 @@ export function failedMeasurement(
 ): Measurement {
   return {
     ok: false,
-    error,
+    // Rows are stored and shown: a URL in a tool's or library's message loses its credentials.
+    error: redactUrls(error),
     ...(errorCode && { errorCode }),
     start: new Date(start).toISOString(),
     end: new Date(end).toISOString(),

@@ -189,7 +189,8 @@ function resolveCase(
     );
     return undefined;
   }
-  const targetSpec = spec.targets[target];
+  // Own keys only: a name such as "constructor" is not a target because every object has it.
+  const targetSpec = Object.hasOwn(spec.targets, target) ? spec.targets[target] : undefined;
   if (!targetSpec) return undefined; // reported by the targetsExist rule
 
   const engineChoice = userValue("engine");

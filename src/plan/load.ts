@@ -3,9 +3,10 @@
  * The language checks it (spec/validate.ts: load, override, shape, rules); this expands it into cases
  * (stage 5, with the rules that need resolved cases).
  */
-import { constants, type Stats } from "node:fs";
+import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { describeFileType } from "../platform/fs-errors.js";
 import type { Spec } from "../spec/schema.js";
 import { LIMITS, type SpecSource } from "../spec/source.js";
 import { fileDiagnostic, validateSpecText, type ValidateOptions } from "../spec/validate.js";
@@ -58,15 +59,6 @@ async function readSpecFile(file: string): Promise<{ text: string } | { diagnost
   } finally {
     await handle?.close();
   }
-}
-
-function describeFileType(stats: Stats): string {
-  if (stats.isDirectory()) return "a directory";
-  if (stats.isFIFO()) return "a FIFO";
-  if (stats.isCharacterDevice()) return "a character device";
-  if (stats.isBlockDevice()) return "a block device";
-  if (stats.isSocket()) return "a socket";
-  return "a special file";
 }
 
 export function validateText(file: string, text: string, options: ValidateOptions = {}): Validated {

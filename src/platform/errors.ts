@@ -16,7 +16,7 @@ export const ERROR_CODES = {
   "invalid-expression": EXIT.invalid,
   /** A --set that cannot apply (a diagnostic too). */
   "invalid-override": EXIT.invalid,
-  /** A valid spec that the requested compile targets cannot express, or an unknown compile target. */
+  /** A valid spec none of whose workloads the requested compile targets can express, or an unknown compile target. */
   "not-compilable": EXIT.invalid,
   /** An output directory or file that cannot be created or written. */
   "unwritable-output": EXIT.invalid,
@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   "target-setup": EXIT.failure,
   /** A block device that is missing, not a block device, or in use. */
   "unsafe-device": EXIT.failure,
+  /** The run directory stopped taking writes mid-run (deleted, read-only): the run stops, keeping what it has. */
+  "run-directory": EXIT.failure,
   /** A tool binary neither in the tools cache nor on PATH. */
   "tool-not-found": EXIT.failure,
   /** A launched server that exited or never became ready. */

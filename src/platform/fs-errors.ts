@@ -1,3 +1,5 @@
+import type { Stats } from "node:fs";
+
 /** "permission denied" rather than "EACCES: permission denied, mkdir '/x'" (the path is said already). */
 export function describeFsError(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException;
@@ -18,4 +20,14 @@ export function describeFsError(error: unknown): string {
     default:
       return message;
   }
+}
+
+/** What a path that is not a regular file is, for a message ("a FIFO"). */
+export function describeFileType(stats: Stats): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isSocket()) return "a socket";
+  return "a special file";
 }

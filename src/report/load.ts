@@ -13,6 +13,7 @@ import { open, readFile, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseFioJson } from "../engines/fio/results.js";
 import { BenchspecError } from "../platform/errors.js";
+import { describeFileType } from "../platform/fs-errors.js";
 import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import { readNdjson, scanStats } from "../results/ndjson.js";
@@ -39,7 +40,8 @@ export type LoadOptions = RowThreadOptions;
 export async function loadInput(path: string, options: LoadOptions = {}): Promise<LoadedRun> {
   const full = resolve(path);
   if (!existsSync(full)) throw new BenchspecError("invalid-input", `${path}: no such file or directory`);
-  if (statSync(full).isDirectory()) {
+  const stats = statSync(full);
+  if (stats.isDirectory()) {
     if (!existsSync(runPaths(full).results)) {
       throw new BenchspecError(
         "invalid-input",
@@ -47,6 +49,13 @@ export async function loadInput(path: string, options: LoadOptions = {}): Promis
       );
     }
     return loadRunDir(full, options);
+  }
+  // A device or FIFO would be read forever (/dev/zero) or block the read (a FIFO without a writer).
+  if (!stats.isFile()) {
+    throw new BenchspecError(
+      "invalid-input",
+      `${path} is ${describeFileType(stats)}; expected a run directory, a results NDJSON file or fio JSON output`,
+    );
   }
   const head = await readHead(full, 64 * 1024);
   if (isFioJson(head)) return loadFio([full]);
@@ -238,7 +247,19 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
   };
 }
 
+/** fio's JSON is parsed whole: a larger file is refused rather than exhausting memory. */
+const FIO_JSON_MAX_BYTES = 1024 ** 3;
+
 async function loadFio(files: string[]): Promise<LoadedRun> {
+  for (const file of files) {
+    const { size } = statSync(file);
+    if (size > FIO_JSON_MAX_BYTES) {
+      throw new BenchspecError(
+        "invalid-input",
+        `${file}: fio JSON output of ${(size / 1024 ** 3).toFixed(1)} GiB; it is read whole, up to 1 GiB (split the jobs into several fio runs)`,
+      );
+    }
+  }
   const texts = await Promise.all(
     files.map(async (file) => ({ name: basename(file), text: await readFile(file, "utf8") })),
   );

@@ -73,7 +73,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       observer.caseDone(c, summarizeCase(c, readRows<ResultRow>(paths.results)), missing.length === 0);
     }
   } finally {
-    for (const target of Object.values(targets)) await target.cleanup();
+    for (const [name, target] of Object.entries(targets))
+      await target.cleanup().catch(reportFailure(observer, `cleanup of target ${name}`));
   }
   return { interrupted: signal.aborted, targets, skipped };
 }
@@ -162,10 +163,14 @@ async function runCase(
     // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time).
     await executor
       .finish(c, { ...ctx, signal: AbortSignal.timeout(dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS) })
-      .catch((error: Error) => options.observer.message(`cleanup of ${c.id} failed: ${error.message}`));
+      .catch(reportFailure(options.observer, `cleanup of ${c.id}`));
   }
-  await place?.leave();
+  await place?.leave().catch(reportFailure(options.observer, `cleanup of ${c.id}`));
 }
+
+/** A cleanup that fails (a target remounted read-only) is said; the run still ends with its results. */
+const reportFailure = (observer: RunObserver, what: string) => (error: Error) =>
+  observer.message(`${what} failed: ${error.message}`);
 
 const FINISH_TIMEOUT_MS = 120_000;
 const writes = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;

@@ -1,8 +1,9 @@
 /**
- * Progress while a run goes: a live bar on a terminal, one plain line per finished case otherwise,
- * NDJSON events with --json, nothing with --quiet. Colour only on a terminal without NO_COLOR.
+ * Progress while a run goes: a live bar on a terminal, one plain line per finished case otherwise (and a
+ * line every 10 s while a case runs, so a log shows the run is alive), NDJSON events with --json, nothing
+ * with --quiet. Colour only on a terminal without NO_COLOR.
  */
-import { MultiBar, type SingleBar } from "cli-progress";
+import cliProgress, { type SingleBar, type TimeFormatter } from "cli-progress";
 import type { Case } from "../plan/types.js";
 import type { ResultRow } from "../results/row.js";
 import type { CaseSummary } from "../results/summary.js";
@@ -21,8 +22,14 @@ export function makeObserver(
   if (mode === "json") return jsonObserver(out);
   if (mode === "quiet")
     return { caseStart() {}, repetitionDone() {}, caseDone() {}, message() {}, stop() {} };
-  return mode === "tty" ? ttyObserver(out, color) : plainObserver(out, color);
+  return mode === "tty" ? ttyObserver(out, color) : plainObserver(out, color, STILL_RUNNING_EVERY_MS);
 }
+
+// cli-progress is CommonJS: under Node's ESM loader only its default export is certain.
+const { Format, MultiBar } = cliProgress;
+
+/** How often a plain log says which case is still running (a case may run for hours). */
+export const STILL_RUNNING_EVERY_MS = 10_000;
 
 function describeSummary(summary: CaseSummary): string {
   const throughput = summary.metrics.throughput;
@@ -34,15 +41,33 @@ function describeSummary(summary: CaseSummary): string {
   return parts.join("  ");
 }
 
-function plainObserver(out: Stream, color: boolean): RunObserver & { stop(): void } {
+function plainObserver(
+  out: Stream,
+  color: boolean,
+  stillRunningEveryMs?: number,
+): RunObserver & { stop(): void } {
   const paint = (code: number, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   let position = "";
+  let lastDone = "";
+  let ticker: NodeJS.Timeout | undefined;
+  const stopTicker = () => clearInterval(ticker);
   return {
-    caseStart(_c, index, total) {
+    caseStart(c, index, total) {
       position = `[${index}/${total}]`;
+      lastDone = "no repetition done yet";
+      if (stillRunningEveryMs === undefined) return;
+      stopTicker();
+      const started = Date.now();
+      ticker = setInterval(() => {
+        const seconds = Math.round((Date.now() - started) / 1000);
+        out.write(`${position} ${c.id}  running ${seconds}s  (${lastDone})\n`);
+      }, stillRunningEveryMs).unref();
     },
-    repetitionDone() {},
+    repetitionDone(_c, row) {
+      lastDone = `last done: rep ${row.repetition}${row.warmup ? " warm-up" : ""}`;
+    },
     caseDone(c, summary, skipped) {
+      stopTicker();
       const status = skipped
         ? paint(2, "done earlier")
         : summary.failed > 0
@@ -54,9 +79,13 @@ function plainObserver(out: Stream, color: boolean): RunObserver & { stop(): voi
     message(text) {
       out.write(`${text}\n`);
     },
-    stop() {},
+    stop: stopTicker,
   };
 }
+
+/** cli-progress's time format, but "?" for an ETA it cannot estimate yet (it wrote NULL as "LLs"). */
+const etaTime: TimeFormatter = (t, options, roundTo) =>
+  typeof t === "number" && Number.isFinite(t) ? Format.TimeFormat(t, options, roundTo) : "?";
 
 function ttyObserver(out: Stream, color: boolean): RunObserver & { stop(): void } {
   const bars = new MultiBar({
@@ -65,6 +94,7 @@ function ttyObserver(out: Stream, color: boolean): RunObserver & { stop(): void 
     hideCursor: true,
     clearOnComplete: true,
     etaBuffer: 20,
+    formatTime: etaTime,
   });
   let bar: SingleBar | undefined;
   const lines = plainObserver(

@@ -36,6 +36,8 @@ import { executePlan } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
 import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
+import { redactUrls } from "../platform/redact.js";
+import { describeFsError } from "../platform/fs-errors.js";
 
 export interface RunRequest {
   specFile?: string;
@@ -135,7 +137,6 @@ async function runLocked({
   specFile: string;
   sets: string[];
 }): Promise<RunResult> {
-  const paths = runPaths(runDir);
   const state: RunState = previous ?? {
     format: RUN_FORMAT,
     status: "running",
@@ -160,6 +161,33 @@ async function runLocked({
   await writeRunJson(runDir, "state", { ...state, status: "running", end: undefined });
   active = { dir: runDir, state };
 
+  const { outcome, summary } = await measure(plan, state, runDir, request).catch((error: unknown) => {
+    // The run directory stopped taking writes (deleted, remounted read-only): run.json, where it can still
+    // be written, says partial, and the run ends with what happened instead of an internal error.
+    abandonRunSync();
+    const { code, path } = error as NodeJS.ErrnoException;
+    if (code === undefined || error instanceof BenchspecError) throw error;
+    throw new BenchspecError(
+      "run-directory",
+      `the run stopped: cannot write ${path ?? runDir}: ${describeFsError(error)}`,
+      { cause: error },
+    );
+  });
+  active = undefined;
+  const reportWritten = await writeReport(runDir, request);
+  return {
+    kind: "done",
+    dir: runDir,
+    diagnostics: loaded.diagnostics,
+    summary,
+    interrupted: outcome.interrupted,
+    reportWritten,
+  };
+}
+
+/** Runs the missing cases and writes the run's documents (summary, provenance, run.json). */
+async function measure(plan: Plan, state: RunState, runDir: string, request: RunRequest) {
+  const paths = runPaths(runDir);
   const provenance = await collectProvenance(plan, state, request);
   // Each attempt gets its own owned directories on fs targets, so a crashed attempt's leftovers never collide.
   provenance.runId = `${state.runId}-${randomBytes(2).toString("hex")}`;
@@ -172,7 +200,7 @@ async function runLocked({
     env: request.env,
   });
   for (const [name, target] of Object.entries(outcome.targets)) {
-    provenance.targets[name] = { location: target.location, ...target.details() };
+    provenance.targets[name] = { location: redactUrls(target.location), ...target.details() };
   }
   const end = new Date().toISOString();
   const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };
@@ -183,16 +211,7 @@ async function runLocked({
     status: outcome.interrupted ? "partial" : "complete",
     end,
   });
-  active = undefined;
-  const reportWritten = await writeReport(runDir, request);
-  return {
-    kind: "done",
-    dir: runDir,
-    diagnostics: loaded.diagnostics,
-    summary,
-    interrupted: outcome.interrupted,
-    reportWritten,
-  };
+  return { outcome, summary };
 }
 
 /**

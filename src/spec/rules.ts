@@ -15,6 +15,7 @@ import {
 } from "./schema.js";
 import type { DiagnosticSink } from "./sink.js";
 import { targetKindFacts, targetValue } from "./target-kinds.js";
+import { hasLiteralUrlCredentials } from "../platform/redact.js";
 import { evaluate } from "./vars.js";
 
 export interface RuleContext {
@@ -127,7 +128,8 @@ function checkServer(target: Target, path: string[], sink: DiagnosticSink) {
 
 /** A credential belongs in the environment: written into the spec, it ends up in git. */
 function checkSecrets(target: Target, path: string[], sink: DiagnosticSink) {
-  for (const key of targetKindFacts(target.kind).secrets) {
+  const { secrets, server } = targetKindFacts(target.kind);
+  for (const key of secrets) {
     const value = targetValue(target, key);
     if (typeof value === "string" && !value.includes("${env:")) {
       sink.warning(
@@ -136,6 +138,14 @@ function checkSecrets(target: Target, path: string[], sink: DiagnosticSink) {
         [...path, key],
       );
     }
+  }
+  const address = server && targetValue(target, server.addressKey);
+  if (typeof address === "string" && hasLiteralUrlCredentials(address)) {
+    sink.warning(
+      "literal-secret",
+      `${server!.addressKey} holds credentials (user:password@); prefer \${env:NAME} so they stay out of git (benchspec shows and stores the URL without them)`,
+      [...path, server!.addressKey],
+    );
   }
 }
 

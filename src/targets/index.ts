@@ -5,6 +5,7 @@
  */
 import type { Target, TargetKind } from "../spec/schema.js";
 import { BenchspecError } from "../platform/errors.js";
+import { redactUrls } from "../platform/redact.js";
 import { blockTarget } from "./block/index.js";
 import { fsTarget } from "./fs/index.js";
 import { ipfsTarget } from "./ipfs/index.js";
@@ -33,7 +34,7 @@ export async function prepareTarget(
   try {
     return await targetKind(target.kind).prepare(target, options);
   } catch (error) {
-    throw new BenchspecError("target-setup", `target "${name}": ${(error as Error).message}`, {
+    throw new BenchspecError("target-setup", `target "${name}": ${redactUrls((error as Error).message)}`, {
       cause: error,
     });
   }

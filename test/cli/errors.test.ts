@@ -1,6 +1,6 @@
 /** User mistakes end in one clear line and exit 2: never "internal error", never a hang. */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -151,5 +151,38 @@ describe("run usage", () => {
       `--resume takes the settings recorded in ${dir}`,
     );
     expectUsageError(await runCli(["run", "--resume", dir]), "is not a benchspec run directory");
+  });
+});
+
+describe("report inputs that are not files", () => {
+  const bin = join(ROOT, "bin", "benchspec.js");
+  // Through the built CLI with a time limit: before the fix /dev/zero grew without bound and a FIFO blocked.
+  const report = async (input: string) => {
+    const out = join(await tempDir(), "report.html");
+    const result = await execa("node", [bin, "report", input, "-o", out], {
+      reject: false,
+      timeout: 30_000,
+      env: { NO_COLOR: "1" },
+    });
+    expect(result.timedOut).toBe(false);
+    expect(existsSync(out)).toBe(false);
+    return { code: result.exitCode ?? -1, stderr: result.stderr };
+  };
+
+  it("/dev/zero is refused as a character device", async () => {
+    expectUsageError(await report("/dev/zero"), "/dev/zero is a character device; expected a run directory");
+  });
+
+  it("a FIFO is refused without waiting for a writer", async () => {
+    const fifo = join(await tempDir(), "results.ndjson");
+    await execa("mkfifo", [fifo]);
+    expectUsageError(await report(fifo), `${fifo} is a FIFO; expected a run directory`);
+  });
+
+  it("fio JSON over 1 GiB is refused before it is read whole", async () => {
+    const file = join(await tempDir(), "fio.json");
+    await writeFile(file, `{"fio version": "fio-3.36", "jobs": [`);
+    await truncate(file, 1024 ** 3 + 1); // sparse: no gigabyte is written
+    expectUsageError(await report(file), "it is read whole, up to 1 GiB");
   });
 });

@@ -137,17 +137,36 @@ describe("fio jobfiles", () => {
 });
 
 describe("compile command", () => {
-  it("refuses a target that cannot express a workload, naming it and the targets that can", async () => {
+  it("compiles what the target can express and names each workload it left out and the targets that can", async () => {
     const { plan } = await loadSpec(join(ROOT, "specs/quickstart.yaml"));
-    expect(() => compilePlan(plan!, ["fio"], VERSION)).toThrow(
-      expect.objectContaining({ code: "not-compilable" }),
-    );
-    expect(() => compilePlan(plan!, ["fio"], VERSION)).toThrow(
-      /workload "dd-seq" \(engine dd\) cannot be compiled to fio; targets that can: shell/,
-    );
+    const { artifacts, leftOut, compiled } = compilePlan(plan!, ["fio"], VERSION);
+    expect(leftOut).toEqual([
+      'workload "dd-seq" (engine dd) cannot be compiled to fio; targets that can: shell',
+    ]);
+    expect(compiled).toBe(plan!.cases.filter((c) => c.engine === "fio").length);
+    expect(artifacts.map((a) => a.path)).toContain("fio/fio-4k.fio");
     const out = join(await tempDir(), "out");
     const result = await runCli(["compile", "specs/quickstart.yaml", "--target", "fio", "--out", out]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'left out: workload "dd-seq" (engine dd) cannot be compiled to fio; targets that can: shell\n',
+    );
+    expect(result.stdout).toMatch(/^wrote \d+ files to .* \(\d+ of \d+ cases\)\n$/);
+    expect(await listFiles(out)).toEqual(["fio/fio-4k.fio", "plan.json"]);
+  });
+
+  it("refuses a target that can express no workload, naming each and the targets that can, writing nothing", async () => {
+    const { plan } = await loadSpec(join(ROOT, "specs/shared-storage-dd.yaml"));
+    expect(() => compilePlan(plan!, ["sdk"], VERSION)).toThrow(
+      expect.objectContaining({ code: "not-compilable" }),
+    );
+    expect(() => compilePlan(plan!, ["sdk"], VERSION)).toThrow(
+      /workload "dd-parallel" \(engine dd\) cannot be compiled to sdk; targets that can: shell/,
+    );
+    const out = join(await tempDir(), "out");
+    const result = await runCli(["compile", "specs/shared-storage-dd.yaml", "--target", "sdk", "--out", out]);
     expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot be compiled to sdk; targets that can: shell\n$/);
     expect(await listFiles(out)).toEqual([]); // nothing half-written
   });
 

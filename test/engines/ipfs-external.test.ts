@@ -16,6 +16,7 @@ import { targetEnvVar } from "../../src/compile/shell/words.js";
 import type { ResultRow } from "../../src/results/row.js";
 import type { Provenance } from "../../src/results/run-dir.js";
 import { kuboBinary } from "../../src/platform/tools.js";
+import { launchKubo } from "../../src/targets/ipfs/kubo-server.js";
 import { runCli } from "../support/cli.js";
 import { catBytes, localBlocks, recursivePins, withKubo } from "./kubo.js";
 import { readJson, rowsOf, tempDirs, writeSpec } from "./support.js";
@@ -194,4 +195,23 @@ describe("IPFS cleanup on an external node", () => {
       await expectUserDataIntact(client, user);
     });
   }, 300_000);
+});
+
+describe("an external node that is not there", () => {
+  it("says connection refused at its API and to start the daemon, not fetch failed", async () => {
+    const node = await launchKubo();
+    await node.stop();
+    const work = await temps.make();
+    const spec = await writeSpec(work, {
+      name: "gone",
+      targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
+      workloads: [{ name: "w", op: "put", size: "1KB", objects: 1, repeat: 1 }],
+    });
+    const result = await runCli(["run", spec, "--out", join(work, "run")], { IPFS_API: node.api });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `target "node": IPFS API at ${node.api}: connection refused; start the daemon (ipfs daemon) or check "api"`,
+    );
+    expect(result.stderr).not.toContain("fetch failed");
+  });
 });

@@ -19,6 +19,7 @@ import { makePayload } from "../../src/engines/load/payload.js";
 import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import { runCli } from "../support/cli.js";
+import { freePort } from "../../src/platform/ports.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import type { Provenance } from "../../src/results/run-dir.js";
 import {
@@ -575,6 +576,74 @@ describe("S3 engine: failures and interruptions", () => {
 });
 
 describe("S3 engine: secrets", () => {
+  it("credentials in the endpoint URL are warned about and shown or stored nowhere; the URL still connects", async () => {
+    await withMinio(["bench"], async (server) => {
+      const work = await temps.make();
+      const sentinel = `SENTINEL${randomBytes(8).toString("hex")}`;
+      const endpoint = server.endpoint.replace("://", `://user:${sentinel}@`);
+      const spec = await writeSpec(work, {
+        name: "userinfo",
+        targets: { store: externalS3Target("bench", { endpoint }) },
+        workloads: [{ name: "small", op: ["put", "get"], size: "4KiB", objects: 4, repeat: 1 }],
+      });
+      const out = join(work, "run");
+      const compiled = join(work, "compiled");
+      const validated = await startCli(["validate", spec]);
+      expect(validated.stderr).toMatch(
+        /targets\.store\.endpoint: warning: endpoint holds credentials.*\[literal-secret\]/,
+      );
+      const result = await startCli(["run", spec, "--out", out], s3Env(server));
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(rowsOf(out).every((r) => r.ok)).toBe(true);
+      const compile = await startCli(["compile", spec, "--out", compiled]);
+      expect(compile.exitCode).toBe(0);
+      for (const output of [validated, result, compile])
+        expect(output.stdout + output.stderr).not.toContain(sentinel);
+      // spec.yaml is the user's spec as run (what --resume runs), credentials and all; nothing else has them.
+      const files = [...(await filesUnder(out)), ...(await filesUnder(compiled))].filter(
+        (file) => file !== join(out, "spec.yaml"),
+      );
+      expect(files).toContain(join(out, "report.html"));
+      for (const file of files) expect((await readFile(file)).includes(sentinel), file).toBe(false);
+      const provenance = await readJson<Provenance>(join(out, "provenance.json"));
+      expect(provenance.targets.store!.location).toBe(server.endpoint.replace("://", "://***@"));
+      // The script asks for the endpoint instead of carrying a redacted one that would not connect.
+      expect(await readFile(join(compiled, "benchspec.sh"), "utf8")).toContain(
+        "the spec'\\''s endpoint holds credentials and is not copied into this script; set BENCHSPEC_TARGET_store",
+      );
+    });
+  }, 90_000);
+
+  it("an unusable external bucket says why and what to do: wrong keys, no such bucket, nothing listening", async () => {
+    await withMinio(["bench"], async (server) => {
+      const work = await temps.make();
+      const failure = async (target: object, env: Record<string, string>) => {
+        const spec = await writeSpec(work, {
+          name: "unusable",
+          targets: { store: target },
+          workloads: [{ name: "small", op: "put", size: "4KiB", objects: 1, repeat: 1 }],
+        });
+        const result = await startCli(
+          ["run", spec, "--out", join(work, randomBytes(4).toString("hex"))],
+          env,
+        );
+        expect(result.exitCode).toBe(1);
+        return result.stderr;
+      };
+      const at = `bucket "bench" at ${server.endpoint}`;
+      expect(
+        await failure(externalS3Target("bench"), { ...s3Env(server), S3_SECRET_KEY: "wrong-secret" }),
+      ).toContain(`target "store": ${at}: access denied (HTTP 403); check the keys`);
+      expect(await failure(externalS3Target("missing"), s3Env(server))).toContain(
+        `target "store": bucket "missing" at ${server.endpoint}: no such bucket (HTTP 404); create it`,
+      );
+      const closed = `http://127.0.0.1:${await freePort()}`;
+      expect(await failure(externalS3Target("bench"), { ...s3Env(server), S3_ENDPOINT: closed })).toContain(
+        `target "store": bucket "bench" at ${closed}: connection refused; start the S3 server or check "endpoint"`,
+      );
+    });
+  }, 90_000);
+
   it("a secret from the environment is in no file of the run, no output and no command line", async () => {
     await withMinio(["bench"], async (server) => {
       const work = await temps.make();
@@ -633,7 +702,9 @@ describe("S3 engine: secrets", () => {
       const wrong = `SENTINEL-${randomBytes(12).toString("hex")}`;
       const bad = await runWith(wrong, join(work, "bad"));
       expect(bad.exitCode).toBe(1);
-      expect(bad.stderr).toMatch(/bucket "bench" .* is not reachable/);
+      expect(bad.stderr).toMatch(
+        /bucket "bench" at http:\/\/127\.0\.0\.1:\d+: access denied \(HTTP 403\); check the keys/,
+      );
     });
   }, 90_000);
 });

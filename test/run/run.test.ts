@@ -450,3 +450,60 @@ describe("benchspec run on block devices (real loop devices)", () => {
     }
   });
 });
+
+describe("storage that fails mid-run", () => {
+  const isRoot = process.getuid?.() === 0;
+  const spec = (path: string) =>
+    writeSpec({
+      targets: { disk: { kind: "fs", path } },
+      workloads: [
+        { name: "w", engine: "fio", op: "write", bs: "64KiB", size: "4MiB", duration: "1s", repeat: 3 },
+      ],
+    });
+  /** Resolves once the run has recorded its first repetition. */
+  const firstRow = async (out: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(join(out, "results.ndjson")) || rowsOf(out).length === 0) {
+      if (Date.now() > deadline) throw new Error("no repetition recorded in 30 s");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it.runIf(isRoot)(
+    "a target remounted read-only: the failing repetitions say why, cleanup failures are said, the run completes",
+    async () => {
+      const dir = await tempDir();
+      await execa("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", dir]);
+      try {
+        const out = join(await tempDir(), "run");
+        const running = runCli(["run", await spec(dir), "--out", out]);
+        await firstRow(out);
+        await execa("mount", ["-o", "remount,ro", dir]);
+        const result = await running;
+        expect(result.stderr).not.toContain("internal error");
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(/cleanup of target disk failed: EROFS/);
+        const failed = rowsOf(out).filter((row) => !row.ok);
+        expect(failed.length).toBeGreaterThan(0);
+        for (const row of failed) expect(row.error).toMatch(/read-only file system \(EROFS\)/);
+        expect((await json<{ status: string }>(join(out, "run.json"))).status).toBe("complete");
+        expect(existsSync(join(out, "summary.json"))).toBe(true);
+      } finally {
+        await execa("umount", [dir]);
+      }
+    },
+  );
+
+  it("a run directory deleted mid-run: the run stops saying it cannot write there, not an internal error", async () => {
+    const out = join(await tempDir(), "run");
+    const running = runCli(["run", await spec(await tempDir()), "--out", out]);
+    await firstRow(out);
+    await rm(out, { recursive: true });
+    const result = await running;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `benchspec: the run stopped: cannot write ${join(out, "results.ndjson")}: no such file or directory`,
+    );
+    expect(result.stderr).not.toContain("internal error");
+  });
+});

@@ -200,3 +200,25 @@ workloads:
     expect(diagnosticsOf(ipfs)).toMatchObject([{ code: "invalid-value", path: ["targets", "node", "api"] }]);
   });
 });
+
+describe("credentials in a server's URL", () => {
+  const spec = (target: object) => ({
+    benchspec: 1,
+    name: "t",
+    targets: { store: target },
+    workloads: [{ name: "up", op: "put" }],
+  });
+
+  it("written literally, they are a literal-secret warning on the address key; ${env:NAME} ones are not", () => {
+    for (const [kind, key] of [
+      ["s3", "endpoint"],
+      ["ipfs", "api"],
+    ] as const) {
+      expect(diagnosticsOf(spec({ kind, [key]: "http://user:pw@127.0.0.1:9000" })), kind).toMatchObject([
+        { code: "literal-secret", severity: "warning", path: ["targets", "store", key] },
+      ]);
+      expect(codes(spec({ kind, [key]: "http://${env:U}:${env:P}@127.0.0.1:9000" })), kind).toEqual([]);
+      expect(codes(spec({ kind, [key]: "http://127.0.0.1:9000" })), kind).toEqual([]);
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { readdir, readFile, rename } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getSystemErrorMap } from "node:util";
 import type { Case } from "../../plan/types.js";
 import { runGroup } from "../../platform/process.js";
 import { fioBinary } from "../../platform/tools.js";
@@ -93,7 +94,7 @@ export const fioExecutor: Executor = {
       return failedMeasurement(
         start,
         end,
-        `fio exited with ${result.exitCode ?? result.signal}: ${outputTail(result.output || text)}`,
+        `fio exited with ${result.exitCode ?? result.signal}: ${fioErrors(result.output, text) ?? outputTail(result.output || text)}`,
       );
     }
     const measurement = measurementFromFio(parseFioJson(text), c.id, start, end);
@@ -120,4 +121,30 @@ async function collectLogs(caseId: string, name: string, dir: string, intervalMs
     logs.push({ kind: match[1] as "bw" | "iops", text: await readFile(join(dir, kept), "utf8") });
   }
   return seriesFromLogs(logs, intervalMs);
+}
+
+/**
+ * Why fio failed, in its own words: its error lines ("fio: pid=0, err=30/file:filesetup.c:150, func=unlink,
+ * error=Read-only file system" → "unlink: Read-only file system"), which it may write into its JSON output,
+ * and each job's errno in that JSON (a failed write reports only "error": 30). The output's tail is only
+ * braces.
+ */
+function fioErrors(output: string, json: string): string | undefined {
+  const reasons = new Set(
+    [...`${output}\n${json}`.matchAll(/fio: .*?func=([^,]+), error=([^\n]+)/g)].map(
+      ([, func, error]) => `${func}: ${error}`,
+    ),
+  );
+  try {
+    const { jobs } = JSON.parse(json.slice(json.indexOf("{"))) as {
+      jobs?: { jobname: string; error: number }[];
+    };
+    for (const job of jobs ?? []) {
+      const [name, words] = getSystemErrorMap().get(-job.error) ?? [];
+      if (job.error) reasons.add(`${job.jobname}: ${words ?? "error"} (${name ?? job.error})`);
+    }
+  } catch {
+    // not JSON (fio stopped before writing it): its error lines are all there is
+  }
+  return reasons.size > 0 ? [...reasons].join("; ") : undefined;
 }

@@ -1,4 +1,6 @@
 /** Preparing an ipfs target: a launched offline Kubo node (renewable for `fresh`), or an external API. */
+import { connectionFailure } from "../../platform/net-errors.js";
+import { redactUrls } from "../../platform/redact.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { wholeTarget } from "../case-place.js";
@@ -14,6 +16,7 @@ export async function prepareIpfsTarget(target: TargetOf<"ipfs">, env: NodeJS.Pr
       repos: [],
       pristine: false,
     };
+    await checkApi(connection.api);
     return prepared(connection, async () => {});
   }
   let node: KuboNode = await launchKubo();
@@ -31,6 +34,23 @@ export async function prepareIpfsTarget(target: TargetOf<"ipfs">, env: NodeJS.Pr
     },
   };
   return prepared(connection, () => node.stop());
+}
+
+/** An external node answers before the run relies on it: a dead API is said as such, not as "fetch failed". */
+async function checkApi(api: string) {
+  const { create } = await import("kubo-rpc-client");
+  try {
+    await create({ url: api, timeout: "10s" }).version();
+  } catch (error) {
+    const where = `IPFS API at ${redactUrls(api)}`;
+    const connection = connectionFailure(error);
+    throw new Error(
+      connection
+        ? `${where}: ${connection}; start the daemon (ipfs daemon) or check "api"`
+        : `${where} does not answer: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 }
 
 function prepared(connection: IpfsConnection, cleanup: () => Promise<void>): PreparedTargetOf<"ipfs"> {

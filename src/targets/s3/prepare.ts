@@ -1,5 +1,7 @@
 /** Preparing an s3 target for a run: a launched MinIO (with its bucket), or an external endpoint. */
 import { CreateBucketCommand, HeadBucketCommand } from "@aws-sdk/client-s3";
+import { connectionFailure } from "../../platform/net-errors.js";
+import { redactUrls } from "../../platform/redact.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { wholeTarget } from "../case-place.js";
@@ -47,13 +49,27 @@ export async function prepareS3Target(target: TargetOf<"s3">, env: NodeJS.Proces
     // benchspec never creates (nor empties) a bucket on someone else's store.
     await client.send(new HeadBucketCommand({ Bucket: bucket }));
   } catch (error) {
-    throw new Error(
-      `bucket "${bucket}" at ${connection.endpoint ?? "AWS"} is not reachable: ${(error as Error).name}`,
-    );
+    throw new Error(unreachable(error, bucket, connection.endpoint), { cause: error });
   } finally {
     client.destroy();
   }
   return prepared(connection.endpoint ?? "s3", connection, async () => {});
+}
+
+/** Why an external bucket cannot be used, and what to do about it. */
+function unreachable(error: unknown, bucket: string, endpoint: string | undefined): string {
+  const where = `bucket "${bucket}" at ${endpoint === undefined ? "AWS" : redactUrls(endpoint)}`;
+  const connection = connectionFailure(error);
+  if (connection) return `${where}: ${connection}; start the S3 server or check "endpoint"`;
+  const { name, message, $metadata } = error as Error & { $metadata?: { httpStatusCode?: number } };
+  const status = $metadata?.httpStatusCode;
+  if (status === 403)
+    return `${where}: access denied (HTTP 403); check the keys ("accessKey"/"secretKey", or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)`;
+  if (status === 404)
+    return `${where}: no such bucket (HTTP 404); create it (benchspec never creates a bucket on a store it did not launch) or set "bucket:" to an existing one`;
+  if (name === "CredentialsProviderError")
+    return `${where}: no credentials; set "accessKey"/"secretKey" to \${env:NAME} references, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY`;
+  return `${where} is not usable: ${name}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`;
 }
 
 function prepared(

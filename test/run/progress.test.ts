@@ -1,0 +1,49 @@
+/** The run's console progress: a plain log says a long case is alive; the bar's ETA is never garbled. */
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Case } from "../../src/plan/types.js";
+import type { ResultRow } from "../../src/results/row.js";
+import { makeObserver, STILL_RUNNING_EVERY_MS } from "../../src/run/progress.js";
+
+const aCase = { id: "w.disk.read" } as Case;
+
+function capture(tty: boolean) {
+  const stream = Object.assign(new PassThrough(), tty ? { isTTY: true, columns: 200 } : {});
+  let text = "";
+  stream.on("data", (chunk) => (text += String(chunk)));
+  return { stream, text: () => text };
+}
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe("progress without a terminal", () => {
+  it("prints the running case, its last repetition and the time so far every 10 s, until the case ends", async () => {
+    const out = capture(false);
+    const observer = makeObserver("plain", out.stream, false);
+    observer.caseStart(aCase, 2, 5);
+    await vi.advanceTimersByTimeAsync(STILL_RUNNING_EVERY_MS - 1);
+    expect(out.text()).toBe("");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(out.text()).toBe("[2/5] w.disk.read  running 10s  (no repetition done yet)\n");
+    observer.repetitionDone(aCase, { repetition: 1, warmup: false } as ResultRow);
+    await vi.advanceTimersByTimeAsync(STILL_RUNNING_EVERY_MS);
+    expect(out.text()).toContain("[2/5] w.disk.read  running 20s  (last done: rep 1)\n");
+    observer.stop();
+    const before = out.text();
+    await vi.advanceTimersByTimeAsync(5 * STILL_RUNNING_EVERY_MS);
+    expect(out.text()).toBe(before);
+  });
+});
+
+describe("progress on a terminal", () => {
+  it("shows an ETA it cannot estimate yet as ?, not LLs", async () => {
+    const out = capture(true);
+    const observer = makeObserver("tty", out.stream, false);
+    observer.caseStart(aCase, 1, 3);
+    await vi.advanceTimersByTimeAsync(1000);
+    observer.stop();
+    expect(out.text()).toContain("ETA ?");
+    expect(out.text()).not.toContain("LLs");
+  });
+});
