@@ -32,6 +32,8 @@ export interface NdjsonStats {
   rows: number;
   /** Lines that do not start with "{" (not rows). */
   skipped: number;
+  /** The first of them (from 1). */
+  firstSkipped?: number;
   /** The unterminated last line that did not parse (a run interrupted mid-write). */
   tornTail: boolean;
 }
@@ -46,6 +48,7 @@ export interface BrokenLine {
 export interface NdjsonScan {
   rows: number;
   skipped: number;
+  firstSkipped?: number;
   /** Lines seen, blank ones included (for a range that ends after a "\n": its number of "\n"). */
   lines: number;
   /** Whether any line was not blank. */
@@ -72,7 +75,12 @@ export function ndjsonError(file: string, broken: BrokenLine): BenchspecError {
 /** Throws the scan's error if it has one; else the stats of a whole file. */
 export function scanStats(file: string, scan: NdjsonScan): NdjsonStats {
   if (scan.error) throw ndjsonError(file, scan.error);
-  return { rows: scan.rows, skipped: scan.skipped, tornTail: scan.broken !== undefined };
+  return {
+    rows: scan.rows,
+    skipped: scan.skipped,
+    ...(scan.firstSkipped !== undefined && { firstSkipped: scan.firstSkipped }),
+    tornTail: scan.broken !== undefined,
+  };
 }
 
 /** Every row of a file, in memory (none when there is no file); the file's own, sync, for a run's loop. */
@@ -173,6 +181,7 @@ class LineScanner {
     }
     if (trimmed[0] !== "{") {
       scan.skipped += 1;
+      scan.firstSkipped ??= scan.lines;
       return true;
     }
     let row: unknown;
@@ -236,6 +245,7 @@ export function joinScans(
     use(index, offset);
     scan.rows += part.rows;
     scan.skipped += part.skipped;
+    if (part.firstSkipped !== undefined) scan.firstSkipped ??= part.firstSkipped + offset;
     scan.lines += part.lines;
     scan.nonBlank ||= part.nonBlank;
     if (part.error) {
