@@ -15,7 +15,7 @@ import { parseFioJson } from "../engines/fio/results.js";
 import { BenchspecError } from "../platform/errors.js";
 import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
-import { readNdjson, scanStats, type NdjsonStats } from "../results/ndjson.js";
+import { readNdjson, scanStats, type NdjsonScan } from "../results/ndjson.js";
 import type { TimeseriesRow } from "../results/row.js";
 import {
   findRunState,
@@ -151,7 +151,7 @@ async function streamRows(
   const { pass, scan } = rows.value;
   const stats = scanStats(file, scan);
   if (other.status === "rejected") throw other.reason;
-  if (options.strict) strictRows(file, stats, pass);
+  if (options.strict) strictRows(file, scan, pass);
   if (pass.invalid > 0)
     notes.push(
       `${basename(file)}: ${pass.invalid} line(s) are not result rows and were skipped (first: line ${pass.firstInvalid})`,
@@ -162,17 +162,17 @@ async function streamRows(
   return pass;
 }
 
-function strictRows(file: string, stats: NdjsonStats, pass: RowsPass): void {
+function strictRows(file: string, scan: NdjsonScan, pass: RowsPass): void {
   const fail = (message: string) => {
     throw new BenchspecError("invalid-input", `${file}${message}`);
   };
-  if (stats.skipped > 0)
+  if (scan.skipped > 0)
     fail(
-      `:${stats.firstSkipped}: not a JSON row (${stats.skipped} such line(s): binary data such as NUL bytes, or text)`,
+      `:${scan.firstSkipped}: not a JSON row (${scan.skipped} such line(s): binary data such as NUL bytes, or text)`,
     );
   if (pass.invalid > 0)
     fail(`:${pass.firstInvalid}: JSON that is not a result row (${pass.invalid} such line(s))`);
-  if (stats.tornTail) fail(": the last line is cut off (the file is truncated)");
+  if (scan.broken) fail(": the last line is cut off (the file is truncated)");
   if (pass.hashes.size > 1)
     fail(`: rows of ${pass.hashes.size} different specs (hashes ${[...pass.hashes].join(", ")})`);
 }

@@ -32,8 +32,6 @@ export interface NdjsonStats {
   rows: number;
   /** Lines that do not start with "{" (not rows). */
   skipped: number;
-  /** The first of them (from 1). */
-  firstSkipped?: number;
   /** The unterminated last line that did not parse (a run interrupted mid-write). */
   tornTail: boolean;
 }
@@ -48,6 +46,7 @@ export interface BrokenLine {
 export interface NdjsonScan {
   rows: number;
   skipped: number;
+  /** The first skipped line (from 1). */
   firstSkipped?: number;
   /** Lines seen, blank ones included (for a range that ends after a "\n": its number of "\n"). */
   lines: number;
@@ -75,12 +74,7 @@ export function ndjsonError(file: string, broken: BrokenLine): BenchspecError {
 /** Throws the scan's error if it has one; else the stats of a whole file. */
 export function scanStats(file: string, scan: NdjsonScan): NdjsonStats {
   if (scan.error) throw ndjsonError(file, scan.error);
-  return {
-    rows: scan.rows,
-    skipped: scan.skipped,
-    ...(scan.firstSkipped !== undefined && { firstSkipped: scan.firstSkipped }),
-    tornTail: scan.broken !== undefined,
-  };
+  return { rows: scan.rows, skipped: scan.skipped, tornTail: scan.broken !== undefined };
 }
 
 /** Every row of a file, in memory (none when there is no file); the file's own, sync, for a run's loop. */

@@ -319,6 +319,12 @@ describe("compare refuses to decide on too little or broken input", async () => 
         /not-a-row\/results\.ndjson:\d+: JSON that is not a result row/,
       ],
     ];
+    const foreign = rows(5, 2).map((r) => JSON.stringify({ ...r, specHash: "0000000000000000" }));
+    broken.push([
+      "two-specs",
+      `${baseText}${foreign.join("\n")}\n`,
+      /two-specs\/results\.ndjson: rows of 2 different specs/,
+    ]);
     for (const [name, text, message] of broken) {
       const result = await runCli(["compare", base, await withResults(name, text)]);
       expect(result.code, name).toBe(2);
