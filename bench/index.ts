@@ -7,10 +7,11 @@
  *   - payload generator GB/s, peak RSS of a 16 × 256 MiB multipart upload               (memory.ts)
  *   - compile of a 10,000-case matrix                                                    (compile.ts)
  *   - the 1,000,000-row report, when bench/report.ts exists                              (hook below)
+ *   - compare of two 1,000,000-row runs                                                  (compare.ts)
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW against the targets;
  * the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report.
+ * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report,compare.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
 import { execa } from "execa";
@@ -18,6 +19,7 @@ import { readFile, rm } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
+import { benchCompare } from "./compare.js";
 import { benchCompile } from "./compile.js";
 import { config } from "./config.js";
 import { benchFs } from "./fs.js";
@@ -97,7 +99,7 @@ async function benchReportHook(scratch: string, log: (line: string) => void): Pr
   return lines;
 }
 
-type Section = "s3" | "ipfs" | "fs" | "memory" | "compile" | "report";
+type Section = "s3" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare";
 
 const only = (() => {
   const index = process.argv.indexOf("--only");
@@ -134,6 +136,7 @@ async function main() {
       ["ipfs", "IPFS vs ipfs CLI", () => benchIpfs(servers!, scratch, log)],
       ["fs", "fio/dd vs direct", () => benchFs(scratch, log)],
       ["report", "report", () => benchReportHook(scratch, log)],
+      ["compare", "compare", () => benchCompare(scratch, log)],
     ];
     for (const [key, name, run] of sections) {
       if (only && !only.has(key)) continue;

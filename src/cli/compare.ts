@@ -1,8 +1,8 @@
 import { Command } from "commander";
-import { compareRuns, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../results/compare.js";
+import { compareInputs, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../results/compare.js";
 import { BenchspecError } from "../platform/errors.js";
 import { formatMetric, formatNumber, formatSignedPercent } from "../report/format.js";
-import { loadInputs } from "../report/load.js";
+import { labelRuns, loadInput } from "../report/load.js";
 import { METRIC_INFO } from "../results/metrics.js";
 import { METRICS } from "../spec/metrics.js";
 import { EXIT, type Io } from "./context.js";
@@ -14,6 +14,8 @@ interface CompareOptions {
   alpha: string;
   metric: string;
   json?: boolean;
+  allowMissing?: boolean;
+  allowSpecChange?: boolean;
 }
 
 export function makeCompareCommand(io: Io, setExit: (code: number) => void): Command {
@@ -33,6 +35,8 @@ export function makeCompareCommand(io: Io, setExit: (code: number) => void): Com
     )
     .option("--metric <list>", `comma-separated metrics: ${METRICS.join(", ")}`, "throughput")
     .option("--json", "print the comparison as JSON")
+    .option("--allow-missing", "cases of the base missing from the new run do not fail the gate")
+    .option("--allow-spec-change", "compare runs of different specs (name or hash) instead of refusing")
     .addHelpText(
       "after",
       `
@@ -44,17 +48,30 @@ Per case: the change in median with a 95% bootstrap confidence interval and a Ma
 "~" after the change means it is not significant. With too few repetitions for the Mann-Whitney test
 ever to reach alpha (3 vs 3 cannot reach p < 0.05), the confidence interval decides instead: the change
 is significant when its (1 - alpha) interval excludes 0; the verdict notes this, and --json gives
-"test": "mann-whitney" or "ci". A regression: significant and worse than the threshold.
-Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 unreadable input.`,
+"test": "mann-whitney" or "ci". Fewer than 3 repetitions on a side decide nothing: "too few
+repetitions", never a regression. A regression: significant and worse than the threshold.
+Refused (exit 2): an empty, truncated or damaged results file (a line that is not a result row), rows
+of another spec (unless --allow-spec-change), of another source (benchspec run vs the compiled script)
+or of another engine for a case, no case in common. Runs from different hosts are compared, with a
+warning.
+Exit codes: 0 the gate passes, 1 a case regressed, failed in the new run or is missing from it (unless
+--allow-missing), 2 unreadable or incomparable input.`,
     )
     .action(async (basePath: string, newPath: string, options: CompareOptions) => {
-      const [base, next] = await loadInputs([basePath, newPath]);
-      const comparison = compareRuns(base!, next!, {
+      const settings = {
         ...DEFAULT_COMPARE,
         threshold: parseOption(() => parseThreshold(options.threshold)),
         alpha: parseOption(() => parseAlpha(options.alpha)),
         metrics: parseOption(() => parseMetrics(options.metric)),
-      });
+        allowMissing: options.allowMissing === true,
+        allowSpecChange: options.allowSpecChange === true,
+      };
+      // One at a time: two fio JSON files are two runs here, not repetitions of one import.
+      const [base, next] = labelRuns([
+        await loadInput(basePath, { strict: true }),
+        await loadInput(newPath, { strict: true }),
+      ]);
+      const comparison = compareInputs(base!, next!, settings);
       if (comparison.cases.length === 0)
         throw new BenchspecError(
           "invalid-input",
@@ -63,7 +80,7 @@ Exit codes: 0 no regression, 1 a case regressed (or failed in the new run), 2 un
       io.stdout.write(
         options.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${renderComparison(comparison)}\n`,
       );
-      setExit(comparison.regressions > 0 ? EXIT.failure : EXIT.ok);
+      setExit(comparison.pass ? EXIT.ok : EXIT.failure);
     });
 }
 
@@ -82,6 +99,19 @@ export function renderComparison(c: Comparison): string {
     ];
   });
   const table = formatTable(["case", "metric", "base", "new", "change", "95% CI", "p", "verdict"], rows);
-  const summary = `${c.new} vs ${c.base}: ${c.regressions} regression${c.regressions === 1 ? "" : "s"}, ${c.improvements} improvement${c.improvements === 1 ? "" : "s"} (threshold ${(c.options.threshold * 100).toFixed(1)}%, alpha ${c.options.alpha})`;
-  return `${table}\n\n${summary}`;
+  const counts = [
+    plural(c.regressions, "regression"),
+    plural(c.improvements, "improvement"),
+    ...(c.tooFew > 0 ? [`${plural(c.tooFew, "comparison")} with too few repetitions to decide`] : []),
+    ...(c.missing.length > 0
+      ? [
+          `${plural(c.missing.length, "case")} of the base missing from the new run${c.options.allowMissing ? " (allowed)" : ""}`,
+        ]
+      : []),
+  ];
+  const summary = `${c.new} vs ${c.base}: ${counts.join(", ")} (threshold ${(c.options.threshold * 100).toFixed(1)}%, alpha ${c.options.alpha}): ${c.pass ? "passes" : "fails"}`;
+  const warnings = c.warnings.map((w) => `warning: ${w}\n`).join("");
+  return `${table}\n\n${warnings}${summary}`;
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -16,7 +16,7 @@ import { BenchspecError } from "../platform/errors.js";
 import { describeFileType } from "../platform/fs-errors.js";
 import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
-import { readNdjson, scanStats } from "../results/ndjson.js";
+import { readNdjson, scanStats, type NdjsonScan } from "../results/ndjson.js";
 import type { TimeseriesRow } from "../results/row.js";
 import {
   findRunState,
@@ -34,8 +34,12 @@ import { DerivedPlan, type RowsPass, type SteadyRow } from "./rows.js";
 /** The raw material of one run before it is labelled (labels must be unique across a report). */
 export type LoadedRun = Omit<RunData, "label"> & { name: string };
 
-/** How results files are read: threads/threadsFrom (rows-threads.ts) are for large ones. */
-export type LoadOptions = RowThreadOptions;
+/**
+ * How results files are read: threads/threadsFrom (rows-threads.ts) are for large ones. `strict` (compare:
+ * a gate must not pass on damaged input): a line that is not a result row, a cut-off last line or rows of
+ * several specs are errors instead of notes.
+ */
+export type LoadOptions = RowThreadOptions & { strict?: boolean };
 
 export async function loadInput(path: string, options: LoadOptions = {}): Promise<LoadedRun> {
   const full = resolve(path);
@@ -156,6 +160,7 @@ async function streamRows(
   const { pass, scan } = rows.value;
   const stats = scanStats(file, scan);
   if (other.status === "rejected") throw other.reason;
+  if (options.strict) strictRows(file, scan, pass);
   if (pass.invalid > 0)
     notes.push(
       `${basename(file)}: ${pass.invalid} line(s) are not result rows and were skipped (first: line ${pass.firstInvalid})`,
@@ -164,6 +169,21 @@ async function streamRows(
   if (stats.tornTail)
     notes.push(`${basename(file)}: the last line was cut off (an interrupted run) and was skipped`);
   return pass;
+}
+
+function strictRows(file: string, scan: NdjsonScan, pass: RowsPass): void {
+  const fail = (message: string) => {
+    throw new BenchspecError("invalid-input", `${file}${message}`);
+  };
+  if (scan.skipped > 0)
+    fail(
+      `:${scan.firstSkipped}: not a JSON row (${scan.skipped} such line(s): binary data such as NUL bytes, or text)`,
+    );
+  if (pass.invalid > 0)
+    fail(`:${pass.firstInvalid}: JSON that is not a result row (${pass.invalid} such line(s))`);
+  if (scan.broken) fail(": the last line is cut off (the file is truncated)");
+  if (pass.hashes.size > 1)
+    fail(`: rows of ${pass.hashes.size} different specs (hashes ${[...pass.hashes].join(", ")})`);
 }
 
 async function streamSeries(file: string, acc: RunAccumulator) {

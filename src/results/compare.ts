@@ -7,13 +7,19 @@
  *     bad direction (throughput and IOPS down, latency and time up) and beyond the threshold.
  * With the exact test, 3 against 3 repetitions can never reach p < 0.05 (the smallest two-sided p is 0.1),
  * and the specs repeat 3 times. When the samples are too small for the rank test ever to reach alpha (but
- * have 2 or more values each), the bootstrap interval of the change decides instead: the change is
- * significant when the (1 − alpha) interval excludes 0. `test` says which one decided.
+ * have 3 or more values each), the bootstrap interval of the change decides instead: the change is
+ * significant when the (1 − alpha) interval excludes 0. `test` says which one decided. Fewer than 3 values
+ * on a side decide nothing (the number `run` warns about): "too few repetitions", never a regression.
+ *
+ * The gate fails on a regression, a case that failed in the new run, or a case of the base the new run
+ * lacks (unless allowed). Inputs that cannot be compared honestly are refused before any case is
+ * (checkComparable): no rows, rows of another spec, of another harness or of another engine per case.
  */
+import { BenchspecError } from "../platform/errors.js";
 import type { Metric } from "../spec/schema.js";
 import { METRIC_INFO } from "./metrics.js";
 import { bootstrapRatioCi, mannWhitney, smallestP } from "./significance.js";
-import { median } from "./stats.js";
+import { median, MIN_SAMPLES_FOR_CI } from "./stats.js";
 
 export interface CompareOptions {
   /** Relative change that counts as a regression or improvement (0.05 = 5%). */
@@ -23,6 +29,10 @@ export interface CompareOptions {
   metrics: readonly Metric[];
   resamples?: number;
   seed?: number;
+  /** Cases of the base that the new run lacks do not fail the gate. */
+  allowMissing?: boolean;
+  /** Runs of different specs (name or hash) are compared instead of refused. */
+  allowSpecChange?: boolean;
 }
 
 export const DEFAULT_COMPARE: CompareOptions = { threshold: 0.05, alpha: 0.05, metrics: ["throughput"] };
@@ -31,9 +41,24 @@ export const DEFAULT_COMPARE: CompareOptions = { threshold: 0.05, alpha: 0.05, m
 export interface CaseSamples {
   id: string;
   workload: string;
+  /** Checked to be the same in both runs when known. */
+  engine?: string;
   repetitions: number;
   failed: number;
   samples: Partial<Record<Metric, number[]>>;
+}
+
+/** What the checks of the inputs need of a run (report/load.ts's RunData has it). */
+export interface ComparedRun {
+  label: string;
+  path: string;
+  plan: { name: string; specHash?: string };
+  /** `sources`: the rows' `source` fields (run, shell, fio-import). */
+  rows: { total: number; measured: number; sources: readonly string[] };
+  provenance?: { host: { hostname: string } };
+  /** What loading met (a partial run, …): shown with the comparison. */
+  notes: readonly string[];
+  cases: readonly CaseSamples[];
 }
 
 /**
@@ -43,7 +68,14 @@ export interface CaseSamples {
 export type CompareTest = "mann-whitney" | "ci";
 
 export type Verdict =
-  "regression" | "improvement" | "within threshold" | "~" | "failed" | "only in base" | "only in new";
+  | "regression"
+  | "improvement"
+  | "within threshold"
+  | "~"
+  | "too few repetitions"
+  | "failed"
+  | "only in base"
+  | "only in new";
 
 export interface CaseComparison {
   case: string;
@@ -68,8 +100,86 @@ export interface Comparison {
   new: string;
   options: CompareOptions;
   cases: CaseComparison[];
+  /** Regressed or failed in the new run. */
   regressions: number;
   improvements: number;
+  /** Comparisons with fewer than 3 repetitions on a side: not decided. */
+  tooFew: number;
+  /** Cases of the base that the new run lacks. */
+  missing: string[];
+  /** What a reader must know about the inputs (another host, a partial run). */
+  warnings: string[];
+  /** The gate: no regression and no failed case, nor a missing one unless allowed. */
+  pass: boolean;
+}
+
+/** The cases that have rows: a plan lists every case, also those a partial run never reached. */
+const ranCases = (run: { cases: readonly CaseSamples[] }) => run.cases.filter((c) => c.repetitions > 0);
+
+const invalid = (message: string) => new BenchspecError("invalid-input", message);
+
+const SOURCE_WORDS: Record<string, string> = {
+  run: "`benchspec run`",
+  shell: "the compiled script",
+  "fio-import": "fio's JSON output",
+};
+
+/**
+ * Refuses inputs whose comparison would mislead: no measured rows, rows of more than one source, of
+ * another source (`run` and the compiled script measure with different harnesses) or of another spec
+ * (unless allowed), no case in common, a case run by another engine. Runs from different hosts are
+ * compared, with a warning (CI runners differ from run to run); the returned warnings say so.
+ */
+export function checkComparable(
+  base: ComparedRun,
+  next: ComparedRun,
+  options: Pick<CompareOptions, "allowSpecChange"> = {},
+): string[] {
+  for (const run of [base, next]) {
+    if (run.rows.total === 0) throw invalid(`${run.path}: no result rows (the results are empty)`);
+    if (run.rows.measured === 0) throw invalid(`${run.path}: only warmup rows, nothing measured`);
+    if (run.rows.sources.length > 1)
+      throw invalid(
+        `${run.path}: rows from ${run.rows.sources.map((s) => SOURCE_WORDS[s] ?? s).join(" and ")} mixed`,
+      );
+  }
+  const [source, nextSource] = [base.rows.sources[0]!, next.rows.sources[0]!];
+  if (source !== nextSource)
+    throw invalid(
+      `${base.path} was measured by ${SOURCE_WORDS[source] ?? source}, ${next.path} by ${SOURCE_WORDS[nextSource] ?? nextSource}: their numbers are not comparable`,
+    );
+  // fio's JSON names no spec: its plan is named after the file.
+  const specOf = (run: ComparedRun) =>
+    `spec ${run.plan.name}${run.plan.specHash ? ` (${run.plan.specHash})` : ""}`;
+  if (!options.allowSpecChange && source !== "fio-import" && specOf(base) !== specOf(next))
+    throw invalid(
+      `${next.path} holds rows of ${specOf(next)}, ${base.path} of ${specOf(base)}; --allow-spec-change compares them anyway`,
+    );
+  const nextById = new Map(ranCases(next).map((c) => [c.id, c]));
+  const common = ranCases(base).filter((c) => nextById.has(c.id));
+  if (common.length === 0) throw invalid(`${base.path} and ${next.path} have no case in common`);
+  for (const c of common) {
+    const engine = nextById.get(c.id)!.engine;
+    if (c.engine !== undefined && engine !== undefined && c.engine !== engine)
+      throw invalid(`case ${c.id} was run by ${c.engine} in ${base.path} but by ${engine} in ${next.path}`);
+  }
+  const warnings = [base, next].flatMap((run) => run.notes.map((note) => `${run.label}: ${note}`));
+  const [host, nextHost] = [base, next].map((run) => run.provenance?.host.hostname);
+  if (host && nextHost && host !== nextHost)
+    warnings.push(
+      `${base.label} ran on ${host}, ${next.label} on ${nextHost}: a change may be the machine's, not the storage's`,
+    );
+  return warnings;
+}
+
+/** checkComparable, then compareRuns: what `benchspec compare` gates on. */
+export function compareInputs(
+  base: ComparedRun,
+  next: ComparedRun,
+  options: CompareOptions = DEFAULT_COMPARE,
+): Comparison {
+  const warnings = checkComparable(base, next, options);
+  return { ...compareRuns(base, next, options), warnings };
 }
 
 export function compareRuns(
@@ -78,15 +188,21 @@ export function compareRuns(
   options: CompareOptions = DEFAULT_COMPARE,
 ): Comparison {
   const cases: CaseComparison[] = [];
-  const nextById = new Map(next.cases.map((c) => [c.id, c]));
-  const baseIds = new Set(base.cases.map((c) => c.id));
+  const [baseCases, nextCases] = [ranCases(base), ranCases(next)];
+  const nextById = new Map(nextCases.map((c) => [c.id, c]));
+  const baseIds = new Set(baseCases.map((c) => c.id));
   for (const metric of options.metrics) {
     const { higherIsBetter } = METRIC_INFO[metric];
-    for (const b of base.cases) {
+    for (const b of baseCases) {
       const n = nextById.get(b.id);
       const common = { case: b.id, workload: b.workload, metric, higherIsBetter };
       if (!n) {
-        cases.push({ ...common, significant: false, verdict: "only in base" });
+        cases.push({
+          ...common,
+          significant: false,
+          verdict: "only in base",
+          ...(!options.allowMissing && { note: "missing from the new run: fails the gate" }),
+        });
         continue;
       }
       const a = b.samples[metric];
@@ -113,7 +229,7 @@ export function compareRuns(
       }
       cases.push({ ...common, ...compareSamples(a, c, higherIsBetter, options) });
     }
-    for (const n of next.cases) {
+    for (const n of nextCases) {
       if (!baseIds.has(n.id) && n.samples[metric]?.length) {
         cases.push({
           case: n.id,
@@ -126,18 +242,21 @@ export function compareRuns(
       }
     }
   }
+  const regressions = cases.filter((c) => c.verdict === "regression" || c.verdict === "failed").length;
+  const missing = baseCases.filter((c) => !nextById.has(c.id)).map((c) => c.id);
   return {
     base: base.label,
     new: next.label,
     options,
     cases,
-    regressions: cases.filter((c) => c.verdict === "regression" || c.verdict === "failed").length,
+    regressions,
     improvements: cases.filter((c) => c.verdict === "improvement").length,
+    tooFew: cases.filter((c) => c.verdict === "too few repetitions").length,
+    missing,
+    warnings: [],
+    pass: regressions === 0 && (options.allowMissing === true || missing.length === 0),
   };
 }
-
-/** The interval decides only with this many values on each side (one value has no spread to resample). */
-const MIN_CI_SAMPLE = 2;
 
 const formatLevel = (level: number) => `${Number((level * 100).toFixed(2))}%`;
 
@@ -150,6 +269,14 @@ export function compareSamples(
   const baseMedian = median(base);
   const nextMedian = median(next);
   const stats = { base: { n: base.length, median: baseMedian }, new: { n: next.length, median: nextMedian } };
+  if (base.length < MIN_SAMPLES_FOR_CI || next.length < MIN_SAMPLES_FOR_CI)
+    return {
+      ...stats,
+      ...(baseMedian !== 0 && { change: nextMedian / baseMedian - 1 }),
+      significant: false,
+      verdict: "too few repetitions",
+      note: `${base.length} vs ${next.length} repetitions: too few repetitions to decide (at least ${MIN_SAMPLES_FOR_CI} on each side)`,
+    };
   if (baseMedian === 0)
     return { ...stats, significant: false, verdict: "~", note: "the base median is 0: no relative change" };
   const change = nextMedian / baseMedian - 1;
@@ -158,22 +285,15 @@ export function compareSamples(
   const ci95 = bootstrapRatioCi(base, next, resamples, seed);
   const { p } = mannWhitney(base, next);
   const result = { ...stats, change, ...(ci95 && { ci95 }), p };
-  const rankCanDecide = smallestP(base.length, next.length) < options.alpha;
-  let test: CompareTest | undefined;
-  let significant = false;
+  const test: CompareTest = smallestP(base.length, next.length) < options.alpha ? "mann-whitney" : "ci";
+  let significant = p < options.alpha;
   let note: string | undefined;
-  if (rankCanDecide) {
-    test = "mann-whitney";
-    significant = p < options.alpha;
-  } else if (base.length >= MIN_CI_SAMPLE && next.length >= MIN_CI_SAMPLE) {
+  if (test === "ci") {
     // The rank test cannot reach alpha: the interval of the change at the matching level decides.
     const level = 1 - options.alpha;
     const ci = options.alpha === 0.05 ? ci95 : bootstrapRatioCi(base, next, resamples, seed, level);
-    test = "ci";
     significant = ci !== undefined && (ci[0] > 0 || ci[1] < 0);
     note = `decided by the ${formatLevel(level)} CI: ${base.length} vs ${next.length} repetitions cannot reach p < ${options.alpha} in the Mann-Whitney test`;
-  } else {
-    note = `${base.length} vs ${next.length} repetitions: too few to test; use more repetitions`;
   }
   const worse = higherIsBetter ? change < 0 : change > 0;
   let verdict: Verdict = "~";
@@ -181,7 +301,7 @@ export function compareSamples(
     if (Math.abs(change) <= options.threshold) verdict = "within threshold";
     else verdict = worse ? "regression" : "improvement";
   }
-  return { ...result, ...(test && { test }), significant, verdict, ...(note && { note }) };
+  return { ...result, test, significant, verdict, ...(note && { note }) };
 }
 
 /** "5%", "5" (percent) or "0.05" (fraction below 1) as a fraction. */

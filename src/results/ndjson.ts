@@ -46,6 +46,8 @@ export interface BrokenLine {
 export interface NdjsonScan {
   rows: number;
   skipped: number;
+  /** The first skipped line (from 1). */
+  firstSkipped?: number;
   /** Lines seen, blank ones included (for a range that ends after a "\n": its number of "\n"). */
   lines: number;
   /** Whether any line was not blank. */
@@ -173,6 +175,7 @@ class LineScanner {
     }
     if (trimmed[0] !== "{") {
       scan.skipped += 1;
+      scan.firstSkipped ??= scan.lines;
       return true;
     }
     let row: unknown;
@@ -236,6 +239,7 @@ export function joinScans(
     use(index, offset);
     scan.rows += part.rows;
     scan.skipped += part.skipped;
+    if (part.firstSkipped !== undefined) scan.firstSkipped ??= part.firstSkipped + offset;
     scan.lines += part.lines;
     scan.nonBlank ||= part.nonBlank;
     if (part.error) {

@@ -1,10 +1,10 @@
 /**
  * Whether two samples differ: the two-sided Mann–Whitney U test (exact distribution for small samples
  * without ties, the normal approximation with tie and continuity corrections otherwise) and a seeded
- * percentile-bootstrap interval of the ratio of their medians.
+ * percentile-bootstrap interval of the ratio of their medians (large samples: each resampled median drawn
+ * from its large-sample law, so that a million rows compare in seconds).
  */
 import { seededRandom } from "./random.js";
-import { median } from "./stats.js";
 
 /** The smallest two-sided p the exact Mann–Whitney test can give for samples of n1 and n2: 2 / C(n1+n2, n1). */
 export function smallestP(n1: number, n2: number): number {
@@ -13,16 +13,42 @@ export function smallestP(n1: number, n2: number): number {
   return Math.min(1, 2 / arrangements);
 }
 
-/** Bootstrap samples are capped: a large sample is represented by this many of its quantiles. */
-const BOOTSTRAP_MAX_SAMPLE = 1000;
+/**
+ * Up to this many values a side is resampled value by value. Beyond it, resampling costs resamples × n per
+ * case (minutes over a million rows), and the resampled median is drawn from its large-sample law instead:
+ * the median of n values drawn with replacement from the sorted sample is its quantile at
+ * 1/2 + Z / (2√n), Z standard normal (the resample's count below a value is binomial, near normal for n
+ * this large).
+ */
+const RESAMPLE_MAX_SAMPLE = 30;
 
-function quantileSketch(values: readonly number[]): Float64Array {
+/** Draws one bootstrap median of a side per call. */
+function medianSampler(values: readonly number[], random: () => number): () => number {
   const sorted = Float64Array.from(values).sort();
-  if (sorted.length <= BOOTSTRAP_MAX_SAMPLE) return sorted;
-  return Float64Array.from(
-    { length: BOOTSTRAP_MAX_SAMPLE },
-    (_, i) => sorted[Math.floor(((i + 0.5) * sorted.length) / BOOTSTRAP_MAX_SAMPLE)]!,
-  );
+  const n = sorted.length;
+  if (n <= RESAMPLE_MAX_SAMPLE) {
+    // How often each sorted value is drawn: the resample's median without copying or sorting it.
+    const counts = new Uint32Array(n);
+    const kth = (k: number) => {
+      let seen = 0;
+      for (let j = 0; ; j += 1) if ((seen += counts[j]!) > k) return sorted[j]!;
+    };
+    return () => {
+      counts.fill(0);
+      for (let i = 0; i < n; i += 1) counts[Math.floor(random() * n)]! += 1;
+      const upper = kth(n >> 1);
+      return n % 2 ? upper : (kth((n >> 1) - 1) + upper) / 2;
+    };
+  }
+  const spread = 1 / (2 * Math.sqrt(n));
+  return () => {
+    // Box–Muller: a standard normal from two uniforms (1 − u keeps the logarithm finite).
+    const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    const at = Math.min(n - 1, Math.max(0, (0.5 + z * spread) * n - 0.5));
+    const low = Math.floor(at);
+    const high = Math.min(n - 1, low + 1);
+    return sorted[low]! + (at - low) * (sorted[high]! - sorted[low]!);
+  };
 }
 
 /**
@@ -37,20 +63,17 @@ export function bootstrapRatioCi(
   level = 0.95,
 ): [number, number] | undefined {
   if (base.length < 2 && next.length < 2) return undefined;
-  const a = quantileSketch(base);
-  const b = quantileSketch(next);
   // Seeded: the same inputs give the same interval on every run.
   const random = seededRandom(seed);
-  const bufA = new Float64Array(a.length);
-  const bufB = new Float64Array(b.length);
+  const baseMedian = medianSampler(base, random);
+  const nextMedian = medianSampler(next, random);
   const ratios = new Float64Array(resamples);
   let count = 0;
   for (let r = 0; r < resamples; r += 1) {
-    for (let i = 0; i < a.length; i += 1) bufA[i] = a[Math.floor(random() * a.length)]!;
-    for (let i = 0; i < b.length; i += 1) bufB[i] = b[Math.floor(random() * b.length)]!;
-    const mb = median(bufA);
+    const mb = baseMedian();
+    const mn = nextMedian();
     if (mb === 0) continue;
-    ratios[count++] = median(bufB) / mb - 1;
+    ratios[count++] = mn / mb - 1;
   }
   if (count === 0) return undefined;
   const sorted = ratios.subarray(0, count).sort();
@@ -64,21 +87,25 @@ export function mannWhitney(a: readonly number[], b: readonly number[]): { u: nu
   const n1 = a.length;
   const n2 = b.length;
   if (n1 === 0 || n2 === 0) return { u: 0, p: 1 };
-  const all = [...a.map((v) => ({ v, g: 0 })), ...b.map((v) => ({ v, g: 1 }))].sort((x, y) => x.v - y.v);
+  // Ranks by merging the two sorted samples: typed-array sorts, no object per value.
+  const sa = Float64Array.from(a).sort();
+  const sb = Float64Array.from(b).sort();
   let rankSumA = 0;
   let tieTerm = 0;
   let ties = false;
-  for (let i = 0; i < all.length;) {
-    let j = i;
-    while (j + 1 < all.length && all[j + 1]!.v === all[i]!.v) j += 1;
-    const rank = (i + j) / 2 + 1;
-    const t = j - i + 1;
+  for (let i = 0, j = 0; i < n1 || j < n2;) {
+    const v = j >= n2 || (i < n1 && sa[i]! <= sb[j]!) ? sa[i]! : sb[j]!;
+    const [fromA, fromB] = [i, j];
+    while (i < n1 && sa[i] === v) i += 1;
+    while (j < n2 && sb[j] === v) j += 1;
+    const inA = i - fromA;
+    const t = inA + j - fromB;
+    // The tied values share the mean of the ranks they span; i + j values are now ranked.
+    rankSumA += inA * (i + j - (t - 1) / 2);
     if (t > 1) {
       ties = true;
       tieTerm += t ** 3 - t;
     }
-    for (let k = i; k <= j; k += 1) if (all[k]!.g === 0) rankSumA += rank;
-    i = j + 1;
   }
   const u = rankSumA - (n1 * (n1 + 1)) / 2;
   if (!ties && n1 + n2 <= 50) {

@@ -1,13 +1,20 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Plan } from "../../src/plan/types.js";
-import { compareRuns, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../../src/results/compare.js";
+import {
+  checkComparable,
+  compareRuns,
+  DEFAULT_COMPARE,
+  parseThreshold,
+  type ComparedRun,
+  type Comparison,
+} from "../../src/results/compare.js";
 import { bootstrapRatioCi, mannWhitney, smallestP } from "../../src/results/significance.js";
 import type { ResultRow } from "../../src/results/row.js";
 import { runCli } from "../support/cli.js";
-import { noise, scenarioPlan, synthRows } from "./support.js";
+import { noise, random, scenarioPlan, synthRows } from "./support.js";
 
 const temps: string[] = [];
 afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
@@ -183,7 +190,7 @@ describe("the statistics of compare", () => {
     expect(mannWhitney([2, 2, 2], [2, 2, 2]).p).toBe(1);
   });
 
-  it("too few repetitions for the rank test: the interval decides; one repetition cannot be tested", () => {
+  it("too few repetitions for the rank test: the interval decides; below 3 nothing decides", () => {
     const one = (id: string, throughput: number[]) => ({
       id,
       workload: "w",
@@ -202,9 +209,9 @@ describe("the statistics of compare", () => {
       note: "decided by the 95% CI: 3 vs 3 repetitions cannot reach p < 0.05 in the Mann-Whitney test",
     });
     expect(c.cases[1]).toMatchObject({
-      verdict: "~",
+      verdict: "too few repetitions",
       significant: false,
-      note: "1 vs 1 repetitions: too few to test; use more repetitions",
+      note: "1 vs 1 repetitions: too few repetitions to decide (at least 3 on each side)",
     });
     expect(c.cases[1]!.test).toBeUndefined();
     // A 1% shift whose resampled medians overlap: not significant.
@@ -261,5 +268,162 @@ describe("the statistics of compare", () => {
     expect(parseThreshold("5%")).toBe(0.05);
     expect(parseThreshold("7.5")).toBe(0.075);
     expect(parseThreshold("0.1")).toBe(0.1);
+  });
+});
+
+describe("compare refuses to decide on too little or broken input", async () => {
+  const plan = await scenarioPlan("quickstart");
+  const [first, second] = [plan.cases[0]!.id, plan.cases[1]!.id];
+  const rows = (reps: number, seed: number, factor = 1) =>
+    synthRows(plan, { reps, seed, throughput: (c) => 100e6 * (1 + c.index) * factor * (1 + 0.01 * seed) });
+  const base = await writeRun(plan, rows(5, 1), "base");
+  /** A copy of the base run whose results.ndjson is `text`. */
+  const withResults = async (name: string, text: string) => {
+    const dir = await writeRun(plan, [], name);
+    await writeFile(join(dir, "results.ndjson"), text);
+    return dir;
+  };
+  const baseText = await readFile(join(base, "results.ndjson"), "utf8");
+
+  it("2 vs 2 repetitions: too few to decide, never a regression (exit 0), in the table and the JSON", async () => {
+    const base2 = await writeRun(plan, rows(2, 1), "base2");
+    const next2 = await writeRun(plan, rows(2, 2, 0.5), "new2");
+    const result = await runCli(["compare", base2, next2]);
+    expect(result.code).toBe(0);
+    const line = result.stdout.split("\n").find((l) => l.startsWith(`${first} `))!;
+    expect(line).toMatch(
+      /−4\d\.\d% \(~\) .* too few repetitions \(2 vs 2 repetitions: too few repetitions to decide/,
+    );
+    expect(result.stdout).toMatch(
+      /0 regressions, 0 improvements, \d+ comparisons with too few repetitions to decide/,
+    );
+    const json = JSON.parse((await runCli(["compare", base2, next2, "--json"])).stdout) as Comparison;
+    expect(json.cases.every((c) => c.verdict === "too few repetitions" && !c.significant)).toBe(true);
+    expect(json).toMatchObject({ regressions: 0, tooFew: json.cases.length, pass: true });
+  });
+
+  it("an empty, NUL-filled, truncated or foreign-line results file is an error naming it (exit 2)", async () => {
+    const lines = baseText.split("\n");
+    const broken: [string, string, RegExp][] = [
+      ["empty", "", /empty: no result rows \(the results are empty\)/],
+      ["nul", "\0".repeat(4096), /nul\/results\.ndjson:1: not a JSON row \(1 such line/],
+      [
+        "nul-line",
+        `${lines[0]}\n\0\0\0\n${lines.slice(1).join("\n")}`,
+        /nul-line\/results\.ndjson:2: not a JSON row/,
+      ],
+      ["torn", baseText.slice(0, -20), /torn\/results\.ndjson: the last line is cut off/],
+      [
+        "not-a-row",
+        `${baseText}{"hello":1}\n`,
+        /not-a-row\/results\.ndjson:\d+: JSON that is not a result row/,
+      ],
+    ];
+    const foreign = rows(5, 2).map((r) => JSON.stringify({ ...r, specHash: "0000000000000000" }));
+    broken.push([
+      "two-specs",
+      `${baseText}${foreign.join("\n")}\n`,
+      /two-specs\/results\.ndjson: rows of 2 different specs/,
+    ]);
+    for (const [name, text, message] of broken) {
+      const result = await runCli(["compare", base, await withResults(name, text)]);
+      expect(result.code, name).toBe(2);
+      expect(result.stderr, name).toMatch(message);
+    }
+  });
+
+  it("rows of another spec are refused unless --allow-spec-change; no common case is refused", async () => {
+    const other = await writeRun({ ...plan, specHash: "0000000000000000" }, rows(5, 2), "other");
+    const refused = await runCli(["compare", base, other]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /other holds rows of spec quickstart \(0000000000000000\), .* --allow-spec-change/,
+    );
+    expect((await runCli(["compare", base, other, "--allow-spec-change"])).code).toBe(0);
+    const renamed = rows(5, 2).map((r) => ({ ...r, case: `${r.case}-renamed` }));
+    const disjoint = await withResults("disjoint", renamed.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const none = await runCli(["compare", base, disjoint]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/have no case in common/);
+  });
+
+  it("rows of the compiled script are not compared with rows of `run` (exit 2)", async () => {
+    const shell = rows(5, 2).map((r) => ({ ...r, source: "shell" as const }));
+    const result = await runCli([
+      "compare",
+      base,
+      await withResults("shell", shell.map((r) => `${JSON.stringify(r)}\n`).join("")),
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /measured by `benchspec run`, .*shell by the compiled script: their numbers are not comparable/,
+    );
+  });
+
+  it("a case missing from the new run fails the gate (exit 1) unless --allow-missing", async () => {
+    const without = await writeRun(
+      plan,
+      rows(5, 2).filter((r) => r.case !== second),
+      "without",
+    );
+    const result = await runCli(["compare", base, without, "--json"]);
+    expect(result.code).toBe(1);
+    const json = JSON.parse(result.stdout) as Comparison;
+    expect(json).toMatchObject({ regressions: 0, missing: [second], pass: false });
+    expect(json.cases.find((c) => c.case === second)).toMatchObject({ verdict: "only in base" });
+    const text = await runCli(["compare", base, without]);
+    expect(text.stdout).toContain("1 case of the base missing from the new run");
+    expect(text.stdout).toMatch(/: fails$/m);
+    expect((await runCli(["compare", base, without, "--allow-missing"])).code).toBe(0);
+  });
+
+  it("another engine for a case is refused; another host is a warning", () => {
+    const run = (host: string, engine: string): ComparedRun => ({
+      label: host,
+      path: `runs/${host}`,
+      plan: { name: "s", specHash: "h" },
+      rows: { total: 3, measured: 3, sources: ["run"] },
+      provenance: { host: { hostname: host } },
+      notes: [],
+      cases: [
+        { id: "x", workload: "w", engine, repetitions: 3, failed: 0, samples: { throughput: [1, 2, 3] } },
+      ],
+    });
+    expect(() => checkComparable(run("a", "fio"), run("a", "dd"))).toThrow(
+      "case x was run by fio in runs/a but by dd in runs/a",
+    );
+    expect(checkComparable(run("a", "fio"), run("b", "fio"))).toEqual([
+      "a ran on a, b on b: a change may be the machine's, not the storage's",
+    ]);
+  });
+});
+
+describe("compare statistics on large samples", () => {
+  it("the bootstrap interval of a large sample is as narrow as its size makes it", () => {
+    const rand = random(7);
+    const a = Array.from({ length: 10_000 }, () => 0.9 + 0.2 * rand());
+    const b = a.map((x) => x * 1.1);
+    const [low, high] = bootstrapRatioCi(a, b, 2000, 1)!;
+    expect(low).toBeLessThan(0.1);
+    expect(high).toBeGreaterThan(0.1);
+    // Medians of 10,000 uniform values: standard error 0.001 each, so the 95% interval of the ratio is
+    // about ±0.003 (resampling 1,000 quantiles instead made it three times as wide).
+    expect(high - low).toBeLessThan(0.01);
+    expect(high - low).toBeGreaterThan(0.003);
+  });
+
+  it("Mann–Whitney over large tied samples: the normal approximation with the tie correction", () => {
+    const a = Array.from({ length: 5000 }, (_, i) => i % 10);
+    const b = Array.from({ length: 5000 }, (_, i) => (i % 10) + (i % 2));
+    const { u, p } = mannWhitney(a, b);
+    // U counts the pairs where a wins, ties as one half.
+    let pairs = 0;
+    for (let x = 0; x < 10; x += 1)
+      for (let y = 0; y < 11; y += 1) {
+        const count = (v: number, list: number[]) => list.filter((w) => w === v).length;
+        pairs += count(x, a.slice(0, 10)) * count(y, b.slice(0, 10)) * (x > y ? 1 : x === y ? 0.5 : 0);
+      }
+    expect(u).toBeCloseTo(pairs * 500 * 500, 6);
+    expect(p).toBeLessThan(1e-6);
   });
 });
