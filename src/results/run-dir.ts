@@ -4,13 +4,13 @@
  * readers cannot drift apart. Besides these files, a run directory holds the compiled artifacts (the
  * script, fio job files, sdk call sequences), which plan.json lists.
  */
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { writeFileAtomic } from "../platform/atomic-write.js";
-import type { TargetDetails } from "../targets/types.js";
+import type { Leftover, TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
-import { repairTail } from "./ndjson.js";
+import { readRows, repairTail } from "./ndjson.js";
 import type { RunSummary } from "./summary.js";
 
 /** Every file of a run directory by its role: its name, and what it holds. */
@@ -24,6 +24,10 @@ export const RUN_FILES = {
   summary: { name: "summary.json", holds: "RunSummary: per case statistics and the expect results" },
   provenance: { name: "provenance.json", holds: "Provenance: what a reader needs to reproduce the run" },
   report: { name: "report.html", holds: "the run's HTML report" },
+  leftovers: {
+    name: "leftovers.ndjson",
+    holds: "what the run created outside this directory (Leftover, per target), appended as created",
+  },
 } as const;
 
 export type RunFile = keyof typeof RUN_FILES;
@@ -166,6 +170,31 @@ export async function reopenRunFiles(dir: string): Promise<void> {
   repairTail(paths.results);
   repairTail(paths.timeseries);
   await mkdir(paths.raw, { recursive: true });
+}
+
+/** A line of leftovers.ndjson: something a target of the run created outside the run directory. */
+export type RecordedLeftover = Leftover & { target: string };
+
+/**
+ * Appended synchronously, before the thing is used: a run killed a moment later has it on record. Entries
+ * stay when the run removes the thing itself; removing it again is a no-op.
+ */
+export function recordLeftover(dir: string, leftover: RecordedLeftover): void {
+  appendFileSync(join(dir, RUN_FILES.leftovers.name), `${JSON.stringify(leftover)}\n`);
+}
+
+export function readLeftovers(dir: string): RecordedLeftover[] {
+  const file = join(dir, RUN_FILES.leftovers.name);
+  repairTail(file);
+  return readRows<RecordedLeftover>(file);
+}
+
+/** What is still left after a clean-up (whole or not at all). */
+export async function writeLeftovers(dir: string, leftovers: readonly RecordedLeftover[]): Promise<void> {
+  await writeFileAtomic(
+    join(dir, RUN_FILES.leftovers.name),
+    leftovers.map((l) => `${JSON.stringify(l)}\n`).join(""),
+  );
 }
 
 const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

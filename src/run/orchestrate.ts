@@ -13,7 +13,7 @@ import type { ExecContext, Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { appendRow, readRows } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
-import type { RunPaths } from "../results/run-dir.js";
+import { recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
@@ -94,8 +94,10 @@ async function runCase(
   try {
     targets[c.target] ??= await prepareTarget(c.target, plan.targets[c.target]!, {
       runId: options.runId,
+      spec: plan.name,
       writes: plan.cases.some((other) => other.target === c.target && writes(other)),
       env: options.env,
+      created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
     });
     const target = targets[c.target]!;
     place = await target.enterCase(c.id);

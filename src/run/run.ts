@@ -31,6 +31,7 @@ import {
 import { buildSummary } from "../results/summary.js";
 import { loadSpec } from "../plan/load.js";
 import type { RunObserver } from "./observer.js";
+import { cleanRunDir, describeLeftover } from "./clean.js";
 import { executePlan } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
 import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
@@ -133,6 +134,14 @@ export async function run(request: RunRequest): Promise<RunResult> {
     await startRunFiles(runDir, loaded.source!.text);
   } else {
     await reopenRunFiles(runDir);
+    // What a killed attempt left (directories, servers' data, keys in a store) goes before anything new.
+    const cleaned = await cleanRunDir(runDir, request.env);
+    for (const leftover of cleaned.removed)
+      request.observer.message(`removed what an earlier attempt left: ${describeLeftover(leftover)}`);
+    for (const { leftover, reason } of cleaned.remaining)
+      request.observer.message(
+        `could not remove what an earlier attempt left: ${describeLeftover(leftover)} (${reason}; benchspec clean ${runDir} retries)`,
+      );
   }
   await writeRunJson(runDir, "state", { ...state, status: "running", end: undefined });
   active = { dir: runDir, state };

@@ -5,11 +5,7 @@
  * group, then cleanup — always, also after a failure or Ctrl-C. Only keys under the run's own prefix are
  * ever written or deleted.
  */
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectsCommand,
-  ListMultipartUploadsCommand,
-} from "@aws-sdk/client-s3";
+import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
 import { inThisThread, runRepetition, fill, type LoadDriver } from "../load/load.js";
 import {
   DELETE_BATCH,
@@ -24,6 +20,7 @@ import { LoadThreads, resolveThreads } from "../load/threads.js";
 import type { Executor, Measurement } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
+import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
 import { openClients, s3Operations, type S3Clients, type S3Wiring } from "./ops.js";
 
 interface Session {
@@ -131,31 +128,5 @@ async function cleanup(session: Session, plan: S3Repetition, signal: AbortSignal
 }
 
 /** Aborts the incomplete multipart uploads under a prefix of ours (never anything outside it). */
-async function abortUploads(session: Session, prefix: string, signal: AbortSignal) {
-  const { connection } = session;
-  const { client } = session.clients;
-  let KeyMarker: string | undefined;
-  let UploadIdMarker: string | undefined;
-  do {
-    // No Prefix in the request: MinIO answers a prefixed ListMultipartUploads only with uploads whose key
-    // equals the prefix, so a prefix listing finds none of ours there. The whole bucket's uploads are listed
-    // and filtered here instead (right on every store; only a bucket with many foreign uploads costs pages).
-    const page = await client.send(
-      new ListMultipartUploadsCommand({ Bucket: connection.bucket, KeyMarker, UploadIdMarker }),
-      { abortSignal: signal },
-    );
-    for (const upload of page.Uploads ?? []) {
-      if (!upload.Key?.startsWith(prefix)) continue;
-      await client.send(
-        new AbortMultipartUploadCommand({
-          Bucket: connection.bucket,
-          Key: upload.Key,
-          UploadId: upload.UploadId,
-        }),
-        { abortSignal: signal },
-      );
-    }
-    KeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
-    UploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
-  } while (KeyMarker);
-}
+const abortUploads = (session: Session, prefix: string, signal: AbortSignal) =>
+  abortUploadsUnder(session.clients.client, session.connection.bucket, prefix, signal);
