@@ -11,9 +11,9 @@ import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
 import type { ExecContext, Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
-import { appendRow, readRows } from "../results/ndjson.js";
+import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
-import { recordLeftover, type RunPaths } from "../results/run-dir.js";
+import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
@@ -49,9 +49,10 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
     if (reason) unavailable.set(engine, reason);
   }
   const skipped: { case: string; reason: string }[] = [];
+  // A failed repetition is not measured: --resume runs it again.
   const measured = new Set(
-    readRows<ResultRow>(paths.results)
-      .filter((row) => !row.warmup)
+    readResultRows(paths)
+      .filter((row) => !row.warmup && row.ok)
       .map((row) => repKey(row.case, row.repetition)),
   );
   const targets: Record<string, PreparedTarget> = {};
@@ -70,7 +71,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       observer.caseStart(c, position + 1, plan.cases.length);
       if (missing.length > 0) await runCase(c, missing, targets, dead, options);
       if (signal.aborted) break;
-      observer.caseDone(c, summarizeCase(c, readRows<ResultRow>(paths.results)), missing.length === 0);
+      observer.caseDone(c, summarizeCase(c, readResultRows(paths)), missing.length === 0);
     }
   } finally {
     for (const target of Object.values(targets)) await target.cleanup();
