@@ -18,6 +18,7 @@ import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
+import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { rootCode } from "../platform/errors.js";
 import type { CasePlace } from "../targets/types.js";
 
@@ -162,9 +163,11 @@ async function runCase(
     options.observer.repetitionDone(c, row);
   }
   if (ctx && executor.finish) {
-    // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time).
+    // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time, and shortly after
+    // an interrupt).
+    const timeoutMs = dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS;
     await executor
-      .finish(c, { ...ctx, signal: AbortSignal.timeout(dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS) })
+      .finish(c, { ...ctx, signal: cleanupSignal(signal, timeoutMs) })
       .catch((error: Error) => options.observer.message(`cleanup of ${c.id} failed: ${error.message}`));
   }
   await place?.leave();

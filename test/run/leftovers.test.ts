@@ -16,6 +16,7 @@ import {
   rowsOf,
   s3Client,
   s3Env,
+  sleep,
   startCli,
   tempDirs,
   waitFor,
@@ -158,5 +159,52 @@ describe("a run killed with SIGKILL", () => {
     const result = await resumed;
     expect(result.stderr).toContain(`removed what an earlier attempt left: ${join(target, owned[0]!)}`);
     expect(await readdir(target)).toEqual(["planted.txt"]);
+  }, 150_000);
+});
+
+describe("Ctrl-C while the store is frozen", () => {
+  it("ends the run within seconds, names what may remain, and clean removes it once the store answers", async () => {
+    const store = await launchMinio();
+    const client = s3Client(store);
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: "bench" }));
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "frozen",
+        targets: { ext: externalS3Target("bench") },
+        workloads: [{ name: "long", op: "put", size: "64KiB", objects: 5000, concurrency: 2, repeat: 1 }],
+      });
+      const out = join(work, "run");
+      const child = startCli(["run", spec, "--out", out], s3Env(store));
+      await waitFor(
+        async () => (await listObjects(client, "bench", "benchspec/")).length >= 10,
+        60_000,
+        "the case's objects",
+      );
+      process.kill(-store.pid, "SIGSTOP"); // alive, connected, and silent
+      let result;
+      try {
+        await sleep(500);
+        const interrupted = Date.now();
+        child.kill("SIGINT");
+        result = await child;
+        // Without a bound it took minutes: the cleanup waits for a server that does not answer.
+        expect(Date.now() - interrupted).toBeLessThan(15_000);
+      } finally {
+        process.kill(-store.pid, "SIGCONT");
+      }
+      expect(result.exitCode).toBe(130);
+      expect(result.stderr).toMatch(
+        /objects and incomplete multipart uploads may remain under bench\/benchspec\/frozen\/[^/]+\/long\.ext\.put\//,
+      );
+      expect(result.stderr).toContain(`benchspec clean ${out}`);
+
+      const cleaned = await startCli(["clean", out], s3Env(store));
+      expect([cleaned.exitCode, cleaned.stderr]).toEqual([0, ""]);
+      expect(await listObjects(client, "bench")).toEqual([]);
+    } finally {
+      client.destroy();
+      await store.stop();
+    }
   }, 150_000);
 });

@@ -32,6 +32,8 @@ interface Session {
   /** Where the operations run: this thread, or worker threads each with their own clients. */
   driver: LoadDriver<S3Op>;
   threads?: LoadThreads<S3Op>;
+  /** Why a repetition's cleanup did not finish (an interrupt's deadline, a server that stopped answering). */
+  unfinished?: string;
 }
 
 const sessions = new Map<string, Session>();
@@ -72,7 +74,12 @@ export const s3Executor: Executor = {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    return runRepetition(plan, session.driver, ctx.signal, (signal) => cleanup(session, plan, signal));
+    return runRepetition(plan, session.driver, ctx.signal, (signal) =>
+      cleanup(session, plan, signal).catch((error: Error) => {
+        session.unfinished = error.message;
+        throw error;
+      }),
+    );
   },
 
   async finish(c, ctx) {
@@ -82,7 +89,13 @@ export const s3Executor: Executor = {
     try {
       await session.threads?.close();
       // The safety net after Ctrl-C or a crash mid-upload: nothing incomplete stays behind under our prefix.
-      await abortUploads(session, session.prefix, ctx.signal);
+      await abortUploads(session, session.prefix, ctx.signal).catch((error: Error) => {
+        session.unfinished ??= error.message;
+      });
+      if (session.unfinished !== undefined)
+        throw new Error(
+          `objects and incomplete multipart uploads may remain under ${session.connection.bucket}/${session.prefix} (${session.unfinished}); benchspec clean ${ctx.artifactsDir} removes them`,
+        );
     } finally {
       session.clients.destroy();
     }
