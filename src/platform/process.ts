@@ -198,6 +198,9 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.on("exit", () => {
     for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+    // Every group stopped in order: the watchdog has nothing to do, and goes with benchspec rather than
+    // a moment after it. Otherwise it stays, for the jobs fio ran in sessions of their own.
+    if (liveGroups.size === 0) watchdog?.kill("SIGKILL");
   });
 }
 
