@@ -21,6 +21,19 @@ const tempDir = async () => {
   return dir;
 };
 
+/** A measured row of a case "c", ok, without metrics. */
+const oneRow = {
+  case: "c",
+  workload: "w",
+  target: "t",
+  engine: "fio",
+  op: "read",
+  params: {},
+  repetition: 1,
+  warmup: false,
+  ok: true,
+};
+
 describe("aggregation before charting", () => {
   it("gives the same per-case statistics and expect results as summary.json", async () => {
     const plan = await scenarioPlan("quickstart");
@@ -43,14 +56,8 @@ describe("aggregation before charting", () => {
 
   it("a failed repetition run again (--resume) counts as its last row, also across merged partials", () => {
     const row = (repetition: number, ok: boolean) => ({
-      case: "c",
-      workload: "w",
-      target: "t",
-      engine: "fio",
-      op: "read",
-      params: {},
+      ...oneRow,
       repetition,
-      warmup: false,
       ok,
       throughput: 10 * repetition,
       iops: 1,
@@ -75,15 +82,7 @@ describe("aggregation before charting", () => {
 
   it("reads every metric from a row as the metrics table does (its accessors are unrolled there)", () => {
     const row = {
-      case: "c",
-      workload: "w",
-      target: "t",
-      engine: "fio",
-      op: "read",
-      params: {},
-      repetition: 1,
-      warmup: false,
-      ok: true,
+      ...oneRow,
       throughput: 1,
       iops: 2,
       latency: { mean: 3, p50: 4, p90: 5, p99: 6, "p99.9": 7 },
