@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { BenchspecError } from "../platform/errors.js";
 import { redactUrls } from "../platform/redact.js";
 import { EXIT, VERSION, type Io } from "./context.js";
+import { makeCleanCommand } from "./clean.js";
 import { makeCompareCommand } from "./compare.js";
 import { makeCompileCommand } from "./compile.js";
 import { makeInitCommand } from "./init.js";
@@ -37,6 +38,7 @@ Examples:
     makePlanCommand,
     makeCompileCommand,
     makeRunCommand,
+    makeCleanCommand,
     makeReportCommand,
     makeCompareCommand,
     makeSchemaCommand,

@@ -19,7 +19,7 @@ export function makeRunCommand(io: Io, setExit: (code: number) => void): Command
     .argument("[spec]", "spec file (not needed with --resume)")
     .option("--set <key=value>", "override a var or parameter (repeatable)", collect, [])
     .option("-o, --out <dir>", "run directory (default: runs/<date>-<name>)")
-    .option("--resume <dir>", "complete an interrupted run: exactly the missing repetitions")
+    .option("--resume <dir>", "complete a run: its missing and its failed repetitions")
     .option("-q, --quiet", "print only the run directory and failures")
     .option("--json", "print progress as NDJSON events")
     .addHelpText(

@@ -7,7 +7,12 @@
  * The price is that execa's `cleanup` no longer applies to detached children, so this module keeps its own
  * registry and SIGKILLs every live group when Node exits (a SIGINT handler must call `process.exit()` for
  * that hook to run; an uncaught signal ends Node without 'exit' handlers).
+ *
+ * Nothing runs on SIGKILL, so a watchdog outlives benchspec for that: one `sh` per benchspec process, in a
+ * session of its own, told every live group through a pipe. The kernel closes the pipe's write end when
+ * benchspec dies however it dies; the watchdog then reads end-of-file and kills the groups it was told.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { execa } from "execa";
 
 export interface StartOptions {
@@ -65,7 +70,7 @@ export async function startGroup(
     throw new Error(`could not start ${label}: ${result.message}`, { cause: result.cause });
   }
   const pid = subprocess.pid;
-  liveGroups.add(pid);
+  addGroup(pid);
 
   let tail = "";
   const keep = (chunk: Buffer) => {
@@ -94,7 +99,7 @@ async function stopGroup(pgid: number, exited: Promise<ExitInfo>, timeoutMs: num
     await waitGroupGone(pgid, 5_000);
   }
   await exited;
-  liveGroups.delete(pgid);
+  forgetGroup(pgid);
 }
 
 /** True if a process in the group still exists (signal 0 checks without sending anything). */
@@ -131,8 +136,61 @@ async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> 
  */
 export function trackGroup(pgid: number): () => void {
   installExitHook();
+  addGroup(pgid);
+  return () => forgetGroup(pgid);
+}
+
+function addGroup(pgid: number): void {
   liveGroups.add(pgid);
-  return () => liveGroups.delete(pgid);
+  tellWatchdog(`+${pgid}`);
+}
+
+function forgetGroup(pgid: number): void {
+  // Told first, so the watchdog never kills a group id the kernel may have given to someone else since.
+  if (liveGroups.delete(pgid)) tellWatchdog(`-${pgid}`);
+}
+
+/**
+ * Lines "+PGID" and "-PGID" add and forget a group; at end-of-file every group still listed is SIGKILLed,
+ * and so are the direct children of its processes that live in a group of their own: fio runs each job in
+ * a session of its own, which a group signal misses and which runs on when fio dies. The groups are
+ * stopped first so that nobody forks while /proc is read.
+ */
+const WATCHDOG = `groups=' '
+while IFS= read -r line; do
+  id=\${line#?}
+  case $line in
+    +*) groups="$groups$id " ;;
+    -*) case $groups in *" $id "*) groups="\${groups%% $id *} \${groups#* $id }" ;; esac ;;
+  esac
+done
+for id in $groups; do kill -s STOP -- "-$id" 2>/dev/null; done
+members=' '
+for f in /proc/[0-9]*/stat; do
+  IFS= read -r s <"$f" 2>/dev/null || continue
+  set -- \${s##*) }
+  case $groups in *" $3 "*) p=\${f#/proc/}; members="$members\${p%/stat} " ;; esac
+done
+for f in /proc/[0-9]*/stat; do
+  IFS= read -r s <"$f" 2>/dev/null || continue
+  set -- \${s##*) }
+  case $members in *" $2 "*) p=\${f#/proc/}; kill -s KILL "\${p%/stat}" 2>/dev/null ;; esac
+done
+for id in $groups; do kill -s KILL -- "-$id" 2>/dev/null; done`;
+
+let watchdog: ChildProcess | undefined;
+
+function tellWatchdog(line: string): void {
+  if (!watchdog) {
+    // Its own session: a terminal's Ctrl-C, which reaches benchspec's group, must not end the watchdog.
+    watchdog = spawn("sh", ["-c", WATCHDOG], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+    // Neither the watchdog nor its pipe keeps Node alive; a watchdog that is gone is not worth a crash.
+    watchdog.on("error", () => {});
+    watchdog.stdin!.on("error", () => {});
+    watchdog.unref();
+    (watchdog.stdin as unknown as { unref(): void }).unref();
+  }
+  watchdog.stdin!.write(`${line}\n`);
 }
 
 function installExitHook(): void {
@@ -140,6 +198,9 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.on("exit", () => {
     for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+    // Every group stopped in order: the watchdog has nothing to do, and goes with benchspec rather than
+    // a moment after it. Otherwise it stays, for the jobs fio ran in sessions of their own.
+    if (liveGroups.size === 0) watchdog?.kill("SIGKILL");
   });
 }
 

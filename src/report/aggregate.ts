@@ -96,9 +96,12 @@ function roundValues(acc: CaseAcc, key: number): Values {
 
 interface CaseAcc {
   info: PlanCase;
+  /** Measured rows, less those a later row of the same repetition superseded (a retried failure). */
   measured: number;
-  failed: number;
-  errors: Set<string>;
+  /** The failed repetitions no later row superseded (yet), with the error of each. */
+  failures: Map<number, string>;
+  /** Every repetition with a measured row (for merging: its rows supersede earlier failures). */
+  repetitions: Set<number>;
   steadyAttained: number;
   steadyTotal: number;
   /** Keyed by the value of the autotuned parameter (NaN when the case is not autotuned). */
@@ -121,8 +124,9 @@ export interface CasePartial {
   info: PlanCase;
   tunedParam?: string;
   measured: number;
-  failed: number;
-  errors: string[];
+  /** The repetitions with a measured row here: they supersede failures of the rows before. */
+  repetitions: number[];
+  failures: [number, string][];
   steadyAttained: number;
   steadyTotal: number;
   /** Per round, in the order they were first seen: the values of each metric, in METRICS then EXTRAS order. */
@@ -163,11 +167,14 @@ export class RunAccumulator {
       acc = newCase(planCaseOf(row));
       this.cases.set(row.case, acc);
     }
+    // A repetition that failed and was run again (--resume) counts as its last row only; results.ndjson is
+    // append-only, so the failed row stays in the file.
+    if (acc.failures.delete(row.repetition)) acc.measured -= 1;
     acc.measured += 1;
+    acc.repetitions.add(row.repetition);
     if (!row.ok) {
-      acc.failed += 1;
       this.rowsFailed += 1;
-      acc.errors.add(row.error ?? "failed");
+      acc.failures.set(row.repetition, row.error ?? "failed");
       return;
     }
     if (row.steady) {
@@ -272,8 +279,8 @@ export class RunAccumulator {
         info: acc.info,
         ...(acc.tunedParam !== undefined && { tunedParam: acc.tunedParam }),
         measured: acc.measured,
-        failed: acc.failed,
-        errors: [...acc.errors],
+        repetitions: [...acc.repetitions],
+        failures: [...acc.failures],
         steadyAttained: acc.steadyAttained,
         steadyTotal: acc.steadyTotal,
         rounds,
@@ -318,9 +325,10 @@ export class RunAccumulator {
         acc = newCase(c.info);
         this.cases.set(c.info.id, acc);
       }
+      for (const repetition of c.repetitions) if (acc.failures.delete(repetition)) acc.measured -= 1;
       acc.measured += c.measured;
-      acc.failed += c.failed;
-      for (const error of c.errors) acc.errors.add(error);
+      for (const [repetition, error] of c.failures) acc.failures.set(repetition, error);
+      for (const repetition of c.repetitions) acc.repetitions.add(repetition);
       acc.steadyAttained += c.steadyAttained;
       acc.steadyTotal += c.steadyTotal;
       for (const round of c.rounds) {
@@ -365,8 +373,8 @@ function newCase(info: PlanCase): CaseAcc {
   return {
     info,
     measured: 0,
-    failed: 0,
-    errors: new Set(),
+    repetitions: new Set(),
+    failures: new Map(),
     steadyAttained: 0,
     steadyTotal: 0,
     rounds: new Map(),
@@ -456,8 +464,8 @@ function finishCase(acc: CaseAcc): CaseAgg {
     // Tables and sweep charts show the value the autotune chose, not the plan's starting value.
     params: autotune ? { ...acc.info.params, [autotune.param]: autotune.knee } : acc.info.params,
     repetitions: acc.measured,
-    failed: acc.failed,
-    errors: [...acc.errors],
+    failed: acc.failures.size,
+    errors: [...new Set(acc.failures.values())],
     metrics,
     samples,
     ...extrasOf(chosen),

@@ -4,14 +4,15 @@
  * readers cannot drift apart. Besides these files, a run directory holds the compiled artifacts (the
  * script, fio job files, sdk call sequences), which plan.json lists.
  */
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { writeFileAtomic } from "../platform/atomic-write.js";
-import type { TargetDetails } from "../targets/types.js";
+import type { Leftover, TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
-import { repairTail } from "./ndjson.js";
+import { readRows, repairTail } from "./ndjson.js";
+import type { ResultRow } from "./row.js";
 import type { RunSummary } from "./summary.js";
 
 /** Every file of a run directory by its role: its name, and what it holds. */
@@ -26,6 +27,10 @@ export const RUN_FILES = {
   provenance: { name: "provenance.json", holds: "Provenance: what a reader needs to reproduce the run" },
   report: { name: "report.html", holds: "the run's HTML report" },
   lock: { name: "run.lock", holds: "RunLock: the process running or resuming the run, while it does" },
+  leftovers: {
+    name: "leftovers.ndjson",
+    holds: "what the run created outside this directory (Leftover, per target), appended as created",
+  },
 } as const;
 
 export type RunFile = keyof typeof RUN_FILES;
@@ -168,6 +173,46 @@ export async function reopenRunFiles(dir: string): Promise<void> {
   repairTail(paths.results);
   repairTail(paths.timeseries);
   await mkdir(paths.raw, { recursive: true });
+}
+
+/**
+ * The rows of results.ndjson that count: the last per case × repetition (× warm-up). The file is
+ * append-only; a failed repetition that --resume ran again has two rows there, and the later one stands.
+ */
+export function readResultRows(paths: RunPaths): ResultRow[] {
+  const last = new Map<string, ResultRow>();
+  for (const row of readRows<ResultRow>(paths.results)) {
+    const key = `${row.case}#${row.repetition}#${row.warmup}`;
+    // Deleted first so that the map's order is that of the rows that stand.
+    last.delete(key);
+    last.set(key, row);
+  }
+  return [...last.values()];
+}
+
+/** A line of leftovers.ndjson: something a target of the run created outside the run directory. */
+export type RecordedLeftover = Leftover & { target: string };
+
+/**
+ * Appended synchronously, before the thing is used: a run killed a moment later has it on record. Entries
+ * stay when the run removes the thing itself; removing it again is a no-op.
+ */
+export function recordLeftover(dir: string, leftover: RecordedLeftover): void {
+  appendFileSync(join(dir, RUN_FILES.leftovers.name), `${JSON.stringify(leftover)}\n`);
+}
+
+export function readLeftovers(dir: string): RecordedLeftover[] {
+  const file = join(dir, RUN_FILES.leftovers.name);
+  repairTail(file);
+  return readRows<RecordedLeftover>(file);
+}
+
+/** What is still left after a clean-up (whole or not at all). */
+export async function writeLeftovers(dir: string, leftovers: readonly RecordedLeftover[]): Promise<void> {
+  await writeFileAtomic(
+    join(dir, RUN_FILES.leftovers.name),
+    leftovers.map((l) => `${JSON.stringify(l)}\n`).join(""),
+  );
 }
 
 const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

@@ -11,13 +11,14 @@ import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
 import type { ExecContext, Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
-import { appendRow, readRows } from "../results/ndjson.js";
+import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
-import type { RunPaths } from "../results/run-dir.js";
+import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { summarizeCase } from "../results/summary.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
+import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { rootCode } from "../platform/errors.js";
 import type { CasePlace } from "../targets/types.js";
 
@@ -49,9 +50,10 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
     if (reason) unavailable.set(engine, reason);
   }
   const skipped: { case: string; reason: string }[] = [];
+  // A failed repetition is not measured: --resume runs it again.
   const measured = new Set(
-    readRows<ResultRow>(paths.results)
-      .filter((row) => !row.warmup)
+    readResultRows(paths)
+      .filter((row) => !row.warmup && row.ok)
       .map((row) => repKey(row.case, row.repetition)),
   );
   const targets: Record<string, PreparedTarget> = {};
@@ -70,7 +72,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       observer.caseStart(c, position + 1, plan.cases.length);
       if (missing.length > 0) await runCase(c, missing, targets, dead, options);
       if (signal.aborted) break;
-      observer.caseDone(c, summarizeCase(c, readRows<ResultRow>(paths.results)), missing.length === 0);
+      observer.caseDone(c, summarizeCase(c, readResultRows(paths)), missing.length === 0);
     }
   } finally {
     for (const [name, target] of Object.entries(targets))
@@ -95,8 +97,10 @@ async function runCase(
   try {
     targets[c.target] ??= await prepareTarget(c.target, plan.targets[c.target]!, {
       runId: options.runId,
+      spec: plan.name,
       writes: plan.cases.some((other) => other.target === c.target && writes(other)),
       env: options.env,
+      created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
     });
     const target = targets[c.target]!;
     place = await target.enterCase(c.id);
@@ -160,9 +164,11 @@ async function runCase(
     options.observer.repetitionDone(c, row);
   }
   if (ctx && executor.finish) {
-    // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time).
+    // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time, and shortly after
+    // an interrupt).
+    const timeoutMs = dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS;
     await executor
-      .finish(c, { ...ctx, signal: AbortSignal.timeout(dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS) })
+      .finish(c, { ...ctx, signal: cleanupSignal(signal, timeoutMs) })
       .catch(reportFailure(options.observer, `cleanup of ${c.id}`));
   }
   await place?.leave().catch(reportFailure(options.observer, `cleanup of ${c.id}`));

@@ -14,10 +14,9 @@ import { makeDirectory, writeArtifacts } from "../compile/output.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../plan/types.js";
-import { readRows } from "../results/ndjson.js";
-import type { ResultRow } from "../results/row.js";
 import {
   lockRunDir,
+  readResultRows,
   readRunState,
   reopenRunFiles,
   RUN_FORMAT,
@@ -31,7 +30,9 @@ import {
 } from "../results/run-dir.js";
 import { buildSummary } from "../results/summary.js";
 import { loadSpec } from "../plan/load.js";
+import { envRefs } from "../spec/strings.js";
 import type { RunObserver } from "./observer.js";
+import { cleanRunDir, describeLeftover } from "./clean.js";
 import { executePlan } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
 import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
@@ -113,6 +114,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   if (previous && previous.specHash !== plan.specHash) {
     throw new BenchspecError("usage", `${dir}/spec.yaml changed since the run started; it cannot be resumed`);
   }
+  checkEnvRefs(plan, request.env);
 
   const runDir = dir ?? (await newRunDir(request, plan));
   // Nothing in the directory changes before the lock is held; it is released however the run ends.
@@ -157,6 +159,14 @@ async function runLocked({
     await startRunFiles(runDir, loaded.source!.text);
   } else {
     await reopenRunFiles(runDir);
+    // What a killed attempt left (directories, servers' data, keys in a store) goes before anything new.
+    const cleaned = await cleanRunDir(runDir, request.env);
+    for (const leftover of cleaned.removed)
+      request.observer.message(`removed what an earlier attempt left: ${describeLeftover(leftover)}`);
+    for (const { leftover, reason } of cleaned.remaining)
+      request.observer.message(
+        `could not remove what an earlier attempt left: ${describeLeftover(leftover)} (${reason}; benchspec clean ${runDir} retries)`,
+      );
   }
   await writeRunJson(runDir, "state", { ...state, status: "running", end: undefined });
   active = { dir: runDir, state };
@@ -203,7 +213,7 @@ async function measure(plan: Plan, state: RunState, runDir: string, request: Run
     provenance.targets[name] = { location: redactUrls(target.location), ...target.details() };
   }
   const end = new Date().toISOString();
-  const summary = { ...buildSummary(plan, readRows<ResultRow>(paths.results)), skipped: outcome.skipped };
+  const summary = { ...buildSummary(plan, readResultRows(paths)), skipped: outcome.skipped };
   await writeRunJson(runDir, "summary", summary);
   await writeRunJson(runDir, "provenance", { ...provenance, end });
   await writeRunJson(runDir, "state", {
@@ -212,6 +222,30 @@ async function measure(plan: Plan, state: RunState, runDir: string, request: Run
     end,
   });
   return { outcome, summary };
+}
+
+/**
+ * Every `${env:NAME}` of the targets the cases use must be set before the first case: a missing one found
+ * when its target is prepared would fail every case on it after hours of others (and --resume would rerun
+ * nothing).
+ */
+function checkEnvRefs(plan: Plan, env: NodeJS.ProcessEnv): void {
+  const missing: string[] = [];
+  const visit = (value: unknown, path: string) => {
+    if (typeof value === "string") {
+      const refs = envRefs(value);
+      for (const name of "names" in refs ? refs.names : [])
+        if (env[name] === undefined) missing.push(`${name} (used at ${path})`);
+    } else if (value && typeof value === "object") {
+      for (const [key, inner] of Object.entries(value)) visit(inner, `${path}.${key}`);
+    }
+  };
+  for (const name of new Set(plan.cases.map((c) => c.target))) visit(plan.targets[name], `targets.${name}`);
+  if (missing.length > 0)
+    throw new BenchspecError(
+      "invalid-input",
+      `environment variable${missing.length > 1 ? "s" : ""} not set: ${missing.join(", ")}; nothing was run`,
+    );
 }
 
 /**

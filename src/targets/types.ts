@@ -11,9 +11,20 @@ import type { S3Connection } from "./s3/client.js";
 
 export interface PrepareOptions {
   runId: string;
+  /** The spec's name: S3 keys live under runKeyPrefix(spec, runId). */
+  spec: string;
   writes: boolean;
   env: NodeJS.ProcessEnv;
+  /** Called as soon as something outside the run directory exists, before anything is put in it. */
+  created(leftover: Leftover): void;
 }
+
+/**
+ * What a run creates outside its run directory: a directory (an owned target directory, a launched
+ * server's data), or keys under a prefix of the run's own in a store. Recorded as created, so that what a
+ * killed attempt left can be found and removed (`benchspec clean`, `--resume`).
+ */
+export type Leftover = { kind: "directory"; path: string } | { kind: "keys"; bucket: string; prefix: string };
 
 /** What provenance records about a prepared target besides its location. */
 export interface TargetDetails {
@@ -88,4 +99,6 @@ export interface TargetKindEntry<K extends TargetKind> {
   shell: TargetShell<TargetOf<K>>;
   /** The servers benchspec launches for this target, whose versions go into the run's provenance. */
   launches(target: TargetOf<K>): readonly ProvenanceTool[];
+  /** Removes the leftovers of this kind other than directories (the keys a killed attempt left in a store). */
+  removeLeftover?(target: TargetOf<K>, leftover: Leftover, env: NodeJS.ProcessEnv): Promise<void>;
 }

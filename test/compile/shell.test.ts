@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compilePlan } from "../../src/compile/compile.js";
@@ -24,6 +25,7 @@ import { kuboBinary } from "../../src/platform/tools.js";
 import { stringify } from "yaml";
 import { loadSpec, validateText } from "../../src/plan/load.js";
 import { loopDevice } from "../support/loop.js";
+import { listObjects, listUploads, s3Client, waitFor } from "../engines/support.js";
 import { diagnosticsOf, planOf, ROOT, specFiles } from "../support/spec.js";
 
 const temps: string[] = [];
@@ -603,6 +605,14 @@ describe("secrets", () => {
 // awscli and Kubo are installed by scripts/setup-tools.sh; a missing one fails here, loudly.
 const kuboPath = kuboBinary();
 
+/** The aws CLI's environment for a MinIO: its credentials and nothing from the user's configuration. */
+const awsEnv = (server: MinioServer) => ({
+  AWS_ACCESS_KEY_ID: server.accessKey,
+  AWS_SECRET_ACCESS_KEY: server.secretKey,
+  AWS_CONFIG_FILE: "/dev/null",
+  AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+});
+
 describe("S3 and IPFS through the CLIs against launched servers", () => {
   let minio: MinioServer;
   let kubo: KuboNode;
@@ -637,14 +647,11 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     const ipfs = (args: string[]) => execa(kuboPath, [`--api=${kubo.apiMultiaddr}`, ...args]);
     const blocksBefore = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
     const env = {
+      ...awsEnv(minio),
       PATH: `${dirname(kuboPath)}:${process.env.PATH}`,
       TMPDIR: scratch,
       [targetEnvVar("store")]: minio.endpoint,
       [targetEnvVar("node")]: kubo.api,
-      AWS_ACCESS_KEY_ID: minio.accessKey,
-      AWS_SECRET_ACCESS_KEY: minio.secretKey,
-      AWS_CONFIG_FILE: "/dev/null",
-      AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
       BENCHSPEC_RUN_ID: "shell-test",
     };
     const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
@@ -673,6 +680,43 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     const blocksAfter = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).length;
     expect(blocksAfter).toBeLessThanOrEqual(blocksBefore);
     expect(await tree(scratch)).toEqual([]);
+  }, 300_000);
+
+  it("Ctrl-C mid multipart upload: the script aborts the uploads it started and removes its objects", async () => {
+    const client = s3Client(minio);
+    try {
+      // The bucket is the user's: the script leaves it, so what remains in it can be looked at.
+      await client.send(new CreateBucketCommand({ Bucket: "benchspec" }));
+      const plan = planOf({
+        benchspec: 1,
+        name: "mpint",
+        targets: { store: { kind: "s3", launch: "minio" } },
+        workloads: [
+          {
+            name: "mp",
+            op: "put",
+            size: "40MiB",
+            objects: 2,
+            concurrency: 2,
+            multipart: { partSize: "5MiB", queue: 1 },
+          },
+        ],
+      });
+      const { script } = await compileTo(plan);
+      const run = execa(script, [], {
+        env: { ...awsEnv(minio), TMPDIR: await tempDir(), [targetEnvVar("store")]: minio.endpoint },
+        reject: false,
+        timeout: 240_000,
+      });
+      await waitFor(async () => (await listUploads(client, "benchspec")).length > 0, 120_000, "an upload");
+      run.kill("SIGINT");
+      const result = await run;
+      expect(result.exitCode, result.stderr).toBe(130);
+      expect(await listUploads(client, "benchspec")).toEqual([]);
+      expect(await listObjects(client, "benchspec")).toEqual([]);
+    } finally {
+      client.destroy();
+    }
   }, 300_000);
 });
 

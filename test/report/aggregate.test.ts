@@ -21,6 +21,19 @@ const tempDir = async () => {
   return dir;
 };
 
+/** A measured row of a case "c", ok, without metrics. */
+const oneRow = {
+  case: "c",
+  workload: "w",
+  target: "t",
+  engine: "fio",
+  op: "read",
+  params: {},
+  repetition: 1,
+  warmup: false,
+  ok: true,
+};
+
 describe("aggregation before charting", () => {
   it("gives the same per-case statistics and expect results as summary.json", async () => {
     const plan = await scenarioPlan("quickstart");
@@ -41,17 +54,35 @@ describe("aggregation before charting", () => {
     expect(run.rows).toMatchObject({ total: rows.length, warmup: 1, failed: 1 });
   });
 
+  it("a failed repetition run again (--resume) counts as its last row, also across merged partials", () => {
+    const row = (repetition: number, ok: boolean) => ({
+      ...oneRow,
+      repetition,
+      ok,
+      throughput: 10 * repetition,
+      iops: 1,
+      seconds: 1,
+      ...(!ok && { error: `boom ${repetition}` }),
+    });
+    // Rows as results.ndjson holds them after a resume: the failures, then the retries.
+    const rows = [row(1, false), row(2, false), row(3, true), row(1, true), row(2, false)];
+    const whole = new RunAccumulator();
+    rows.forEach((r) => whole.addRow(r));
+    const first = new RunAccumulator();
+    rows.slice(0, 3).forEach((r) => first.addRow(r));
+    const second = new RunAccumulator();
+    rows.slice(3).forEach((r) => second.addRow(r));
+    first.merge(second.partial().partial);
+    for (const acc of [whole, first]) {
+      const [c] = acc.finish([]).cases;
+      expect(c).toMatchObject({ repetitions: 3, failed: 1, errors: ["boom 2"] });
+      expect(c!.metrics.throughput!.n).toBe(2);
+    }
+  });
+
   it("reads every metric from a row as the metrics table does (its accessors are unrolled there)", () => {
     const row = {
-      case: "c",
-      workload: "w",
-      target: "t",
-      engine: "fio",
-      op: "read",
-      params: {},
-      repetition: 1,
-      warmup: false,
-      ok: true,
+      ...oneRow,
       throughput: 1,
       iops: 2,
       latency: { mean: 3, p50: 4, p90: 5, p99: 6, "p99.9": 7 },

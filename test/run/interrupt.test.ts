@@ -191,6 +191,10 @@ describe("one process at a time on a run directory (run.lock)", () => {
     );
     expect(await readFile(join(out, "run.json"), "utf8")).toBe(before);
     expect(readRows(join(out, "results.ndjson"))).toEqual([]);
+    // clean would remove what the live run is using: refused the same way.
+    const clean = await runCli(["clean", out]);
+    expect(clean.code).toBe(2);
+    expect(clean.stderr).toContain(`${out} is in use by benchspec (pid ${resuming.pid}`);
     resuming.kill("SIGINT");
     expect((await resuming).exitCode).toBe(130);
     expect(existsSync(join(out, "run.lock"))).toBe(false);

@@ -10,6 +10,7 @@ import { STATUS_CODES } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { INDEX_PLACEHOLDER } from "../../compile/sdk-format.js";
 import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.js";
+import { cleanupSignal } from "../../platform/cleanup-bound.js";
 import { failedMeasurement } from "../measurement.js";
 import type { Measurement } from "../types.js";
 
@@ -512,7 +513,7 @@ export async function runRepetition<O>(
   // A server that stopped answering will not answer the cleanup either: try briefly, then say so.
   const unresponsive = [rootCode(failure), measurement?.errorCode].includes("target-unresponsive");
   try {
-    await cleanup(AbortSignal.timeout(unresponsive ? UNRESPONSIVE_CLEANUP_MS : CLEANUP_TIMEOUT_MS));
+    await cleanup(cleanupSignal(signal, unresponsive ? UNRESPONSIVE_CLEANUP_MS : CLEANUP_TIMEOUT_MS));
   } catch (error) {
     cleanupError = `cleanup failed: ${(error as Error).message}${unresponsive ? " (the server had stopped answering; what this repetition wrote may remain under its prefix)" : ""}`;
     cleanupCode = rootCode(error);

@@ -5,11 +5,7 @@
  * group, then cleanup — always, also after a failure or Ctrl-C. Only keys under the run's own prefix are
  * ever written or deleted.
  */
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectsCommand,
-  ListMultipartUploadsCommand,
-} from "@aws-sdk/client-s3";
+import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
 import { inThisThread, runRepetition, fill, type LoadDriver } from "../load/load.js";
 import {
   DELETE_BATCH,
@@ -24,6 +20,7 @@ import { LoadThreads, resolveThreads } from "../load/threads.js";
 import type { Executor, Measurement } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
+import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
 import { openClients, s3Operations, type S3Clients, type S3Wiring } from "./ops.js";
 
 interface Session {
@@ -35,6 +32,8 @@ interface Session {
   /** Where the operations run: this thread, or worker threads each with their own clients. */
   driver: LoadDriver<S3Op>;
   threads?: LoadThreads<S3Op>;
+  /** Why a repetition's cleanup did not finish (an interrupt's deadline, a server that stopped answering). */
+  unfinished?: string;
 }
 
 const sessions = new Map<string, Session>();
@@ -75,7 +74,12 @@ export const s3Executor: Executor = {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    return runRepetition(plan, session.driver, ctx.signal, (signal) => cleanup(session, plan, signal));
+    return runRepetition(plan, session.driver, ctx.signal, (signal) =>
+      cleanup(session, plan, signal).catch((error: Error) => {
+        session.unfinished = error.message;
+        throw error;
+      }),
+    );
   },
 
   async finish(c, ctx) {
@@ -85,7 +89,13 @@ export const s3Executor: Executor = {
     try {
       await session.threads?.close();
       // The safety net after Ctrl-C or a crash mid-upload: nothing incomplete stays behind under our prefix.
-      await abortUploads(session, session.prefix, ctx.signal);
+      await abortUploads(session, session.prefix, ctx.signal).catch((error: Error) => {
+        session.unfinished ??= error.message;
+      });
+      if (session.unfinished !== undefined)
+        throw new Error(
+          `objects and incomplete multipart uploads may remain under ${session.connection.bucket}/${session.prefix} (${session.unfinished}); benchspec clean ${ctx.artifactsDir} removes them`,
+        );
     } finally {
       session.clients.destroy();
     }
@@ -131,31 +141,5 @@ async function cleanup(session: Session, plan: S3Repetition, signal: AbortSignal
 }
 
 /** Aborts the incomplete multipart uploads under a prefix of ours (never anything outside it). */
-async function abortUploads(session: Session, prefix: string, signal: AbortSignal) {
-  const { connection } = session;
-  const { client } = session.clients;
-  let KeyMarker: string | undefined;
-  let UploadIdMarker: string | undefined;
-  do {
-    // No Prefix in the request: MinIO answers a prefixed ListMultipartUploads only with uploads whose key
-    // equals the prefix, so a prefix listing finds none of ours there. The whole bucket's uploads are listed
-    // and filtered here instead (right on every store; only a bucket with many foreign uploads costs pages).
-    const page = await client.send(
-      new ListMultipartUploadsCommand({ Bucket: connection.bucket, KeyMarker, UploadIdMarker }),
-      { abortSignal: signal },
-    );
-    for (const upload of page.Uploads ?? []) {
-      if (!upload.Key?.startsWith(prefix)) continue;
-      await client.send(
-        new AbortMultipartUploadCommand({
-          Bucket: connection.bucket,
-          Key: upload.Key,
-          UploadId: upload.UploadId,
-        }),
-        { abortSignal: signal },
-      );
-    }
-    KeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
-    UploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
-  } while (KeyMarker);
-}
+const abortUploads = (session: Session, prefix: string, signal: AbortSignal) =>
+  abortUploadsUnder(session.clients.client, session.connection.bucket, prefix, signal);

@@ -12,6 +12,7 @@ import {
   param,
   partsOf,
   repetitionSlots,
+  RUN_ID_PLACEHOLDER,
   sdkArtifactPath,
   SDK_FORMAT,
   S3SdkDocumentSchema,
@@ -25,6 +26,7 @@ import {
 import { BenchspecError } from "../../platform/errors.js";
 import type { Artifact, CompileContext } from "../../compile/types.js";
 import { jsonArtifact } from "../../compile/writer.js";
+import { runKeyPrefix } from "../../targets/s3/keys.js";
 
 const DEFAULT_BUCKET = "benchspec";
 const LIST_PAGE = 1000;
@@ -49,7 +51,7 @@ export function s3SdkArtifact(c: Case, ctx: CompileContext): Artifact {
     engine: "s3",
     op: s3Op(c),
     target: s3Target(c.target, target),
-    prefix: `benchspec/${ctx.plan.name}/{runId}/${c.id}/`,
+    prefix: `${runKeyPrefix(ctx.plan.name, RUN_ID_PLACEHOLDER)}${c.id}/`,
     data: c.params.data ?? "random",
     repetitions: repetitionSlots(c).map((slot) => repetition(c, slot, keep)),
   };

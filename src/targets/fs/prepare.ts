@@ -47,7 +47,10 @@ export async function prepareFs(
     throw new Error(`cannot create ${owned}: ${(error as Error).message}`);
   }
   const ours = temporary ? base : owned;
-  if (!target.keep) ownedDirectories.add(ours);
+  if (!target.keep) {
+    ownedDirectories.add(ours);
+    options.created({ kind: "directory", path: ours });
+  }
   const fsType = fsTypeOf(owned);
   return {
     kind: "fs",

@@ -5,7 +5,7 @@ import { ipfsShell } from "./shell.js";
 
 export const ipfsTarget: TargetKindEntry<"ipfs"> = {
   // Loaded when needed: launching Kubo is run-time code that validate and compile never need.
-  prepare: async (target, options) => (await import("./prepare.js")).prepareIpfsTarget(target, options.env),
+  prepare: async (target, options) => (await import("./prepare.js")).prepareIpfsTarget(target, options),
   shell: ipfsShell,
   launches: (target) => (target.launch ? [locatedTool(target.launch)] : []),
 };

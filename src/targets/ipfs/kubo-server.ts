@@ -30,11 +30,14 @@ export interface LaunchKuboOptions {
   parentDir?: string;
   binary?: string;
   startTimeoutMs?: number;
+  /** Told the repo as soon as it exists (a run records it, to remove it should the run be killed). */
+  created?: (repoPath: string) => void;
 }
 
 export async function launchKubo(options: LaunchKuboOptions = {}): Promise<KuboNode> {
   const binary = options.binary ?? kuboBinary();
   const repoPath = await mkdtemp(path.join(options.parentDir ?? os.tmpdir(), "benchspec-kubo-"));
+  options.created?.(repoPath);
   // IPFS_TELEMETRY=off: Kubo ≥0.37 ships a telemetry plugin that would otherwise report home.
   const env = { IPFS_PATH: repoPath, IPFS_TELEMETRY: "off" };
   const [apiPort, gatewayPort] = [await freePort(), await freePort()];

@@ -4,14 +4,14 @@ import { redactUrls } from "../../platform/redact.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { wholeTarget } from "../case-place.js";
-import type { PreparedTargetOf } from "../types.js";
+import type { PreparedTargetOf, PrepareOptions } from "../types.js";
 import type { IpfsConnection } from "./connection.js";
 import { launchKubo, type KuboNode } from "./kubo-server.js";
 
-export async function prepareIpfsTarget(target: TargetOf<"ipfs">, env: NodeJS.ProcessEnv) {
+export async function prepareIpfsTarget(target: TargetOf<"ipfs">, options: PrepareOptions) {
   if (!target.launch) {
     const connection: IpfsConnection = {
-      api: resolveEnvRefs(target.api!, env),
+      api: resolveEnvRefs(target.api!, options.env),
       launched: false,
       repos: [],
       pristine: false,
@@ -19,7 +19,8 @@ export async function prepareIpfsTarget(target: TargetOf<"ipfs">, env: NodeJS.Pr
     await checkApi(connection.api);
     return prepared(connection, async () => {});
   }
-  let node: KuboNode = await launchKubo();
+  const launch = () => launchKubo({ created: (path) => options.created({ kind: "directory", path }) });
+  let node: KuboNode = await launch();
   const connection: IpfsConnection = {
     api: node.api,
     launched: true,
@@ -27,7 +28,7 @@ export async function prepareIpfsTarget(target: TargetOf<"ipfs">, env: NodeJS.Pr
     pristine: true,
     renew: async () => {
       await node.stop();
-      node = await launchKubo();
+      node = await launch();
       connection.api = node.api;
       connection.repos.push(node.repoPath);
       connection.pristine = true;

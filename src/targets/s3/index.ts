@@ -5,7 +5,9 @@ import { s3Shell } from "./shell.js";
 
 export const s3Target: TargetKindEntry<"s3"> = {
   // Loaded when needed: the AWS SDK alone adds a third of a second to every start of benchspec.
-  prepare: async (target, options) => (await import("./prepare.js")).prepareS3Target(target, options.env),
+  prepare: async (target, options) => (await import("./prepare.js")).prepareS3Target(target, options),
   shell: s3Shell,
   launches: (target) => (target.launch ? [locatedTool(target.launch)] : []),
+  removeLeftover: async (target, leftover, env) =>
+    (await import("./leftovers.js")).removeS3Leftover(target, leftover, env),
 };

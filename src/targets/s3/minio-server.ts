@@ -29,6 +29,8 @@ export interface LaunchMinioOptions {
   parentDir?: string;
   binary?: string;
   startTimeoutMs?: number;
+  /** Told the data dir as soon as it exists (a run records it, to remove it should the run be killed). */
+  created?: (dataDir: string) => void;
 }
 
 const REGION = "us-east-1";
@@ -36,6 +38,7 @@ const REGION = "us-east-1";
 export async function launchMinio(options: LaunchMinioOptions = {}): Promise<MinioServer> {
   const binary = options.binary ?? minioBinary();
   const dataDir = await mkdtemp(path.join(options.parentDir ?? os.tmpdir(), "benchspec-minio-"));
+  options.created?.(dataDir);
   const accessKey = `bs${randomBytes(9).toString("hex")}`;
   const secretKey = randomBytes(24).toString("base64url");
   const [port, consolePort] = [await freePort(), await freePort()];

@@ -5,18 +5,18 @@ import { redactUrls } from "../../platform/redact.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { wholeTarget } from "../case-place.js";
-import type { PreparedTargetOf } from "../types.js";
+import type { PreparedTargetOf, PrepareOptions } from "../types.js";
 import { makeS3Client, type S3Connection } from "./client.js";
+import { runKeyPrefix } from "./keys.js";
 import { launchMinio } from "./minio-server.js";
 
 export const DEFAULT_BUCKET = "benchspec";
 
-export async function prepareS3Target(target: TargetOf<"s3">, env: NodeJS.ProcessEnv) {
-  const resolve = (value: string | undefined) =>
-    value === undefined ? undefined : resolveEnvRefs(value, env);
-  const bucket = resolve(target.bucket) ?? DEFAULT_BUCKET;
+export async function prepareS3Target(target: TargetOf<"s3">, options: PrepareOptions) {
   if (target.launch) {
-    const server = await launchMinio();
+    const bucket = resolveEnvRefs(target.bucket ?? DEFAULT_BUCKET, options.env);
+    // The objects of a launched server live in its data directory: removing that removes them.
+    const server = await launchMinio({ created: (path) => options.created({ kind: "directory", path }) });
     const connection: S3Connection = {
       endpoint: server.endpoint,
       region: server.region,
@@ -35,24 +35,21 @@ export async function prepareS3Target(target: TargetOf<"s3">, env: NodeJS.Proces
     }
     return prepared(server.endpoint, connection, () => server.stop());
   }
-  const accessKeyId = resolve(target.accessKey);
-  const secretAccessKey = resolve(target.secretKey);
-  const connection: S3Connection = {
-    endpoint: resolve(target.endpoint),
-    region: resolve(target.region) ?? env.AWS_REGION ?? "us-east-1",
-    bucket,
-    forcePathStyle: target.pathStyle ?? true,
-    ...(accessKeyId && secretAccessKey && { credentials: { accessKeyId, secretAccessKey } }),
-  };
+  const connection = externalConnection(target, options.env);
   const client = makeS3Client(connection, 1);
   try {
     // benchspec never creates (nor empties) a bucket on someone else's store.
-    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    await client.send(new HeadBucketCommand({ Bucket: connection.bucket }));
   } catch (error) {
-    throw new Error(unreachable(error, bucket, connection.endpoint), { cause: error });
+    throw new Error(unreachable(error, connection.bucket, connection.endpoint), { cause: error });
   } finally {
     client.destroy();
   }
+  options.created({
+    kind: "keys",
+    bucket: connection.bucket,
+    prefix: runKeyPrefix(options.spec, options.runId),
+  });
   return prepared(connection.endpoint ?? "s3", connection, async () => {});
 }
 
@@ -70,6 +67,21 @@ function unreachable(error: unknown, bucket: string, endpoint: string | undefine
   if (name === "CredentialsProviderError")
     return `${where}: no credentials; set "accessKey"/"secretKey" to \${env:NAME} references, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY`;
   return `${where} is not usable: ${name}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`;
+}
+
+/** An external store's connection, its `${env:…}` references resolved. */
+export function externalConnection(target: TargetOf<"s3">, env: NodeJS.ProcessEnv): S3Connection {
+  const resolve = (value: string | undefined) =>
+    value === undefined ? undefined : resolveEnvRefs(value, env);
+  const accessKeyId = resolve(target.accessKey);
+  const secretAccessKey = resolve(target.secretKey);
+  return {
+    endpoint: resolve(target.endpoint),
+    region: resolve(target.region) ?? env.AWS_REGION ?? "us-east-1",
+    bucket: resolve(target.bucket) ?? DEFAULT_BUCKET,
+    forcePathStyle: target.pathStyle ?? true,
+    ...(accessKeyId && secretAccessKey && { credentials: { accessKeyId, secretAccessKey } }),
+  };
 }
 
 function prepared(

@@ -803,6 +803,9 @@ bs_s3_multipart() {
   local key=$1 file=$2 id n=0 i running=0 failed=0 p etag e parts=''
   id=$(bs_aws create-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --query=UploadId --output=text) || return 1
   if [[ -z $id ]]; then return 1; fi
+  # Recorded at once (one short append, whole even with many workers): a Ctrl-C from here on leaves an
+  # upload that bs_s3_cleanup must abort.
+  printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.started"
   for p in "$file".part.*; do
     n=$((n + 1))
     bs_aws upload-part --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" --part-number="$n" --body="$p" \
@@ -827,13 +830,15 @@ bs_s3_multipart() {
     done
   fi
   if ((failed != 0)); then
-    bs_aws abort-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" >/dev/null 2>&1 || true
+    bs_aws abort-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" >/dev/null 2>&1 &&
+      printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.ended"
     echo "a part upload of $key failed" >&2
     return 1
   fi
   printf '{"Parts":[%s]}' "$parts" >"$file.parts.json"
   bs_aws complete-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" \
-    --multipart-upload="file://$file.parts.json"
+    --multipart-upload="file://$file.parts.json" || return 1
+  printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.ended"
 }
 
 # Deletes exactly the keys this repetition wrote (DeleteObjects, 1000 at a time) and aborts its incomplete
@@ -852,14 +857,27 @@ bs_s3_cleanup() {
   done <"$keys"
   if ((n > 0)); then bs_s3_delete_batch "$body"; fi
   if ((BS_S3_PART > 0)); then
-    bs_aws list-multipart-uploads --bucket="$BS_S3_BUCKET" --prefix="$BS_S3_PREFIX/" \
+    # The uploads this repetition started and did not complete, as recorded; then, listed, those a Ctrl-C
+    # cut off before their id was recorded. The listing has no --prefix: MinIO answers a prefixed
+    # ListMultipartUploads only with uploads whose key equals the prefix. Only keys under ours are aborted.
+    touch -- "$BS_REPDIR/uploads.started" "$BS_REPDIR/uploads.ended"
+    awk 'NR == FNR { ended[$0] = 1; next } !($0 in ended)' "$BS_REPDIR/uploads.ended" \
+      "$BS_REPDIR/uploads.started" >"$BS_REPDIR/uploads"
+    bs_s3_abort_uploads
+    bs_aws list-multipart-uploads --bucket="$BS_S3_BUCKET" \
       --query='Uploads[].[Key,UploadId]' --output=text 2>/dev/null >"$BS_REPDIR/uploads" || true
-    while IFS=$'\t' read -r line upload; do
-      if [[ -z $upload || $line == None || $line != "$BS_S3_PREFIX"/* ]]; then continue; fi
-      bs_aws abort-multipart-upload --bucket="$BS_S3_BUCKET" --key="$line" --upload-id="$upload" >/dev/null 2>&1 ||
-        bs_log "could not abort the multipart upload of $line"
-    done <"$BS_REPDIR/uploads"
+    bs_s3_abort_uploads
   fi
+}
+
+# Aborts the uploads listed in $BS_REPDIR/uploads (KEY<tab>UPLOAD-ID) whose keys are under this repetition's prefix.
+bs_s3_abort_uploads() {
+  local key upload
+  while IFS=$'\t' read -r key upload; do
+    if [[ -z $upload || $key == None || $key != "$BS_S3_PREFIX"/* ]]; then continue; fi
+    bs_aws abort-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$upload" >/dev/null 2>&1 ||
+      bs_log "could not abort the multipart upload of $key"
+  done <"$BS_REPDIR/uploads"
 }
 
 bs_s3_delete_batch() {

@@ -1,0 +1,71 @@
+/**
+ * Removing what an attempt of a run left outside its run directory — what a killed benchspec could not
+ * remove itself: owned target directories, launched servers' data, keys under the run's prefixes in a
+ * store. Only what leftovers.ndjson records is touched, and only what has the shape of something a run
+ * creates (a `benchspec-…` directory, a `benchspec/<spec>/<run-id>/` prefix); removing is idempotent.
+ */
+import { rm } from "node:fs/promises";
+import { basename, isAbsolute } from "node:path";
+import { loadSpec } from "../plan/load.js";
+import type { Plan } from "../plan/types.js";
+import {
+  readLeftovers,
+  readRunState,
+  runPaths,
+  writeLeftovers,
+  type RecordedLeftover,
+} from "../results/run-dir.js";
+import { targetKind } from "../targets/index.js";
+
+export interface CleanOutcome {
+  removed: RecordedLeftover[];
+  /** What could not be removed, and why: still on record, for the next clean. */
+  remaining: { leftover: RecordedLeftover; reason: string }[];
+}
+
+/** Where a leftover is, in words. */
+export const describeLeftover = (l: RecordedLeftover) =>
+  l.kind === "directory" ? l.path : `the keys under ${l.bucket}/${l.prefix} (target ${l.target})`;
+
+export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<CleanOutcome> {
+  const state = await readRunState(dir);
+  const leftovers = readLeftovers(dir);
+  let plan: Promise<Plan> | undefined;
+  // The spec is loaded only for leftovers in a store: how to reach it is in the spec (and the environment).
+  const targetsPlan = () =>
+    (plan ??= loadSpec(runPaths(dir).spec, { sets: state.sets }).then((loaded) => {
+      if (!loaded.plan) throw new Error(`${runPaths(dir).spec} is not a valid spec any more`);
+      return loaded.plan;
+    }));
+  const outcome: CleanOutcome = { removed: [], remaining: [] };
+  for (const leftover of leftovers) {
+    try {
+      await removeLeftover(leftover, targetsPlan, env);
+      outcome.removed.push(leftover);
+    } catch (error) {
+      outcome.remaining.push({ leftover, reason: (error as Error).message });
+    }
+  }
+  await writeLeftovers(
+    dir,
+    outcome.remaining.map((r) => r.leftover),
+  );
+  return outcome;
+}
+
+async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Plan>, env: NodeJS.ProcessEnv) {
+  if (leftover.kind === "directory") {
+    // Every directory a run creates outside its run directory is named benchspec-…; anything else on record
+    // was not written by benchspec and is left alone.
+    if (!isAbsolute(leftover.path) || !basename(leftover.path).startsWith("benchspec-"))
+      throw new Error("not a directory benchspec creates; left alone");
+    await rm(leftover.path, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    return;
+  }
+  const target = (await plan()).targets[leftover.target];
+  if (!target) throw new Error(`the spec has no target ${leftover.target}`);
+  const remove = targetKind(target.kind).removeLeftover as
+    ((t: typeof target, l: RecordedLeftover, e: NodeJS.ProcessEnv) => Promise<void>) | undefined;
+  if (!remove) throw new Error(`a ${target.kind} target leaves no such thing`);
+  await remove(target, leftover, env);
+}
