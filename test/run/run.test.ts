@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -498,8 +498,11 @@ describe("storage that fails mid-run", () => {
     const out = join(await tempDir(), "run");
     const running = runCli(["run", await spec(await tempDir()), "--out", out]);
     await firstRow(out);
-    await rm(out, { recursive: true });
+    // Moved away in one step (a recursive rm races the run's own writes into raw/), then removed.
+    const gone = `${out}.gone`;
+    await rename(out, gone);
     const result = await running;
+    await rm(gone, { recursive: true, force: true });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       `benchspec: the run stopped: cannot write ${join(out, "results.ndjson")}: no such file or directory`,
