@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { compareInputs, DEFAULT_COMPARE, parseThreshold, type Comparison } from "../results/compare.js";
 import { BenchspecError } from "../platform/errors.js";
 import { formatMetric, formatNumber, formatSignedPercent } from "../report/format.js";
-import { labelRuns, loadInput } from "../report/load.js";
+import { labelRuns, loadInput, type LoadedRun } from "../report/load.js";
 import { METRIC_INFO } from "../results/metrics.js";
 import { METRICS } from "../spec/metrics.js";
 import { EXIT, type Io } from "./context.js";
@@ -66,11 +66,14 @@ Exit codes: 0 the gate passes, 1 a case regressed, failed in the new run or is m
         allowMissing: options.allowMissing === true,
         allowSpecChange: options.allowSpecChange === true,
       };
-      // One at a time: two fio JSON files are two runs here, not repetitions of one import.
-      const [base, next] = labelRuns([
-        await loadInput(basePath, { strict: true }),
-        await loadInput(newPath, { strict: true }),
+      // Each on its own (two fio JSON files are two runs here, not repetitions of one import), both at
+      // once: one's parsing overlaps the other's single-threaded parts. The base's error is the one told.
+      const loads = await Promise.allSettled([
+        loadInput(basePath, { strict: true }),
+        loadInput(newPath, { strict: true }),
       ]);
+      for (const load of loads) if (load.status === "rejected") throw load.reason;
+      const [base, next] = labelRuns(loads.map((load) => (load as PromiseFulfilledResult<LoadedRun>).value));
       const comparison = compareInputs(base!, next!, settings);
       if (comparison.cases.length === 0)
         throw new BenchspecError(

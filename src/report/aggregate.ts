@@ -119,27 +119,56 @@ interface SeriesAcc {
   segments: Map<number, { lastT: number; segment: number }>;
 }
 
-/** A case's rows as RunAccumulator.partial() gives them. */
-export interface CasePartial {
-  info: PlanCase;
-  tunedParam?: string;
-  measured: number;
-  /** The repetitions with a measured row here: they supersede failures of the rows before. */
-  repetitions: number[];
-  failures: [number, string][];
-  steadyAttained: number;
-  steadyTotal: number;
-  /** Per round, in the order they were first seen: the values of each metric, in METRICS then EXTRAS order. */
-  rounds: { key: number; ok: number; values: Float64Array[] }[];
-}
-
-/** What a RunAccumulator folded in from rows, as plain data (structured-clonable). */
+/**
+ * What a RunAccumulator folded in from rows, as flat data for another thread: a few numbers and strings,
+ * and two Float64Arrays (whose buffers are transferred) instead of an object per case and an array per
+ * value list — cloning 10,000 cases' worth of small objects and arrays cost seconds.
+ *
+ * `layout` holds, per case with measured rows (in the accumulator's order):
+ *   its index in the accumulator's plan cases (-1: not from the plan, its info is the next of `infos`),
+ *   measured, steadyAttained, steadyTotal, then how many repetitions (with a measured row: they supersede
+ *   failures of the rows before), failures and rounds, then the repetitions, the failed repetitions (whose
+ *   errors are the next of `errors`, in the failures' order) and per round (in the order they were first
+ *   seen) its key, ok, and the length of each of its value lists (METRICS then EXTRAS order), whose values
+ *   follow one another in `values`.
+ */
 export interface AccumulatorPartial {
   rowsTotal: number;
   rowsWarmup: number;
   rowsFailed: number;
   sources: string[];
-  cases: CasePartial[];
+  /** How many cases `layout` holds. */
+  cases: number;
+  layout: Float64Array;
+  values: Float64Array;
+  infos: PlanCase[];
+  errors: string[];
+}
+
+const CASE_HEADER = 7;
+const LISTS = METRICS.length + EXTRAS.length;
+const ROUND_SIZE = 2 + LISTS;
+
+/** The lists of a round's values, in METRICS then EXTRAS order (the order of a partial). */
+const listsOf = (values: Values): number[][] => [
+  ...METRICS.map((metric) => values.values[metric]),
+  ...EXTRAS.map((extra) => values.extra[extra]),
+];
+
+/** The cases of a partial, each with its info and where its part of the layout starts. */
+function* partialCases(
+  partial: AccumulatorPartial,
+  planCases: readonly PlanCase[],
+): Generator<{ info: PlanCase; at: number }> {
+  const { layout } = partial;
+  let infos = 0;
+  for (let c = 0, at = 0; c < partial.cases; c += 1) {
+    const index = layout[at]!;
+    const info = index >= 0 ? planCases[index] : partial.infos[infos++];
+    if (!info) throw new Error(`a partial's case ${c} has no info (plan case ${index})`);
+    yield { info, at };
+    at += CASE_HEADER + layout[at + 4]! + layout[at + 5]! + layout[at + 6]! * ROUND_SIZE;
+  }
 }
 
 export class RunAccumulator {
@@ -150,8 +179,11 @@ export class RunAccumulator {
   rowsFailed = 0;
   readonly sources = new Set<string>();
 
-  /** Cases of the plan, in plan order (rows for unknown cases are added after them). */
-  constructor(planCases: readonly PlanCase[] = []) {
+  /**
+   * Cases of the plan, in plan order (rows for unknown cases are added after them). Partials given to
+   * merge() must come from accumulators made with the same plan cases: they refer to them by index.
+   */
+  constructor(private readonly planCases: readonly PlanCase[] = []) {
     for (const c of planCases) this.cases.set(c.id, newCase(c));
   }
 
@@ -257,43 +289,61 @@ export class RunAccumulator {
   }
 
   /**
-   * The rows folded in so far, as plain data for another thread (series points are not part of it: a
+   * The rows folded in so far, as flat data for another thread (series points are not part of it: a
    * series depends on the order of all its points). Only cases with measured rows are included; the
-   * values are Float64Arrays, whose buffers are to be transferred.
+   * buffers of `layout` and `values` are to be transferred.
    */
   partial(): { partial: AccumulatorPartial; transfer: ArrayBuffer[] } {
-    const transfer: ArrayBuffer[] = [];
-    const cases: CasePartial[] = [];
+    // The plan case each case's info is (the last of an id, as the constructor keeps it).
+    const planIndex = new Map<string, number>();
+    this.planCases.forEach((c, i) => planIndex.set(c.id, i));
+    const layout: number[] = [];
+    const infos: PlanCase[] = [];
+    const errors: string[] = [];
+    let count = 0;
+    let size = 0;
+    const lists: number[][] = [];
     for (const acc of this.cases.values()) {
       if (acc.measured === 0) continue;
-      const rounds: CasePartial["rounds"] = [];
-      for (const [key, v] of acc.rounds) {
-        const values = [
-          ...METRICS.map((metric) => Float64Array.from(v.values[metric])),
-          ...EXTRAS.map((extra) => Float64Array.from(v.extra[extra])),
-        ];
-        for (const list of values) transfer.push(list.buffer);
-        rounds.push({ key, ok: v.ok, values });
+      count += 1;
+      const index = planIndex.get(acc.info.id);
+      if (index !== undefined && this.planCases[index] === acc.info) layout.push(index);
+      else {
+        layout.push(-1);
+        infos.push(acc.info);
       }
-      cases.push({
-        info: acc.info,
-        ...(acc.tunedParam !== undefined && { tunedParam: acc.tunedParam }),
-        measured: acc.measured,
-        repetitions: [...acc.repetitions],
-        failures: [...acc.failures],
-        steadyAttained: acc.steadyAttained,
-        steadyTotal: acc.steadyTotal,
-        rounds,
-      });
+      layout.push(acc.measured, acc.steadyAttained, acc.steadyTotal);
+      layout.push(acc.repetitions.size, acc.failures.size, acc.rounds.size);
+      for (const repetition of acc.repetitions) layout.push(repetition);
+      for (const [repetition, error] of acc.failures) {
+        layout.push(repetition);
+        errors.push(error);
+      }
+      for (const [key, v] of acc.rounds) {
+        layout.push(key, v.ok);
+        for (const list of listsOf(v)) {
+          layout.push(list.length);
+          lists.push(list);
+          size += list.length;
+        }
+      }
     }
+    const values = new Float64Array(size);
+    let at = 0;
+    for (const list of lists) for (let i = 0; i < list.length; i += 1) values[at++] = list[i]!;
+    const flat = Float64Array.from(layout);
     const partial: AccumulatorPartial = {
       rowsTotal: this.rowsTotal,
       rowsWarmup: this.rowsWarmup,
       rowsFailed: this.rowsFailed,
       sources: [...this.sources],
-      cases,
+      cases: count,
+      layout: flat,
+      values,
+      infos,
+      errors,
     };
-    return { partial, transfer };
+    return { partial, transfer: [flat.buffer, values.buffer] };
   }
 
   /**
@@ -305,9 +355,10 @@ export class RunAccumulator {
     const tuned = new Map<string, string | undefined>();
     for (const acc of this.cases.values()) tuned.set(acc.info.id, acc.tunedParam);
     for (const partial of partials) {
-      for (const c of partial.cases) {
-        if (!tuned.has(c.info.id)) tuned.set(c.info.id, c.tunedParam);
-        else if (tuned.get(c.info.id) !== c.tunedParam) return false;
+      for (const { info } of partialCases(partial, this.planCases)) {
+        const tunedParam = tunedParamOf(info);
+        if (!tuned.has(info.id)) tuned.set(info.id, tunedParam);
+        else if (tuned.get(info.id) !== tunedParam) return false;
       }
     }
     return true;
@@ -319,28 +370,32 @@ export class RunAccumulator {
     this.rowsWarmup += partial.rowsWarmup;
     this.rowsFailed += partial.rowsFailed;
     for (const source of partial.sources) this.sources.add(source);
-    for (const c of partial.cases) {
-      let acc = this.cases.get(c.info.id);
+    const { layout, values } = partial;
+    let errors = 0;
+    let from = 0;
+    for (const { info, at } of partialCases(partial, this.planCases)) {
+      let acc = this.cases.get(info.id);
       if (!acc) {
-        acc = newCase(c.info);
-        this.cases.set(c.info.id, acc);
+        acc = newCase(info);
+        this.cases.set(info.id, acc);
       }
-      for (const repetition of c.repetitions) if (acc.failures.delete(repetition)) acc.measured -= 1;
-      acc.measured += c.measured;
-      for (const [repetition, error] of c.failures) acc.failures.set(repetition, error);
-      for (const repetition of c.repetitions) acc.repetitions.add(repetition);
-      acc.steadyAttained += c.steadyAttained;
-      acc.steadyTotal += c.steadyTotal;
-      for (const round of c.rounds) {
-        const values = roundValues(acc, round.key);
-        values.ok += round.ok;
-        const lists = [
-          ...METRICS.map((metric) => values.values[metric]),
-          ...EXTRAS.map((extra) => values.extra[extra]),
-        ];
-        lists.forEach((list, m) => {
-          const add = round.values[m]!;
-          for (let i = 0; i < add.length; i += 1) list.push(add[i]!);
+      const [repetitions, failures, rounds] = [layout[at + 4]!, layout[at + 5]!, layout[at + 6]!];
+      const reps = at + CASE_HEADER;
+      for (let i = reps; i < reps + repetitions; i += 1)
+        if (acc.failures.delete(layout[i]!)) acc.measured -= 1;
+      acc.measured += layout[at + 1]!;
+      for (let i = reps + repetitions; i < reps + repetitions + failures; i += 1)
+        acc.failures.set(layout[i]!, partial.errors[errors++]!);
+      for (let i = reps; i < reps + repetitions; i += 1) acc.repetitions.add(layout[i]!);
+      acc.steadyAttained += layout[at + 2]!;
+      acc.steadyTotal += layout[at + 3]!;
+      for (let r = 0, round = reps + repetitions + failures; r < rounds; r += 1, round += ROUND_SIZE) {
+        const v = roundValues(acc, layout[round]!);
+        v.ok += layout[round + 1]!;
+        listsOf(v).forEach((list, m) => {
+          const to = from + layout[round + 2 + m]!;
+          for (let i = from; i < to; i += 1) list.push(values[i]!);
+          from = to;
         });
       }
     }
@@ -368,8 +423,14 @@ export class RunAccumulator {
   }
 }
 
-function newCase(info: PlanCase): CaseAcc {
+/** The parameter a case's autotune tunes, if it has one. */
+function tunedParamOf(info: PlanCase): string | undefined {
   const autotune = info.params.autotune as { param?: unknown } | undefined;
+  return autotune && typeof autotune.param === "string" ? autotune.param : undefined;
+}
+
+function newCase(info: PlanCase): CaseAcc {
+  const tunedParam = tunedParamOf(info);
   return {
     info,
     measured: 0,
@@ -378,7 +439,7 @@ function newCase(info: PlanCase): CaseAcc {
     steadyAttained: 0,
     steadyTotal: 0,
     rounds: new Map(),
-    ...(autotune && typeof autotune.param === "string" && { tunedParam: autotune.param }),
+    ...(tunedParam !== undefined && { tunedParam }),
   };
 }
 

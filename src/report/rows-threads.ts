@@ -1,7 +1,8 @@
 /**
  * Result rows parsed on several threads: parsing JSON is most of a report's build time over a million
  * rows. A large results file is cut into byte ranges at line starts, one per core; a thread per range
- * (rows-thread.ts) makes a pass over it (rows.ts) and posts it back as plain data, and the passes are
+ * (rows-thread.ts) makes a pass over it (rows.ts) and posts it back as plain data (the per-case values as
+ * flat typed arrays, transferred: cloning an object per case cost seconds), and the passes are
  * merged in file order — the same aggregates, plan, notes and errors (with the file's line numbers) as one
  * pass over the whole file, which small files still get: a thread costs some 50 ms to start (more from
  * TypeScript source).

@@ -4,7 +4,8 @@
  * percentile-bootstrap interval of the ratio of their medians (large samples: each resampled median drawn
  * from its large-sample law, so that a million rows compare in seconds).
  */
-import { seededRandom } from "./random.js";
+import { Mulberry32 } from "./random.js";
+import { select } from "./stats.js";
 
 /** The smallest two-sided p the exact Mann–Whitney test can give for samples of n1 and n2: 2 / C(n1+n2, n1). */
 export function smallestP(n1: number, n2: number): number {
@@ -22,33 +23,50 @@ export function smallestP(n1: number, n2: number): number {
  */
 const RESAMPLE_MAX_SAMPLE = 30;
 
-/** Draws one bootstrap median of a side per call. */
-function medianSampler(values: readonly number[], random: () => number): () => number {
-  const sorted = Float64Array.from(values).sort();
-  const n = sorted.length;
-  if (n <= RESAMPLE_MAX_SAMPLE) {
-    // How often each sorted value is drawn: the resample's median without copying or sorting it.
-    const counts = new Uint32Array(n);
-    const kth = (k: number) => {
-      let seen = 0;
-      for (let j = 0; ; j += 1) if ((seen += counts[j]!) > k) return sorted[j]!;
-    };
-    return () => {
-      counts.fill(0);
-      for (let i = 0; i < n; i += 1) counts[Math.floor(random() * n)]! += 1;
-      const upper = kth(n >> 1);
-      return n % 2 ? upper : (kth((n >> 1) - 1) + upper) / 2;
-    };
+/** Draws bootstrap medians of one side. */
+class MedianSampler {
+  private readonly sorted: Float64Array;
+  private readonly n: number;
+  /** Small samples: how often each sorted value is drawn (the resample's median without sorting it). */
+  private readonly counts: Uint32Array;
+  private readonly spread: number;
+
+  constructor(values: readonly number[]) {
+    this.sorted = Float64Array.from(values).sort();
+    this.n = this.sorted.length;
+    this.counts = new Uint32Array(this.n <= RESAMPLE_MAX_SAMPLE ? this.n : 0);
+    this.spread = 1 / (2 * Math.sqrt(this.n));
   }
-  const spread = 1 / (2 * Math.sqrt(n));
-  return () => {
+
+  /** One bootstrap median, drawn with `random`. */
+  draw(random: Mulberry32): number {
+    const { sorted, n, counts } = this;
+    if (n <= RESAMPLE_MAX_SAMPLE) {
+      counts.fill(0);
+      for (let i = 0; i < n; i += 1) counts[Math.floor(random.next() * n)]! += 1;
+      // The values at sorted positions n/2 (and n/2 − 1 for an even n) of the resample.
+      const k = n >> 1;
+      let seen = 0;
+      let j = 0;
+      if (n % 2 === 0) {
+        while ((seen += counts[j]!) <= k - 1) j += 1;
+        const lower = sorted[j]!;
+        // The same value may hold both positions.
+        if (seen > k) return lower;
+        j += 1;
+        while ((seen += counts[j]!) <= k) j += 1;
+        return (lower + sorted[j]!) / 2;
+      }
+      while ((seen += counts[j]!) <= k) j += 1;
+      return sorted[j]!;
+    }
     // Box–Muller: a standard normal from two uniforms (1 − u keeps the logarithm finite).
-    const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-    const at = Math.min(n - 1, Math.max(0, (0.5 + z * spread) * n - 0.5));
+    const z = Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    const at = Math.min(n - 1, Math.max(0, (0.5 + z * this.spread) * n - 0.5));
     const low = Math.floor(at);
     const high = Math.min(n - 1, low + 1);
     return sorted[low]! + (at - low) * (sorted[high]! - sorted[low]!);
-  };
+  }
 }
 
 /**
@@ -64,22 +82,25 @@ export function bootstrapRatioCi(
 ): [number, number] | undefined {
   if (base.length < 2 && next.length < 2) return undefined;
   // Seeded: the same inputs give the same interval on every run.
-  const random = seededRandom(seed);
-  const baseMedian = medianSampler(base, random);
-  const nextMedian = medianSampler(next, random);
+  const random = new Mulberry32(seed);
+  const baseMedian = new MedianSampler(base);
+  const nextMedian = new MedianSampler(next);
   const ratios = new Float64Array(resamples);
   let count = 0;
   for (let r = 0; r < resamples; r += 1) {
-    const mb = baseMedian();
-    const mn = nextMedian();
+    const mb = baseMedian.draw(random);
+    const mn = nextMedian.draw(random);
     if (mb === 0) continue;
     ratios[count++] = mn / mb - 1;
   }
   if (count === 0) return undefined;
-  const sorted = ratios.subarray(0, count).sort();
-  const at = (q: number) => sorted[Math.min(count - 1, Math.max(0, Math.round(q * (count - 1))))]!;
+  // Two order statistics of the ratios: selected in place, not sorted.
+  const index = (q: number) => Math.min(count - 1, Math.max(0, Math.round(q * (count - 1))));
   const tail = (1 - level) / 2;
-  return [at(tail), at(1 - tail)];
+  const [low, high] = [index(tail), index(1 - tail)];
+  // (After selecting the high one, those before it are the smaller ones: the low one is among them.)
+  const upper = select(ratios.subarray(0, count), high);
+  return [select(ratios.subarray(0, high + 1), low), upper];
 }
 
 /** Two-sided Mann–Whitney U test of a against b. */

@@ -82,7 +82,7 @@ function middle(values: Float64Array): number {
  * Hoare's selection (quickselect, median-of-three pivot): the k-th smallest value, in expected linear time
  * instead of a sort's n log n; afterwards values[0..k) ≤ values[k] ≤ values(k..n).
  */
-function select(values: Float64Array, k: number): number {
+export function select(values: Float64Array, k: number): number {
   let left = 0;
   let right = values.length - 1;
   while (right > left) {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { RunAccumulator, SERIES_BINS } from "../../src/report/aggregate.js";
+import { RunAccumulator, SERIES_BINS, type RowLike } from "../../src/report/aggregate.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/results/ndjson.js";
 import { caseTable, expectTable, summaryCsv } from "../../src/report/tables.js";
@@ -78,6 +78,54 @@ describe("aggregation before charting", () => {
       expect(c).toMatchObject({ repetitions: 3, failed: 1, errors: ["boom 2"] });
       expect(c!.metrics.throughput!.n).toBe(2);
     }
+  });
+
+  it("merges partials (flat typed arrays) into what one accumulator over all the rows gives", () => {
+    const plan = [
+      { id: "a", workload: "w", target: "t", engine: "fio", op: "read", params: { bs: 1 } },
+      {
+        id: "b",
+        workload: "w",
+        target: "t",
+        engine: "fio",
+        op: "read",
+        params: { autotune: { param: "iodepth" } },
+      },
+    ];
+    const row = (id: string, repetition: number, extra: Record<string, unknown> = {}): RowLike => ({
+      ...oneRow,
+      case: id,
+      repetition,
+      throughput: 10 * repetition,
+      iops: repetition,
+      seconds: 1,
+      latency: { mean: 2, p50: 1, p90: 2, p99: 3, "p99.9": 4 },
+      client: { cpuSeconds: 1, cpuPerGiB: 0.5 * repetition, eventLoopUtilization: 0.1 },
+      ...(extra as Partial<RowLike>),
+    });
+    const rows = [
+      row("a", 1),
+      row("b", 1, { params: { iodepth: 4 } }),
+      row("x", 1, { ok: false, error: "boom" }),
+      row("a", 2, { steady: { attained: true } }),
+      row("b", 2, { params: { iodepth: 8 }, ttfb: { p50: 1, p99: 2 } }),
+      row("x", 1),
+      row("x", 2, { ok: false, error: "bang" }),
+      row("a", 3, { jobs: [{ throughput: 1 }, { throughput: 2 }] }),
+    ];
+    const whole = new RunAccumulator(plan);
+    rows.forEach((r) => whole.addRow(r));
+    const merged = new RunAccumulator(plan);
+    rows.slice(0, 2).forEach((r) => merged.addRow(r));
+    const parts = [rows.slice(2, 5), rows.slice(5)].map((slice) => {
+      const acc = new RunAccumulator(plan);
+      slice.forEach((r) => acc.addRow(r));
+      return acc.partial().partial;
+    });
+    expect(merged.canMerge(parts)).toBe(true);
+    parts.forEach((part) => merged.merge(part));
+    expect(merged.rowsTotal).toBe(whole.rowsTotal);
+    expect(merged.finish([])).toStrictEqual(whole.finish([]));
   });
 
   it("reads every metric from a row as the metrics table does (its accessors are unrolled there)", () => {
