@@ -9,13 +9,17 @@
  * engine sends one request per file (each op timed on its own); one at a time, Kubo drains its pipeline
  * and answers before the next file starts. The compared figure is the engine with two requests in flight,
  * which keeps Kubo as busy as the CLI's single stream; the one-at-a-time figure is shown beside it.
+ *
+ * The compiled script (`benchspec compile --target shell`, run on its own) does the same workloads on the
+ * same Kubo each round; its rows' bytes/seconds are set beside `benchspec run`'s, concurrency for
+ * concurrency: the script must give numbers a user can trust, within 20%.
  */
 import { randomFillSync } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { config, GiB, MiB } from "./config.js";
-import { runBenchspec, rowsOf } from "./benchspec.js";
+import { runBenchspec, runCompiledScript, rowsOf } from "./benchspec.js";
 import { ratioLine, type BenchLine } from "./lines.js";
 import { ipfsBinary } from "./paths.js";
 import { timed } from "./proc.js";
@@ -36,6 +40,7 @@ const SERIAL = 1;
 const emptySamples = (): Samples => ({ large: { put: [], get: [] }, small: { put: [], get: [] } });
 
 const SECTION = "IPFS vs ipfs CLI";
+const SCRIPT_SECTION = "IPFS: compiled script vs benchspec run";
 const OPTIONS = { cidVersion: 1, rawLeaves: true, chunker: "size-262144", pin: true };
 
 export async function benchIpfs(
@@ -46,16 +51,18 @@ export async function benchIpfs(
   const engine = emptySamples();
   const serial = emptySamples();
   const reference = emptySamples();
+  const script = { [COMPARED]: emptySamples(), [SERIAL]: emptySamples() };
   for (let round = 1; round <= config.rounds; round++) {
     const sides = [
       () => engineRound(servers, scratch, { [COMPARED]: engine, [SERIAL]: serial }),
       () => cliRound(servers, scratch, round, reference),
+      () => engineRound(servers, scratch, script, true),
     ];
     if (round % 2 === 0) sides.reverse();
     for (const side of sides) await side();
     const last = (s: Samples, op: Op) => `${((s.large[op].at(-1)?.throughput ?? NaN) / MB).toFixed(0)} MB/s`;
     log(
-      `ipfs round ${round}: engine add ${last(engine, "put")} cat ${last(engine, "get")}, CLI add ${last(reference, "put")} cat ${last(reference, "get")}`,
+      `ipfs round ${round}: engine add ${last(engine, "put")} cat ${last(engine, "get")}, CLI add ${last(reference, "put")} cat ${last(reference, "get")}, script add ${last(script[COMPARED], "put")} cat ${last(script[COMPARED], "get")}`,
     );
   }
   const lines: BenchLine[] = [];
@@ -87,6 +94,30 @@ export async function benchIpfs(
           { atLeast: 1.0 },
         ),
       );
+    }
+  }
+  for (const size of ["large", "small"] as const) {
+    const { size: bytes, objects } = config.ipfs[size];
+    for (const op of ["put", "get"] as const) {
+      for (const [conc, run] of [
+        [SERIAL, serial],
+        [COMPARED, engine],
+      ] as const) {
+        const s = script[conc][size][op];
+        lines.push(
+          ratioLine(
+            {
+              section: SCRIPT_SECTION,
+              metric: `${op === "put" ? "add" : "cat"} ${bytes / MiB} MiB ×${objects}, c=${conc}: benchspec.sh (engine column) vs run (reference)`,
+              unit: "MB/s",
+              engine: medianOf(s, (x) => x.throughput / MB),
+              reference: medianOf(run[size][op], (x) => x.throughput / MB),
+              detail: { script: s, run: run[size][op] },
+            },
+            { atLeast: 0.8 },
+          ),
+        );
+      }
     }
   }
   for (const op of ["put", "get"] as const) {
@@ -121,8 +152,16 @@ workloads:
 ${workload("large", config.ipfs.large)}${workload("small", config.ipfs.small)}`;
 }
 
-async function engineRound(servers: Servers, scratch: string, into: Record<number, Samples>) {
-  const run = await runBenchspec(scratch, "ipfs", ipfsSpec(), servers.env);
+/** `benchspec run`, or (compiled) the compiled script on the same spec, its rows read the same way. */
+async function engineRound(
+  servers: Servers,
+  scratch: string,
+  into: Record<number, Samples>,
+  compiled = false,
+) {
+  const run = compiled
+    ? await runCompiledScript(scratch, "ipfs", ipfsSpec(), servers.env, dirname(ipfsBinary()))
+    : await runBenchspec(scratch, "ipfs", ipfsSpec(), servers.env);
   for (const size of ["large", "small"] as const) {
     for (const op of ["put", "get"] as const) {
       for (const row of rowsOf(run, size, op)) {

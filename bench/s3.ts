@@ -4,12 +4,16 @@
  * the same number of objects in flight (`--numworkers` = concurrency), bodies read and discarded
  * (s5cmd `cat` to /dev/null). s5cmd uploads files from tmpfs; the engine generates its payloads.
  * Throughput is bytes over wall time on both sides (the engine's busy-window figure is kept in the detail).
+ *
+ * The compiled script (`benchspec compile --target shell`, run on its own) does the same workloads on the
+ * same MinIO each round; its rows' bytes/seconds (first request start → last request end) are set beside
+ * `benchspec run`'s (the same definition): the script must give numbers a user can trust, within 20%.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { randomFillSync } from "node:crypto";
 import { join } from "node:path";
 import { config, GiB, MiB } from "./config.js";
-import { runBenchspec, rowsOf } from "./benchspec.js";
+import { runBenchspec, runCompiledScript, rowsOf } from "./benchspec.js";
 import { rawGetCeiling } from "./ceiling.js";
 import { ratioLine, type BenchLine } from "./lines.js";
 import { s5cmdBinary } from "./paths.js";
@@ -35,6 +39,7 @@ type Samples = Record<Size, Record<Op, Sample[]>>;
 const emptySamples = (): Samples => ({ large: { put: [], get: [] }, small: { put: [], get: [] } });
 
 const SECTION = "S3 vs s5cmd";
+const SCRIPT_SECTION = "S3: compiled script vs benchspec run";
 
 export async function benchS3(
   servers: Servers,
@@ -45,15 +50,17 @@ export async function benchS3(
   const files = await sourceFiles(scratch);
   const engine = emptySamples();
   const reference = emptySamples();
+  const script = emptySamples();
   for (let round = 1; round <= config.rounds; round++) {
     const sides = [
       () => engineRound(servers, scratch, engine),
       () => s5cmdRound(servers, files, round, reference),
+      () => scriptRound(servers, scratch, script),
     ];
     if (round % 2 === 0) sides.reverse();
     for (const side of sides) await side();
     log(
-      `s3 round ${round}: engine PUT ${mbs(engine.large.put.at(-1))} GET ${mbs(engine.large.get.at(-1))}, s5cmd PUT ${mbs(reference.large.put.at(-1))} GET ${mbs(reference.large.get.at(-1))}`,
+      `s3 round ${round}: engine PUT ${mbs(engine.large.put.at(-1))} GET ${mbs(engine.large.get.at(-1))}, s5cmd PUT ${mbs(reference.large.put.at(-1))} GET ${mbs(reference.large.get.at(-1))}, script PUT ${mbs(script.large.put.at(-1))} GET ${mbs(script.large.get.at(-1))}`,
     );
   }
 
@@ -95,6 +102,28 @@ export async function benchS3(
               },
               { atLeast: 0.8 },
             ),
+      );
+    }
+  }
+  for (const size of ["large", "small"] as const) {
+    for (const op of ["put", "get"] as const) {
+      const [s, e] = [script[size][op], engine[size][op]];
+      const [unit, of] =
+        size === "large"
+          ? (["MB/s", (x: Sample) => x.throughput / MB] as const)
+          : (["ops/s", (x: Sample) => x.opsPerSecond] as const);
+      lines.push(
+        ratioLine(
+          {
+            section: SCRIPT_SECTION,
+            metric: `${op.toUpperCase()} ${describe[size]}: benchspec.sh (engine column) vs run (reference)`,
+            unit,
+            engine: medianOf(s, of),
+            reference: medianOf(e, of),
+            detail: { script: s, run: e },
+          },
+          { atLeast: 0.8 },
+        ),
       );
     }
   }
@@ -191,6 +220,22 @@ async function engineRound(servers: Servers, scratch: string, into: Samples) {
           cpuPerGiB: row.client?.cpuPerGiB ?? NaN,
           busyThroughput: row.throughput,
           elu: row.client?.eventLoopUtilization,
+        });
+      }
+    }
+  }
+}
+
+/** The compiled script on the same spec: bytes (and ops) over its rows' seconds, as run's rows are read. */
+async function scriptRound(servers: Servers, scratch: string, into: Samples) {
+  const run = await runCompiledScript(scratch, "s3", s3Spec(), servers.env);
+  for (const size of ["large", "small"] as const) {
+    for (const op of ["put", "get"] as const) {
+      for (const row of rowsOf(run, size, op)) {
+        into[size][op].push({
+          throughput: row.bytes / row.seconds,
+          opsPerSecond: row.ops / row.seconds,
+          cpuPerGiB: NaN,
         });
       }
     }

@@ -15,8 +15,11 @@ install_debian_packages() {
   local missing=()
   command -v fio >/dev/null || missing+=(fio)
   command -v shellcheck >/dev/null || missing+=(shellcheck)
-  # The compiled shell script drives S3 through the AWS CLI (aws s3api); its tests run it against MinIO.
+  # The compiled shell script drives S3 through the AWS CLI (aws s3api) for what it does not time; its tests
+  # run it against MinIO.
   command -v aws >/dev/null || missing+=(awscli)
+  # It times S3 and Kubo RPC requests through curl (--aws-sigv4: 7.75 or later).
+  command -v curl >/dev/null || missing+=(curl)
   command -v chromium >/dev/null || missing+=(chromium)
   command -v losetup >/dev/null || missing+=(mount)
   command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)

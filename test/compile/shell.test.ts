@@ -682,6 +682,55 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     expect(await tree(scratch)).toEqual([]);
   }, 300_000);
 
+  it("times the store, not process start-up: one curl per worker for all its objects, no CLI per object", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "many",
+      targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
+      workloads: [
+        { name: "obj", target: "store", op: ["put", "get"], size: "16KiB", objects: 16, concurrency: 2 },
+        { name: "add", target: "node", op: ["put", "get"], size: "16KiB", objects: 16, concurrency: 2 },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    // A counting shim in front of every tool the script could time: each start appends the tool's name.
+    const shims = await tempDir("benchspec-shims-");
+    const log = join(shims, "starts.log");
+    for (const tool of ["aws", "curl", "ipfs"]) {
+      const real = tool === "ipfs" ? kuboPath : (await execa("bash", ["-c", `command -v ${tool}`])).stdout;
+      await writeFile(join(shims, tool), `#!/bin/sh\necho ${tool} >>'${log}'\nexec '${real}' "$@"\n`);
+      await chmod(join(shims, tool), 0o755);
+    }
+    const run = await execa(script, [], {
+      env: {
+        ...awsEnv(minio),
+        PATH: `${shims}:${process.env.PATH}`,
+        TMPDIR: await tempDir(),
+        [targetEnvVar("store")]: minio.endpoint,
+        [targetEnvVar("node")]: kubo.api,
+        BENCHSPEC_RUN_ID: "shell-count",
+      },
+      reject: false,
+      timeout: 240_000,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(rowsOf(run.stdout).map((row) => [row.case, row.ok, row.bytes, row.ops])).toEqual([
+      ["obj.store.put", true, 16 * 16384, 16],
+      ["obj.store.get", true, 16 * 16384, 16],
+      ["add.node.put", true, 16 * 16384, 16],
+      ["add.node.get", true, 16 * 16384, 16],
+    ]);
+    const starts = (await readFile(log, "utf8")).split("\n").filter(Boolean);
+    const count = (tool: string) => starts.filter((t) => t === tool).length;
+    // Timed: put 2 curls (one per worker); get 2 for the untimed uploads, 2 timed; the same for IPFS.
+    expect(count("curl")).toBeLessThanOrEqual(12);
+    // Untimed: the bucket check and creation, one DeleteObjects per case, the bucket's removal.
+    expect(count("aws")).toBeLessThanOrEqual(6);
+    // Untimed: the node check, then per repetition its pin listing and cleanup (refs, dag stat, dag put,
+    // pin rm, block rm), batched, never per object.
+    expect(count("ipfs")).toBeLessThanOrEqual(1 + 2 * 6);
+  }, 300_000);
+
   it("Ctrl-C mid multipart upload: the script aborts the uploads it started and removes its objects", async () => {
     const client = s3Client(minio);
     try {

@@ -39,7 +39,7 @@ bs_require_tools() {
   done
   if ((${#missing[@]} > 0)); then
     bs_log "missing required tools: ${missing[*]}"
-    bs_log "install them (dd: coreutils, fio: fio, aws: awscli, ipfs: kubo, awk: mawk or gawk) and run again"
+    bs_log "install them (dd: coreutils, fio: fio, aws: awscli, ipfs: kubo, curl: curl, awk: mawk or gawk) and run again"
     exit 127
   fi
 }
@@ -185,6 +185,99 @@ bs_op() {
       printf '%s (exit %s)\n' "$(head -c 500 "$BS_REPDIR/op.$w.err" | tr '\n' ' ')" "$rc" >"$BS_REPDIR/error.$w"
     fi
   fi
+}
+
+# ---------- timed transfers through one long-lived curl per worker (the S3 and IPFS engines) ----------
+# A CLI process per request would time the CLI's start-up, not the store (hundreds of ms of Python for aws).
+# Instead each worker hands all its requests to ONE curl process (a config file, -K): curl runs them one
+# after another over a kept-alive connection, and its -w line after each transfer gives that transfer's
+# own time. curl has no wall-clock timestamp per transfer, so the ops are placed backwards from the moment
+# curl exits: the last ends then, each starts its time_total before it ends, each earlier one ends where
+# the next starts (any gap between transfers counts against the store, never for it; start-up not at all).
+# Why not one curl with --parallel for all workers: overlapping transfers could not be placed in time, and
+# each worker's bytes and seconds ("jobs") would be lost.
+
+# bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
+bs_curl_str() {
+  local s=$2 b=$'\\' q='"'
+  s=${s//"$b"/"$b$b"}
+  s=${s//"$q"/"$b$q"}
+  s=${s//$'\n'/"$b"n}
+  s=${s//$'\r'/"$b"r}
+  s=${s//$'\t'/"$b"t}
+  printf -v "$1" '"%s"' "$s"
+}
+
+# bs_curl_begin WORKER: starts worker WORKER's list of transfers (curl.WORKER, and the bytes each moves).
+bs_curl_begin() {
+  : >"$BS_REPDIR/curl.$1"
+  : >"$BS_REPDIR/curl.$1.bytes"
+}
+
+# bs_curl_add WORKER BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
+# (credentials among them: the config file is in the run's private temp directory, never on a command line).
+bs_curl_add() {
+  local w=$1 bytes=$2 f=$BS_REPDIR/curl.$1 o value
+  shift 2
+  {
+    if [[ -s $f.bytes ]]; then printf 'next\n'; fi
+    for o in "$@" "${BS_CURL_COMMON[@]}"; do
+      if [[ $o == *=* ]]; then
+        bs_curl_str value "${o#*=}"
+        printf '%s = %s\n' "${o%%=*}" "$value"
+      else
+        printf '%s\n' "$o"
+      fi
+    done
+    printf 'write-out = "%%{http_code} %%{time_total} %%{exitcode} %%{url_effective} %%{errormsg}\\n"\n'
+  } >>"$f"
+  printf '%s\n' "$bytes" >>"$f.bytes"
+}
+
+# bs_curl_run WORKER: runs the worker's list in one curl process and records every transfer as an op in
+# ops.WORKER ("worker start end bytes ok", as bs_op does): ok when curl succeeded with an HTTP 2xx.
+bs_curl_run() {
+  local w=$1 f=$BS_REPDIR/curl.$1 t1 rc=0 haserr=0
+  if [[ ! -s $f.bytes ]]; then return 0; fi
+  curl -sS -K "$f" >"$f.out" 2>"$BS_REPDIR/op.$w.err" || rc=$?
+  bs_now t1
+  if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
+  awk -v w="$w" -v t1="$t1" -v rc="$rc" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$BS_REPDIR/op.$w.err" '
+    FILENAME == ARGV[1] { bytes[++n] = $1; next }
+    {
+      got++; code[got] = $1; tt[got] = $2; ex[got] = $3; url[got] = $4
+      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m); msg[got] = m
+    }
+    END {
+      end = t1
+      for (i = got; i >= 1; i--) { e[i] = end; s[i] = end - int(tt[i] * 1e6 + 0.5); end = s[i] }
+      for (i = 1; i <= n; i++) {
+        if (i > got) {
+          printf "%s %.0f %.0f 0 0\n", w, t1, t1 >> ops
+          if (err == "") {
+            line = ""; getline line < stderrfile
+            err = "curl stopped before all its transfers (exit " rc ")" (line != "" ? ": " line : "")
+          }
+        } else if (ex[i] == 0 && code[i] ~ /^2/) {
+          printf "%s %.0f %.0f %s 1\n", w, s[i], e[i], bytes[i] >> ops
+        } else {
+          printf "%s %.0f %.0f 0 0\n", w, s[i], e[i] >> ops
+          if (err == "") err = (ex[i] != 0 ? "curl: " msg[i] " (exit " ex[i] ")" : "HTTP status " code[i]) " for " url[i]
+        }
+      }
+      if (err != "" && !haserr) print substr(err, 1, 500) > errfile
+    }' "$f.bytes" "$f.out"
+}
+
+# bs_ops_span: BS_T0 and BS_T1 from the first op start to the last op end of the pool's records, when
+# there are any (the time a worker's tool took to start or exit is not the store's).
+bs_ops_span() {
+  local t0 t1
+  read -r t0 t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
+    NR == 1 || $2 < a { a = $2 } NR == 1 || $3 > b { b = $3 } END { if (NR > 0) printf "%.0f %.0f\n", a, b }') || true
+  # shellcheck disable=SC2034 # BS_T1 is for the caller (a script without object engines never reads it)
+  if [[ -n $t0 && -n $t1 ]]; then BS_T0=$t0 BS_T1=$t1; fi
 }
 
 # bs_job_json VAR JOB BYTES SECONDS [ERROR]: one entry of a row's "jobs".

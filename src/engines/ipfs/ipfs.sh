@@ -31,14 +31,19 @@ bs_ipfs_target_check() {
 
 # bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN CLEANUP: one repetition.
 # CLEANUP: keep (nothing), unpin (what the repetition pinned) or remove (unpin, then remove its blocks).
+# The timed requests go to the RPC API over HTTP, each worker's all in one curl process (bs_curl_run), as
+# `ipfs add`/`ipfs cat` would send them; the CLI would time its own start-up per object.
 bs_ipfs_case() {
-  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error=''
-  BS_IPFS_ADD=(add -Q --cid-version="$6" --raw-leaves="$7" --chunker="$8" --pin="$9")
+  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error='' chunker
+  bs_ipfs_query_encode chunker "$8"
+  BS_IPFS_ADDQ="cid-version=$6&raw-leaves=$7&chunker=$chunker&pin=$9"
   # What cleanup unpins: the adds before a get always pin.
   BS_IPFS_PIN=$9
   if [[ $op != put ]]; then BS_IPFS_PIN=true; fi
   BS_IPFS_CLEANUP=${10}
   if [[ $BS_IPFS_CLEANUP != keep ]]; then BS_REP_CLEANUP=bs_ipfs_cleanup; fi
+  bs_ipfs_http_url
+  BS_CURL_COMMON=(globoff)
   mkdir -- "$BS_REPDIR/data" "$BS_REPDIR/cid"
   # Content identical to the user's has the user's CID: cleanup must not unpin what was pinned before.
   if [[ $BS_IPFS_CLEANUP != keep && $BS_IPFS_PIN == true ]]; then
@@ -46,13 +51,15 @@ bs_ipfs_case() {
   fi
   for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
   if [[ $op != put ]]; then
-    BS_IPFS_ADD=(add -Q --cid-version="$6" --raw-leaves="$7" --chunker="$8" --pin=true)
+    BS_IPFS_ADDQ="cid-version=$6&raw-leaves=$7&chunker=$chunker&pin=true"
     bs_pool "$conc" bs_ipfs_worker put "$objects" "$conc" "$size"
+    bs_ops_span
     bs_pool_stats "$conc"
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "adding the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   bs_pool "$conc" bs_ipfs_worker "$op" "$objects" "$conc" "$size"
+  bs_ops_span
   bs_pool_stats "$conc"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
@@ -62,27 +69,66 @@ bs_ipfs_case() {
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$BS_BYTES" "$BS_OPS"
 }
 
-# bs_ipfs_worker WORKER OP OBJECTS CONCURRENCY SIZE
+# bs_ipfs_query_encode VAR TEXT: TEXT percent-encoded for a query parameter.
+bs_ipfs_query_encode() {
+  local LC_ALL=C s=$2 out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    case $c in
+      [A-Za-z0-9._~-]) out+=$c ;;
+      *)
+        printf -v c '%%%02X' "'$c"
+        out+=$c
+        ;;
+    esac
+  done
+  printf -v "$1" '%s' "$out"
+}
+
+# bs_ipfs_http_url: BS_IPFS_HTTP, the RPC API's http(s) URL, from its multiaddr (bs_ipfs_target_check).
+bs_ipfs_http_url() {
+  local re='^/(ip4|ip6|dns|dns4|dns6)/([^/]+)/tcp/([0-9]+)(/https|/tls/http)?/?$' host
+  if [[ ! $BS_IPFS_API =~ $re ]]; then bs_fail "curl cannot reach the Kubo RPC API at $BS_IPFS_API"; fi
+  host=${BASH_REMATCH[2]}
+  if [[ ${BASH_REMATCH[1]} == ip6 ]]; then host=[$host]; fi
+  if [[ -n ${BASH_REMATCH[4]} ]]; then BS_IPFS_HTTP=https://$host:${BASH_REMATCH[3]}; else BS_IPFS_HTTP=http://$host:${BASH_REMATCH[3]}; fi
+}
+
+# bs_ipfs_cid VAR INDEX: the CID `add` answered for object INDEX (its JSON in cid/INDEX).
+bs_ipfs_cid() {
+  local json=
+  if [[ -s $BS_REPDIR/cid/$2 ]]; then json=$(<"$BS_REPDIR/cid/$2"); fi
+  if [[ $json =~ \"Hash\":\"([^\"]+)\" ]]; then printf -v "$1" '%s' "${BASH_REMATCH[1]}"; else printf -v "$1" ''; fi
+}
+
+# bs_ipfs_worker WORKER OP OBJECTS CONCURRENCY SIZE: objects WORKER, WORKER + CONCURRENCY, … in one curl.
+# put: POST /api/v0/add (multipart form), its JSON answer in cid/INDEX; get: POST /api/v0/cat?arg=CID.
 bs_ipfs_worker() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 i cid
+  local w=$1 op=$2 objects=$3 conc=$4 size=$5 i cid file
+  bs_curl_begin "$w"
   for ((i = w; i < objects; i += conc)); do
     case $op in
-      put) bs_op "$w" "$size" "$BS_REPDIR/cid/$i" bs_ipfs "${BS_IPFS_ADD[@]}" "$BS_REPDIR/data/obj-$i" ;;
+      put)
+        file=$BS_REPDIR/data/obj-$i
+        file=${file//\\/\\\\}
+        bs_curl_add "$w" "$size" "url=$BS_IPFS_HTTP/api/v0/add?$BS_IPFS_ADDQ" "form=file=@\"${file//\"/\\\"}\"" \
+          "output=$BS_REPDIR/cid/$i"
+        ;;
       get)
-        cid=
-        IFS= read -r cid <"$BS_REPDIR/cid/$i" || true
-        bs_op "$w" "$size" /dev/null bs_ipfs cat "$cid"
+        bs_ipfs_cid cid "$i"
+        bs_curl_add "$w" "$size" "url=$BS_IPFS_HTTP/api/v0/cat?arg=$cid" request=POST output=/dev/null
         ;;
       *) bs_fail "unknown IPFS operation $op" ;;
     esac
   done
+  bs_curl_run "$w"
 }
 
 # Removes what the repetition added; runs when the repetition ends, also after Ctrl-C. Never ipfs repo gc:
 # the node may be the user's, and gc would collect every unpinned block of it.
 bs_ipfs_cleanup() {
-  local cid i err roots=() blocks=()
-  mapfile -t roots < <(cat -- "$BS_REPDIR"/cid/* 2>/dev/null | awk 'NF' | sort -u)
+  local cid i err roots=() blocks=() unpin=()
+  mapfile -t roots < <(cat -- "$BS_REPDIR"/cid/* 2>/dev/null | grep -o '"Hash":"[^"]*"' | cut -d'"' -f4 | sort -u)
   if ((${#roots[@]} == 0)); then return 0; fi
   # 1. The blocks to remove, listed while still pinned.
   if [[ $BS_IPFS_CLEANUP == remove ]]; then
@@ -95,10 +141,16 @@ bs_ipfs_cleanup() {
     done
   fi
   # 2. Unpin what the repetition pinned, but no CID that was pinned before it.
+  # 500 at a time; one by one when a batch fails (one CID unpinned meanwhile fails the whole batch).
   if [[ $BS_IPFS_PIN == true ]]; then
     for cid in "${roots[@]}"; do
       if grep -qxF -- "$cid" "$BS_REPDIR/pins.before" 2>/dev/null; then continue; fi
-      bs_ipfs pin rm -- "$cid" >/dev/null 2>&1 || bs_log "could not unpin $cid"
+      unpin+=("$cid")
+    done
+    for ((i = 0; i < ${#unpin[@]}; i += 500)); do
+      if ! bs_ipfs pin rm -- "${unpin[@]:i:500}" >/dev/null 2>&1; then
+        for cid in "${unpin[@]:i:500}"; do bs_ipfs pin rm -- "$cid" >/dev/null 2>&1 || bs_log "could not unpin $cid"; done
+      fi
     done
   fi
   # 3. Remove exactly those blocks. Missing ones are fine (--force); Kubo refuses a still-pinned one, which stays.

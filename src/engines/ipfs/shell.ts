@@ -1,9 +1,13 @@
 /**
- * IPFS in the shell script, through the `ipfs` CLI (Kubo) against the target's RPC API (`--api`, given as a
- * URL or a multiaddr). put = `ipfs add -Q` with the case's --cid-version/--raw-leaves/--chunker/--pin, get =
- * `ipfs cat CID > /dev/null` of objects added first (unmeasured). Payload files are fresh random data per
- * repetition, so the node cannot deduplicate one repetition against another. `concurrency` workers start
- * together behind the barrier and take objects i ≡ worker (mod concurrency).
+ * IPFS in the shell script, against the target's Kubo RPC API (given as a URL or a multiaddr). The timed
+ * requests go over HTTP through curl, each worker's all in one curl process that times every transfer
+ * (as for S3: `ipfs add`/`ipfs cat` per object would measure the CLI's start-up, and made a study's script
+ * report IPFS 10× faster than S3 where `benchspec run` found the opposite): put = POST /api/v0/add
+ * (multipart form) with the case's cid-version/raw-leaves/chunker/pin, get = POST /api/v0/cat?arg=CID to
+ * /dev/null of objects added first (unmeasured). The `ipfs` CLI does the untimed work (the node check,
+ * pins, clean-up). Payload files are fresh random data per repetition, so the node cannot deduplicate one
+ * repetition against another. `concurrency` workers start together behind the barrier and take objects
+ * i ≡ worker (mod concurrency).
  *
  * Afterwards — also after a failure or Ctrl-C, and unless the target says `keep: true` — exactly what the
  * repetition added is removed, as the sdk call sequence's `block/rm` on an external node (docs/sdk-format.md):
@@ -19,7 +23,7 @@ import { shellDataMode } from "../../compile/shell/data-mode.js";
 import type { Backend } from "../types.js";
 import { shellLibrary } from "../../compile/shell/assets.js";
 
-export const ipfsShellTools = ["ipfs"] as const;
+export const ipfsShellTools = ["ipfs", "curl"] as const;
 
 export const ipfsShellCase: Backend["shellCase"] = (c: Case, w, ctx) => {
   const p = c.params;

@@ -1,24 +1,31 @@
 /**
- * S3 in the shell script, through the AWS CLI (`aws s3api`, awscli v1 or v2) against the target's endpoint.
+ * S3 in the shell script: the timed requests through curl (SigV4, `--aws-sigv4`, path-style URLs on the
+ * target's endpoint), everything untimed through the AWS CLI (`aws s3api`, awscli v1 or v2).
  *
  * Every repetition works under its own key prefix `benchspec/<spec>/<run-id>/<case-id>/<r1|w1…>/`, with
  * fresh payload files (unique data per repetition). `concurrency` workers start together behind the
- * barrier and take objects i ≡ worker (mod concurrency); every request is timed. put measures the uploads
- * (multipart: CreateMultipartUpload, `queue` UploadPart in flight, CompleteMultipartUpload); get, delete,
- * stat (HeadObject) and list (one ListObjectsV2 of the repetition's prefix per object) upload the objects
- * first, unmeasured. Afterwards — also after a failure or Ctrl-C — exactly the keys the repetition wrote are
- * deleted and its incomplete multipart uploads aborted; a bucket is never emptied wholesale, and a bucket is
- * only deleted when this run created it (and only once it is empty).
+ * barrier and take objects i ≡ worker (mod concurrency). Each worker hands all its requests to ONE curl
+ * process (a config file, one connection kept alive) and curl times every transfer (`-w`): a CLI process
+ * per request would measure the CLI's start-up (hundreds of ms of Python for `aws`: an upload study's
+ * script took 9 min 52 s where `benchspec run` took 28 s), and one curl with `--parallel` for all workers
+ * could not place overlapping transfers in time nor keep each worker's figures (runtime.sh, bs_curl_run).
+ * put = PutObject; get, delete, stat (HeadObject) and list (one ListObjectsV2 of the repetition's prefix
+ * per object) upload the objects first, unmeasured. Multipart uploads stay on the aws CLI
+ * (CreateMultipartUpload, `queue` UploadPart processes in flight, CompleteMultipartUpload), one process per
+ * request, so small parts include its start-up. Afterwards — also after a failure or Ctrl-C — exactly the
+ * keys the repetition wrote are deleted and its incomplete multipart uploads aborted; a bucket is never
+ * emptied wholesale, and a bucket is only deleted when this run created it (and only once it is empty).
  *
- * Each request is one CLI process, so small-object numbers include the CLI's start-up time (a few hundred ms);
- * the built-in SDK engine does not have that overhead.
+ * curl signs with the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) variables, else the
+ * aws CLI profile's static keys (`aws configure get`); the credentials go into curl's config file in the
+ * script's private temp directory, never onto a command line.
  */
 import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../compile/shell/data-mode.js";
 import type { Backend } from "../types.js";
 import { shellLibrary } from "../../compile/shell/assets.js";
 
-export const s3ShellTools = ["aws"] as const;
+export const s3ShellTools = ["aws", "curl"] as const;
 
 export const s3ShellCase: Backend["shellCase"] = (c: Case, w) => {
   const p = c.params;

@@ -61,7 +61,7 @@ bs_require_tools() {
   done
   if ((${#missing[@]} > 0)); then
     bs_log "missing required tools: ${missing[*]}"
-    bs_log "install them (dd: coreutils, fio: fio, aws: awscli, ipfs: kubo, awk: mawk or gawk) and run again"
+    bs_log "install them (dd: coreutils, fio: fio, aws: awscli, ipfs: kubo, curl: curl, awk: mawk or gawk) and run again"
     exit 127
   fi
 }
@@ -207,6 +207,99 @@ bs_op() {
       printf '%s (exit %s)\n' "$(head -c 500 "$BS_REPDIR/op.$w.err" | tr '\n' ' ')" "$rc" >"$BS_REPDIR/error.$w"
     fi
   fi
+}
+
+# ---------- timed transfers through one long-lived curl per worker (the S3 and IPFS engines) ----------
+# A CLI process per request would time the CLI's start-up, not the store (hundreds of ms of Python for aws).
+# Instead each worker hands all its requests to ONE curl process (a config file, -K): curl runs them one
+# after another over a kept-alive connection, and its -w line after each transfer gives that transfer's
+# own time. curl has no wall-clock timestamp per transfer, so the ops are placed backwards from the moment
+# curl exits: the last ends then, each starts its time_total before it ends, each earlier one ends where
+# the next starts (any gap between transfers counts against the store, never for it; start-up not at all).
+# Why not one curl with --parallel for all workers: overlapping transfers could not be placed in time, and
+# each worker's bytes and seconds ("jobs") would be lost.
+
+# bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
+bs_curl_str() {
+  local s=$2 b=$'\\' q='"'
+  s=${s//"$b"/"$b$b"}
+  s=${s//"$q"/"$b$q"}
+  s=${s//$'\n'/"$b"n}
+  s=${s//$'\r'/"$b"r}
+  s=${s//$'\t'/"$b"t}
+  printf -v "$1" '"%s"' "$s"
+}
+
+# bs_curl_begin WORKER: starts worker WORKER's list of transfers (curl.WORKER, and the bytes each moves).
+bs_curl_begin() {
+  : >"$BS_REPDIR/curl.$1"
+  : >"$BS_REPDIR/curl.$1.bytes"
+}
+
+# bs_curl_add WORKER BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
+# (credentials among them: the config file is in the run's private temp directory, never on a command line).
+bs_curl_add() {
+  local w=$1 bytes=$2 f=$BS_REPDIR/curl.$1 o value
+  shift 2
+  {
+    if [[ -s $f.bytes ]]; then printf 'next\n'; fi
+    for o in "$@" "${BS_CURL_COMMON[@]}"; do
+      if [[ $o == *=* ]]; then
+        bs_curl_str value "${o#*=}"
+        printf '%s = %s\n' "${o%%=*}" "$value"
+      else
+        printf '%s\n' "$o"
+      fi
+    done
+    printf 'write-out = "%%{http_code} %%{time_total} %%{exitcode} %%{url_effective} %%{errormsg}\\n"\n'
+  } >>"$f"
+  printf '%s\n' "$bytes" >>"$f.bytes"
+}
+
+# bs_curl_run WORKER: runs the worker's list in one curl process and records every transfer as an op in
+# ops.WORKER ("worker start end bytes ok", as bs_op does): ok when curl succeeded with an HTTP 2xx.
+bs_curl_run() {
+  local w=$1 f=$BS_REPDIR/curl.$1 t1 rc=0 haserr=0
+  if [[ ! -s $f.bytes ]]; then return 0; fi
+  curl -sS -K "$f" >"$f.out" 2>"$BS_REPDIR/op.$w.err" || rc=$?
+  bs_now t1
+  if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
+  awk -v w="$w" -v t1="$t1" -v rc="$rc" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$BS_REPDIR/op.$w.err" '
+    FILENAME == ARGV[1] { bytes[++n] = $1; next }
+    {
+      got++; code[got] = $1; tt[got] = $2; ex[got] = $3; url[got] = $4
+      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m); msg[got] = m
+    }
+    END {
+      end = t1
+      for (i = got; i >= 1; i--) { e[i] = end; s[i] = end - int(tt[i] * 1e6 + 0.5); end = s[i] }
+      for (i = 1; i <= n; i++) {
+        if (i > got) {
+          printf "%s %.0f %.0f 0 0\n", w, t1, t1 >> ops
+          if (err == "") {
+            line = ""; getline line < stderrfile
+            err = "curl stopped before all its transfers (exit " rc ")" (line != "" ? ": " line : "")
+          }
+        } else if (ex[i] == 0 && code[i] ~ /^2/) {
+          printf "%s %.0f %.0f %s 1\n", w, s[i], e[i], bytes[i] >> ops
+        } else {
+          printf "%s %.0f %.0f 0 0\n", w, s[i], e[i] >> ops
+          if (err == "") err = (ex[i] != 0 ? "curl: " msg[i] " (exit " ex[i] ")" : "HTTP status " code[i]) " for " url[i]
+        }
+      }
+      if (err != "" && !haserr) print substr(err, 1, 500) > errfile
+    }' "$f.bytes" "$f.out"
+}
+
+# bs_ops_span: BS_T0 and BS_T1 from the first op start to the last op end of the pool's records, when
+# there are any (the time a worker's tool took to start or exit is not the store's).
+bs_ops_span() {
+  local t0 t1
+  read -r t0 t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
+    NR == 1 || $2 < a { a = $2 } NR == 1 || $3 > b { b = $3 } END { if (NR > 0) printf "%.0f %.0f\n", a, b }') || true
+  # shellcheck disable=SC2034 # BS_T1 is for the caller (a script without object engines never reads it)
+  if [[ -n $t0 && -n $t1 ]]; then BS_T0=$t0 BS_T1=$t1; fi
 }
 
 # bs_job_json VAR JOB BYTES SECONDS [ERROR]: one entry of a row's "jobs".
@@ -602,15 +695,18 @@ bs_s3() {
   BS_S3_PART=$5 BS_S3_QUEUE=$6
   BS_S3_PREFIX=benchspec/$BS_SPEC/$BS_RUN_ID/$BS_CASE/$BS_REPNAME
   BS_REP_CLEANUP=bs_s3_cleanup
+  bs_s3_curl_setup
   mkdir -- "$BS_REPDIR/data"
   for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
   if [[ $op != put ]]; then
     bs_pool "$conc" bs_s3_worker put "$objects" "$conc" "$size" 0
+    bs_ops_span
     bs_pool_stats "$conc"
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   bs_pool "$conc" bs_s3_worker "$op" "$objects" "$conc" "$size" "$duration"
+  bs_ops_span
   bs_pool_stats "$conc"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
@@ -618,6 +714,40 @@ bs_s3() {
     ok=false error=$BS_ERROR
   fi
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$BS_BYTES" "$BS_OPS"
+}
+
+# The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the
+# AWS variables, else the aws CLI's profile (read once, untimed); a session token goes in its header.
+bs_s3_curl_setup() {
+  local key=${AWS_ACCESS_KEY_ID:-} secret=${AWS_SECRET_ACCESS_KEY:-} token=${AWS_SESSION_TOKEN:-}
+  if [[ -z $key || -z $secret ]]; then
+    key=$(aws configure get aws_access_key_id 2>/dev/null) || key=
+    secret=$(aws configure get aws_secret_access_key 2>/dev/null) || secret=
+    token=$(aws configure get aws_session_token 2>/dev/null) || token=
+  fi
+  if [[ -z $key || -z $secret ]]; then
+    bs_fail "no S3 credentials for curl: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or an aws profile with keys)"
+  fi
+  BS_CURL_COMMON=("user=$key:$secret" "aws-sigv4=aws:amz:$BS_S3_REGION:s3" globoff)
+  if [[ -n $token ]]; then BS_CURL_COMMON+=("header=x-amz-security-token: $token"); fi
+  BS_S3_BUCKET_URL=${BS_S3_URL%/}/$BS_S3_BUCKET
+  bs_s3_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX"
+}
+
+# bs_s3_urlencode VAR TEXT: TEXT percent-encoded as S3 signs it (/ kept).
+bs_s3_urlencode() {
+  local LC_ALL=C s=$2 out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    case $c in
+      [A-Za-z0-9._~/-]) out+=$c ;;
+      *)
+        printf -v c '%%%02X' "'$c"
+        out+=$c
+        ;;
+    esac
+  done
+  printf -v "$1" '%s' "$out"
 }
 
 # bs_s3_payload INDEX SIZE DATA: the object's payload file (split into part files for multipart uploads).
@@ -630,9 +760,58 @@ bs_s3_payload() {
   fi
 }
 
-# bs_s3_worker WORKER OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects WORKER, WORKER + CONCURRENCY, …;
-# when DURATION is set, round and round until it has passed.
+# bs_s3_worker WORKER OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects WORKER, WORKER + CONCURRENCY, …, all
+# in one curl process (bs_curl_run); when DURATION is set, round and round until it has passed, each round
+# one curl process over as many passes as the time left is expected to take (1, then at most twice the last).
+# Multipart uploads go through the aws CLI, one process per request (bs_s3_worker_cli).
 bs_s3_worker() {
+  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline passes=1 pass per left
+  if [[ $op == put ]] && ((BS_S3_PART > 0)); then
+    bs_s3_worker_cli "$@"
+    return
+  fi
+  if ((w >= objects)); then return 0; fi
+  bs_now now
+  deadline=$((now + duration))
+  while :; do
+    bs_curl_begin "$w"
+    for ((pass = 0; pass < passes; pass++)); do
+      for ((i = w; i < objects; i += conc)); do bs_s3_transfer "$w" "$op" "$i" "$size"; done
+    done
+    bs_now start
+    bs_curl_run "$w"
+    if ((duration == 0)); then break; fi
+    bs_now now
+    if ((now >= deadline)); then break; fi
+    per=$(((now - start) / passes + 1))
+    left=$(((deadline - now) / per + 1))
+    passes=$((left < 2 * passes ? left : 2 * passes))
+  done
+}
+
+# bs_s3_transfer WORKER OP INDEX SIZE: one request of the worker's curl list.
+bs_s3_transfer() {
+  local w=$1 key=$BS_S3_PREFIX/obj-$3 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$3
+  case $2 in
+    put)
+      printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
+      bs_curl_add "$w" "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
+      ;;
+    get) bs_curl_add "$w" "$4" "url=$url" output=/dev/null ;;
+    delete) bs_curl_add "$w" 0 "url=$url" request=DELETE output=/dev/null ;;
+    stat) bs_curl_add "$w" 0 "url=$url" head output=/dev/null ;;
+    list)
+      # The query's parameters in sorted order, as SigV4 wants them (curl 7.88 does not sort them).
+      bs_curl_add "$w" 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
+        output=/dev/null
+      ;;
+    *) bs_fail "unknown S3 operation $2" ;;
+  esac
+}
+
+# bs_s3_worker_cli WORKER put OBJECTS CONCURRENCY SIZE DURATION-µs: multipart uploads through the aws CLI (its
+# Create/UploadPart/Complete requests are one process each, so small parts include the CLI's start-up).
+bs_s3_worker_cli() {
   local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i=$1 now deadline key
   bs_now now
   deadline=$((now + duration))
@@ -646,27 +825,10 @@ bs_s3_worker() {
       if ((now >= deadline)); then break; fi
     fi
     key=$BS_S3_PREFIX/obj-$i
-    case $op in
-      put)
-        printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-        bs_op "$w" "$size" /dev/null bs_s3_put "$key" "$BS_REPDIR/data/obj-$i"
-        ;;
-      get) bs_op "$w" "$size" /dev/null bs_aws get-object --bucket="$BS_S3_BUCKET" --key="$key" /dev/null ;;
-      delete) bs_op "$w" 0 /dev/null bs_aws delete-object --bucket="$BS_S3_BUCKET" --key="$key" ;;
-      stat) bs_op "$w" 0 /dev/null bs_aws head-object --bucket="$BS_S3_BUCKET" --key="$key" ;;
-      list) bs_op "$w" 0 /dev/null bs_aws list-objects-v2 --bucket="$BS_S3_BUCKET" --prefix="$BS_S3_PREFIX/" --max-keys=1000 ;;
-      *) bs_fail "unknown S3 operation $op" ;;
-    esac
+    printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
+    bs_op "$w" "$size" /dev/null bs_s3_multipart "$key" "$BS_REPDIR/data/obj-$i"
     i=$((i + conc))
   done
-}
-
-bs_s3_put() {
-  if ((BS_S3_PART > 0)); then
-    bs_s3_multipart "$1" "$2"
-  else
-    bs_aws put-object --bucket="$BS_S3_BUCKET" --key="$1" --body="$2"
-  fi
 }
 
 # bs_s3_multipart KEY FILE: CreateMultipartUpload, QUEUE UploadPart requests in flight, CompleteMultipartUpload.
@@ -802,7 +964,7 @@ bs_case_3() {
 
 # ---------- main ----------
 bs_main() {
-  bs_require_tools awk aws
+  bs_require_tools awk aws curl
   bs_init
   BS_RELEASE+=(bs_target_0_release)
   bs_target_0_setup
