@@ -9,6 +9,7 @@ import {
   ListObjectsV2Command,
   type S3Client,
 } from "@aws-sdk/client-s3";
+import { setTimeout as delay } from "node:timers/promises";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import type { Leftover } from "../types.js";
 import { makeS3Client } from "./client.js";
@@ -53,13 +54,34 @@ async function deleteKeysUnder(client: S3Client, bucket: string, prefix: string,
   }
 }
 
-/** Aborts the incomplete multipart uploads under a prefix of ours (never anything outside it). */
+/**
+ * Aborts the incomplete multipart uploads under a prefix of ours (never anything outside it). A
+ * CreateMultipartUpload cut off by Ctrl-C may still be completing on the server while the first listing
+ * runs, so the bucket is listed again after a pause until a listing finds none of ours (bounded by `signal`).
+ */
 export async function abortUploadsUnder(
   client: S3Client,
   bucket: string,
   prefix: string,
   signal: AbortSignal,
 ): Promise<void> {
+  let aborted = await abortListedUploads(client, bucket, prefix, signal);
+  while (aborted > 0) {
+    await delay(LATE_UPLOAD_PAUSE_MS, undefined, { signal });
+    aborted = await abortListedUploads(client, bucket, prefix, signal);
+  }
+}
+
+const LATE_UPLOAD_PAUSE_MS = 300;
+
+/** One pass over the bucket's uploads: aborts ours, returns how many. */
+async function abortListedUploads(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  signal: AbortSignal,
+): Promise<number> {
+  let aborted = 0;
   let KeyMarker: string | undefined;
   let UploadIdMarker: string | undefined;
   do {
@@ -78,8 +100,10 @@ export async function abortUploadsUnder(
         new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
         { abortSignal: signal },
       );
+      aborted++;
     }
     KeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
     UploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
   } while (KeyMarker);
+  return aborted;
 }
