@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: benchspec's engines side by side with the dedicated tools, in one run (DESIGN.md,
- * "Performance targets"; issue 5 and issue 3). Starts one MinIO and one Kubo on tmpfs, then measures
+ * `npm run bench`: benchspec's engines side by side with the dedicated tools, in one run (the targets are
+ * in the README's performance section). Starts one MinIO and one Kubo on tmpfs, then measures
  *   - S3 PUT/GET, 64 MiB and 4 KiB objects: the engine via `benchspec run` vs s5cmd      (s3.ts)
  *   - IPFS add/cat, 64 MiB and 1 MiB files: the engine via `benchspec run` vs `ipfs`     (ipfs.ts)
  *   - fio and dd through `benchspec run` vs the same jobs run by hand, overhead per case  (fs.ts)
@@ -32,8 +32,8 @@ import { startServers, type Servers } from "./servers.js";
 import { renderTable, writeResults } from "./table.js";
 
 /**
- * The report benchmark (DESIGN.md: "a report over 1,000,000 result rows builds in seconds and stays a few
- * MB") lives in bench/report.ts, written with src/report/. If it exports `benchReport(scratch, log):
+ * The report benchmark (target: a report over 1,000,000 result rows builds in seconds and stays a few
+ * MB) lives in bench/report.ts, written with src/report/. If it exports `benchReport(scratch, log):
  * Promise<BenchLine[]>` that is called; otherwise the script is run as it is (`tsx bench/report.ts`), its
  * output shown, and its "total … s" and "report size … MB" lines turned into table lines.
  */

@@ -1,6 +1,6 @@
 /**
- * Report build time and size over 1,000,000 result rows (DESIGN.md: "a report over 1,000,000 result rows
- * builds in seconds and stays a few MB"). Not a test: it prints its figures.
+ * Report build time and size over 1,000,000 result rows (target: it builds in seconds and stays a few
+ * MB). Not a test: it prints its figures.
  *
  *   npx tsx bench/report.ts [rows]
  *
