@@ -4,10 +4,12 @@ import tseslint from "typescript-eslint";
 /** Kept equal to ENGINE_NAMES (src/spec/words.ts) and TARGET_KINDS (src/spec/schema.ts); test/lint.test.ts checks. */
 export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"];
 export const TARGET_KINDS = ["fs", "block", "s3", "ipfs"];
+/** Kept equal to the `transport` values of HostGroupSchema (src/spec/schema.ts). */
+export const TRANSPORTS = ["ssh", "slurm"];
 
-const NAME = `/^(${[...new Set([...ENGINE_NAMES, ...TARGET_KINDS])].join("|")})$/`;
+const NAME = `/^(${[...new Set([...ENGINE_NAMES, ...TARGET_KINDS, ...TRANSPORTS])].join("|")})$/`;
 const WHY =
-  "what an engine or a target kind does lives in its folder (src/engines/<name>/, src/targets/<kind>/) and its registry entry; shared code asks the registry instead of comparing names";
+  "what an engine, a target kind or a host transport does lives in its module (src/engines/<name>/, src/targets/<kind>/, src/hosts/<transport>.ts) and its registry entry; shared code asks the registry instead of comparing names";
 
 /**
  * Engine and target-kind knowledge stays in its backend: outside the backends' folders and the registries,
@@ -18,6 +20,8 @@ const nameBranches = {
   ignores: [
     `src/engines/{${ENGINE_NAMES.join(",")}}/**`,
     `src/targets/{${TARGET_KINDS.join(",")}}/**`,
+    `src/hosts/{${TRANSPORTS.join(",")}}.ts`,
+    "src/hosts/transports.ts",
     "src/engines/index.ts",
     "src/targets/index.ts",
     "src/spec/engines.ts",
@@ -40,7 +44,7 @@ export default tseslint.config(
   {
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", ignoreRestSiblings: true }],
     },
   },
   nameBranches,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ENGINE_NAMES } from "../src/spec/words.js";
-import { TARGET_KINDS } from "../src/spec/schema.js";
+import { HostGroupSchema, TARGET_KINDS } from "../src/spec/schema.js";
 
 const root = join(import.meta.dirname, "..");
 const eslint = new ESLint({ cwd: root, overrideConfigFile: join(root, "eslint.config.js") });
@@ -41,8 +41,10 @@ describe("no branching on engine or target-kind names", () => {
     const config = (await import(pathToFileURL(join(root, "eslint.config.js")).href)) as {
       ENGINE_NAMES: string[];
       TARGET_KINDS: string[];
+      TRANSPORTS: string[];
     };
     expect(config.ENGINE_NAMES).toEqual([...ENGINE_NAMES]);
     expect(config.TARGET_KINDS).toEqual([...TARGET_KINDS]);
+    expect(config.TRANSPORTS).toEqual(HostGroupSchema.options.map((option) => option.shape.transport.value));
   });
 });

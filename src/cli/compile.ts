@@ -14,6 +14,12 @@ export function makeCompileCommand(io: Io, setExit: (code: number) => void): Com
     )
     .option("-o, --out <dir>", "output directory", "compiled")
     .option("--set <key=value>", "override a var or parameter (repeatable)", collect, [])
+    .option(
+      "--hosts <[group=]host,…>",
+      "run workloads from these ssh hosts at once (repeatable)",
+      collect,
+      [],
+    )
     .addHelpText(
       "after",
       `
@@ -24,33 +30,35 @@ Examples:
 
 The output is deterministic (same spec, same bytes); plan.json maps every case to its artifacts.`,
     )
-    .action(async (file: string, options: { target: string; out: string; set: string[] }) => {
-      const [{ loadSpec }, { compilePlan, parseFormats }, { writeArtifacts }] = await Promise.all([
-        import("../plan/load.js"),
-        import("../compile/compile.js"),
-        import("../compile/output.js"),
-      ]);
-      const result = await loadSpec(file, { sets: options.set });
-      printDiagnostics(io, result.diagnostics);
-      if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
-      try {
-        const { artifacts, leftOut, compiled } = compilePlan(
-          result.plan,
-          parseFormats(options.target),
-          VERSION,
-        );
-        await writeArtifacts(nonEmptyPath("--out", options.out), artifacts);
-        for (const line of leftOut) io.stderr.write(`left out: ${line}\n`);
-        const cases = result.plan.cases.length;
-        io.stdout.write(
-          `wrote ${artifacts.length} files to ${options.out} (${compiled === cases ? cases : `${compiled} of ${cases}`} cases)\n`,
-        );
-        setExit(EXIT.ok);
-      } catch (error) {
-        // Said against the option that named the directory.
-        if (hasCode(error, "unwritable-output"))
-          throw new BenchspecError(error.code, `--out: ${error.message}`, { cause: error });
-        throw error;
-      }
-    });
+    .action(
+      async (file: string, options: { target: string; out: string; set: string[]; hosts: string[] }) => {
+        const [{ loadSpec }, { compilePlan, parseFormats }, { writeArtifacts }] = await Promise.all([
+          import("../plan/load.js"),
+          import("../compile/compile.js"),
+          import("../compile/output.js"),
+        ]);
+        const result = await loadSpec(file, { sets: options.set, hosts: options.hosts });
+        printDiagnostics(io, result.diagnostics);
+        if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
+        try {
+          const { artifacts, leftOut, compiled } = compilePlan(
+            result.plan,
+            parseFormats(options.target),
+            VERSION,
+          );
+          await writeArtifacts(nonEmptyPath("--out", options.out), artifacts);
+          for (const line of leftOut) io.stderr.write(`left out: ${line}\n`);
+          const cases = result.plan.cases.length;
+          io.stdout.write(
+            `wrote ${artifacts.length} files to ${options.out} (${compiled === cases ? cases : `${compiled} of ${cases}`} cases)\n`,
+          );
+          setExit(EXIT.ok);
+        } catch (error) {
+          // Said against the option that named the directory.
+          if (hasCode(error, "unwritable-output"))
+            throw new BenchspecError(error.code, `--out: ${error.message}`, { cause: error });
+          throw error;
+        }
+      },
+    );
 }

@@ -15,6 +15,7 @@ import { makeReportCommand } from "./report.js";
 import { makeRunCommand } from "./run.js";
 import { makeSchemaCommand } from "./schema.js";
 import { makeValidateCommand } from "./validate.js";
+import { makeWorkerCommand } from "./worker.js";
 
 export function makeProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command("benchspec")
@@ -46,6 +47,7 @@ Examples:
   ]) {
     program.addCommand(make(io, setExit));
   }
+  program.addCommand(makeWorkerCommand(io, setExit), { hidden: true });
   program.commands.forEach((command) => command.exitOverride().configureOutput(program.configureOutput()));
   return program.exitOverride();
 }

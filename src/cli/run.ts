@@ -7,6 +7,7 @@ import { collect, EXIT, nonEmptyPath, printDiagnostics, useColor, VERSION, type 
 
 interface RunOptions {
   set: string[];
+  hosts: string[];
   out?: string;
   resume?: string;
   quiet?: boolean;
@@ -18,6 +19,12 @@ export function makeRunCommand(io: Io, setExit: (code: number) => void): Command
     .description("run a spec against real storage and keep every sample")
     .argument("[spec]", "spec file (not needed with --resume)")
     .option("--set <key=value>", "override a var or parameter (repeatable)", collect, [])
+    .option(
+      "--hosts <[group=]host,…>",
+      "run workloads from these ssh hosts at once (repeatable)",
+      collect,
+      [],
+    )
     .option("-o, --out <dir>", "run directory (default: runs/<date>-<name>)")
     .option("--resume <dir>", "complete a run: its missing and its failed repetitions")
     .option("-q, --quiet", "print only the run directory and failures")
@@ -28,6 +35,7 @@ export function makeRunCommand(io: Io, setExit: (code: number) => void): Command
 Examples:
   $ benchspec run specs/quickstart.yaml
   $ benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]'
+  $ benchspec run specs/shared-storage-dd.yaml --hosts ws1,ws2,ws3
   $ benchspec run --resume runs/2026-11-22T07-58-01-quickstart
 
 Ctrl-C stops the running tool, keeps every row measured so far and exits 130; a second Ctrl-C exits at once.
@@ -65,6 +73,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         const result = await run({
           specFile: spec,
           sets: options.set,
+          hosts: options.hosts,
           out: options.out,
           resume: options.resume,
           cwd: process.cwd(),

@@ -8,6 +8,12 @@ export function makeValidateCommand(io: Io, setExit: (code: number) => void): Co
     .description("check specs and report every problem at once")
     .argument("<spec...>", "spec files")
     .option("--set <key=value>", "override a var or parameter (repeatable)", collect, [])
+    .option(
+      "--hosts <[group=]host,…>",
+      "run workloads from these ssh hosts at once (repeatable)",
+      collect,
+      [],
+    )
     .option("-q, --quiet", "print nothing when the specs are valid")
     .addHelpText(
       "after",
@@ -18,11 +24,11 @@ Examples:
 
 Exit codes: 0 valid, 2 invalid.`,
     )
-    .action(async (files: string[], options: { set: string[]; quiet?: boolean }) => {
+    .action(async (files: string[], options: { set: string[]; hosts: string[]; quiet?: boolean }) => {
       const { loadSpec } = await import("../plan/load.js");
       let invalid = false;
       for (const file of files) {
-        const result = await loadSpec(file, { sets: options.set });
+        const result = await loadSpec(file, { sets: options.set, hosts: options.hosts });
         printDiagnostics(io, result.diagnostics);
         if (hasErrors(result.diagnostics) || !result.plan) {
           invalid = true;

@@ -23,6 +23,9 @@ export const DIAGNOSTIC_CODES = {
   "expr-syntax": "an expression cannot be parsed",
   "unknown-var": "an expression uses a variable that is not defined",
   "unknown-target": "a workload names a target that is not defined",
+  "unknown-host-group": "a workload names a host group that is not defined",
+  "unreachable-from-hosts":
+    "a case runs on other hosts against a server only this machine can reach (launch:)",
   "unknown-workload": "an expect or chart names a workload that is not defined",
   "unknown-param": "a name that is not a workload parameter",
   "duplicate-name": "two workloads share a name",

@@ -30,7 +30,7 @@ import {
 } from "../spec/schema.js";
 import type { DiagnosticSink } from "../spec/sink.js";
 import { formatDuration } from "../spec/units.js";
-import { unconsentedWrite } from "../spec/target-kinds.js";
+import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
 import { evaluate } from "../spec/vars.js";
 
 export const MAX_CASES = 100_000;
@@ -95,6 +95,7 @@ export function expand(
     specHash,
     vars,
     targets: spec.targets,
+    hosts: spec.hosts ?? {},
     workloads: Object.fromEntries(
       spec.workloads.map((w) => [w.name, w.description !== undefined ? { description: w.description } : {}]),
     ),
@@ -322,6 +323,14 @@ function checkCase(
       "not-destructive",
       `${why} to ${destroys.noun} ${destroys.place}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
       ["targets", targetName],
+    );
+    ok = false;
+  }
+  if (params.hosts !== undefined && targetValue(target, "launch") !== undefined) {
+    sink.error(
+      "unreachable-from-hosts",
+      `the cases on host group "${params.hosts}" cannot reach target "${targetName}": a launched server listens on this machine's loopback only; run the server where the hosts reach it and give its address instead of "launch"`,
+      pathOf("hosts"),
     );
     ok = false;
   }

@@ -3,7 +3,7 @@
  * downstream (compile, run, report) re-reads the YAML or applies a default.
  */
 import type { EngineName, Op } from "../spec/words.js";
-import type { Metric, ParamName, Params, Spec, Target, TargetKind } from "../spec/schema.js";
+import type { HostGroup, Metric, ParamName, Params, Spec, Target, TargetKind } from "../spec/schema.js";
 
 /** Where a case's parameter value came from. */
 export type ParamSource = "builtin" | "defaults" | "workload" | "matrix" | "include";
@@ -54,6 +54,8 @@ export interface Plan {
   specHash: string;
   vars: Record<string, number>;
   targets: Record<string, Target>;
+  /** The spec's groups of client hosts; a case whose `hosts` names one runs on every host of it at once. */
+  hosts: Record<string, HostGroup>;
   /** The workloads in spec order, with their descriptions (for reports). */
   workloads: Record<string, { description?: string }>;
   cases: Case[];

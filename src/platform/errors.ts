@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   "http-protocol": EXIT.failure,
   /** A server that stopped answering (its requests time out): the runner gives up on the target. */
   "target-unresponsive": EXIT.failure,
+  /** A client host that died, froze or became unreachable while it ran a case. */
+  "host-lost": EXIT.failure,
   /** A guard that caught what validation should have refused (a bug): said like an error without a code. */
   internal: EXIT.failure,
 } as const satisfies Record<string, number>;

@@ -54,6 +54,8 @@ export interface RunState {
   specFile: string;
   specHash: string;
   sets: string[];
+  /** `--hosts` options of the run (absent in runs made before it existed). */
+  hosts?: string[];
   start: string;
   end?: string;
 }
@@ -191,7 +193,11 @@ export function readResultRows(paths: RunPaths): ResultRow[] {
 }
 
 /** A line of leftovers.ndjson: something a target of the run created outside the run directory. */
-export type RecordedLeftover = Leftover & { target: string };
+export type RecordedLeftover = Leftover & {
+  target: string;
+  /** The client host it was created on, for cases that ran on other hosts (absent: this machine). */
+  host?: string;
+};
 
 /**
  * Appended synchronously, before the thing is used: a run killed a moment later has it on record. Entries

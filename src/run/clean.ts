@@ -33,7 +33,7 @@ export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<
   let plan: Promise<Plan> | undefined;
   // The spec is loaded only for leftovers in a store: how to reach it is in the spec (and the environment).
   const targetsPlan = () =>
-    (plan ??= loadSpec(runPaths(dir).spec, { sets: state.sets }).then((loaded) => {
+    (plan ??= loadSpec(runPaths(dir).spec, { sets: state.sets, hosts: state.hosts }).then((loaded) => {
       if (!loaded.plan) throw new Error(`${runPaths(dir).spec} is not a valid spec any more`);
       return loaded.plan;
     }));
@@ -55,6 +55,10 @@ export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<
 
 async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Plan>, env: NodeJS.ProcessEnv) {
   if (leftover.kind === "directory") {
+    if (leftover.host !== undefined)
+      throw new Error(
+        `it is on host ${leftover.host}: remove it there (only directories named benchspec-… were made)`,
+      );
     // Every directory a run creates outside its run directory is named benchspec-…; anything else on record
     // was not written by benchspec and is left alone.
     if (!isAbsolute(leftover.path) || !basename(leftover.path).startsWith("benchspec-"))

@@ -8,19 +8,23 @@
  */
 import { setMaxListeners } from "node:events";
 import { BACKENDS } from "../engines/index.js";
-import { failedMeasurement } from "../engines/measurement.js";
-import type { ExecContext, Measurement } from "../engines/types.js";
+import type { Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { summarizeCase } from "../results/summary.js";
-import { WRITING_OPS } from "../spec/engines.js";
 import type { RunObserver } from "./observer.js";
-import { prepareTarget, type PreparedTarget } from "../targets/index.js";
-import { cleanupSignal } from "../platform/cleanup-bound.js";
-import { rootCode } from "../platform/errors.js";
-import type { CasePlace } from "../targets/types.js";
+import { HostCoordinator } from "../hosts/coordinator.js";
+import type { PreparedTarget } from "../targets/index.js";
+import {
+  closeCase,
+  DEAD_TARGET_FINISH_TIMEOUT_MS,
+  FINISH_TIMEOUT_MS,
+  measureRepetition,
+  openCase,
+  writesToTarget,
+} from "./case-steps.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -29,6 +33,8 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   observer: RunObserver;
   env: NodeJS.ProcessEnv;
+  /** This benchspec's version: workers on client hosts must run the same. */
+  version: string;
 }
 
 export interface ExecuteOutcome {
@@ -45,7 +51,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   // Every in-flight request listens to the run's signal; hundreds at once are expected, not a leak.
   setMaxListeners(0, signal);
   const unavailable = new Map<string, string>();
-  for (const engine of new Set(plan.cases.map((c) => c.engine))) {
+  // Cases on client hosts run there: each host says what it cannot run.
+  for (const engine of new Set(plan.cases.filter((c) => c.params.hosts === undefined).map((c) => c.engine))) {
     const reason = await (await BACKENDS[engine].executor()).unavailable?.();
     if (reason) unavailable.set(engine, reason);
   }
@@ -58,11 +65,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   );
   const targets: Record<string, PreparedTarget> = {};
   const dead = new Map<string, string>();
+  const hosts = new HostCoordinator({
+    ...options,
+    record: (c, rep, warmup, measurement) => recordRepetition(c, rep, warmup, measurement, options),
+  });
   try {
     for (const [position, c] of plan.cases.entries()) {
       if (signal.aborted) break;
       const missing = range(c.params.repeat).filter((rep) => !measured.has(repKey(c.id, rep)));
-      const reason = unavailable.get(c.engine);
+      const reason = c.params.hosts === undefined ? unavailable.get(c.engine) : undefined;
       if (reason) {
         // The machine cannot run this engine: say so loudly, measure nothing, fail nothing.
         skipped.push({ case: c.id, reason });
@@ -70,11 +81,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
         continue;
       }
       observer.caseStart(c, position + 1, plan.cases.length);
-      if (missing.length > 0) await runCase(c, missing, targets, dead, options);
+      if (missing.length > 0) {
+        if (c.params.hosts !== undefined) await hosts.runCase(c, steps(c, missing));
+        else await runCase(c, missing, targets, dead, options);
+      }
       if (signal.aborted) break;
       observer.caseDone(c, summarizeCase(c, readResultRows(paths)), missing.length === 0);
     }
   } finally {
+    await hosts.close();
     for (const [name, target] of Object.entries(targets))
       await target.cleanup().catch(reportFailure(observer, `cleanup of target ${name}`));
   }
@@ -90,94 +105,88 @@ async function runCase(
   options: ExecuteOptions,
 ) {
   const { plan, paths, signal } = options;
-  const executor = await BACKENDS[c.engine].executor();
-  let failure: unknown;
-  let place: CasePlace | undefined;
-  let ctx: ExecContext | undefined;
-  try {
-    targets[c.target] ??= await prepareTarget(c.target, plan.targets[c.target]!, {
-      runId: options.runId,
-      spec: plan.name,
-      writes: plan.cases.some((other) => other.target === c.target && writes(other)),
-      env: options.env,
-      created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
-    });
-    const target = targets[c.target]!;
-    place = await target.enterCase(c.id);
-    ctx = {
-      location: place.location,
-      target,
-      runId: options.runId,
-      // The run directory holds the compiled artifacts too.
-      artifactsDir: paths.dir,
-      rawDir: paths.raw,
-      signal,
-    };
-    await executor.prepare?.(c, ctx);
-  } catch (error) {
-    if (signal.aborted) return;
-    failure = error;
-  }
-  const steps = [
-    ...range(c.params.warmup).map((rep) => ({ rep, warmup: true })),
-    ...missing.map((rep) => ({ rep, warmup: false })),
-  ];
-  for (const { rep, warmup } of steps) {
+  const open = await openCase(c, {
+    target: plan.targets[c.target]!,
+    prepared: targets,
+    runId: options.runId,
+    spec: plan.name,
+    writes: plan.cases.some((other) => other.target === c.target && writesToTarget(other)),
+    env: options.env,
+    created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
+    // The run directory holds the compiled artifacts too.
+    artifactsDir: paths.dir,
+    rawDir: paths.raw,
+    signal,
+  });
+  for (const { rep, warmup } of steps(c, missing)) {
     if (signal.aborted) break;
-    const start = Date.now();
-    let measurement: Measurement;
-    try {
-      if (failure !== undefined || !ctx) throw failure;
-      const deadSince = dead.get(c.target);
-      if (deadSince !== undefined)
-        throw new Error(`not run: target ${c.target} stopped answering during ${deadSince}`);
-      measurement = await executor.repetition(c, rep, warmup, ctx);
-    } catch (error) {
-      if (signal.aborted) break;
-      measurement = failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error));
-    }
+    const deadSince = dead.get(c.target);
+    const measurement = await measureRepetition(
+      open,
+      c,
+      rep,
+      warmup,
+      deadSince === undefined
+        ? undefined
+        : `not run: target ${c.target} stopped answering during ${deadSince}`,
+    );
     // A repetition Ctrl-C cut short is neither a measurement nor a failure (the object engines return one
     // with the aborted operations as errors): it is not recorded, so --resume runs it again.
     if (signal.aborted) break;
-    const { timeseries, errorCode, ...result } = measurement;
-    const row: ResultRow = {
-      v: 1,
-      source: "run",
-      spec: plan.name,
-      specHash: plan.specHash,
-      case: c.id,
-      workload: c.workload,
-      target: c.target,
-      engine: c.engine,
-      op: c.op,
-      // An autotuned repetition reports the round it chose: the row says which value that was.
-      params: result.autotune ? { ...c.params, [result.autotune.param]: result.autotune.chosen } : c.params,
-      repetition: rep,
-      warmup,
-      ...result,
-    };
-    if (errorCode === "target-unresponsive" && !dead.has(c.target)) dead.set(c.target, c.id);
-    appendRow(paths.results, row);
-    for (const point of timeseries ?? []) {
-      appendRow(paths.timeseries, { case: c.id, repetition: rep, warmup, ...point } satisfies TimeseriesRow);
-    }
-    options.observer.repetitionDone(c, row);
+    if (measurement.errorCode === "target-unresponsive" && !dead.has(c.target)) dead.set(c.target, c.id);
+    recordRepetition(c, rep, warmup, measurement, options);
   }
-  if (ctx && executor.finish) {
-    // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time, and shortly after
-    // an interrupt).
-    const timeoutMs = dead.has(c.target) ? 10_000 : FINISH_TIMEOUT_MS;
-    await executor
-      .finish(c, { ...ctx, signal: cleanupSignal(signal, timeoutMs) })
-      .catch(reportFailure(options.observer, `cleanup of ${c.id}`));
+  const problems = await closeCase(
+    open,
+    c,
+    signal,
+    dead.has(c.target) ? DEAD_TARGET_FINISH_TIMEOUT_MS : FINISH_TIMEOUT_MS,
+  );
+  for (const problem of problems) options.observer.message(problem);
+}
+
+/** Warm-ups first, then the measured repetitions still missing. */
+export const steps = (c: Case, missing: readonly number[]) => [
+  ...range(c.params.warmup).map((rep) => ({ rep, warmup: true })),
+  ...missing.map((rep) => ({ rep, warmup: false })),
+];
+
+/** Appends a repetition's row (and its time series) to the run directory, and tells the observer. */
+export function recordRepetition(
+  c: Case,
+  rep: number,
+  warmup: boolean,
+  measurement: Measurement,
+  options: Pick<ExecuteOptions, "plan" | "paths" | "observer">,
+): void {
+  const { plan, paths } = options;
+  // errorCode is for the runner, not the row.
+  const { timeseries, errorCode, ...result } = measurement;
+  const row: ResultRow = {
+    v: 1,
+    source: "run",
+    spec: plan.name,
+    specHash: plan.specHash,
+    case: c.id,
+    workload: c.workload,
+    target: c.target,
+    engine: c.engine,
+    op: c.op,
+    // An autotuned repetition reports the round it chose: the row says which value that was.
+    params: result.autotune ? { ...c.params, [result.autotune.param]: result.autotune.chosen } : c.params,
+    repetition: rep,
+    warmup,
+    ...result,
+  };
+  appendRow(paths.results, row);
+  for (const point of timeseries ?? []) {
+    appendRow(paths.timeseries, { case: c.id, repetition: rep, warmup, ...point } satisfies TimeseriesRow);
   }
-  await place?.leave().catch(reportFailure(options.observer, `cleanup of ${c.id}`));
+  options.observer.repetitionDone(c, row);
 }
 
 /** A cleanup that fails (a target remounted read-only) is said; the run still ends with its results. */
 const reportFailure = (observer: RunObserver, what: string) => (error: Error) =>
   observer.message(`${what} failed: ${error.message}`);
 
-const FINISH_TIMEOUT_MS = 120_000;
-const writes = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

@@ -43,6 +43,7 @@ import { describeFsError } from "../platform/fs-errors.js";
 export interface RunRequest {
   specFile?: string;
   sets: string[];
+  hosts: string[];
   out?: string;
   resume?: string;
   cwd: string;
@@ -90,10 +91,10 @@ export async function run(request: RunRequest): Promise<RunResult> {
       `--resume takes the spec recorded in ${request.resume}; name no spec with it`,
     );
   }
-  if (request.resume && request.sets.length > 0) {
+  if (request.resume && (request.sets.length > 0 || request.hosts.length > 0)) {
     throw new BenchspecError(
       "usage",
-      `--resume takes the settings recorded in ${request.resume}; --set cannot change them`,
+      `--resume takes the settings recorded in ${request.resume}; --set and --hosts cannot change them`,
     );
   }
   if (request.resume && request.out) {
@@ -107,7 +108,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const specFile = previous ? runPaths(dir!).spec : request.specFile;
   if (!specFile) throw new BenchspecError("usage", "name a spec to run, or --resume a run directory");
   const sets = previous?.sets ?? request.sets;
-  const loaded = await loadSpec(specFile, { sets });
+  const hosts = previous ? (previous.hosts ?? []) : request.hosts;
+  const loaded = await loadSpec(specFile, { sets, hosts });
   if (hasErrors(loaded.diagnostics) || !loaded.plan)
     return { kind: "invalid", diagnostics: loaded.diagnostics };
   const plan = loaded.plan;
@@ -119,7 +121,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const runDir = dir ?? (await newRunDir(request, plan));
   // Nothing in the directory changes before the lock is held; it is released however the run ends.
   const release = lockRunDir(runDir, (message) => request.observer.message(message));
-  return runLocked({ request, runDir, plan, loaded, previous, specFile, sets }).finally(release);
+  return runLocked({ request, runDir, plan, loaded, previous, specFile, sets, hosts }).finally(release);
 }
 
 async function runLocked({
@@ -130,6 +132,7 @@ async function runLocked({
   previous,
   specFile,
   sets,
+  hosts,
 }: {
   request: RunRequest;
   runDir: string;
@@ -138,6 +141,7 @@ async function runLocked({
   previous: RunState | undefined;
   specFile: string;
   sets: string[];
+  hosts: string[];
 }): Promise<RunResult> {
   const state: RunState = previous ?? {
     format: RUN_FORMAT,
@@ -146,6 +150,7 @@ async function runLocked({
     specFile: resolve(request.cwd, specFile),
     specHash: plan.specHash,
     sets,
+    ...(hosts.length > 0 && { hosts }),
     start: new Date().toISOString(),
   };
   if (!previous) {
@@ -208,6 +213,7 @@ async function measure(plan: Plan, state: RunState, runDir: string, request: Run
     signal: request.signal,
     observer: request.observer,
     env: request.env,
+    version: request.version,
   });
   for (const [name, target] of Object.entries(outcome.targets)) {
     provenance.targets[name] = { location: redactUrls(target.location), ...target.details() };

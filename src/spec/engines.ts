@@ -43,6 +43,7 @@ export interface EngineInfo {
 /** Parameters every engine understands. */
 export const COMMON_PARAMS: readonly ParamName[] = [
   "target",
+  "hosts",
   "engine",
   "op",
   "repeat",

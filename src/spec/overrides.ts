@@ -1,7 +1,8 @@
 /**
  * `--set key=value` overrides, applied to the parsed YAML document before validation so the values are
  * checked exactly like the spec's own. Keys:
- *   vars.NAME=…, targets.NAME.KEY=…, defaults.PARAM=…, report.…  — a path in the spec
+ *   vars.NAME=…, targets.NAME.KEY=…, hosts.GROUP.KEY=…,
+ *   defaults.PARAM=…, report.…                                     — a path in the spec
  *   WORKLOAD.PARAM=…                                               — one workload
  *   WORKLOAD.KEY.KEY…=… (e.g. WORKLOAD.matrix.include=…)           — a path in one workload
  *   PARAM=…                                                        — every workload that uses it (as a
@@ -31,7 +32,7 @@ import { canonicalJson, sameValue } from "./params.js";
 import { PARAM_NAMES, paramShape, SWEEPABLE_PARAMS, type ParamName } from "./schema.js";
 import { FORBIDDEN_KEYS } from "./source.js";
 
-const SPEC_ROOTS = new Set(["vars", "targets", "defaults", "report", "name", "description"]);
+const SPEC_ROOTS = new Set(["vars", "targets", "hosts", "defaults", "report", "name", "description"]);
 
 export function applyOverride(doc: Document.Parsed, assignment: string): void {
   const eq = assignment.indexOf("=");
@@ -45,7 +46,8 @@ export function applyOverride(doc: Document.Parsed, assignment: string): void {
       `--set ${key}: the key "${forbidden}" is not allowed (it could alter objects)`,
     );
   const value = parseValue(key, assignment.slice(eq + 1));
-  if (SPEC_ROOTS.has(path[0]!)) {
+  // `hosts` is both a spec root (the groups) and a parameter (`--set hosts=clients`): one segment is the parameter.
+  if (SPEC_ROOTS.has(path[0]!) && !(path.length === 1 && isParam(path[0]!))) {
     setPath(doc, doc, path, value, key);
     return;
   }
@@ -231,4 +233,29 @@ function normalizeEntry(entry: unknown): unknown {
   return Object.fromEntries(
     Object.entries(entry).map(([key, value]) => [key, isParam(key) ? normalize(key, value) : value]),
   );
+}
+
+/** The group `--hosts H1,H2` (without a group name) makes and puts every workload on. */
+export const COMMAND_LINE_GROUP = "command-line";
+
+/**
+ * `--hosts [GROUP=]HOST,HOST…`, as the --set assignments it stands for: the same spec runs on this machine
+ * or on many. With GROUP, that group's ssh hosts (a group the spec defines keeps its other settings); without,
+ * a group of ssh hosts every workload runs on.
+ */
+export function hostsOption(doc: Document.Parsed, option: string): string[] {
+  const eq = option.indexOf("=");
+  const group = eq > 0 ? option.slice(0, eq).trim() : COMMAND_LINE_GROUP;
+  const hosts = (eq > 0 ? option.slice(eq + 1) : option)
+    .split(",")
+    .map((host) => host.trim())
+    .filter((host) => host !== "");
+  if (hosts.length === 0)
+    throw new BenchspecError("invalid-override", `--hosts "${option}": expected [GROUP=]HOST,HOST…`);
+  const list = JSON.stringify(hosts);
+  const defined = isMap(doc.getIn(["hosts", group], true));
+  return [
+    defined ? `hosts.${group}.hosts=${list}` : `hosts.${group}={transport: ssh, hosts: ${list}}`,
+    ...(eq > 0 ? [] : [`hosts=${group}`]),
+  ];
 }

@@ -7,6 +7,7 @@ type Format = "size" | "duration" | "percent" | "plain";
 
 const PARAM_FORMATS: Record<ParamName, Format> = {
   target: "plain",
+  hosts: "plain",
   engine: "plain",
   op: "plain",
   size: "size",

@@ -40,20 +40,21 @@ const uniqueWorkloadNames: Rule = ({ spec, sink }) => {
   });
 };
 
-/** Every place a target is named: workload values and lists, matrix, include/exclude, defaults. */
-function* targetReferences(spec: Spec) {
-  if (spec.defaults?.target !== undefined) yield { name: spec.defaults.target, path: ["defaults", "target"] };
+/** Every place a target or host group is named: workload values and lists, matrix, include/exclude, defaults. */
+function* references(spec: Spec, param: "target" | "hosts") {
+  const fromDefaults = spec.defaults?.[param];
+  if (fromDefaults !== undefined) yield { name: fromDefaults, path: ["defaults", param] };
   for (const [index, workload] of spec.workloads.entries()) {
     const base = ["workloads", index];
-    const { target, matrix } = workload;
-    if (typeof target === "string") yield { name: target, path: [...base, "target"] };
-    else for (const [i, name] of (target ?? []).entries()) yield { name, path: [...base, "target", i] };
-    for (const [i, name] of (matrix?.target ?? []).entries())
-      yield { name, path: [...base, "matrix", "target", i] };
+    const { [param]: value, matrix } = workload;
+    if (typeof value === "string") yield { name: value, path: [...base, param] };
+    else for (const [i, name] of (value ?? []).entries()) yield { name, path: [...base, param, i] };
+    for (const [i, name] of (matrix?.[param] ?? []).entries())
+      yield { name, path: [...base, "matrix", param, i] };
     for (const list of ["include", "exclude"] as const) {
       for (const [i, entry] of (matrix?.[list] ?? []).entries()) {
-        if (entry.target !== undefined)
-          yield { name: entry.target, path: [...base, "matrix", list, i, "target"] };
+        const name = entry[param];
+        if (name !== undefined) yield { name, path: [...base, "matrix", list, i, param] };
       }
     }
   }
@@ -61,10 +62,23 @@ function* targetReferences(spec: Spec) {
 
 const targetsExist: Rule = ({ spec, sink }) => {
   const known = Object.keys(spec.targets);
-  for (const { name, path } of targetReferences(spec)) {
+  for (const { name, path } of references(spec, "target")) {
     if (!Object.hasOwn(spec.targets, name)) {
       const hint = didYouMean(name, known) || ` (defined targets: ${known.join(", ") || "none"})`;
       sink.error("unknown-target", `no target named "${name}"${hint}`, path);
+    }
+  }
+};
+
+const hostGroupsExist: Rule = ({ spec, sink }) => {
+  const groups = spec.hosts ?? {};
+  const known = Object.keys(groups);
+  for (const { name, path } of references(spec, "hosts")) {
+    if (!Object.hasOwn(groups, name)) {
+      const hint =
+        didYouMean(name, known) ||
+        (known.length > 0 ? ` (defined host groups: ${known.join(", ")})` : "; define it under `hosts:`");
+      sink.error("unknown-host-group", `no host group named "${name}"${hint}`, path);
     }
   }
 };
@@ -311,6 +325,7 @@ const charts: Rule = ({ spec, sink }) => {
 export const RULES: Record<string, Rule> = {
   uniqueWorkloadNames,
   targetsExist,
+  hostGroupsExist,
   targetNamesDistinct,
   targetKindRules,
   sweptOnce,

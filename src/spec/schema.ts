@@ -172,6 +172,65 @@ export type Target = z.output<typeof TargetSchema>;
 export type TargetKind = Target["kind"];
 export const TARGET_KINDS = ["fs", "block", "s3", "ipfs"] as const satisfies readonly TargetKind[];
 
+/* ---------- client hosts ---------- */
+
+/**
+ * An OpenSSH destination ([user@]host, or ssh://[user@]host[:port]). Never starting with "-": ssh would read
+ * it as an option.
+ */
+const SSH_DESTINATION =
+  /^(ssh:\/\/)?([A-Za-z0-9._%+-]{1,64}@)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9._-]{0,252}))(:\d{1,5})?$/;
+const sshDestination = z
+  .string()
+  .refine((value) => SSH_DESTINATION.test(value), {
+    message:
+      "expected an ssh destination such as node1, alice@node1.example.com or ssh://alice@10.0.0.5:2222",
+    params: { code: "invalid-value" },
+  })
+  .meta({ pattern: SSH_DESTINATION.source });
+
+/** How benchspec is started on a host: a command line its shell runs (`benchspec`, `npx benchspec`, a path). */
+const remoteCommand = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((value) => !hasControlChars(value), {
+    message: "must be a single line without control characters",
+    params: { code: "invalid-value" },
+  })
+  .describe("how to start benchspec on each host (default: benchspec); it must be the same version as here");
+
+const sshGroup = z.strictObject({
+  transport: z.literal("ssh").describe("reach each host with the user's own OpenSSH client"),
+  description: text.optional(),
+  hosts: z
+    .array(sshDestination)
+    .min(1)
+    .max(1024)
+    .describe("ssh destinations, resolved through your ssh config"),
+  command: remoteCommand.optional(),
+  sshConfig: envString.optional().describe("an ssh_config file to use instead of ~/.ssh/config (ssh -F)"),
+  connectTimeout: positiveDuration.optional().describe("how long ssh may take to connect (default: 10s)"),
+});
+
+const slurmGroup = z.strictObject({
+  transport: z
+    .literal("slurm")
+    .describe("place one worker per node with srun, inside or outside an allocation"),
+  description: text.optional(),
+  nodes: count(1, 100_000, "nodes").describe("how many nodes run the case (srun -N, one task per node)"),
+  command: remoteCommand.optional(),
+  srun: z
+    .array(z.string().min(1).max(1024))
+    .max(64)
+    .optional()
+    .describe("further srun arguments, e.g. [--partition=debug, --time=10]"),
+});
+
+export const HostGroupSchema = z.discriminatedUnion("transport", [sshGroup, slurmGroup]);
+export type HostGroup = z.output<typeof HostGroupSchema>;
+export type Transport = HostGroup["transport"];
+
 /* ---------- workload parameters ---------- */
 
 const dataSchema = z.union([
@@ -232,6 +291,9 @@ const autotuneSchema = z.strictObject({
 /** Every workload parameter: usable in a workload, in `defaults`, as a matrix dimension and in include/exclude. */
 export const paramShape = {
   target: name("a target name").describe("name of a target in `targets`"),
+  hosts: name("a host group name").describe(
+    "name of a group in `hosts`: every host of it runs each case at the same instant (default: this machine only)",
+  ),
   engine: z.enum(ENGINE_NAMES).describe("default: fio for fs/block, s3 for s3, ipfs for ipfs"),
   op: z.enum(OPS),
   size: positiveSize.describe("fio: file size per job; s3/ipfs: object size"),
@@ -279,6 +341,7 @@ export type ParamValue = Params[ParamName];
 /** Parameters whose values are scalars: in a workload, a list of them is a matrix dimension. */
 export const SWEEPABLE_PARAMS = [
   "target",
+  "hosts",
   "engine",
   "op",
   "size",
@@ -404,6 +467,10 @@ export const SpecSchema = z
       .optional()
       .describe("named numbers and expressions, usable in expect formulas"),
     targets: z.record(name("a target name"), TargetSchema).describe("the storage to benchmark, by name"),
+    hosts: z
+      .record(name("a host group name"), HostGroupSchema)
+      .optional()
+      .describe("groups of client hosts that run workloads together, by name"),
     defaults: partialParams.optional().describe("parameter values for every workload"),
     workloads: z.array(WorkloadSchema).min(1, "a spec needs at least one workload"),
     expect: z.array(expectSchema).optional(),

@@ -1,0 +1,271 @@
+/**
+ * Running a case on a group of client hosts at the same instant, written down once:
+ *   1. the group's workers started (once per run; again for a later case if one was lost) and greeted
+ *   2. every host prepares the case (its target, files or objects to read, preconditioning) and says ready
+ *   3. per repetition: each host's clock read over its session (offset and bound), one start instant sent,
+ *      every host's measurement collected, translated to this machine's clock and merged into one row
+ *   4. every host finishes the case (cleanup), bounded in time
+ * A host that fails, dies or freezes fails the case with its name and why; the others are stopped; nothing
+ * waits without a bound (session.ts); later cases go on.
+ */
+import { setMaxListeners } from "node:events";
+import { failedMeasurement } from "../engines/measurement.js";
+import type { Measurement } from "../engines/types.js";
+import type { Case, Plan } from "../plan/types.js";
+import { mergeHostMeasurements } from "../results/merge-hosts.js";
+import { recordLeftover, type RunPaths } from "../results/run-dir.js";
+import { envRefs } from "../spec/strings.js";
+import type { RunObserver } from "../run/observer.js";
+import { writesToTarget } from "../run/case-steps.js";
+import { PROTOCOL_VERSION } from "./protocol.js";
+import { HostLost, HostSession, within, type ClockReading, type WorkerLink } from "./session.js";
+
+export interface CoordinatorOptions {
+  plan: Plan;
+  paths: RunPaths;
+  runId: string;
+  signal: AbortSignal;
+  observer: RunObserver;
+  env: NodeJS.ProcessEnv;
+  version: string;
+  /** Appends a repetition's row (orchestrate.ts's, so local and remote rows are written alike). */
+  record(c: Case, repetition: number, warmup: boolean, measurement: Measurement): void;
+}
+
+/** A host whose clock cannot be read closer than this cannot be started with the others. */
+export const MAX_CLOCK_ERROR_MS = 50;
+/** How far ahead the start instant is set: long enough for the start message to reach every host. */
+const START_LEAD_MS = 250;
+/** How long hosts get to finish a case after Ctrl-C, and to confirm their cleanup at the end. */
+const INTERRUPTED_FINISH_MS = 10_000;
+const FINISH_MS = 120_000;
+
+export class HostCoordinator {
+  private readonly sessions = new Map<string, Promise<HostSession>>();
+
+  constructor(private readonly options: CoordinatorOptions) {}
+
+  async runCase(c: Case, steps: readonly { rep: number; warmup: boolean }[]): Promise<void> {
+    const { signal } = this.options;
+    const session = await this.session(c.params.hosts!);
+    const links = session.links;
+    const notReady = links.map((link) => whyNot(link, c)).filter((why) => why !== undefined);
+    if (notReady.length > 0) return this.failAll(c, steps, notReady.join("; "));
+
+    const writes = this.options.plan.cases.some(
+      (other) => other.target === c.target && writesToTarget(other),
+    );
+    for (const link of links)
+      link.send({
+        t: "prepare",
+        case: { ...c },
+        target: { ...this.options.plan.targets[c.target]! },
+        writes,
+      });
+    const answers = await Promise.allSettled(
+      links.map((link) => link.expect(["ready", "failed"], (m) => m.case === c.id)),
+    );
+    const failures = answers.flatMap((answer, i) =>
+      answer.status === "rejected"
+        ? [(answer.reason as Error).message]
+        : answer.value.t === "failed"
+          ? [`host ${links[i]!.host}: ${answer.value.error}`]
+          : [],
+    );
+    if (failures.length > 0 && !signal.aborted) this.failAll(c, steps, failures.join("; "));
+    else {
+      for (const { rep, warmup } of steps) {
+        if (signal.aborted) break;
+        const measurement = await this.repetition(session, c, rep, warmup);
+        // Cut short by Ctrl-C: not recorded, so --resume runs it again.
+        if (signal.aborted) break;
+        this.options.record(c, rep, warmup, measurement);
+        // A host that is gone fails the rest of the case at once, naming it.
+        const lost = links.filter((link) => link.dead !== undefined);
+        if (lost.length > 0) {
+          const rest = steps.slice(steps.findIndex((s) => s.rep === rep && s.warmup === warmup) + 1);
+          this.failAll(c, rest, lost.map((link) => link.lost().message).join("; "));
+          break;
+        }
+      }
+    }
+    await this.finish(links, c);
+  }
+
+  /** Says bye to every group's workers; what they could not clean up is said. */
+  async close(): Promise<void> {
+    for (const opening of this.sessions.values()) {
+      const session = await opening;
+      const problems = await session.close(this.options.signal.aborted ? INTERRUPTED_FINISH_MS : FINISH_MS);
+      for (const problem of problems) this.options.observer.message(problem);
+    }
+    this.sessions.clear();
+  }
+
+  private async session(name: string): Promise<HostSession> {
+    const existing = this.sessions.get(name);
+    if (existing) {
+      const session = await existing;
+      if (session.links.every((link) => link.dead === undefined)) return session;
+      // A host was lost in an earlier case: start the group afresh (a restarted host comes back).
+      for (const problem of await session.close(INTERRUPTED_FINISH_MS))
+        this.options.observer.message(problem);
+    }
+    const opening = this.open(name);
+    this.sessions.set(name, opening);
+    return opening;
+  }
+
+  private async open(name: string): Promise<HostSession> {
+    const { plan, observer, paths } = this.options;
+    const session = new HostSession(name, plan.hosts[name]!);
+    for (const link of session.links) {
+      link.onUnasked = (message) => {
+        // Recorded with the host: it is there, not here, that a killed attempt's leftovers are.
+        if (message.t === "leftover")
+          recordLeftover(paths.dir, { ...message.leftover, target: message.target, host: link.host });
+      };
+    }
+    const engines = [...new Set(plan.cases.filter((c) => c.params.hosts === name).map((c) => c.engine))];
+    await session.greet(
+      {
+        protocol: PROTOCOL_VERSION,
+        runId: this.options.runId,
+        spec: plan.name,
+        env: this.secrets(name),
+        engines,
+      },
+      this.options.version,
+    );
+    observer.message(
+      `host group ${name}: ${session.links.map((link) => (link.dead ? `${link.host} (${link.dead})` : link.host)).join(", ")}`,
+    );
+    return session;
+  }
+
+  /** The values of the ${env:NAME} references in the targets of the group's cases: they travel over stdin. */
+  private secrets(group: string): Record<string, string> {
+    const { plan, env } = this.options;
+    const names = new Set<string>();
+    for (const c of plan.cases) {
+      if (c.params.hosts !== group) continue;
+      for (const value of Object.values(plan.targets[c.target]!)) {
+        const refs = typeof value === "string" ? envRefs(value) : undefined;
+        if (refs && "names" in refs) for (const ref of refs.names) names.add(ref);
+      }
+    }
+    return Object.fromEntries(
+      [...names].flatMap((ref) => (env[ref] === undefined ? [] : [[ref, env[ref]!]])),
+    );
+  }
+
+  private async repetition(
+    session: HostSession,
+    c: Case,
+    rep: number,
+    warmup: boolean,
+  ): Promise<Measurement> {
+    const links = session.links;
+    const begun = Date.now();
+    let clocks: ClockReading[];
+    try {
+      clocks = await Promise.all(links.map((link) => session.readClock(link)));
+    } catch (error) {
+      return failedMeasurement(begun, Date.now(), (error as Error).message);
+    }
+    const unbounded = links.filter((_, i) => clocks[i]!.errorMs > MAX_CLOCK_ERROR_MS);
+    if (unbounded.length > 0)
+      return failedMeasurement(
+        begun,
+        Date.now(),
+        unbounded
+          .map(
+            (link) =>
+              `host ${link.host}: its clock cannot be read closer than ±${clocks[links.indexOf(link)]!.errorMs.toFixed(0)} ms (limit ±${MAX_CLOCK_ERROR_MS} ms), so it cannot start with the others`,
+          )
+          .join("; "),
+      );
+    const at = Date.now() + START_LEAD_MS + 2 * Math.max(...clocks.map((clock) => clock.errorMs));
+    links.forEach((link, i) =>
+      link.send({ t: "start", case: c.id, repetition: rep, warmup, at: at + clocks[i]!.offsetMs }),
+    );
+    const stopOthers = () => {
+      for (const link of links) link.send({ t: "abort" });
+    };
+    const interrupt = this.options.signal;
+    setMaxListeners(0, interrupt);
+    interrupt.addEventListener("abort", stopOthers, { once: true });
+    try {
+      const results = await Promise.all(
+        links.map((link) =>
+          link
+            .expect("result", (m) => m.case === c.id && m.repetition === rep && m.warmup === warmup)
+            .catch((error: Error) => {
+              // One host lost: the others are stopped rather than left to run their repetition out.
+              stopOthers();
+              return error;
+            }),
+        ),
+      );
+      const lost = results.filter((result) => result instanceof Error);
+      const answers = results.filter((result) => !(result instanceof Error)) as Exclude<
+        (typeof results)[number],
+        Error
+      >[];
+      if (lost.length > 0 || answers.length !== links.length) {
+        const why = lost
+          .map((error) => (error instanceof HostLost ? error.message : String(error)))
+          .join("; ");
+        return failedMeasurement(begun, Date.now(), `${why}; the other hosts were stopped`, "host-lost");
+      }
+      return mergeHostMeasurements(
+        answers.map((result, i) => ({
+          host: links[i]!.host,
+          measurement: onOurClock(result.measurement as unknown as Measurement, clocks[i]!.offsetMs),
+        })),
+        c.params.sample,
+      );
+    } finally {
+      interrupt.removeEventListener("abort", stopOthers);
+    }
+  }
+
+  private async finish(links: readonly WorkerLink[], c: Case): Promise<void> {
+    const bound = this.options.signal.aborted ? INTERRUPTED_FINISH_MS : FINISH_MS;
+    await Promise.all(
+      links.map(async (link) => {
+        if (link.dead !== undefined) return;
+        link.send({ t: "finish", case: c.id });
+        const finished = await within(
+          link.expect("finished", (m) => m.case === c.id),
+          bound,
+        );
+        if (!finished)
+          this.options.observer.message(
+            `host ${link.host}: cleanup of ${c.id} did not end within ${bound / 1000} s`,
+          );
+        for (const problem of finished?.problems ?? [])
+          this.options.observer.message(`host ${link.host}: ${problem}`);
+      }),
+    );
+  }
+
+  private failAll(c: Case, steps: readonly { rep: number; warmup: boolean }[], why: string): void {
+    const now = Date.now();
+    for (const { rep, warmup } of steps)
+      this.options.record(c, rep, warmup, failedMeasurement(now, now, why));
+  }
+}
+
+/** Why a host cannot run the case before it starts: gone, or without the engine. */
+function whyNot(link: WorkerLink, c: Case): string | undefined {
+  if (link.dead !== undefined) return link.lost().message;
+  const missing = link.hello?.unavailable[c.engine];
+  return missing === undefined ? undefined : `host ${link.host}: ${missing}`;
+}
+
+/** A host's measurement with its instants moved from its clock to this machine's. */
+function onOurClock(measurement: Measurement, offsetMs: number): Measurement {
+  const shift = (iso: string) => new Date(Date.parse(iso) - offsetMs).toISOString();
+  return { ...measurement, start: shift(measurement.start), end: shift(measurement.end) };
+}

@@ -1,0 +1,129 @@
+/**
+ * The worker protocol: what the coordinator (benchspec run, on this machine) and a worker (`benchspec
+ * worker`, on a client host) say to each other. One JSON object per line, on the worker's stdin and stdout,
+ * whatever carries them (an ssh session, srun's broadcast stdin and labelled stdout, an Indexed Job's
+ * attached streams): the transport only moves lines. Every message names the worker it is for (`to`) or from
+ * (`from`), so a transport that broadcasts one stdin to all workers (srun --input=all) needs nothing more.
+ *
+ *   coordinator                       worker
+ *   hello {runId, env, engines}  →    ← hello {version, hostname, unavailable}
+ *   clock {id}                   →    ← clock {id, now}           (repeated: offset and its bound)
+ *   prepare {case, target}       →    ← ready | failed            (target, case place, the engine's prepare)
+ *   start {case, rep, at}        →    ← result {measurement}      (at = the start instant on the worker's clock)
+ *   abort                        →                                (Ctrl-C: the running step ends early)
+ *   finish {case}                →    ← finished
+ *   bye                          →    ← bye                       (targets released; the worker exits)
+ *                                     ← alive                     (every second, whatever it does)
+ *                                     ← leftover                  (something created outside its run)
+ * End of file on stdin is an abort followed by bye: a coordinator that dies takes its workers with it.
+ */
+import { z } from "zod";
+
+export const PROTOCOL_VERSION = 1;
+
+/** How often a worker says it is alive, and how long the coordinator waits without hearing from one. */
+export const ALIVE_INTERVAL_MS = 1_000;
+export const SILENCE_LIMIT_MS = 10_000;
+/** How long a worker may take to say its first word (ssh connecting, Node starting, `npx` fetching). */
+export const STARTUP_LIMIT_MS = 90_000;
+
+const caseId = z.string().min(1).max(4096);
+
+export const ToWorkerSchema = z.discriminatedUnion("t", [
+  z.object({
+    t: z.literal("hello"),
+    to: z.number().int(),
+    protocol: z.number().int(),
+    runId: z.string(),
+    spec: z.string(),
+    /** The values of the ${env:NAME} references the host's targets need (secrets travel here, never in argv). */
+    env: z.record(z.string(), z.string()),
+    engines: z.array(z.string()),
+  }),
+  z.object({ t: z.literal("clock"), to: z.number().int(), id: z.number().int() }),
+  z.object({
+    t: z.literal("prepare"),
+    to: z.number().int(),
+    /** The plan's Case and its target's spec, checked by the coordinator's validation. */
+    case: z.record(z.string(), z.unknown()),
+    target: z.record(z.string(), z.unknown()),
+    writes: z.boolean(),
+  }),
+  z.object({
+    t: z.literal("start"),
+    to: z.number().int(),
+    case: caseId,
+    repetition: z.number().int(),
+    warmup: z.boolean(),
+    at: z.number(),
+  }),
+  z.object({ t: z.literal("abort"), to: z.number().int() }),
+  z.object({ t: z.literal("finish"), to: z.number().int(), case: caseId }),
+  z.object({ t: z.literal("bye"), to: z.number().int() }),
+]);
+export type ToWorker = z.infer<typeof ToWorkerSchema>;
+
+const leftover = z.union([
+  z.object({ kind: z.literal("directory"), path: z.string() }),
+  z.object({ kind: z.literal("keys"), bucket: z.string(), prefix: z.string() }),
+]);
+
+export const FromWorkerSchema = z.discriminatedUnion("t", [
+  z.object({
+    t: z.literal("hello"),
+    from: z.number().int(),
+    protocol: z.number().int(),
+    version: z.string(),
+    hostname: z.string(),
+    /** Engines this host cannot run, and why (fio not installed…). */
+    unavailable: z.record(z.string(), z.string()),
+  }),
+  z.object({ t: z.literal("clock"), from: z.number().int(), id: z.number().int(), now: z.number() }),
+  z.object({ t: z.literal("ready"), from: z.number().int(), case: caseId }),
+  z.object({
+    t: z.literal("failed"),
+    from: z.number().int(),
+    case: caseId,
+    error: z.string(),
+    code: z.string().optional(),
+  }),
+  z.object({
+    t: z.literal("result"),
+    from: z.number().int(),
+    case: caseId,
+    repetition: z.number().int(),
+    warmup: z.boolean(),
+    /** The engine's Measurement, on the worker's clock. */
+    measurement: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    t: z.literal("finished"),
+    from: z.number().int(),
+    case: caseId,
+    problems: z.array(z.string()),
+  }),
+  z.object({ t: z.literal("leftover"), from: z.number().int(), target: z.string(), leftover }),
+  z.object({ t: z.literal("alive"), from: z.number().int() }),
+  z.object({ t: z.literal("bye"), from: z.number().int(), problems: z.array(z.string()) }),
+]);
+export type FromWorker = z.infer<typeof FromWorkerSchema>;
+
+/** One message as the line a transport carries. */
+export const encodeMessage = (message: ToWorker | FromWorker) => `${JSON.stringify(message)}\n`;
+
+/**
+ * A line read from the other side, or undefined for anything else on that stream (a login banner, a shell's
+ * complaint): those are kept for error messages, never taken as messages.
+ */
+function decode<T>(schema: z.ZodType<T>, line: string): T | undefined {
+  if (!line.startsWith("{")) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const decodeFromWorker = (line: string) => decode(FromWorkerSchema, line);
+export const decodeToWorker = (line: string) => decode(ToWorkerSchema, line);

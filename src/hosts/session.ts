@@ -1,0 +1,200 @@
+/**
+ * The coordinator's side of one group of workers for the length of a run: the transport started once, each
+ * worker greeted (version, engines it can run), its clock measured, its messages routed to whoever waits for
+ * them. Every wait is bounded: a worker whose process ended, or that said nothing for SILENCE_LIMIT_MS (a
+ * frozen host), is dead, and whatever waited for it gets an error naming the host and why.
+ */
+import type { HostGroup } from "../spec/schema.js";
+import {
+  decodeFromWorker,
+  encodeMessage,
+  PROTOCOL_VERSION,
+  SILENCE_LIMIT_MS,
+  STARTUP_LIMIT_MS,
+  type FromWorker,
+  type ToWorker,
+} from "./protocol.js";
+import { hostNames, namedByWorkers, startWorkers } from "./transports.js";
+import type { StartedWorkers } from "./types.js";
+
+/** Lost contact with a host: the message names it and says why. */
+export class HostLost extends Error {}
+
+type Incoming<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
+type Outgoing = ToWorker extends infer M ? (M extends ToWorker ? Omit<M, "to"> : never) : never;
+
+interface Waiter {
+  match(message: FromWorker): boolean;
+  resolve(message: FromWorker): void;
+  reject(error: Error): void;
+}
+
+export class WorkerLink {
+  /** Why the worker is gone; undefined while it is there. */
+  dead: string | undefined;
+  lastHeard = Date.now();
+  /** Whether it said anything yet: starting (ssh, Node, an `npx` download) may take longer than silence may. */
+  heard = false;
+  hello: Incoming<"hello"> | undefined;
+  private readonly waiters = new Set<Waiter>();
+  /** Things the worker reported unasked (leftovers), for the coordinator to record. */
+  onUnasked: (message: FromWorker) => void = () => {};
+
+  constructor(
+    public host: string,
+    readonly index: number,
+    private readonly workers: StartedWorkers,
+  ) {}
+
+  send(message: Outgoing): void {
+    if (this.dead === undefined)
+      this.workers.write(this.index, encodeMessage({ ...message, to: this.index } as ToWorker));
+  }
+
+  /** Waits for the worker's message of one of `types` that `match` accepts (rejects with HostLost if it dies first). */
+  expect<T extends FromWorker["t"]>(
+    types: T | readonly T[],
+    match: (message: Incoming<T>) => boolean = () => true,
+  ): Promise<Incoming<T>> {
+    if (this.dead !== undefined) return Promise.reject(this.lost());
+    const wanted: readonly string[] = typeof types === "string" ? [types] : types;
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        match: (message) => wanted.includes(message.t) && match(message as Incoming<T>),
+        resolve: (message) => {
+          this.waiters.delete(waiter);
+          resolve(message as Incoming<T>);
+        },
+        reject: (error) => {
+          this.waiters.delete(waiter);
+          reject(error);
+        },
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  receive(message: FromWorker): void {
+    this.lastHeard = Date.now();
+    this.heard = true;
+    for (const waiter of this.waiters) {
+      if (waiter.match(message)) return waiter.resolve(message);
+    }
+    if (message.t !== "alive") this.onUnasked(message);
+  }
+
+  die(why: string): void {
+    if (this.dead !== undefined) return;
+    const said = this.workers.stderr(this.index).trim();
+    this.dead = said ? `${why}; it said: ${said.split("\n").slice(-3).join(" / ")}` : why;
+    for (const waiter of this.waiters) waiter.reject(this.lost());
+  }
+
+  lost(): HostLost {
+    return new HostLost(`host ${this.host}: ${this.dead ?? "gone"}`);
+  }
+}
+
+export interface ClockReading {
+  /** The worker's clock minus the coordinator's, in ms. */
+  offsetMs: number;
+  /** How far off the offset can be: half the shortest round trip. */
+  errorMs: number;
+}
+
+export class HostSession {
+  readonly links: WorkerLink[];
+  private readonly workers: StartedWorkers;
+  private readonly watch: NodeJS.Timeout;
+  private readonly namedByWorkers: boolean;
+
+  constructor(
+    readonly name: string,
+    group: HostGroup,
+  ) {
+    const names = hostNames(group);
+    this.namedByWorkers = namedByWorkers(group);
+    this.workers = startWorkers(group, group.command ?? "benchspec", {
+      line: (line, index) => {
+        const message = decodeFromWorker(line);
+        const link = this.links[message?.from ?? index ?? -1];
+        if (message && link) link.receive(message);
+      },
+      exit: (index, why) => {
+        for (const link of index === undefined ? this.links : [this.links[index]!]) link.die(why);
+      },
+    });
+    this.links = names.map((host, index) => new WorkerLink(host, index, this.workers));
+    this.watch = setInterval(() => {
+      const now = Date.now();
+      for (const link of this.links) {
+        if (now - link.lastHeard > (link.heard ? SILENCE_LIMIT_MS : STARTUP_LIMIT_MS))
+          link.die(
+            `no word from its worker for ${Math.round((now - link.lastHeard) / 1000)} s (frozen or cut off)`,
+          );
+      }
+    }, 1_000);
+    this.watch.unref();
+  }
+
+  /** Greets every worker; a worker that answers with another protocol or version is refused. */
+  async greet(hello: Omit<Extract<Outgoing, { t: "hello" }>, "t">, version: string): Promise<void> {
+    await Promise.all(
+      this.links.map(async (link) => {
+        link.send({ t: "hello", ...hello });
+        const answer = await link.expect("hello").catch(() => undefined);
+        if (!answer) return;
+        if (answer.protocol !== PROTOCOL_VERSION || answer.version !== version) {
+          link.die(
+            `it runs benchspec ${answer.version} (worker protocol ${answer.protocol}), this machine ${version} (protocol ${PROTOCOL_VERSION}); install the same version there`,
+          );
+          return;
+        }
+        if (this.namedByWorkers) link.host = answer.hostname;
+        link.hello = answer;
+      }),
+    );
+  }
+
+  /** Several round trips; the one with the shortest round trip bounds the offset best (as NTP does). */
+  async readClock(link: WorkerLink, rounds = 5): Promise<ClockReading> {
+    let best: ClockReading | undefined;
+    for (let id = 0; id < rounds; id++) {
+      const sent = Date.now();
+      link.send({ t: "clock", id });
+      const { now } = await link.expect("clock", (m) => m.id === id);
+      const received = Date.now();
+      const reading = { offsetMs: now - (sent + received) / 2, errorMs: (received - sent) / 2 };
+      if (!best || reading.errorMs < best.errorMs) best = reading;
+    }
+    return best!;
+  }
+
+  /** Says bye to every worker and waits (bounded) for them to clean up, then stops the transport. */
+  async close(graceMs: number): Promise<string[]> {
+    const problems: string[] = [];
+    await Promise.all(
+      this.links.map(async (link) => {
+        if (link.dead !== undefined) return;
+        link.send({ t: "bye" });
+        const bye = await within(link.expect("bye"), graceMs);
+        if (bye) problems.push(...bye.problems.map((problem) => `host ${link.host}: ${problem}`));
+        else
+          problems.push(
+            `host ${link.host}: its worker did not confirm its cleanup within ${graceMs / 1000} s`,
+          );
+      }),
+    );
+    clearInterval(this.watch);
+    await this.workers.stop(2_000);
+    return problems;
+  }
+}
+
+/** The promise's value, or undefined if it rejects or takes longer than `ms`. */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return Promise.race([
+    promise.catch(() => undefined),
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref()),
+  ]);
+}

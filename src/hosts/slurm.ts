@@ -1,0 +1,37 @@
+/**
+ * Hosts placed by Slurm: one `srun` runs one worker per node (SLURM_PROCID is the worker's index), inside
+ * the user's allocation or asking for one. srun gives every task the same stdin (--input=all) and merges
+ * their stdout line by line; messages say whom they are for and from whom, so that is all it takes.
+ */
+import type { HostTransport } from "./types.js";
+import { startWorkerProcess } from "./worker-process.js";
+
+export const slurmTransport: HostTransport<"slurm"> = {
+  // The nodes are Slurm's choice: until their workers say hello they are known by their task number.
+  hostNames: (group) => Array.from({ length: group.nodes }, (_, task) => `task ${task}`),
+  namedByWorkers: true,
+  start(group, command, events) {
+    const srun = startWorkerProcess(
+      "srun",
+      [
+        `--nodes=${group.nodes}`,
+        `--ntasks=${group.nodes}`,
+        "--ntasks-per-node=1",
+        "--input=all",
+        // One worker's failure is the coordinator's to handle (it names the host); the others go on.
+        "--kill-on-bad-exit=0",
+        ...(group.srun ?? []),
+        "sh",
+        "-c",
+        `exec ${command} worker`,
+      ],
+      (line) => events.line(line, undefined),
+      (why) => events.exit(undefined, why),
+    );
+    return {
+      write: (_index, line) => srun.write(line),
+      stderr: () => srun.stderr(),
+      stop: (graceMs) => srun.stop(graceMs),
+    };
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * The host-transport interface. One transport per way of reaching client hosts (ssh, slurm), each in its
+ * own module, registered in transports.ts as a Record<Transport, HostTransport> (a missing one is a type
+ * error). A transport starts one worker per host and moves lines; it knows nothing of what they say.
+ */
+import type { HostGroup, Transport } from "../spec/schema.js";
+
+export type GroupOf<T extends Transport> = Extract<HostGroup, { transport: T }>;
+
+export interface StartedWorkers {
+  /** Sends one line to worker `index` (a transport with one shared stdin sends it to all: lines say `to`). */
+  write(index: number, line: string): void;
+  /** The last lines of what the worker (or its transport) printed that were not messages, for errors. */
+  stderr(index: number): string;
+  /** Ends the workers: their stdin closed at once, their processes stopped after `graceMs`. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export interface WorkerEvents {
+  /** A line one of the workers printed; `index` when the transport knows whose it is. */
+  line(line: string, index: number | undefined): void;
+  /** A worker's process (or the transport's one process for all, index undefined) ended. */
+  exit(index: number | undefined, why: string): void;
+}
+
+export interface HostTransport<T extends Transport> {
+  /** The hosts of the group as people read them, before anything starts (plan, messages). */
+  hostNames(group: GroupOf<T>): string[];
+  /** The hosts are known by name only once their workers say it (Slurm picks the nodes). */
+  namedByWorkers: boolean;
+  /**
+   * Starts `benchspec worker` on every host of the group. `command` is the group's command, or this
+   * benchspec's own when the group gives none.
+   */
+  start(group: GroupOf<T>, command: string, events: WorkerEvents): StartedWorkers;
+}

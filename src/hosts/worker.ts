@@ -1,0 +1,193 @@
+/**
+ * The worker: `benchspec worker`, started on a client host by a transport (ssh, srun). It runs the cases the
+ * coordinator sends with the same steps as a local run (run/case-steps.ts) and answers over stdout; see
+ * protocol.ts. Long steps (prepare, a repetition, finish, bye) run one after another; `clock` and `abort`
+ * are answered at once, also while a repetition runs. Its stdout carries messages only: everything it has
+ * to say to people goes to stderr.
+ */
+import { hostname } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { BACKENDS } from "../engines/index.js";
+import type { Case } from "../plan/types.js";
+import { setMaxListeners } from "node:events";
+import type { Target } from "../spec/schema.js";
+import type { EngineName } from "../spec/words.js";
+import type { PreparedTarget } from "../targets/index.js";
+import {
+  closeCase,
+  FINISH_TIMEOUT_MS,
+  measureRepetition,
+  openCase,
+  type OpenCase,
+} from "../run/case-steps.js";
+import {
+  ALIVE_INTERVAL_MS,
+  decodeToWorker,
+  encodeMessage,
+  PROTOCOL_VERSION,
+  type FromWorker,
+  type ToWorker,
+} from "./protocol.js";
+
+export interface WorkerOptions {
+  /** Which worker this is (messages for others are ignored: srun gives every task the same stdin). */
+  index: number;
+  version: string;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  log: (line: string) => void;
+}
+
+type Outgoing = FromWorker extends infer M ? (M extends FromWorker ? Omit<M, "from"> : never) : never;
+
+export async function runWorker(options: WorkerOptions): Promise<void> {
+  const { index } = options;
+  const send = (message: Outgoing) =>
+    options.output.write(encodeMessage({ ...message, from: index } as FromWorker));
+  const alive = setInterval(() => send({ t: "alive" }), ALIVE_INTERVAL_MS);
+  // Raw tool outputs stay on the host for the length of the run: the coordinator keeps the rows.
+  const scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
+  const prepared: Record<string, PreparedTarget> = {};
+  const cases = new Map<string, { c: Case; open: OpenCase }>();
+  let session: Extract<ToWorker, { t: "hello" }> | undefined;
+  /** Ctrl-C on the coordinator (or its end): aborts what runs now; later steps get a fresh signal. */
+  let interrupt = new AbortController();
+  let queue = Promise.resolve();
+  const later = (step: () => Promise<void>) => {
+    queue = queue.then(step).catch((error: Error) => options.log(`worker ${index}: ${error.message}`));
+  };
+
+  const steps: { [T in ToWorker["t"]]: (message: Extract<ToWorker, { t: T }>) => void } = {
+    hello: (message) =>
+      later(async () => {
+        session = message;
+        const unavailable: Record<string, string> = {};
+        for (const engine of message.engines) {
+          const backend = BACKENDS[engine as EngineName];
+          const reason = backend
+            ? await (await backend.executor()).unavailable?.()
+            : `this benchspec has no engine ${engine}`;
+          if (reason) unavailable[engine] = reason;
+        }
+        send({
+          t: "hello",
+          protocol: PROTOCOL_VERSION,
+          version: options.version,
+          hostname: hostname(),
+          unavailable,
+        });
+      }),
+    clock: (message) => send({ t: "clock", id: message.id, now: Date.now() }),
+    prepare: (message) =>
+      later(async () => {
+        const c = message.case as unknown as Case;
+        if (!session) throw new Error("prepare before hello");
+        interrupt = fresh(interrupt);
+        const open = await openCase(c, {
+          target: message.target as unknown as Target,
+          prepared,
+          // Each host has a run id of its own: hosts sharing storage (a shared file system, one bucket) never
+          // touch each other's files or keys.
+          runId: `${session.runId}-h${index + 1}`,
+          spec: session.spec,
+          writes: message.writes,
+          env: { ...process.env, ...session.env },
+          created: (leftover) => send({ t: "leftover", target: c.target, leftover }),
+          artifactsDir: scratch,
+          rawDir: scratch,
+          signal: interrupt.signal,
+        });
+        cases.set(c.id, { c, open });
+        if (open.failure === undefined) send({ t: "ready", case: c.id });
+        else
+          send({
+            t: "failed",
+            case: c.id,
+            error: (open.failure as Error).message,
+            code: errorCode(open.failure),
+          });
+      }),
+    start: (message) =>
+      later(async () => {
+        const entry = cases.get(message.case);
+        if (!entry) throw new Error(`start of ${message.case}, which was not prepared`);
+        await untilClock(message.at, interrupt.signal);
+        const measurement = await measureRepetition(entry.open, entry.c, message.repetition, message.warmup);
+        send({
+          t: "result",
+          case: message.case,
+          repetition: message.repetition,
+          warmup: message.warmup,
+          measurement: measurement as unknown as Record<string, unknown>,
+        });
+      }),
+    abort: () => interrupt.abort(),
+    finish: (message) =>
+      later(async () => {
+        const entry = cases.get(message.case);
+        cases.delete(message.case);
+        const problems = entry
+          ? await closeCase(entry.open, entry.c, interrupt.signal, FINISH_TIMEOUT_MS)
+          : [];
+        send({ t: "finished", case: message.case, problems });
+      }),
+    bye: () => later(() => leave()),
+  };
+
+  let left: Promise<void> | undefined;
+  const leave = () =>
+    (left ??= (async () => {
+      const problems: string[] = [];
+      for (const [id, entry] of cases) {
+        problems.push(...(await closeCase(entry.open, entry.c, interrupt.signal, FINISH_TIMEOUT_MS)));
+        cases.delete(id);
+      }
+      for (const [name, target] of Object.entries(prepared))
+        await target
+          .cleanup()
+          .catch((error: Error) => problems.push(`cleanup of target ${name} failed: ${error.message}`));
+      rmSync(scratch, { recursive: true, force: true });
+      clearInterval(alive);
+      send({ t: "bye", problems });
+    })());
+
+  const lines = createInterface({ input: options.input, crlfDelay: Infinity });
+  setMaxListeners(0, interrupt.signal);
+  for await (const line of lines) {
+    const message = decodeToWorker(line);
+    if (!message || message.to !== index) continue;
+    (steps[message.t] as (m: ToWorker) => void)(message);
+    if (message.t === "bye") break;
+  }
+  // End of input without bye: the coordinator is gone. Stop, clean up, say so (nobody may hear it).
+  interrupt.abort();
+  later(() => leave());
+  await queue;
+}
+
+/** A fresh signal for the next step once the last one was aborted (Ctrl-C ends one step, not the session). */
+function fresh(controller: AbortController): AbortController {
+  if (!controller.signal.aborted) return controller;
+  const next = new AbortController();
+  setMaxListeners(0, next.signal);
+  return next;
+}
+
+/** Waits until the worker's clock reads `at` (Unix ms), or the signal aborts. */
+function untilClock(at: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, Math.max(0, at - Date.now()));
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+const errorCode = (error: unknown) =>
+  typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : undefined;

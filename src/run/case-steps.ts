@@ -1,0 +1,104 @@
+/**
+ * The three steps of one case on one machine, shared by the local runner (orchestrate.ts) and by a worker on
+ * a client host (hosts/worker.ts): open (the target prepared once, the case's place, the engine's prepare),
+ * measure one repetition (never throws: a failure is a failed measurement), close (the engine's finish and
+ * the place left, also after a failure or Ctrl-C, bounded in time).
+ */
+import { BACKENDS } from "../engines/index.js";
+import { failedMeasurement } from "../engines/measurement.js";
+import type { ExecContext, Executor, Measurement } from "../engines/types.js";
+import type { Case } from "../plan/types.js";
+import { cleanupSignal } from "../platform/cleanup-bound.js";
+import { rootCode } from "../platform/errors.js";
+import type { Target } from "../spec/schema.js";
+import { WRITING_OPS } from "../spec/engines.js";
+import { prepareTarget, type PreparedTarget } from "../targets/index.js";
+import type { CasePlace, PrepareOptions } from "../targets/types.js";
+
+export interface OpenOptions extends Omit<PrepareOptions, "writes"> {
+  target: Target;
+  /** Whether any case of the run writes to this target (prepare checks consent once, for all of them). */
+  writes: boolean;
+  /** Targets prepared so far on this machine, by name: each is prepared once per run. */
+  prepared: Record<string, PreparedTarget>;
+  artifactsDir: string;
+  rawDir: string;
+  signal: AbortSignal;
+}
+
+export interface OpenCase {
+  executor: Executor;
+  ctx?: ExecContext;
+  place?: CasePlace;
+  /** Why the case cannot run (its repetitions fail with it); undefined when it was opened. */
+  failure?: unknown;
+}
+
+export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase> {
+  const executor = await BACKENDS[c.engine].executor();
+  const open: OpenCase = { executor };
+  try {
+    options.prepared[c.target] ??= await prepareTarget(c.target, options.target, options);
+    const target = options.prepared[c.target]!;
+    open.place = await target.enterCase(c.id);
+    open.ctx = {
+      location: open.place.location,
+      target,
+      runId: options.runId,
+      artifactsDir: options.artifactsDir,
+      rawDir: options.rawDir,
+      signal: options.signal,
+    };
+    await executor.prepare?.(c, open.ctx);
+  } catch (error) {
+    open.failure = error;
+  }
+  return open;
+}
+
+/** One repetition; a failure (also the case's own, from open) is a failed measurement naming it. */
+export async function measureRepetition(
+  open: OpenCase,
+  c: Case,
+  repetition: number,
+  warmup: boolean,
+  /** Set when the runner already knows the repetition cannot work (its target stopped answering). */
+  notRun?: string,
+): Promise<Measurement> {
+  const start = Date.now();
+  try {
+    if (open.failure !== undefined || !open.ctx) throw open.failure;
+    if (notRun !== undefined) throw new Error(notRun);
+    return await open.executor.repetition(c, repetition, warmup, open.ctx);
+  } catch (error) {
+    return failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error));
+  }
+}
+
+/** The engine's finish and the place left; returns what failed, for the runner to say. */
+export async function closeCase(
+  open: OpenCase,
+  c: Case,
+  interrupt: AbortSignal,
+  timeoutMs: number,
+): Promise<string[]> {
+  const problems: string[] = [];
+  if (open.ctx && open.executor.finish) {
+    // Cleanup must run even after Ctrl-C, so it gets a signal of its own (bounded in time, and shortly after
+    // an interrupt).
+    await open.executor
+      .finish(c, { ...open.ctx, signal: cleanupSignal(interrupt, timeoutMs) })
+      .catch((error: Error) => problems.push(`cleanup of ${c.id} failed: ${error.message}`));
+  }
+  await open.place
+    ?.leave()
+    .catch((error: Error) => problems.push(`cleanup of ${c.id} failed: ${error.message}`));
+  return problems;
+}
+
+/** How long a case's cleanup may take (shorter when its target stopped answering). */
+export const FINISH_TIMEOUT_MS = 120_000;
+export const DEAD_TARGET_FINISH_TIMEOUT_MS = 10_000;
+
+/** Whether the case writes to its target (a block device's consent is checked for those). */
+export const writesToTarget = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;
