@@ -134,6 +134,7 @@ export class HostCoordinator {
         spec: plan.name,
         env: this.secrets(name),
         engines,
+        plan: { ...plan },
       },
       this.options.version,
     );

@@ -39,6 +39,8 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
     /** The values of the ${env:NAME} references the host's targets need (secrets travel here, never in argv). */
     env: z.record(z.string(), z.string()),
     engines: z.array(z.string()),
+    /** The run's plan: the worker compiles the artifacts its engines run (fio jobfiles) from it, as run does. */
+    plan: z.record(z.string(), z.unknown()),
   }),
   z.object({ t: z.literal("clock"), to: z.number().int(), id: z.number().int() }),
   z.object({

@@ -11,7 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { BACKENDS } from "../engines/index.js";
-import type { Case } from "../plan/types.js";
+import type { Case, Plan } from "../plan/types.js";
+import { compilePlan } from "../compile/compile.js";
+import { writeArtifacts } from "../compile/output.js";
+import { ARTIFACT_FORMATS } from "../compile/types.js";
 import { setMaxListeners } from "node:events";
 import type { Target } from "../spec/schema.js";
 import type { EngineName } from "../spec/words.js";
@@ -64,6 +67,10 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     hello: (message) =>
       later(async () => {
         session = message;
+        await writeArtifacts(
+          scratch,
+          compilePlan(message.plan as unknown as Plan, ARTIFACT_FORMATS, options.version).artifacts,
+        );
         const unavailable: Record<string, string> = {};
         for (const engine of message.engines) {
           const backend = BACKENDS[engine as EngineName];

@@ -31,6 +31,8 @@ export interface LaunchMinioOptions {
   startTimeoutMs?: number;
   /** Told the data dir as soon as it exists (a run records it, to remove it should the run be killed). */
   created?: (dataDir: string) => void;
+  /** The address it listens on (default: loopback); tests serve namespaced client hosts on their bridge. */
+  host?: string;
 }
 
 const REGION = "us-east-1";
@@ -41,15 +43,16 @@ export async function launchMinio(options: LaunchMinioOptions = {}): Promise<Min
   options.created?.(dataDir);
   const accessKey = `bs${randomBytes(9).toString("hex")}`;
   const secretKey = randomBytes(24).toString("base64url");
-  const [port, consolePort] = [await freePort(), await freePort()];
-  const endpoint = `http://127.0.0.1:${port}`;
+  const host = options.host ?? "127.0.0.1";
+  const [port, consolePort] = [await freePort(host), await freePort()];
+  const endpoint = `http://${host}:${port}`;
 
   let server;
   try {
     server = await startGroup(
       binary,
-      // Both listeners on loopback: without --console-address MinIO picks a random port on all interfaces.
-      ["server", dataDir, "--address", `127.0.0.1:${port}`, "--console-address", `127.0.0.1:${consolePort}`],
+      // Both listeners on one address: without --console-address MinIO picks a random port on all interfaces.
+      ["server", dataDir, "--address", `${host}:${port}`, "--console-address", `127.0.0.1:${consolePort}`],
       {
         label: "minio",
         env: {

@@ -1,0 +1,322 @@
+/**
+ * Cases from three client hosts at once, for real: namespaced hosts with their own sshd, hostname, PID space
+ * and storage (test/support/hosts.ts), reached with the real ssh client; a MinIO on their bridge serves the
+ * S3 cases of all three. The coordinator is the real `bin/benchspec.js run`.
+ */
+import { readFileSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { execa, type ResultPromise } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import type { ResultRow } from "../../src/results/row.js";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import { startHosts, type Hosts } from "../support/hosts.js";
+import { ROOT } from "../support/spec.js";
+
+const BIN = join(ROOT, "bin", "benchspec.js");
+const SECRET_ENV = "BS_TEST_SECRET_KEY";
+
+let hosts: Hosts;
+let minio: MinioServer;
+let work: string;
+
+beforeAll(async () => {
+  hosts = await startHosts({ count: 3 });
+  // The bridge's own address (.1) is this machine's on the hosts' network.
+  const bridge = hosts.hosts[0]!.address.replace(/\.\d+$/, ".1");
+  minio = await launchMinio({ host: bridge });
+  const client = new S3Client({
+    endpoint: minio.endpoint,
+    region: minio.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: "multihost" }));
+  client.destroy();
+  work = await mkdtemp(join(tmpdir(), "benchspec-multihost-"));
+});
+
+afterAll(async () => {
+  await minio?.stop();
+  await hosts?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const group = (names: string[]) => ({
+  transport: "ssh",
+  hosts: names,
+  sshConfig: hosts.sshConfig,
+  command: `node ${BIN}`,
+  connectTimeout: "5s",
+});
+
+function spec(workloads: object[], names = ["h1", "h2", "h3"]) {
+  return {
+    benchspec: 1,
+    name: "multihost",
+    targets: {
+      local: { kind: "fs", path: hosts.privatePath },
+      store: {
+        kind: "s3",
+        endpoint: minio.endpoint,
+        bucket: "multihost",
+        accessKey: "${env:BS_TEST_ACCESS_KEY}",
+        secretKey: `\${env:${SECRET_ENV}}`,
+        region: minio.region,
+        pathStyle: true,
+      },
+    },
+    hosts: { clients: group(names) },
+    defaults: { hosts: "clients" },
+    workloads,
+  };
+}
+
+async function writeSpec(name: string, content: object) {
+  const file = join(work, `${name}.yaml`);
+  await writeFile(file, stringify(content));
+  return file;
+}
+
+const env = () => ({ BS_TEST_ACCESS_KEY: minio.accessKey, [SECRET_ENV]: minio.secretKey, NO_COLOR: "1" });
+
+function run(args: string[]): ResultPromise<{ reject: false; all: true; env: Record<string, string> }> {
+  return execa("node", [BIN, "run", ...args], { reject: false, all: true, env: env() });
+}
+
+const rowsOf = (dir: string) =>
+  readFileSync(join(dir, "results.ndjson"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ResultRow);
+
+/** What still runs on the hosts that a run started there (their own sshd and holder processes aside). */
+async function leftOnHosts() {
+  const found = await Promise.all(
+    hosts.hosts.map((host) => host.processes(/bin\/benchspec\.js|(^|\/)fio\b|(^|\/)dd\b/)),
+  );
+  return found.flat();
+}
+
+describe("a case from three hosts over ssh", () => {
+  it("runs dd, fio and S3 on every host at once and merges exactly", async () => {
+    const file = await writeSpec(
+      "all",
+      spec([
+        { name: "dd", target: "local", engine: "dd", op: "write", bs: "1MiB", count: 16, repeat: 2 },
+        {
+          name: "fio",
+          target: "local",
+          engine: "fio",
+          op: "randread",
+          size: "8MiB",
+          bs: "4KiB",
+          ioengine: "psync",
+          duration: "1s",
+        },
+        { name: "s3", target: "store", op: "put", size: "64KiB", objects: 48, concurrency: 4 },
+      ]),
+    );
+    const dir = join(work, "all-run");
+    // Sample the hosts' command lines while the run goes on: the secret must never be on one.
+    const running = run([file, "-o", dir]);
+    const seen: string[] = [];
+    const sampler = setInterval(() => {
+      void Promise.all(hosts.hosts.map((host) => host.processes(/./))).then((lists) =>
+        seen.push(...lists.flat().map((p) => p.command)),
+      );
+    }, 200);
+    const result = await running;
+    clearInterval(sampler);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(seen.some((command) => command.includes("worker --index"))).toBe(true);
+    expect(seen.filter((command) => command.includes(minio.secretKey))).toEqual([]);
+
+    const rows = rowsOf(dir).filter((row) => !row.warmup);
+    expect(rows.map((row) => row.case).sort()).toEqual(
+      ["dd.local.write", "dd.local.write", "fio.local.randread", "s3.store.put"].sort(),
+    );
+    for (const row of rows) {
+      expect(row.ok, row.error).toBe(true);
+      const parts = row.hosts!;
+      expect(parts.map((part) => part.host).sort()).toEqual(["h1", "h2", "h3"]);
+      expect(row.bytes).toBe(parts.reduce((sum, part) => sum + part.bytes, 0));
+      expect(row.ops).toBe(parts.reduce((sum, part) => sum + part.ops, 0));
+      expect(row.start).toBe(parts.map((part) => part.start).sort()[0]);
+      expect(row.end).toBe(
+        parts
+          .map((part) => part.end)
+          .sort()
+          .at(-1),
+      );
+      expect(row.throughput * row.seconds).toBeCloseTo(row.bytes, -1);
+      // Measured by the hosts themselves, on this machine's clock.
+      expect(row.startSpread).toBeLessThan(0.1);
+    }
+    const dd = rows.find((row) => row.case === "dd.local.write")!;
+    expect(dd.bytes).toBe(3 * 16 * 2 ** 20);
+    const s3 = rows.find((row) => row.case === "s3.store.put")!;
+    expect(s3.ops).toBe(3 * 48);
+    // The merged p99 lies among the hosts' own, as a pooled percentile must.
+    const p99s = s3.hosts!.map((part) => part.latency!.p99!);
+    expect(s3.latency!.p99).toBeGreaterThanOrEqual(Math.min(...p99s) * 0.999);
+    expect(s3.latency!.p99).toBeLessThanOrEqual(Math.max(...p99s) * 1.001);
+
+    // Every host cleaned up after itself: no process, no owned directory, no object of the run.
+    expect(await leftOnHosts()).toEqual([]);
+    for (const host of hosts.hosts) {
+      const listing = await host.exec("ls", ["-A", hosts.privatePath]);
+      expect(listing.stdout.trim(), host.name).toBe("");
+    }
+    // The secret is in no file of the run directory or of the hosts' logs.
+    for (const root of [dir, hosts.dir]) {
+      for (const name of await readdir(root, { recursive: true })) {
+        const text = await readFile(join(root, name), "utf8").catch(() => "");
+        expect(text.includes(minio.secretKey), join(root, name)).toBe(false);
+      }
+    }
+  });
+
+  it("fails a case on an unreachable host at once, naming it, and goes on", async () => {
+    const file = await writeSpec(
+      "unreachable",
+      spec(
+        [{ name: "dd", target: "local", engine: "dd", op: "write", bs: "1MiB", count: 4 }],
+        ["h1", "nowhere"],
+      ),
+    );
+    const started = Date.now();
+    const result = await run([file, "-o", join(work, "unreachable-run")]);
+    expect(result.exitCode, result.all).toBe(1);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const [row] = rowsOf(join(work, "unreachable-run"));
+    expect(row!.ok).toBe(false);
+    expect(row!.error).toMatch(/host nowhere: /);
+    expect(await leftOnHosts()).toEqual([]);
+  });
+
+  it("fails the case naming a host whose worker is killed mid-case, stops the others, and leaves nothing", async () => {
+    const file = await writeSpec(
+      "killed",
+      spec([
+        {
+          name: "long",
+          target: "local",
+          engine: "fio",
+          op: "randread",
+          size: "8MiB",
+          bs: "4KiB",
+          ioengine: "psync",
+          duration: "20s",
+        },
+      ]),
+    );
+    const running = run([file, "-o", join(work, "killed-run")]);
+    const victim = hosts.host("h2");
+    const workers = await until(async () => {
+      const found = await victim.processes(/\bfio\b.*--output-format/);
+      return found.length > 0 ? await victim.processes(/worker --index/) : undefined;
+    });
+    const started = Date.now();
+    for (const worker of workers) process.kill(worker.pid, "SIGKILL");
+    const result = await running;
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(result.exitCode, result.all).toBe(1);
+    const [row] = rowsOf(join(work, "killed-run"));
+    expect(row!.ok).toBe(false);
+    expect(row!.error).toMatch(/host h2: .*the other hosts were stopped/);
+    expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
+  });
+
+  it("fails the case naming a frozen host within the silence limit", async () => {
+    const file = await writeSpec(
+      "frozen",
+      spec([
+        {
+          name: "long",
+          target: "local",
+          engine: "fio",
+          op: "randread",
+          size: "8MiB",
+          bs: "4KiB",
+          ioengine: "psync",
+          duration: "40s",
+        },
+      ]),
+    );
+    const running = run([file, "-o", join(work, "frozen-run")]);
+    const victim = hosts.host("h3");
+    const workers = await until(async () => {
+      const found = await victim.processes(/\bfio\b.*--output-format/);
+      return found.length > 0 ? await victim.processes(/worker --index/) : undefined;
+    });
+    const started = Date.now();
+    for (const worker of workers) process.kill(worker.pid, "SIGSTOP");
+    try {
+      const result = await running;
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(result.exitCode, result.all).toBe(1);
+      const [row] = rowsOf(join(work, "frozen-run"));
+      expect(row!.error).toMatch(/host h3: no word from its worker/);
+    } finally {
+      for (const worker of workers) process.kill(worker.pid, "SIGCONT");
+    }
+    // Thawed, the worker finds its session gone and leaves, taking fio with it.
+    expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
+  });
+
+  it("Ctrl-C stops every host, exits 130, and --resume completes exactly the missing cases", async () => {
+    const file = await writeSpec(
+      "interrupt",
+      spec([
+        { name: "quick", target: "local", engine: "dd", op: "write", bs: "1MiB", count: 4 },
+        {
+          name: "long",
+          target: "local",
+          engine: "fio",
+          op: "randread",
+          size: "8MiB",
+          bs: "4KiB",
+          ioengine: "psync",
+          duration: "30s",
+        },
+      ]),
+    );
+    const dir = join(work, "interrupt-run");
+    const running = run([file, "-o", dir]);
+    await until(async () =>
+      (await hosts.host("h1").processes(/\bfio\b.*--output-format/)).length > 0 ? true : undefined,
+    );
+    const interrupted = Date.now();
+    running.kill("SIGINT");
+    const result = await running;
+    expect(result.exitCode, result.all).toBe(130);
+    expect(Date.now() - interrupted).toBeLessThan(15_000);
+    expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
+    expect(rowsOf(dir).map((row) => row.case)).toEqual(["quick.local.write"]);
+
+    // The long case, shortened through nothing but the run's own settings, is what resume runs.
+    const resumed = await execa("node", [BIN, "run", "--resume", dir], {
+      reject: false,
+      all: true,
+      env: env(),
+      timeout: 90_000,
+    });
+    expect(resumed.exitCode, resumed.all).toBe(0);
+    expect(rowsOf(dir).map((row) => row.case)).toEqual(["quick.local.write", "long.local.randread"]);
+  }, 120_000);
+});
+
+/** Polls `check` every 100 ms until it returns something (bounded: 30 s). */
+async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
