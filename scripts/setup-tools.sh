@@ -27,6 +27,15 @@ install_debian_packages() {
   command -v sfdisk >/dev/null || missing+=(fdisk)
   # The TLS test makes a self-signed certificate for MinIO.
   command -v openssl >/dev/null || missing+=(openssl)
+  # The multi-host tests' hosts (scripts/hosts/) run sshd, Slurm and sshfs inside namespaces.
+  [[ -x /usr/sbin/sshd ]] || missing+=(openssh-server)
+  command -v ssh >/dev/null || missing+=(openssh-client)
+  [[ -x /usr/sbin/slurmctld ]] || missing+=(slurmctld)
+  [[ -x /usr/sbin/slurmd ]] || missing+=(slurmd)
+  command -v srun >/dev/null || missing+=(slurm-client)
+  command -v sshfs >/dev/null || missing+=(sshfs)
+  [[ -x /usr/sbin/ip || -x /sbin/ip ]] || missing+=(iproute2)
+  command -v pgrep >/dev/null || missing+=(procps)
   if ((${#missing[@]} == 0)); then
     log "Debian packages present"
     return
@@ -35,7 +44,21 @@ install_debian_packages() {
   local sudo=()
   [[ $(id -u) -eq 0 ]] || sudo=(sudo)
   "${sudo[@]}" apt-get update -qq
+  # Daemon packages (sshd, slurmd, munged) would start system-wide services on the machine's own addresses;
+  # the tests run their own copies inside namespaces, so a temporary policy-rc.d keeps the install from
+  # starting any (Debian's maintainer scripts ask it before starting a service).
+  local policy=/usr/sbin/policy-rc.d
+  if [[ -e $policy ]]; then
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    return
+  fi
+  printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+  "${sudo[@]}" chmod +x "$policy"
+  # shellcheck disable=SC2064 # expand now: the sudo prefix is local
+  trap "${sudo[*]} rm -f $policy" EXIT
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  "${sudo[@]}" rm -f "$policy"
+  trap - EXIT
 }
 
 # Builds a Go binary from a module downloaded through the module proxy (`go install pkg@version` cannot list
