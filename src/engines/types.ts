@@ -81,6 +81,10 @@ export type Measurement = Pick<
   | "byOp"
   | "client"
   | "autotune"
+  | "histograms"
+  | "host"
+  | "hosts"
+  | "startSpread"
 > & {
   timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[];
   /** What failed, for the runner; not part of the row (its `error` says it to people). */

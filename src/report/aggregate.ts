@@ -261,10 +261,11 @@ export class RunAccumulator {
   /**
    * A series point. Timeseries rows carry no warm-up flag, and warm-up repetitions reuse the measured
    * repetitions' numbers: for a case with `warmup` w, the first series of repetitions 1…w (before t
-   * starts again from 0) is the warm-up's, and is dropped.
+   * starts again from 0) is the warm-up's, and is dropped. A case run on several hosts has each host's
+   * points besides the summed ones; only the sums are drawn (a host's points would count twice).
    */
   addPoint(point: TimeseriesRow & { warmup?: boolean }): void {
-    if (point.warmup) return;
+    if (point.warmup || point.host !== undefined) return;
     let s = this.series.get(point.case);
     if (!s) {
       s = { t: [], throughput: [], iops: [], keys: [], segments: new Map() };

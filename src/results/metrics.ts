@@ -24,9 +24,11 @@ export interface MetricInfo {
 }
 
 const SECONDS =
-  "the repetition's seconds (object engines: first operation's start to last operation's end; dd: release of the processes to the last exit; fio: its runtime)";
+  "the repetition's seconds (object engines: first operation's start to last operation's end; dd: release of the processes to the last exit; fio: its runtime; a case run on several hosts: the earliest host's start to the latest host's end)";
+/** How a row of several hosts gets its latencies. */
+const POOLED = "several hosts: all their operations pooled, from their merged histograms (within 0.1%)";
 const percentile = (p: string) =>
-  `${p} percentile of the repetition's operation latencies (object engines: request sent to last byte; fio: completion latency)`;
+  `${p} percentile of the repetition's operation latencies (object engines: request sent to last byte; fio: completion latency; ${POOLED})`;
 
 export const METRIC_INFO: Record<Metric, MetricInfo> = {
   throughput: {
@@ -34,21 +36,21 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     family: "throughput",
     higherIsBetter: true,
     of: (row) => row.throughput,
-    definition: `bytes moved ÷ ${SECONDS}`,
+    definition: `bytes moved (by all hosts together) ÷ ${SECONDS}`,
   },
   iops: {
     title: "IOPS",
     family: "iops",
     higherIsBetter: true,
     of: (row) => row.iops,
-    definition: `operations completed (dd: bytes ÷ block size) ÷ ${SECONDS}`,
+    definition: `operations completed (dd: bytes ÷ block size; by all hosts together) ÷ ${SECONDS}`,
   },
   latency: {
     title: "mean latency",
     family: "time",
     higherIsBetter: false,
     of: (row) => row.latency?.mean,
-    definition: "mean of the repetition's operation latencies",
+    definition: `mean of the repetition's operation latencies (${POOLED})`,
   },
   p50: {
     title: "p50 latency",

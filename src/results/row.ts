@@ -14,6 +14,13 @@ const latency = z.strictObject({
   p99: z.number().optional(),
   "p99.9": z.number().optional(),
 });
+export type Latency = z.infer<typeof latency>;
+
+/**
+ * Latencies as HdrHistogram's compressed base64 encoding (nanoseconds, 3 significant digits): what rows
+ * measured apart (the hosts of one case) merge by (histogram.ts).
+ */
+const histograms = z.strictObject({ latency: z.string().optional(), ttfb: z.string().optional() });
 
 /** One process or worker of a parallel case (a dd process, an fio job). */
 const jobResult = z.object({
@@ -22,6 +29,24 @@ const jobResult = z.object({
   seconds: z.number(),
   throughput: z.number(),
   error: z.string().optional(),
+  /** The host that ran it, in a row of several hosts. */
+  host: z.string().optional(),
+});
+
+/** One host's own numbers, inside the row of a case that ran on several hosts at once. */
+const hostResult = z.object({
+  host: z.string(),
+  ok: z.boolean(),
+  error: z.string().optional(),
+  start: z.string(),
+  end: z.string(),
+  bytes: z.number(),
+  ops: z.number(),
+  seconds: z.number(),
+  throughput: z.number(),
+  iops: z.number(),
+  latency: latency.optional(),
+  histograms: histograms.optional(),
 });
 
 export const ResultRowSchema = z.object({
@@ -68,6 +93,7 @@ export const ResultRowSchema = z.object({
     ])
     .optional(),
   latency: latency.optional(),
+  histograms: histograms.optional(),
   jobs: z.array(jobResult).optional(),
   /** Time to first byte of object reads (GET, cat). */
   ttfb: latency.optional(),
@@ -75,7 +101,13 @@ export const ResultRowSchema = z.object({
   byOp: z
     .record(
       z.string(),
-      z.object({ ops: z.number(), bytes: z.number(), errors: z.number(), latency: latency.optional() }),
+      z.object({
+        ops: z.number(),
+        bytes: z.number(),
+        errors: z.number(),
+        latency: latency.optional(),
+        histograms: histograms.optional(),
+      }),
     )
     .optional(),
   /** What the client itself cost: a busy event loop (> 0.9) means benchspec, not the storage, was the limit. */
@@ -107,6 +139,12 @@ export const ResultRowSchema = z.object({
     .optional(),
   /** fio steady-state detection: whether the criterion was met before the time limit. */
   steady: z.object({ criterion: z.string(), attained: z.boolean() }).optional(),
+  /** The host that measured the row, when that is not the machine that ran benchspec. */
+  host: z.string().optional(),
+  /** A case run on several hosts at once: each host's own numbers (the row's are all hosts' together). */
+  hosts: z.array(hostResult).optional(),
+  /** A case run on several hosts at once: seconds from the earliest host's start to the latest one's. */
+  startSpread: z.number().optional(),
 });
 
 export type ResultRow = z.infer<typeof ResultRowSchema>;
@@ -119,6 +157,11 @@ export const TimeseriesRowSchema = z.object({
   warmup: z.boolean().optional(),
   /** Seconds since the start of the repetition. */
   t: z.number(),
+  /**
+   * A case run on several hosts: this host's own point (points without `host` are all hosts' together;
+   * t counts from the earliest host's start).
+   */
+  host: z.string().optional(),
   throughput: z.number(),
   iops: z.number(),
 });

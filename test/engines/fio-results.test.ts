@@ -1,5 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { measurementFromFio, parseFioJson, seriesFromLogs } from "../../src/engines/fio/results.js";
+import { decodeHistogram, latencyOfHistogram } from "../../src/results/histogram.js";
+import { PERCENTILES } from "../../src/results/metrics.js";
+import { expectWithinPrecision, rankSafe } from "../results/latency-support.js";
 
 const side = (over: object = {}) => ({
   io_bytes: 0,
@@ -71,6 +75,41 @@ describe("reading fio's json+ output", () => {
     });
     expect(m.steady).toEqual({ criterion: "iops_slope:10%", attained: false });
     expect(() => measurementFromFio(output, "missing", 0, 1)).toThrow(/no job named missing/);
+  });
+
+  it("keeps the json+ bins as an HDR histogram with the bin walk's percentiles, within the HDR's 0.1%", () => {
+    // fio's bin values (plat_idx_to_val, an integer): exact below 128 ns, then 64 bins per power of two,
+    // each represented by its middle.
+    const binValue = (index: number) => {
+      if (index < 128) return index;
+      const errorBits = (index >> 6) - 1;
+      return Math.floor(2 ** (errorBits + 6) + ((index % 64) + 0.5) * 2 ** errorBits);
+    };
+    const bins = fc.dictionary(
+      fc.integer({ min: 0, max: 1855 }).map((index) => String(binValue(index))),
+      fc.integer({ min: 1, max: 5_000_000 }),
+      { minKeys: 1, maxKeys: 300 },
+    );
+    fc.assert(
+      fc.property(bins, bins, (readBins, writeBins) => {
+        const total = (b: Record<string, number>) => Object.values(b).reduce((a, n) => a + n, 0);
+        const [first] = Object.keys(readBins);
+        while (!rankSafe(total(readBins) + total(writeBins))) readBins[first!]! += 1;
+        const clat = (b: Record<string, number>) => ({ mean: 1, bins: b });
+        const job = {
+          jobname: "case",
+          error: 0,
+          read: side({ io_bytes: 1, runtime: 1000, total_ios: total(readBins), clat_ns: clat(readBins) }),
+          write: side({ io_bytes: 1, runtime: 1000, total_ios: total(writeBins), clat_ns: clat(writeBins) }),
+        };
+        const m = measurementFromFio({ jobs: [job] }, "case", 0, 1000);
+        const histogram = decodeHistogram(m.histograms!.latency!);
+        expect(histogram.totalCount).toBe(total(readBins) + total(writeBins));
+        const fromHdr = latencyOfHistogram(histogram)!;
+        for (const p of PERCENTILES) expectWithinPrecision(fromHdr[p]!, m.latency![p]!, p);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("merges bandwidth and IOPS logs of several jobs into one series (bw logs are KiB/s)", () => {

@@ -8,6 +8,9 @@ import { measurementFromDd } from "../../src/engines/dd/run.js";
 import { measurementFromFio } from "../../src/engines/fio/results.js";
 import { measure, type OpRecord } from "../../src/engines/load/load.js";
 import type { Measurement } from "../../src/engines/types.js";
+import { decodeHistogram, latencyOfHistogram } from "../../src/results/histogram.js";
+import { PERCENTILES } from "../../src/results/metrics.js";
+import { expectWithinPrecision, rankSafe } from "../results/latency-support.js";
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
@@ -55,6 +58,30 @@ describe("the load generator's measure()", () => {
         if ("reason" in window) return;
         expect(close(window.throughput * window.seconds, window.bytes)).toBe(true);
         expect(window.from + window.seconds).toBeLessThanOrEqual(m.seconds + 1e-9);
+      }),
+    );
+  });
+
+  it("keeps every successful operation's latency in its histogram, with the row's percentiles within 0.1%", () => {
+    fc.assert(
+      fc.property(loadRecords, (generated) => {
+        const records: OpRecord[] = generated.map((r) => ({
+          worker: r.worker,
+          start: r.start,
+          end: r.start + r.length,
+          firstByte: r.start + r.length / 2,
+          bytes: r.bytes,
+          kind: r.failed ? "PutObject" : "GetObject",
+        }));
+        const m = measure(loadResult(records));
+        const latency = decodeHistogram(m.histograms!.latency!);
+        expect(latency.totalCount).toBe(m.ops);
+        expect(decodeHistogram(m.histograms!.ttfb!).totalCount).toBe(m.ops);
+        for (const [kind, op] of Object.entries(m.byOp ?? {}))
+          expect(decodeHistogram(op.histograms!.latency!).totalCount, kind).toBe(op.ops);
+        if (!rankSafe(m.ops)) return;
+        const fromHistogram = latencyOfHistogram(latency)!;
+        for (const p of PERCENTILES) expectWithinPrecision(fromHistogram[p]!, m.latency![p]!, p);
       }),
     );
   });

@@ -17,6 +17,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePayload } from "../../src/engines/load/payload.js";
 import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import { decodeHistogram } from "../../src/results/histogram.js";
 import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
 import { runCli } from "../support/cli.js";
 import { freePort } from "../../src/platform/ports.js";
@@ -236,6 +237,8 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
       for (const row of rows) {
         expect(row.ok, row.error).toBe(true);
         expect(row.bytes).toBe(row.ops * size);
+        // Every operation's latency is in the row's histogram, whichever thread timed it.
+        expect(decodeHistogram(row.histograms!.latency!).totalCount).toBe(row.ops);
         // It ran for the duration (not one pass over the list, not forever), in both threads' timeline.
         expect(row.seconds).toBeGreaterThanOrEqual(1.5);
         expect(row.seconds).toBeLessThan(30);
@@ -336,7 +339,10 @@ describe("S3 engine: operations, byte and object counts, payloads", () => {
           PutObject: [4, 4 * 8 * KiB, 0],
           DeleteObject: [2, 0, 0],
         });
-        for (const op of Object.values(row.byOp!)) expect(op.latency!.p50).toBeGreaterThan(0);
+        for (const op of Object.values(row.byOp!)) {
+          expect(op.latency!.p50).toBeGreaterThan(0);
+          expect(decodeHistogram(op.histograms!.latency!).totalCount).toBe(op.ops);
+        }
       }
       expect(await listObjects(client, "bench")).toEqual(before);
     });

@@ -170,6 +170,23 @@ describe("aggregation before charting", () => {
     expect(series!.points[5]).toMatchObject({ throughput: 1002, throughputMin: 1001, throughputMax: 1003 });
   });
 
+  it("draws a case run on several hosts from its summed series, not from each host's points", () => {
+    const acc = new RunAccumulator([
+      { id: "c", workload: "w", target: "t", engine: "s3", op: "get", params: { sample: 1 } },
+    ]);
+    for (const t of [1, 2]) {
+      acc.addPoint({ case: "c", repetition: 1, t, throughput: 300, iops: 3 });
+      for (const host of ["a", "b"])
+        acc.addPoint({ case: "c", repetition: 1, t, throughput: 150, iops: 1.5, host });
+    }
+    const [series] = acc.finish([]).series;
+    expect(series!.points.map((p) => [p.t, p.throughput, p.iops])).toEqual([
+      [1, 300, 3],
+      [2, 300, 3],
+    ]);
+    expect(series!.rawPoints).toBe(2);
+  });
+
   it("merges fio's bandwidth and IOPS samples logged a millisecond apart, and drops warm-up series", () => {
     const acc = new RunAccumulator([
       {

@@ -4,13 +4,15 @@
  * operation's start, end, time to first byte, bytes and error are kept, and the repetition's numbers are
  * computed from them: throughput and IOPS over the repetition's time (first start to last end), the same
  * over the window in which all workers were busy when it is long enough to mean something, latency
- * percentiles, a time series, and what the client itself cost (CPU, event-loop utilization).
+ * percentiles (and the histograms rows of several hosts merge by), a time series, and what the client
+ * itself cost (CPU, event-loop utilization).
  */
 import { STATUS_CODES } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { INDEX_PLACEHOLDER } from "../../compile/sdk-format.js";
 import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.js";
 import { cleanupSignal } from "../../platform/cleanup-bound.js";
+import { encodeSeconds } from "../../results/histogram.js";
 import { failedMeasurement } from "../measurement.js";
 import type { Measurement } from "../types.js";
 
@@ -263,6 +265,13 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
     busyWindow: busyWindowRates(records, ok, first, last),
     ...(latencies.length > 0 && { latency: percentiles(latencies) }),
     ...(ttfb.length > 0 && { ttfb: percentiles(ttfb) }),
+    // The same samples again, as histograms: rows of several hosts merge by them (percentiles do not add up).
+    ...(latencies.length > 0 && {
+      histograms: {
+        latency: encodeSeconds(latencies),
+        ...(ttfb.length > 0 && { ttfb: encodeSeconds(ttfb) }),
+      },
+    }),
     client: {
       cpuSeconds: result.cpuSeconds,
       cpuPerGiB: bytes > 0 ? result.cpuSeconds / (bytes / 2 ** 30) : 0,
@@ -284,13 +293,17 @@ function perOperation(records: readonly OpRecord[]): Measurement["byOp"] {
     kinds.map((kind) => {
       const mine = records.filter((r) => (r.kind ?? "") === kind);
       const ok = mine.filter((r) => !r.error);
+      const latencies = ok.map((r) => (r.end - r.start) / 1000);
       return [
         kind,
         {
           ops: ok.length,
           bytes: ok.reduce((sum, r) => sum + r.bytes, 0),
           errors: mine.length - ok.length,
-          ...(ok.length > 0 && { latency: percentiles(ok.map((r) => (r.end - r.start) / 1000)) }),
+          ...(ok.length > 0 && {
+            latency: percentiles(latencies),
+            histograms: { latency: encodeSeconds(latencies) },
+          }),
         },
       ];
     }),

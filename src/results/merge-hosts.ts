@@ -1,0 +1,164 @@
+/**
+ * One repetition of a case that ran on several hosts at once, as one row: the hosts' bytes and operations
+ * over the common window (the earliest host's start to the latest host's end), latency percentiles of all
+ * their operations from their merged histograms, each host's own numbers kept beside. Pure: whatever
+ * gathers the hosts' measurements (the run's coordinator, a merge of stored rows) calls it.
+ * docs/language.md ("Rows of several hosts") defines every field the same way.
+ */
+import type { Measurement } from "../engines/types.js";
+import { encodeHistogram, latencyOfHistogram, mergeHistograms } from "./histogram.js";
+import { mergeHostSeries } from "./merge-series.js";
+import type { Latency, ResultRow } from "./row.js";
+
+/** One host's measurement of the repetition; start and end are already on one clock. */
+export interface HostMeasurement {
+  host: string;
+  measurement: Measurement;
+}
+
+type HostResult = NonNullable<ResultRow["hosts"]>[number];
+
+const GiB = 2 ** 30;
+
+export function mergeHostMeasurements(
+  parts: readonly HostMeasurement[],
+  sampleSeconds?: number,
+): Measurement {
+  if (parts.length === 0) throw new Error("no host measurements to merge");
+  const measurements = parts.map((p) => p.measurement);
+  const starts = measurements.map((m) => Date.parse(m.start));
+  const start = Math.min(...starts);
+  const end = Math.max(...measurements.map((m) => Date.parse(m.end)));
+  const seconds = (end - start) / 1000;
+  const bytes = sum(measurements.map((m) => m.bytes));
+  const ops = sum(measurements.map((m) => m.ops));
+  const failed = parts.filter((p) => !p.measurement.ok);
+  const errorCode = failed.find((p) => p.measurement.errorCode)?.measurement.errorCode;
+  const merged: Measurement = {
+    ok: failed.length === 0,
+    ...(failed.length > 0 && {
+      error: failed.map((p) => `${p.host}: ${p.measurement.error ?? "failed"}`).join("; "),
+    }),
+    ...(errorCode && { errorCode }),
+    start: new Date(start).toISOString(),
+    end: new Date(end).toISOString(),
+    bytes,
+    ops,
+    seconds,
+    // What a reader checks with a calculator, as for one host: the sums over the common window.
+    throughput: seconds > 0 ? bytes / seconds : 0,
+    iops: seconds > 0 ? ops / seconds : 0,
+    startSpread: (Math.max(...starts) - start) / 1000,
+    hosts: parts.map(hostResult),
+  };
+  const latency = mergedLatency(
+    measurements.map((m) => ({ latency: m.latency, histogram: m.histograms?.latency })),
+  );
+  const ttfb = mergedLatency(measurements.map((m) => ({ latency: m.ttfb, histogram: m.histograms?.ttfb })));
+  if (latency) merged.latency = latency.latency;
+  if (ttfb) merged.ttfb = ttfb.latency;
+  if (latency || ttfb)
+    merged.histograms = {
+      ...(latency && { latency: latency.histogram }),
+      ...(ttfb && { ttfb: ttfb.histogram }),
+    };
+  const byOp = mergedByOp(measurements);
+  if (byOp) merged.byOp = byOp;
+  const client = mergedClient(measurements);
+  if (client) merged.client = client;
+  const jobs = parts.flatMap(({ host, measurement }) =>
+    (measurement.jobs ?? []).map((job) => ({ ...job, host })),
+  );
+  // Each host numbers its own processes from 0: renumbered in order, the host says whose each one is.
+  if (jobs.length > 0) merged.jobs = jobs.map((job, i) => ({ ...job, job: i }));
+  if (measurements.some((m) => m.steady)) {
+    merged.steady = {
+      criterion: measurements.find((m) => m.steady)!.steady!.criterion,
+      attained: measurements.every((m) => m.steady?.attained === true),
+    };
+  }
+  if (measurements.some((m) => m.busyWindow))
+    merged.busyWindow = {
+      reason: "each host's workers were busy over a window of their own: a row of several hosts has none",
+    };
+  const series = parts.flatMap(({ host, measurement }, i) =>
+    measurement.timeseries
+      ? [{ host, offset: (starts[i]! - start) / 1000, points: measurement.timeseries }]
+      : [],
+  );
+  if (series.length > 0) merged.timeseries = mergeHostSeries(series, sampleSeconds);
+  return merged;
+}
+
+function hostResult({ host, measurement: m }: HostMeasurement): HostResult {
+  return {
+    host,
+    ok: m.ok,
+    ...(m.error !== undefined && { error: m.error }),
+    start: m.start,
+    end: m.end,
+    bytes: m.bytes,
+    ops: m.ops,
+    seconds: m.seconds,
+    throughput: m.throughput,
+    iops: m.iops,
+    ...(m.latency && { latency: m.latency }),
+    ...(m.histograms && { histograms: m.histograms }),
+  };
+}
+
+/**
+ * The percentiles of every host's latencies together, from their merged histograms; undefined when no host
+ * timed any, or when one timed some without its histogram (its samples cannot be pooled, and a guess is no
+ * percentile).
+ */
+function mergedLatency(
+  hosts: readonly { latency: Latency | undefined; histogram: string | undefined }[],
+): { latency: Latency; histogram: string } | undefined {
+  const timed = hosts.filter((h) => h.latency !== undefined || h.histogram !== undefined);
+  if (timed.length === 0 || timed.some((h) => h.histogram === undefined)) return undefined;
+  const histogram = mergeHistograms(timed.map((h) => h.histogram!));
+  const latency = latencyOfHistogram(histogram);
+  return latency && { latency, histogram: encodeHistogram(histogram) };
+}
+
+/** Per operation: counts, bytes and errors summed; latency where every host kept its histogram. */
+function mergedByOp(measurements: readonly Measurement[]): Measurement["byOp"] {
+  const tables = measurements.flatMap((m) => (m.byOp ? [m.byOp] : []));
+  if (tables.length === 0) return undefined;
+  const names = [...new Set(tables.flatMap((table) => Object.keys(table)))].sort();
+  return Object.fromEntries(
+    names.map((name) => {
+      const entries = tables.flatMap((table) => (table[name] ? [table[name]] : []));
+      const latency = mergedLatency(
+        entries.map((e) => ({ latency: e.latency, histogram: e.histograms?.latency })),
+      );
+      return [
+        name,
+        {
+          ops: sum(entries.map((e) => e.ops)),
+          bytes: sum(entries.map((e) => e.bytes)),
+          errors: sum(entries.map((e) => e.errors)),
+          ...(latency && { latency: latency.latency, histograms: { latency: latency.histogram } }),
+        },
+      ];
+    }),
+  );
+}
+
+/** What the clients cost together: CPU summed (per GiB of their bytes), the busiest event loop. */
+function mergedClient(measurements: readonly Measurement[]): Measurement["client"] {
+  const costed = measurements.filter((m) => m.client);
+  if (costed.length === 0) return undefined;
+  const cpuSeconds = sum(costed.map((m) => m.client!.cpuSeconds));
+  const bytes = sum(costed.map((m) => m.bytes));
+  const threads = costed.flatMap((m) => (m.client!.threads === undefined ? [] : [m.client!.threads]));
+  return {
+    cpuSeconds,
+    cpuPerGiB: bytes > 0 ? cpuSeconds / (bytes / GiB) : 0,
+    eventLoopUtilization: Math.max(...costed.map((m) => m.client!.eventLoopUtilization)),
+    ...(threads.length > 0 && { threads: sum(threads) }),
+  };
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
