@@ -108,14 +108,23 @@ describe("test hosts", () => {
     const slot = /\/(\d+)$/.exec(rig.dir)![1]!;
     await rig.stop();
 
-    const processes: string[] = [];
-    for (const entry of (await readdir("/proc")).filter((name) => /^\d+$/.test(name))) {
-      const command = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-      if (command.includes(rig.dir)) processes.push(command.replaceAll("\0", " "));
-      for (const kind of ["net", "mnt", "uts", "pid"]) {
-        const namespace = await readlink(`/proc/${entry}/ns/${kind}`).catch(() => "");
-        if (namespaces.has(namespace)) processes.push(`${entry} in ${namespace}`);
+    const remaining = async () => {
+      const processes: string[] = [];
+      for (const entry of (await readdir("/proc")).filter((name) => /^\d+$/.test(name))) {
+        const command = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+        if (command.includes(rig.dir)) processes.push(command.replaceAll("\0", " "));
+        for (const kind of ["net", "mnt", "uts", "pid"]) {
+          const namespace = await readlink(`/proc/${entry}/ns/${kind}`).catch(() => "");
+          if (namespaces.has(namespace)) processes.push(`${entry} in ${namespace}`);
+        }
       }
+      return processes;
+    };
+    // A killed process is gone once the kernel has torn it down, which on two busy cores can take a moment.
+    let processes = await remaining();
+    for (let wait = 0; processes.length > 0 && wait < 50; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      processes = await remaining();
     }
     expect(processes).toEqual([]);
     const links = (await execa("ip", ["-o", "link", "show"])).stdout;
