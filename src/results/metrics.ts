@@ -36,14 +36,14 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     family: "throughput",
     higherIsBetter: true,
     of: (row) => row.throughput,
-    definition: `bytes moved (by all hosts together) ÷ ${SECONDS}`,
+    definition: `bytes moved ÷ ${SECONDS}; several hosts: all their bytes`,
   },
   iops: {
     title: "IOPS",
     family: "iops",
     higherIsBetter: true,
     of: (row) => row.iops,
-    definition: `operations completed (dd: bytes ÷ block size; by all hosts together) ÷ ${SECONDS}`,
+    definition: `operations completed (dd: bytes ÷ block size) ÷ ${SECONDS}; several hosts: all their operations`,
   },
   latency: {
     title: "mean latency",

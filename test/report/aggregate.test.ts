@@ -314,7 +314,7 @@ describe("aggregation before charting", () => {
       ),
     );
     expect(tooltips[0]!["throughput median"]).toMatch(
-      /^per repetition: bytes moved \(by all hosts together\) ÷ the repetition&#39;s seconds/,
+      /^per repetition: bytes moved ÷ the repetition&#39;s seconds/,
     );
     const expects = expectTable([run]);
     expect(expects).toContain("<td>not run</td>");
