@@ -96,17 +96,17 @@ bs_ipfs_worker() {
       put)
         file=$BS_REPDIR/data/obj-$i
         file=${file//\\/\\\\}
-        bs_curl_add "$w" "$size" "url=$BS_IPFS_HTTP/api/v0/add?$BS_IPFS_ADDQ" "form=file=@\"${file//\"/\\\"}\"" \
+        bs_curl_add "$size" "url=$BS_IPFS_HTTP/api/v0/add?$BS_IPFS_ADDQ" "form=file=@\"${file//\"/\\\"}\"" \
           "output=$BS_REPDIR/cid/$i"
         ;;
       get)
         bs_ipfs_cid cid "$i"
-        bs_curl_add "$w" "$size" "url=$BS_IPFS_HTTP/api/v0/cat?arg=$cid" request=POST output=/dev/null
+        bs_curl_add "$size" "url=$BS_IPFS_HTTP/api/v0/cat?arg=$cid" request=POST output=/dev/null
         ;;
       *) bs_fail "unknown IPFS operation $op" ;;
     esac
   done
-  bs_curl_run "$w"
+  bs_curl_run
 }
 
 # Removes what the repetition added; runs when the repetition ends, also after Ctrl-C. Never ipfs repo gc:

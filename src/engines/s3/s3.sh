@@ -112,12 +112,12 @@ bs_s3_worker() {
       for ((i = w; i < objects; i += conc)); do bs_s3_transfer "$w" "$op" "$i" "$size"; done
     done
     bs_now start
-    bs_curl_run "$w"
+    bs_curl_run
     if ((duration == 0)); then break; fi
     bs_now now
     if ((deadline == 0)); then
-      # The first round waited at the start barrier: its time runs from its first request.
-      read -r _ start _ <"$BS_REPDIR/ops.$w"
+      # The first round waited at the start barrier: the time runs from its release.
+      read -r start <"$BS_BARRIER/t0"
       deadline=$((start + duration))
     fi
     if ((now >= deadline)); then break; fi
@@ -133,14 +133,14 @@ bs_s3_transfer() {
   case $2 in
     put)
       printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-      bs_curl_add "$w" "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
+      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
       ;;
-    get) bs_curl_add "$w" "$4" "url=$url" output=/dev/null ;;
-    delete) bs_curl_add "$w" 0 "url=$url" request=DELETE output=/dev/null ;;
-    stat) bs_curl_add "$w" 0 "url=$url" head output=/dev/null ;;
+    get) bs_curl_add "$4" "url=$url" output=/dev/null ;;
+    delete) bs_curl_add 0 "url=$url" request=DELETE output=/dev/null ;;
+    stat) bs_curl_add 0 "url=$url" head output=/dev/null ;;
     list)
       # The query's parameters in sorted order, as SigV4 wants them (curl 7.88 does not sort them).
-      bs_curl_add "$w" 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
+      bs_curl_add 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
         output=/dev/null
       ;;
     *) bs_fail "unknown S3 operation $2" ;;
@@ -160,8 +160,8 @@ bs_s3_worker_multipart() {
     i=$((i + conc))
     if ((duration > 0)); then
       if ((deadline == 0)); then
-        # The first upload waited at the start barrier: the time runs from its first request.
-        read -r _ start _ <"$BS_REPDIR/ops.$w"
+        # The first upload waited at the start barrier: the time runs from its release.
+        read -r start <"$BS_BARRIER/t0"
         deadline=$((start + duration))
       fi
       bs_now now
@@ -173,19 +173,20 @@ bs_s3_worker_multipart() {
 # bs_s3_multipart WORKER INDEX SIZE: one multipart upload of object INDEX, recorded as one op in ops.WORKER
 # from the start of its CreateMultipartUpload to the end of its CompleteMultipartUpload. Three curl
 # processes: each request needs what the one before answered (the upload id, the parts' ETags). The parts go
-# QUEUE at a time (--parallel). An upload that fails after its creation is aborted (untimed).
+# QUEUE at a time (`parallel`). An upload that fails after its creation is aborted (untimed). No awk or other
+# helper process between the requests: its start-up would be in the op.
 bs_s3_multipart() {
   local w=$1 size=$3 key=$BS_S3_PREFIX/obj-$2 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$2
-  local file=$BS_REPDIR/data/obj-$2 mp=$BS_REPDIR/mp.$1 out=$BS_REPDIR/curl.$1.out id='' qid p n=0
-  local start end error='' answer code tt ex
+  local file=$BS_REPDIR/data/obj-$2 mp=$BS_REPDIR/mp.$1 id='' qid p n=0 i start end error='' answer
+  local code tt ex rest part xml etags=()
   printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
   # CreateMultipartUpload: the upload id is in the answer.
   bs_curl_begin "$w"
-  bs_curl_add "$w" 0 "url=$url?uploads=" request=POST "output=$mp.answer"
+  bs_curl_add 0 "url=$url?uploads=" request=POST "output=$mp.answer"
   : >"$mp.answer"
-  bs_curl_exec "$w"
+  bs_curl_exec
   code='' tt='' ex=''
-  read -r code tt ex _ <"$out" || true
+  read -r code tt ex _ <"$BS_CURL_LIST.out" || true
   if [[ ! $tt =~ ^[0-9]+[.][0-9]{6}$ ]]; then tt=0.000000; fi
   end=$BS_CURL_END
   start=$((end - 10#${tt//./}))
@@ -193,62 +194,60 @@ bs_s3_multipart() {
   read -r -d '' answer <"$mp.answer" || true
   if [[ $answer =~ \<UploadId\>([^<]+)\</UploadId\> ]]; then id=${BASH_REMATCH[1]}; fi
   if [[ $ex != 0 || $code != 2* || -z $id ]]; then
-    bs_s3_multipart_failed "$w" "$start" "$end" "CreateMultipartUpload of $key" "$out" "$mp.answer"
+    bs_s3_multipart_failed "$w" "$start" "$end" "CreateMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
     return 0
   fi
   # Recorded at once (one short append, whole even with many workers): a Ctrl-C from here on leaves an
   # upload that bs_s3_cleanup must abort.
   printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.started"
   bs_urlencode qid "$id"
-  # UploadPart, QUEUE at a time; each part's ETag from its answer's header (the -w lines come in the order
-  # the parts finish, so each names its part by its URL).
+  # UploadPart, QUEUE at a time; each part's ETag from its answer's header. The -w lines come in the order
+  # the parts finish, so each names its part by its URL; the ETag is followed by curl's message, if any.
   bs_curl_begin "$w"
+  bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_S3_QUEUE"
   for p in "$file".part.*; do
     n=$((n + 1))
-    bs_curl_add "$w" 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
+    bs_curl_add 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
       $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %header{etag} %{errormsg}\n'
   done
-  bs_curl_exec "$w" --parallel --parallel-max "$BS_S3_QUEUE"
-  if ! error=$(awk -v n="$n" -v rc="$BS_CURL_RC" -v xml="$mp.xml" -v stderrfile="$BS_REPDIR/op.$w.err" '
-    {
-      part = ""
-      if (match($4, /[?&]partNumber=[0-9]+/)) { part = substr($4, RSTART + 12, RLENGTH - 12) + 0 }
-      if ($3 == 0 && $1 ~ /^2/ && $5 != "") { etag[part] = $5; next }
-      if (err == "") {
-        m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
-        err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : $1 ~ /^2/ ? "no ETag in the answer" : "HTTP status " $1)
-        err = err " for part " part
-      }
-    }
-    END {
-      for (i = 1; i <= n && err == ""; i++) if (!(i in etag)) {
-        line = ""; getline line < stderrfile
-        err = "curl stopped before all the parts (exit " rc ")" (line != "" ? ": " line : "")
-      }
-      if (err != "") { print err; exit 1 }
-      printf "<CompleteMultipartUpload>" > xml
-      for (i = 1; i <= n; i++)
-        printf "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>", i, etag[i] > xml
-      print "</CompleteMultipartUpload>" > xml
-    }' "$out"); then
+  bs_curl_exec
+  while read -r code _ ex part rest; do
+    if [[ $part =~ [?\&]partNumber=([0-9]+) ]]; then part=$((10#${BASH_REMATCH[1]})); else part=0; fi
+    if [[ $ex == 0 && $code == 2* && -n $rest ]]; then
+      etags[part]=$rest
+    elif [[ -z $error ]]; then
+      if [[ $ex != 0 ]]; then error="curl: $rest (exit $ex)"; else error="HTTP status $code"; fi
+      error+=" for part $part"
+    fi
+  done <"$BS_CURL_LIST.out"
+  for ((i = 1; i <= n; i++)); do
+    if [[ -n $error || -n ${etags[i]:-} ]]; then continue; fi
+    rest=
+    read -r rest <"$BS_CURL_LIST.err" || true
+    error="curl stopped before all the parts (exit $BS_CURL_RC)${rest:+: $rest}"
+  done
+  if [[ -n $error ]]; then
     bs_now end
     bs_s3_multipart_failed "$w" "$start" "$end" "UploadPart of $key: $error"
     bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
     return 0
   fi
+  xml='<CompleteMultipartUpload>'
+  for ((i = 1; i <= n; i++)); do xml+="<Part><PartNumber>$i</PartNumber><ETag>${etags[i]}</ETag></Part>"; done
+  printf '%s</CompleteMultipartUpload>\n' "$xml" >"$mp.xml"
   # CompleteMultipartUpload. S3 may answer 200 with an error in the body.
   bs_curl_begin "$w"
-  bs_curl_add "$w" 0 "url=$url?uploadId=$qid" "data-binary=@$mp.xml" "header=Content-Type: application/xml" \
+  bs_curl_add 0 "url=$url?uploadId=$qid" "data-binary=@$mp.xml" "header=Content-Type: application/xml" \
     "output=$mp.answer"
   : >"$mp.answer"
-  bs_curl_exec "$w"
+  bs_curl_exec
   end=$BS_CURL_END
   code='' ex=''
-  read -r code _ ex _ <"$out" || true
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
   answer=
   read -r -d '' answer <"$mp.answer" || true
   if [[ $ex != 0 || $code != 2* || $answer == *\<Error\>* ]]; then
-    bs_s3_multipart_failed "$w" "$start" "$end" "CompleteMultipartUpload of $key" "$out" "$mp.answer"
+    bs_s3_multipart_failed "$w" "$start" "$end" "CompleteMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
     bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
     return 0
   fi
@@ -256,16 +255,19 @@ bs_s3_multipart() {
   printf '%s %s %s %s 1\n' "$w" "$start" "$end" "$size" >>"$BS_REPDIR/ops.$w"
 }
 
-# bs_s3_multipart_failed WORKER START END WHAT [WRITE-OUT ANSWER]: records a failed upload; the first error of
-# the worker (error.WORKER) says what failed: from curl's -w line and the answer's S3 error code when given.
+# bs_s3_multipart_failed WORKER START END WHAT [LIST ANSWER]: records a failed upload; the worker's first
+# error (error.WORKER) says what failed, from the list's curl (-w line, messages) and the answer's S3 code.
 bs_s3_multipart_failed() {
   local w=$1 what=$4 code='' ex='' msg='' answer=''
   printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
   if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
   if (($# > 4)); then
-    read -r code _ ex _ msg <"$5" || true
+    read -r code _ ex _ msg <"$5.out" || true
     read -r -d '' answer <"$6" || true
-    if [[ $ex != 0 ]]; then
+    if [[ -z $ex ]]; then
+      read -r msg <"$5.err" || true
+      what+=": curl did not send it (exit $BS_CURL_RC)${msg:+: $msg}"
+    elif [[ $ex != 0 ]]; then
       what+=": curl: $msg (exit $ex)"
     elif [[ $answer =~ \<Code\>([^<]+)\</Code\> ]]; then
       what+=": HTTP status $code, ${BASH_REMATCH[1]}"
@@ -281,9 +283,9 @@ bs_s3_multipart_failed() {
 bs_s3_abort() {
   local w=$1 code='' ex=''
   bs_curl_begin "$w"
-  bs_curl_add "$w" 0 "url=$3?uploadId=$5" request=DELETE output=/dev/null
-  bs_curl_exec "$w"
-  read -r code _ ex _ <"$BS_REPDIR/curl.$w.out" || true
+  bs_curl_add 0 "url=$3?uploadId=$5" request=DELETE output=/dev/null
+  bs_curl_exec
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
   if [[ $ex == 0 && $code == 2* ]]; then printf '%s\t%s\n' "$2" "$4" >>"$BS_REPDIR/uploads.ended"; fi
 }
 

@@ -42,6 +42,11 @@ BS_T1=
 BS_GATE=
 # The options of the request a worker's first curl opens its connection with (bs_curl_exec).
 BS_CURL_WARMUP=()
+# A worker's current list of transfers and how many it has begun (bs_curl_begin); how its last curl ended.
+BS_CURL_LIST=
+BS_CURL_N=0
+BS_CURL_END=
+BS_CURL_RC=
 # Where the current case's target is, per kind; the libraries of the engines a spec uses read some of them.
 # shellcheck disable=SC2034
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
@@ -174,6 +179,8 @@ bs_barrier_release() {
     sleep 0.005
   done
   bs_now BS_T0
+  # For the workers that go on for a duration: when it began.
+  printf '%s\n' "$BS_T0" >"$BS_BARRIER/t0"
   exec 4>&-
 }
 
@@ -193,11 +200,6 @@ bs_pool_worker() {
 # bs_pool N FN ARGS...: runs "FN WORKER ARGS..." in N background workers started together behind the
 # barrier. Sets BS_T0 (release), BS_T1 (last exit), BS_POOL_RC (exit status per worker).
 bs_pool() { bs_pool_run before "$@"; }
-
-# bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
-# inside their first curl (bs_curl_exec): neither the lists nor curl's start-up fall in the timed window.
-# A worker that runs no curl passes the barrier when FN returns.
-bs_curl_pool() { bs_pool_run after "$@"; }
 
 bs_pool_run() {
   local when=$1 n=$2 w pid rc
@@ -224,12 +226,14 @@ bs_pool_run() {
 # after another over a kept-alive connection, and its -w line after each transfer gives that transfer's
 # own time. curl has no wall-clock timestamp per transfer, so the ops are placed backwards from the moment
 # curl exits: the last ends then, each starts its time_total before it ends, each earlier one ends where
-# the next starts (any gap between transfers counts against the store, never for it; start-up not at all).
-# Why not one curl with --parallel for all workers: overlapping transfers could not be placed in time, and
-# each worker's bytes and seconds ("jobs") would be lost.
-# Each worker's first curl is started, and its connection opened, before the start barrier releases
-# (bs_curl_pool, bs_curl_exec): with tens of workers, starting them after it spread their first requests
-# over the window (the last one began 200 ms in, at 32 workers on 2 CPUs), which the store was charged for.
+# the next starts. Why not one curl with --parallel for all workers: overlapping transfers could not be
+# placed in time, and each worker's bytes and seconds ("jobs") would be lost.
+# The window runs from the start barrier's release to the last op's end, so any gap between transfers
+# counts against the store, never for it. Nothing but curl may run in it: each worker's first curl is
+# started, and its connection opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are
+# recorded after the pool. Starting the curls after the release spread their first requests over the
+# window (the last began 200 ms in, at 32 workers on 2 CPUs), and an awk per worker as its curl ended took
+# CPU from the workers still timing: 4 KiB GETs at concurrency 32 came out at half of benchspec run's rate.
 
 # bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
 bs_curl_str() {
@@ -272,33 +276,35 @@ bs_curl_options() {
   done >>"$f"
 }
 
-# bs_curl_begin WORKER: starts worker WORKER's list of transfers (curl.WORKER, and the bytes each moves).
+# bs_curl_begin WORKER: starts a new list of transfers of worker WORKER: BS_CURL_LIST (curl.WORKER.N), the
+# bytes each moves in BS_CURL_LIST.bytes.
 bs_curl_begin() {
-  : >"$BS_REPDIR/curl.$1"
-  : >"$BS_REPDIR/curl.$1.bytes"
+  BS_CURL_N=$((BS_CURL_N + 1))
+  BS_CURL_LIST=$BS_REPDIR/curl.$1.$BS_CURL_N
+  : >"$BS_CURL_LIST"
+  : >"$BS_CURL_LIST.bytes"
 }
 
-# bs_curl_add WORKER BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
+# bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
 # (credentials among them: the config file is in the run's private temp directory, never on a command line).
 # Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE URL ERROR-MESSAGE", unless its options give a write-out.
 bs_curl_add() {
-  local w=$1 bytes=$2 f=$BS_REPDIR/curl.$1
-  shift 2
+  local bytes=$1 f=$BS_CURL_LIST
+  shift
   if [[ -s $f.bytes ]]; then printf 'next\n' >>"$f"; fi
   bs_curl_options "$f" $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %{errormsg}\n' \
     "$@" "${BS_CURL_COMMON[@]}"
   printf '%s\n' "$bytes" >>"$f.bytes"
 }
 
-# bs_curl_exec WORKER [CURL-OPTION...]: runs the worker's list in one curl process, its -w lines into
-# curl.WORKER.out and its messages into op.WORKER.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
+# bs_curl_exec: runs the list in one curl process, its -w lines into BS_CURL_LIST.out and its messages into
+# BS_CURL_LIST.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
 # A bs_curl_pool worker not yet past the barrier passes it in this curl, before the list: a warm-up request
 # (BS_CURL_WARMUP's options) opens the connection the list then uses, curl writes the worker's ready file,
-# then reads its stdin, the barrier FIFO, until the release closes it. A list run with --parallel must not
-# be the worker's first: its transfers would not wait for the gate.
+# then reads its stdin, the barrier FIFO, until the release closes it. A list with `parallel` must not be
+# the worker's first: its transfers would not wait for the gate.
 bs_curl_exec() {
-  local w=$1 f=$BS_REPDIR/curl.$1 path
-  shift
+  local f=$BS_CURL_LIST path
   BS_CURL_RC=0
   # -q: a ~/.curlrc must not change the requests or the -w lines.
   if [[ -n $BS_GATE ]]; then
@@ -308,26 +314,49 @@ bs_curl_exec() {
     bs_urlencode path "$BS_BARRIER/one" /
     bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
     bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
-    curl -q --no-progress-meter -sS "$@" -K "$f.gate" -K "$f" <"$BS_BARRIER/go" >"$f.out" \
-      2>"$BS_REPDIR/op.$w.err" || BS_CURL_RC=$?
+    curl -q --no-progress-meter -sS -K "$f.gate" -K "$f" <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
+      BS_CURL_RC=$?
     # A curl that stopped before its gate must not hold the others back (what it did not do is recorded).
     if [[ ! -e $BS_BARRIER/ready.$BS_GATE ]]; then : >"$BS_BARRIER/ready.$BS_GATE"; fi
     BS_GATE=
   else
-    curl -q --no-progress-meter -sS "$@" -K "$f" >"$f.out" 2>"$BS_REPDIR/op.$w.err" || BS_CURL_RC=$?
+    curl -q --no-progress-meter -sS -K "$f" >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
   fi
   bs_now BS_CURL_END
 }
 
-# bs_curl_run WORKER: runs the worker's list in one curl process (bs_curl_exec) and records every transfer as
-# an op in ops.WORKER ("worker start end bytes ok"): ok when curl succeeded with an HTTP 2xx.
+# bs_curl_run: runs the list (bs_curl_exec), each transfer an op that bs_curl_pool records once every worker
+# is done: an awk here would take CPU from the workers still timing their requests.
 bs_curl_run() {
-  local w=$1 f=$BS_REPDIR/curl.$1 haserr=0
-  if [[ ! -s $f.bytes ]]; then return 0; fi
-  bs_curl_exec "$w"
+  if [[ ! -s $BS_CURL_LIST.bytes ]]; then return 0; fi
+  bs_curl_exec
+  printf '%s %s\n' "$BS_CURL_END" "$BS_CURL_RC" >"$BS_CURL_LIST.end"
+}
+
+# bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
+# inside their first curl (bs_curl_exec): neither the lists nor curl's start-up fall in the timed window.
+# A worker that runs no curl passes the barrier when FN returns. The lists run by bs_curl_run are then
+# recorded in ops.WORKER, in the order each worker ran them (bs_curl_record).
+bs_curl_pool() {
+  local n=$1 w k
+  rm -f -- "$BS_REPDIR"/curl.*
+  bs_pool_run after "$@"
+  for ((w = 0; w < n; w++)); do
+    for ((k = 1; ; k++)); do
+      if [[ ! -e $BS_REPDIR/curl.$w.$k ]]; then break; fi
+      if [[ -e $BS_REPDIR/curl.$w.$k.end ]]; then bs_curl_record "$w" "$BS_REPDIR/curl.$w.$k"; fi
+    done
+  done
+}
+
+# bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
+# end bytes ok"): ok when curl succeeded with an HTTP 2xx. The worker's first error goes to error.WORKER.
+bs_curl_record() {
+  local w=$1 f=$2 t1 rc haserr=0
+  read -r t1 rc <"$f.end"
   if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
-  awk -v w="$w" -v t1="$BS_CURL_END" -v rc="$BS_CURL_RC" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
-    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$BS_REPDIR/op.$w.err" '
+  awk -v w="$w" -v t1="$t1" -v rc="$rc" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$f.err" '
     FILENAME == ARGV[1] { bytes[++n] = $1; next }
     {
       got++; code[got] = $1; tt[got] = $2; ex[got] = $3; url[got] = $4
@@ -836,12 +865,12 @@ bs_s3_worker() {
       for ((i = w; i < objects; i += conc)); do bs_s3_transfer "$w" "$op" "$i" "$size"; done
     done
     bs_now start
-    bs_curl_run "$w"
+    bs_curl_run
     if ((duration == 0)); then break; fi
     bs_now now
     if ((deadline == 0)); then
-      # The first round waited at the start barrier: its time runs from its first request.
-      read -r _ start _ <"$BS_REPDIR/ops.$w"
+      # The first round waited at the start barrier: the time runs from its release.
+      read -r start <"$BS_BARRIER/t0"
       deadline=$((start + duration))
     fi
     if ((now >= deadline)); then break; fi
@@ -857,14 +886,14 @@ bs_s3_transfer() {
   case $2 in
     put)
       printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-      bs_curl_add "$w" "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
+      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
       ;;
-    get) bs_curl_add "$w" "$4" "url=$url" output=/dev/null ;;
-    delete) bs_curl_add "$w" 0 "url=$url" request=DELETE output=/dev/null ;;
-    stat) bs_curl_add "$w" 0 "url=$url" head output=/dev/null ;;
+    get) bs_curl_add "$4" "url=$url" output=/dev/null ;;
+    delete) bs_curl_add 0 "url=$url" request=DELETE output=/dev/null ;;
+    stat) bs_curl_add 0 "url=$url" head output=/dev/null ;;
     list)
       # The query's parameters in sorted order, as SigV4 wants them (curl 7.88 does not sort them).
-      bs_curl_add "$w" 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
+      bs_curl_add 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
         output=/dev/null
       ;;
     *) bs_fail "unknown S3 operation $2" ;;
@@ -884,8 +913,8 @@ bs_s3_worker_multipart() {
     i=$((i + conc))
     if ((duration > 0)); then
       if ((deadline == 0)); then
-        # The first upload waited at the start barrier: the time runs from its first request.
-        read -r _ start _ <"$BS_REPDIR/ops.$w"
+        # The first upload waited at the start barrier: the time runs from its release.
+        read -r start <"$BS_BARRIER/t0"
         deadline=$((start + duration))
       fi
       bs_now now
@@ -897,19 +926,20 @@ bs_s3_worker_multipart() {
 # bs_s3_multipart WORKER INDEX SIZE: one multipart upload of object INDEX, recorded as one op in ops.WORKER
 # from the start of its CreateMultipartUpload to the end of its CompleteMultipartUpload. Three curl
 # processes: each request needs what the one before answered (the upload id, the parts' ETags). The parts go
-# QUEUE at a time (--parallel). An upload that fails after its creation is aborted (untimed).
+# QUEUE at a time (`parallel`). An upload that fails after its creation is aborted (untimed). No awk or other
+# helper process between the requests: its start-up would be in the op.
 bs_s3_multipart() {
   local w=$1 size=$3 key=$BS_S3_PREFIX/obj-$2 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$2
-  local file=$BS_REPDIR/data/obj-$2 mp=$BS_REPDIR/mp.$1 out=$BS_REPDIR/curl.$1.out id='' qid p n=0
-  local start end error='' answer code tt ex
+  local file=$BS_REPDIR/data/obj-$2 mp=$BS_REPDIR/mp.$1 id='' qid p n=0 i start end error='' answer
+  local code tt ex rest part xml etags=()
   printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
   # CreateMultipartUpload: the upload id is in the answer.
   bs_curl_begin "$w"
-  bs_curl_add "$w" 0 "url=$url?uploads=" request=POST "output=$mp.answer"
+  bs_curl_add 0 "url=$url?uploads=" request=POST "output=$mp.answer"
   : >"$mp.answer"
-  bs_curl_exec "$w"
+  bs_curl_exec
   code='' tt='' ex=''
-  read -r code tt ex _ <"$out" || true
+  read -r code tt ex _ <"$BS_CURL_LIST.out" || true
   if [[ ! $tt =~ ^[0-9]+[.][0-9]{6}$ ]]; then tt=0.000000; fi
   end=$BS_CURL_END
   start=$((end - 10#${tt//./}))
@@ -917,62 +947,60 @@ bs_s3_multipart() {
   read -r -d '' answer <"$mp.answer" || true
   if [[ $answer =~ \<UploadId\>([^<]+)\</UploadId\> ]]; then id=${BASH_REMATCH[1]}; fi
   if [[ $ex != 0 || $code != 2* || -z $id ]]; then
-    bs_s3_multipart_failed "$w" "$start" "$end" "CreateMultipartUpload of $key" "$out" "$mp.answer"
+    bs_s3_multipart_failed "$w" "$start" "$end" "CreateMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
     return 0
   fi
   # Recorded at once (one short append, whole even with many workers): a Ctrl-C from here on leaves an
   # upload that bs_s3_cleanup must abort.
   printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.started"
   bs_urlencode qid "$id"
-  # UploadPart, QUEUE at a time; each part's ETag from its answer's header (the -w lines come in the order
-  # the parts finish, so each names its part by its URL).
+  # UploadPart, QUEUE at a time; each part's ETag from its answer's header. The -w lines come in the order
+  # the parts finish, so each names its part by its URL; the ETag is followed by curl's message, if any.
   bs_curl_begin "$w"
+  bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_S3_QUEUE"
   for p in "$file".part.*; do
     n=$((n + 1))
-    bs_curl_add "$w" 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
+    bs_curl_add 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
       $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %header{etag} %{errormsg}\n'
   done
-  bs_curl_exec "$w" --parallel --parallel-max "$BS_S3_QUEUE"
-  if ! error=$(awk -v n="$n" -v rc="$BS_CURL_RC" -v xml="$mp.xml" -v stderrfile="$BS_REPDIR/op.$w.err" '
-    {
-      part = ""
-      if (match($4, /[?&]partNumber=[0-9]+/)) { part = substr($4, RSTART + 12, RLENGTH - 12) + 0 }
-      if ($3 == 0 && $1 ~ /^2/ && $5 != "") { etag[part] = $5; next }
-      if (err == "") {
-        m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
-        err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : $1 ~ /^2/ ? "no ETag in the answer" : "HTTP status " $1)
-        err = err " for part " part
-      }
-    }
-    END {
-      for (i = 1; i <= n && err == ""; i++) if (!(i in etag)) {
-        line = ""; getline line < stderrfile
-        err = "curl stopped before all the parts (exit " rc ")" (line != "" ? ": " line : "")
-      }
-      if (err != "") { print err; exit 1 }
-      printf "<CompleteMultipartUpload>" > xml
-      for (i = 1; i <= n; i++)
-        printf "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>", i, etag[i] > xml
-      print "</CompleteMultipartUpload>" > xml
-    }' "$out"); then
+  bs_curl_exec
+  while read -r code _ ex part rest; do
+    if [[ $part =~ [?\&]partNumber=([0-9]+) ]]; then part=$((10#${BASH_REMATCH[1]})); else part=0; fi
+    if [[ $ex == 0 && $code == 2* && -n $rest ]]; then
+      etags[part]=$rest
+    elif [[ -z $error ]]; then
+      if [[ $ex != 0 ]]; then error="curl: $rest (exit $ex)"; else error="HTTP status $code"; fi
+      error+=" for part $part"
+    fi
+  done <"$BS_CURL_LIST.out"
+  for ((i = 1; i <= n; i++)); do
+    if [[ -n $error || -n ${etags[i]:-} ]]; then continue; fi
+    rest=
+    read -r rest <"$BS_CURL_LIST.err" || true
+    error="curl stopped before all the parts (exit $BS_CURL_RC)${rest:+: $rest}"
+  done
+  if [[ -n $error ]]; then
     bs_now end
     bs_s3_multipart_failed "$w" "$start" "$end" "UploadPart of $key: $error"
     bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
     return 0
   fi
+  xml='<CompleteMultipartUpload>'
+  for ((i = 1; i <= n; i++)); do xml+="<Part><PartNumber>$i</PartNumber><ETag>${etags[i]}</ETag></Part>"; done
+  printf '%s</CompleteMultipartUpload>\n' "$xml" >"$mp.xml"
   # CompleteMultipartUpload. S3 may answer 200 with an error in the body.
   bs_curl_begin "$w"
-  bs_curl_add "$w" 0 "url=$url?uploadId=$qid" "data-binary=@$mp.xml" "header=Content-Type: application/xml" \
+  bs_curl_add 0 "url=$url?uploadId=$qid" "data-binary=@$mp.xml" "header=Content-Type: application/xml" \
     "output=$mp.answer"
   : >"$mp.answer"
-  bs_curl_exec "$w"
+  bs_curl_exec
   end=$BS_CURL_END
   code='' ex=''
-  read -r code _ ex _ <"$out" || true
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
   answer=
   read -r -d '' answer <"$mp.answer" || true
   if [[ $ex != 0 || $code != 2* || $answer == *\<Error\>* ]]; then
-    bs_s3_multipart_failed "$w" "$start" "$end" "CompleteMultipartUpload of $key" "$out" "$mp.answer"
+    bs_s3_multipart_failed "$w" "$start" "$end" "CompleteMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
     bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
     return 0
   fi
@@ -980,16 +1008,19 @@ bs_s3_multipart() {
   printf '%s %s %s %s 1\n' "$w" "$start" "$end" "$size" >>"$BS_REPDIR/ops.$w"
 }
 
-# bs_s3_multipart_failed WORKER START END WHAT [WRITE-OUT ANSWER]: records a failed upload; the first error of
-# the worker (error.WORKER) says what failed: from curl's -w line and the answer's S3 error code when given.
+# bs_s3_multipart_failed WORKER START END WHAT [LIST ANSWER]: records a failed upload; the worker's first
+# error (error.WORKER) says what failed, from the list's curl (-w line, messages) and the answer's S3 code.
 bs_s3_multipart_failed() {
   local w=$1 what=$4 code='' ex='' msg='' answer=''
   printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
   if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
   if (($# > 4)); then
-    read -r code _ ex _ msg <"$5" || true
+    read -r code _ ex _ msg <"$5.out" || true
     read -r -d '' answer <"$6" || true
-    if [[ $ex != 0 ]]; then
+    if [[ -z $ex ]]; then
+      read -r msg <"$5.err" || true
+      what+=": curl did not send it (exit $BS_CURL_RC)${msg:+: $msg}"
+    elif [[ $ex != 0 ]]; then
       what+=": curl: $msg (exit $ex)"
     elif [[ $answer =~ \<Code\>([^<]+)\</Code\> ]]; then
       what+=": HTTP status $code, ${BASH_REMATCH[1]}"
@@ -1005,9 +1036,9 @@ bs_s3_multipart_failed() {
 bs_s3_abort() {
   local w=$1 code='' ex=''
   bs_curl_begin "$w"
-  bs_curl_add "$w" 0 "url=$3?uploadId=$5" request=DELETE output=/dev/null
-  bs_curl_exec "$w"
-  read -r code _ ex _ <"$BS_REPDIR/curl.$w.out" || true
+  bs_curl_add 0 "url=$3?uploadId=$5" request=DELETE output=/dev/null
+  bs_curl_exec
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
   if [[ $ex == 0 && $code == 2* ]]; then printf '%s\t%s\n' "$2" "$4" >>"$BS_REPDIR/uploads.ended"; fi
 }
 

@@ -42,6 +42,11 @@ BS_T1=
 BS_GATE=
 # The options of the request a worker's first curl opens its connection with (bs_curl_exec).
 BS_CURL_WARMUP=()
+# A worker's current list of transfers and how many it has begun (bs_curl_begin); how its last curl ended.
+BS_CURL_LIST=
+BS_CURL_N=0
+BS_CURL_END=
+BS_CURL_RC=
 # Where the current case's target is, per kind; the libraries of the engines a spec uses read some of them.
 # shellcheck disable=SC2034
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
@@ -174,6 +179,8 @@ bs_barrier_release() {
     sleep 0.005
   done
   bs_now BS_T0
+  # For the workers that go on for a duration: when it began.
+  printf '%s\n' "$BS_T0" >"$BS_BARRIER/t0"
   exec 4>&-
 }
 
@@ -193,11 +200,6 @@ bs_pool_worker() {
 # bs_pool N FN ARGS...: runs "FN WORKER ARGS..." in N background workers started together behind the
 # barrier. Sets BS_T0 (release), BS_T1 (last exit), BS_POOL_RC (exit status per worker).
 bs_pool() { bs_pool_run before "$@"; }
-
-# bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
-# inside their first curl (bs_curl_exec): neither the lists nor curl's start-up fall in the timed window.
-# A worker that runs no curl passes the barrier when FN returns.
-bs_curl_pool() { bs_pool_run after "$@"; }
 
 bs_pool_run() {
   local when=$1 n=$2 w pid rc
@@ -224,12 +226,14 @@ bs_pool_run() {
 # after another over a kept-alive connection, and its -w line after each transfer gives that transfer's
 # own time. curl has no wall-clock timestamp per transfer, so the ops are placed backwards from the moment
 # curl exits: the last ends then, each starts its time_total before it ends, each earlier one ends where
-# the next starts (any gap between transfers counts against the store, never for it; start-up not at all).
-# Why not one curl with --parallel for all workers: overlapping transfers could not be placed in time, and
-# each worker's bytes and seconds ("jobs") would be lost.
-# Each worker's first curl is started, and its connection opened, before the start barrier releases
-# (bs_curl_pool, bs_curl_exec): with tens of workers, starting them after it spread their first requests
-# over the window (the last one began 200 ms in, at 32 workers on 2 CPUs), which the store was charged for.
+# the next starts. Why not one curl with --parallel for all workers: overlapping transfers could not be
+# placed in time, and each worker's bytes and seconds ("jobs") would be lost.
+# The window runs from the start barrier's release to the last op's end, so any gap between transfers
+# counts against the store, never for it. Nothing but curl may run in it: each worker's first curl is
+# started, and its connection opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are
+# recorded after the pool. Starting the curls after the release spread their first requests over the
+# window (the last began 200 ms in, at 32 workers on 2 CPUs), and an awk per worker as its curl ended took
+# CPU from the workers still timing: 4 KiB GETs at concurrency 32 came out at half of benchspec run's rate.
 
 # bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
 bs_curl_str() {
@@ -272,33 +276,35 @@ bs_curl_options() {
   done >>"$f"
 }
 
-# bs_curl_begin WORKER: starts worker WORKER's list of transfers (curl.WORKER, and the bytes each moves).
+# bs_curl_begin WORKER: starts a new list of transfers of worker WORKER: BS_CURL_LIST (curl.WORKER.N), the
+# bytes each moves in BS_CURL_LIST.bytes.
 bs_curl_begin() {
-  : >"$BS_REPDIR/curl.$1"
-  : >"$BS_REPDIR/curl.$1.bytes"
+  BS_CURL_N=$((BS_CURL_N + 1))
+  BS_CURL_LIST=$BS_REPDIR/curl.$1.$BS_CURL_N
+  : >"$BS_CURL_LIST"
+  : >"$BS_CURL_LIST.bytes"
 }
 
-# bs_curl_add WORKER BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
+# bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
 # (credentials among them: the config file is in the run's private temp directory, never on a command line).
 # Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE URL ERROR-MESSAGE", unless its options give a write-out.
 bs_curl_add() {
-  local w=$1 bytes=$2 f=$BS_REPDIR/curl.$1
-  shift 2
+  local bytes=$1 f=$BS_CURL_LIST
+  shift
   if [[ -s $f.bytes ]]; then printf 'next\n' >>"$f"; fi
   bs_curl_options "$f" $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %{errormsg}\n' \
     "$@" "${BS_CURL_COMMON[@]}"
   printf '%s\n' "$bytes" >>"$f.bytes"
 }
 
-# bs_curl_exec WORKER [CURL-OPTION...]: runs the worker's list in one curl process, its -w lines into
-# curl.WORKER.out and its messages into op.WORKER.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
+# bs_curl_exec: runs the list in one curl process, its -w lines into BS_CURL_LIST.out and its messages into
+# BS_CURL_LIST.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
 # A bs_curl_pool worker not yet past the barrier passes it in this curl, before the list: a warm-up request
 # (BS_CURL_WARMUP's options) opens the connection the list then uses, curl writes the worker's ready file,
-# then reads its stdin, the barrier FIFO, until the release closes it. A list run with --parallel must not
-# be the worker's first: its transfers would not wait for the gate.
+# then reads its stdin, the barrier FIFO, until the release closes it. A list with `parallel` must not be
+# the worker's first: its transfers would not wait for the gate.
 bs_curl_exec() {
-  local w=$1 f=$BS_REPDIR/curl.$1 path
-  shift
+  local f=$BS_CURL_LIST path
   BS_CURL_RC=0
   # -q: a ~/.curlrc must not change the requests or the -w lines.
   if [[ -n $BS_GATE ]]; then
@@ -308,26 +314,49 @@ bs_curl_exec() {
     bs_urlencode path "$BS_BARRIER/one" /
     bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
     bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
-    curl -q --no-progress-meter -sS "$@" -K "$f.gate" -K "$f" <"$BS_BARRIER/go" >"$f.out" \
-      2>"$BS_REPDIR/op.$w.err" || BS_CURL_RC=$?
+    curl -q --no-progress-meter -sS -K "$f.gate" -K "$f" <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
+      BS_CURL_RC=$?
     # A curl that stopped before its gate must not hold the others back (what it did not do is recorded).
     if [[ ! -e $BS_BARRIER/ready.$BS_GATE ]]; then : >"$BS_BARRIER/ready.$BS_GATE"; fi
     BS_GATE=
   else
-    curl -q --no-progress-meter -sS "$@" -K "$f" >"$f.out" 2>"$BS_REPDIR/op.$w.err" || BS_CURL_RC=$?
+    curl -q --no-progress-meter -sS -K "$f" >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
   fi
   bs_now BS_CURL_END
 }
 
-# bs_curl_run WORKER: runs the worker's list in one curl process (bs_curl_exec) and records every transfer as
-# an op in ops.WORKER ("worker start end bytes ok"): ok when curl succeeded with an HTTP 2xx.
+# bs_curl_run: runs the list (bs_curl_exec), each transfer an op that bs_curl_pool records once every worker
+# is done: an awk here would take CPU from the workers still timing their requests.
 bs_curl_run() {
-  local w=$1 f=$BS_REPDIR/curl.$1 haserr=0
-  if [[ ! -s $f.bytes ]]; then return 0; fi
-  bs_curl_exec "$w"
+  if [[ ! -s $BS_CURL_LIST.bytes ]]; then return 0; fi
+  bs_curl_exec
+  printf '%s %s\n' "$BS_CURL_END" "$BS_CURL_RC" >"$BS_CURL_LIST.end"
+}
+
+# bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
+# inside their first curl (bs_curl_exec): neither the lists nor curl's start-up fall in the timed window.
+# A worker that runs no curl passes the barrier when FN returns. The lists run by bs_curl_run are then
+# recorded in ops.WORKER, in the order each worker ran them (bs_curl_record).
+bs_curl_pool() {
+  local n=$1 w k
+  rm -f -- "$BS_REPDIR"/curl.*
+  bs_pool_run after "$@"
+  for ((w = 0; w < n; w++)); do
+    for ((k = 1; ; k++)); do
+      if [[ ! -e $BS_REPDIR/curl.$w.$k ]]; then break; fi
+      if [[ -e $BS_REPDIR/curl.$w.$k.end ]]; then bs_curl_record "$w" "$BS_REPDIR/curl.$w.$k"; fi
+    done
+  done
+}
+
+# bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
+# end bytes ok"): ok when curl succeeded with an HTTP 2xx. The worker's first error goes to error.WORKER.
+bs_curl_record() {
+  local w=$1 f=$2 t1 rc haserr=0
+  read -r t1 rc <"$f.end"
   if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
-  awk -v w="$w" -v t1="$BS_CURL_END" -v rc="$BS_CURL_RC" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
-    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$BS_REPDIR/op.$w.err" '
+  awk -v w="$w" -v t1="$t1" -v rc="$rc" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$f.err" '
     FILENAME == ARGV[1] { bytes[++n] = $1; next }
     {
       got++; code[got] = $1; tt[got] = $2; ex[got] = $3; url[got] = $4
