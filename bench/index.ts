@@ -8,8 +8,8 @@
  *   - compile of a 10,000-case matrix                                                    (compile.ts)
  *   - the 1,000,000-row report, when bench/report.ts exists                              (hook below)
  *   - compare of two 1,000,000-row runs                                                  (compare.ts)
- * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW against the targets;
- * the figures, every round's included, go to bench/results/latest.json.
+ * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
+ * targets; the figures, every round's included, go to bench/results/latest.json.
  *
  * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report,compare.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
@@ -173,7 +173,7 @@ async function main() {
     lines,
   });
   process.stdout.write(
-    `${lines.filter((l) => l.verdict === "PASS").length} PASS, ${lines.filter((l) => l.verdict === "BELOW").length} BELOW, ${lines.filter((l) => l.verdict === "FAILED").length} FAILED; ${seconds.toFixed(0)} s; figures in ${file}\n`,
+    `${(["PASS", "BELOW", "ABOVE", "FAILED"] as const).map((v) => `${lines.filter((l) => l.verdict === v).length} ${v}`).join(", ")}; ${seconds.toFixed(0)} s; figures in ${file}\n`,
   );
   if (config.quick)
     process.stdout.write("(--quick: sizes scaled down, one round — not the benchmark's numbers)\n");

@@ -689,6 +689,15 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
       targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
       workloads: [
         { name: "obj", target: "store", op: ["put", "get"], size: "16KiB", objects: 16, concurrency: 2 },
+        {
+          name: "mp",
+          target: "store",
+          op: "put",
+          size: "11MiB",
+          objects: 2,
+          concurrency: 2,
+          multipart: { partSize: "5MiB", queue: 2 },
+        },
         { name: "add", target: "node", op: ["put", "get"], size: "16KiB", objects: 16, concurrency: 2 },
       ],
     });
@@ -717,18 +726,106 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     expect(rowsOf(run.stdout).map((row) => [row.case, row.ok, row.bytes, row.ops])).toEqual([
       ["obj.store.put", true, 16 * 16384, 16],
       ["obj.store.get", true, 16 * 16384, 16],
+      ["mp.store.put", true, 2 * 11 * 1024 * 1024, 2],
       ["add.node.put", true, 16 * 16384, 16],
       ["add.node.get", true, 16 * 16384, 16],
     ]);
     const starts = (await readFile(log, "utf8")).split("\n").filter(Boolean);
     const count = (tool: string) => starts.filter((t) => t === tool).length;
     // Timed: put 2 curls (one per worker); get 2 for the untimed uploads, 2 timed; the same for IPFS.
-    expect(count("curl")).toBeLessThanOrEqual(12);
-    // Untimed: the bucket check and creation, one DeleteObjects per case, the bucket's removal.
-    expect(count("aws")).toBeLessThanOrEqual(6);
+    // Multipart: 3 per object (create, parts, complete), and one `curl --version` for the case.
+    expect(count("curl")).toBeLessThanOrEqual(12 + 2 * 3 + 1);
+    // Untimed: the bucket check and creation, one DeleteObjects per case, the multipart case's listing of
+    // its uploads, the bucket's removal.
+    expect(count("aws")).toBeLessThanOrEqual(8);
     // Untimed: the node check, then per repetition its pin listing and cleanup (refs, dag stat, dag put,
     // pin rm, block rm), batched, never per object.
     expect(count("ipfs")).toBeLessThanOrEqual(1 + 2 * 6);
+  }, 300_000);
+
+  it("the timed window holds no curl start-up: a curl that takes 2 s to start lengthens no row", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "slow",
+      targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
+      workloads: [
+        { name: "obj", target: "store", op: ["put", "get"], size: "4KiB", objects: 8, concurrency: 4 },
+        { name: "add", target: "node", op: ["put", "get"], size: "4KiB", objects: 8, concurrency: 4 },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    // Each worker's curl is started before the start barrier releases, so the 2 s it sleeps are spent
+    // before the window; a curl started after the release would put them into every row.
+    const shims = await tempDir("benchspec-shims-");
+    const real = (await execa("bash", ["-c", "command -v curl"])).stdout;
+    await writeFile(join(shims, "curl"), `#!/bin/sh\nsleep 2\nexec '${real}' "$@"\n`);
+    await chmod(join(shims, "curl"), 0o755);
+    const run = await execa(script, [], {
+      env: {
+        ...awsEnv(minio),
+        PATH: `${shims}:${dirname(kuboPath)}:${process.env.PATH}`,
+        TMPDIR: await tempDir(),
+        [targetEnvVar("store")]: minio.endpoint,
+        [targetEnvVar("node")]: kubo.api,
+        BENCHSPEC_RUN_ID: "shell-slow",
+      },
+      reject: false,
+      timeout: 240_000,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const rows = rowsOf(run.stdout);
+    expect(rows.map((row) => [row.case, row.ok, row.ops])).toEqual([
+      ["obj.store.put", true, 8],
+      ["obj.store.get", true, 8],
+      ["add.node.put", true, 8],
+      ["add.node.get", true, 8],
+    ]);
+    for (const row of rows) expect(row.seconds, row.case).toBeLessThan(1.5);
+  }, 300_000);
+
+  it("a multipart upload that fails is aborted, and its row says which request failed and why", async () => {
+    const client = s3Client(minio);
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: "mpfail" }));
+      const plan = planOf({
+        benchspec: 1,
+        name: "mpfail",
+        targets: { store: { kind: "s3", launch: "minio", bucket: "mpfail" } },
+        workloads: [
+          {
+            name: "mp",
+            op: "put",
+            size: "3MiB",
+            objects: 2,
+            concurrency: 2,
+            multipart: { partSize: "5MiB", queue: 2 },
+          },
+        ],
+      });
+      const { script } = await compileTo(plan);
+      // Parts of 1 MiB, below S3's 5 MiB minimum, which the spec cannot express: MinIO takes the parts and
+      // refuses the completion (EntityTooSmall).
+      const text = await readFile(script, "utf8");
+      const call = "bs_s3 put 3145728 2 2 5242880 2 0 random";
+      expect(text).toContain(call);
+      await writeFile(script, text.replace(call, "bs_s3 put 3145728 2 2 1048576 2 0 random"));
+      const run = await execa(script, [], {
+        env: { ...awsEnv(minio), TMPDIR: await tempDir(), [targetEnvVar("store")]: minio.endpoint },
+        reject: false,
+        timeout: 240_000,
+      });
+      expect(run.exitCode, run.stderr).toBe(1);
+      const [row] = rowsOf(run.stdout);
+      expect(row).toMatchObject({ case: "mp.store.put", ok: false, ops: 0, bytes: 0 });
+      expect(row!.error).toMatch(
+        /^2 of 2 requests failed; worker \d: CompleteMultipartUpload of benchspec\/mpfail\/.*\/obj-\d: HTTP status 400, EntityTooSmall$/,
+      );
+      // The uploads were aborted and the objects never existed.
+      expect(await listUploads(client, "mpfail")).toEqual([]);
+      expect(await listObjects(client, "mpfail")).toEqual([]);
+    } finally {
+      client.destroy();
+    }
   }, 300_000);
 
   it("Ctrl-C mid multipart upload: the script aborts the uploads it started and removes its objects", async () => {

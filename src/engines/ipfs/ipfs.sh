@@ -35,7 +35,7 @@ bs_ipfs_target_check() {
 # `ipfs add`/`ipfs cat` would send them; the CLI would time its own start-up per object.
 bs_ipfs_case() {
   local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error='' chunker
-  bs_ipfs_query_encode chunker "$8"
+  bs_urlencode chunker "$8"
   BS_IPFS_ADDQ="cid-version=$6&raw-leaves=$7&chunker=$chunker&pin=$9"
   # What cleanup unpins: the adds before a get always pin.
   BS_IPFS_PIN=$9
@@ -44,6 +44,7 @@ bs_ipfs_case() {
   if [[ $BS_IPFS_CLEANUP != keep ]]; then BS_REP_CLEANUP=bs_ipfs_cleanup; fi
   bs_ipfs_http_url
   BS_CURL_COMMON=(globoff)
+  BS_CURL_WARMUP=("url=$BS_IPFS_HTTP/api/v0/version" request=POST)
   mkdir -- "$BS_REPDIR/data" "$BS_REPDIR/cid"
   # Content identical to the user's has the user's CID: cleanup must not unpin what was pinned before.
   if [[ $BS_IPFS_CLEANUP != keep && $BS_IPFS_PIN == true ]]; then
@@ -52,14 +53,14 @@ bs_ipfs_case() {
   for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
   if [[ $op != put ]]; then
     BS_IPFS_ADDQ="cid-version=$6&raw-leaves=$7&chunker=$chunker&pin=true"
-    bs_pool "$conc" bs_ipfs_worker put "$objects" "$conc" "$size"
-    bs_ops_span
+    bs_curl_pool "$conc" bs_ipfs_worker put "$objects" "$conc" "$size"
+    bs_ops_end
     bs_pool_stats "$conc"
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "adding the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_pool "$conc" bs_ipfs_worker "$op" "$objects" "$conc" "$size"
-  bs_ops_span
+  bs_curl_pool "$conc" bs_ipfs_worker "$op" "$objects" "$conc" "$size"
+  bs_ops_end
   bs_pool_stats "$conc"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
@@ -67,22 +68,6 @@ bs_ipfs_case() {
     ok=false error=$BS_ERROR
   fi
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$BS_BYTES" "$BS_OPS"
-}
-
-# bs_ipfs_query_encode VAR TEXT: TEXT percent-encoded for a query parameter.
-bs_ipfs_query_encode() {
-  local LC_ALL=C s=$2 out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    case $c in
-      [A-Za-z0-9._~-]) out+=$c ;;
-      *)
-        printf -v c '%%%02X' "'$c"
-        out+=$c
-        ;;
-    esac
-  done
-  printf -v "$1" '%s' "$out"
 }
 
 # bs_ipfs_http_url: BS_IPFS_HTTP, the RPC API's http(s) URL, from its multiaddr (bs_ipfs_target_check).
@@ -111,17 +96,17 @@ bs_ipfs_worker() {
       put)
         file=$BS_REPDIR/data/obj-$i
         file=${file//\\/\\\\}
-        bs_curl_add "$w" "$size" "url=$BS_IPFS_HTTP/api/v0/add?$BS_IPFS_ADDQ" "form=file=@\"${file//\"/\\\"}\"" \
+        bs_curl_add "$size" "url=$BS_IPFS_HTTP/api/v0/add?$BS_IPFS_ADDQ" "form=file=@\"${file//\"/\\\"}\"" \
           "output=$BS_REPDIR/cid/$i"
         ;;
       get)
         bs_ipfs_cid cid "$i"
-        bs_curl_add "$w" "$size" "url=$BS_IPFS_HTTP/api/v0/cat?arg=$cid" request=POST output=/dev/null
+        bs_curl_add "$size" "url=$BS_IPFS_HTTP/api/v0/cat?arg=$cid" request=POST output=/dev/null
         ;;
       *) bs_fail "unknown IPFS operation $op" ;;
     esac
   done
-  bs_curl_run "$w"
+  bs_curl_run
 }
 
 # Removes what the repetition added; runs when the repetition ends, also after Ctrl-C. Never ipfs repo gc:

@@ -39,14 +39,14 @@ bs_s3() {
   mkdir -- "$BS_REPDIR/data"
   for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
   if [[ $op != put ]]; then
-    bs_pool "$conc" bs_s3_worker put "$objects" "$conc" "$size" 0
-    bs_ops_span
+    bs_curl_pool "$conc" bs_s3_worker put "$objects" "$conc" "$size" 0
+    bs_ops_end
     bs_pool_stats "$conc"
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_pool "$conc" bs_s3_worker "$op" "$objects" "$conc" "$size" "$duration"
-  bs_ops_span
+  bs_curl_pool "$conc" bs_s3_worker "$op" "$objects" "$conc" "$size" "$duration"
+  bs_ops_end
   bs_pool_stats "$conc"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
@@ -57,9 +57,11 @@ bs_s3() {
 }
 
 # The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the
-# AWS variables, else the aws CLI's profile (read once, untimed); a session token goes in its header.
+# AWS variables, else the aws CLI's profile (read once, untimed); a session token goes in its header. The
+# payload is declared unsigned (x-amz-content-sha256), as benchspec run's requests do: S3 requires the header,
+# and without it curl 7.88 signs a POST body's hash the server does not expect (it assumes an empty body).
 bs_s3_curl_setup() {
-  local key=${AWS_ACCESS_KEY_ID:-} secret=${AWS_SECRET_ACCESS_KEY:-} token=${AWS_SESSION_TOKEN:-}
+  local key=${AWS_ACCESS_KEY_ID:-} secret=${AWS_SECRET_ACCESS_KEY:-} token=${AWS_SESSION_TOKEN:-} version
   if [[ -z $key || -z $secret ]]; then
     key=$(aws configure get aws_access_key_id 2>/dev/null) || key=
     secret=$(aws configure get aws_secret_access_key 2>/dev/null) || secret=
@@ -68,26 +70,19 @@ bs_s3_curl_setup() {
   if [[ -z $key || -z $secret ]]; then
     bs_fail "no S3 credentials for curl: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or an aws profile with keys)"
   fi
-  BS_CURL_COMMON=("user=$key:$secret" "aws-sigv4=aws:amz:$BS_S3_REGION:s3" globoff)
+  if ((BS_S3_PART > 0)); then
+    # The part uploads' ETags come from curl's %header{etag} (curl 7.84).
+    read -r _ version _ < <(curl --version)
+    if [[ ! $version =~ ^([0-9]+)\.([0-9]+) ]] || ((BASH_REMATCH[1] * 1000 + BASH_REMATCH[2] < 7084)); then
+      bs_fail "multipart uploads need curl 7.84 or newer (this is curl $version)"
+    fi
+  fi
+  BS_CURL_COMMON=("user=$key:$secret" "aws-sigv4=aws:amz:$BS_S3_REGION:s3" globoff
+    "header=x-amz-content-sha256: UNSIGNED-PAYLOAD")
   if [[ -n $token ]]; then BS_CURL_COMMON+=("header=x-amz-security-token: $token"); fi
   BS_S3_BUCKET_URL=${BS_S3_URL%/}/$BS_S3_BUCKET
-  bs_s3_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX"
-}
-
-# bs_s3_urlencode VAR TEXT: TEXT percent-encoded as S3 signs it (/ kept).
-bs_s3_urlencode() {
-  local LC_ALL=C s=$2 out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    case $c in
-      [A-Za-z0-9._~/-]) out+=$c ;;
-      *)
-        printf -v c '%%%02X' "'$c"
-        out+=$c
-        ;;
-    esac
-  done
-  printf -v "$1" '%s' "$out"
+  BS_CURL_WARMUP=("url=$BS_S3_BUCKET_URL" head)
+  bs_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX" /
 }
 
 # bs_s3_payload INDEX SIZE DATA: the object's payload file (split into part files for multipart uploads).
@@ -103,25 +98,28 @@ bs_s3_payload() {
 # bs_s3_worker WORKER OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects WORKER, WORKER + CONCURRENCY, …, all
 # in one curl process (bs_curl_run); when DURATION is set, round and round until it has passed, each round
 # one curl process over as many passes as the time left is expected to take (1, then at most twice the last).
-# Multipart uploads go through the aws CLI, one process per request (bs_s3_worker_cli).
+# Multipart uploads take a few curl processes per object (bs_s3_worker_multipart).
 bs_s3_worker() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline passes=1 pass per left
+  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline=0 passes=1 pass per left
   if [[ $op == put ]] && ((BS_S3_PART > 0)); then
-    bs_s3_worker_cli "$@"
+    bs_s3_worker_multipart "$@"
     return
   fi
   if ((w >= objects)); then return 0; fi
-  bs_now now
-  deadline=$((now + duration))
   while :; do
     bs_curl_begin "$w"
     for ((pass = 0; pass < passes; pass++)); do
       for ((i = w; i < objects; i += conc)); do bs_s3_transfer "$w" "$op" "$i" "$size"; done
     done
     bs_now start
-    bs_curl_run "$w"
+    bs_curl_run
     if ((duration == 0)); then break; fi
     bs_now now
+    if ((deadline == 0)); then
+      # The first round waited at the start barrier: the time runs from its release.
+      read -r start <"$BS_BARRIER/t0"
+      deadline=$((start + duration))
+    fi
     if ((now >= deadline)); then break; fi
     per=$(((now - start) / passes + 1))
     left=$(((deadline - now) / per + 1))
@@ -135,83 +133,160 @@ bs_s3_transfer() {
   case $2 in
     put)
       printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-      bs_curl_add "$w" "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
+      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
       ;;
-    get) bs_curl_add "$w" "$4" "url=$url" output=/dev/null ;;
-    delete) bs_curl_add "$w" 0 "url=$url" request=DELETE output=/dev/null ;;
-    stat) bs_curl_add "$w" 0 "url=$url" head output=/dev/null ;;
+    get) bs_curl_add "$4" "url=$url" output=/dev/null ;;
+    delete) bs_curl_add 0 "url=$url" request=DELETE output=/dev/null ;;
+    stat) bs_curl_add 0 "url=$url" head output=/dev/null ;;
     list)
       # The query's parameters in sorted order, as SigV4 wants them (curl 7.88 does not sort them).
-      bs_curl_add "$w" 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
+      bs_curl_add 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
         output=/dev/null
       ;;
     *) bs_fail "unknown S3 operation $2" ;;
   esac
 }
 
-# bs_s3_worker_cli WORKER put OBJECTS CONCURRENCY SIZE DURATION-µs: multipart uploads through the aws CLI (its
-# Create/UploadPart/Complete requests are one process each, so small parts include the CLI's start-up).
-bs_s3_worker_cli() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i=$1 now deadline key
-  bs_now now
-  deadline=$((now + duration))
+# bs_s3_worker_multipart WORKER put OBJECTS CONCURRENCY SIZE DURATION-µs: multipart uploads of objects
+# WORKER, WORKER + CONCURRENCY, … (round and round until DURATION has passed, when it is set), one op each.
+bs_s3_worker_multipart() {
+  local w=$1 objects=$3 conc=$4 size=$5 duration=$6 i=$1 now start deadline=0
   while ((w < objects)); do
     if ((i >= objects)); then
       if ((duration == 0)); then break; fi
       i=$w
     fi
+    bs_s3_multipart "$w" "$i" "$size"
+    i=$((i + conc))
     if ((duration > 0)); then
+      if ((deadline == 0)); then
+        # The first upload waited at the start barrier: the time runs from its release.
+        read -r start <"$BS_BARRIER/t0"
+        deadline=$((start + duration))
+      fi
       bs_now now
       if ((now >= deadline)); then break; fi
     fi
-    key=$BS_S3_PREFIX/obj-$i
-    printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-    bs_op "$w" "$size" /dev/null bs_s3_multipart "$key" "$BS_REPDIR/data/obj-$i"
-    i=$((i + conc))
   done
 }
 
-# bs_s3_multipart KEY FILE: CreateMultipartUpload, QUEUE UploadPart requests in flight, CompleteMultipartUpload.
+# bs_s3_multipart WORKER INDEX SIZE: one multipart upload of object INDEX, recorded as one op in ops.WORKER
+# from the start of its CreateMultipartUpload to the end of its CompleteMultipartUpload. Three curl
+# processes: each request needs what the one before answered (the upload id, the parts' ETags). The parts go
+# QUEUE at a time (`parallel`). An upload that fails after its creation is aborted (untimed). No awk or other
+# helper process between the requests: its start-up would be in the op.
 bs_s3_multipart() {
-  local key=$1 file=$2 id n=0 i running=0 failed=0 p etag e parts=''
-  id=$(bs_aws create-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --query=UploadId --output=text) || return 1
-  if [[ -z $id ]]; then return 1; fi
+  local w=$1 size=$3 key=$BS_S3_PREFIX/obj-$2 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$2
+  local file=$BS_REPDIR/data/obj-$2 mp=$BS_REPDIR/mp.$1 id='' qid p n=0 i start end error='' answer
+  local code tt ex rest part xml etags=()
+  printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
+  # CreateMultipartUpload: the upload id is in the answer.
+  bs_curl_begin "$w"
+  bs_curl_add 0 "url=$url?uploads=" request=POST "output=$mp.answer"
+  : >"$mp.answer"
+  bs_curl_exec
+  code='' tt='' ex=''
+  read -r code tt ex _ <"$BS_CURL_LIST.out" || true
+  if [[ ! $tt =~ ^[0-9]+[.][0-9]{6}$ ]]; then tt=0.000000; fi
+  end=$BS_CURL_END
+  start=$((end - 10#${tt//./}))
+  answer=
+  read -r -d '' answer <"$mp.answer" || true
+  if [[ $answer =~ \<UploadId\>([^<]+)\</UploadId\> ]]; then id=${BASH_REMATCH[1]}; fi
+  if [[ $ex != 0 || $code != 2* || -z $id ]]; then
+    bs_s3_multipart_failed "$w" "$start" "$end" "CreateMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
+    return 0
+  fi
   # Recorded at once (one short append, whole even with many workers): a Ctrl-C from here on leaves an
   # upload that bs_s3_cleanup must abort.
   printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.started"
+  bs_urlencode qid "$id"
+  # UploadPart, QUEUE at a time; each part's ETag from its answer's header. The -w lines come in the order
+  # the parts finish, so each names its part by its URL; the ETag is followed by curl's message, if any.
+  bs_curl_begin "$w"
+  bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_S3_QUEUE"
   for p in "$file".part.*; do
     n=$((n + 1))
-    bs_aws upload-part --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" --part-number="$n" --body="$p" \
-      --query=ETag --output=text >"$file.etag.$n" &
-    running=$((running + 1))
-    if ((running >= BS_S3_QUEUE)); then
-      wait -n || failed=1
-      running=$((running - 1))
+    bs_curl_add 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
+      $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %header{etag} %{errormsg}\n'
+  done
+  bs_curl_exec
+  while read -r code _ ex part rest; do
+    if [[ $part =~ [?\&]partNumber=([0-9]+) ]]; then part=$((10#${BASH_REMATCH[1]})); else part=0; fi
+    if [[ $ex == 0 && $code == 2* && -n $rest ]]; then
+      etags[part]=$rest
+    elif [[ -z $error ]]; then
+      if [[ $ex != 0 ]]; then error="curl: $rest (exit $ex)"; else error="HTTP status $code"; fi
+      error+=" for part $part"
     fi
+  done <"$BS_CURL_LIST.out"
+  for ((i = 1; i <= n; i++)); do
+    if [[ -n $error || -n ${etags[i]:-} ]]; then continue; fi
+    rest=
+    read -r rest <"$BS_CURL_LIST.err" || true
+    error="curl stopped before all the parts (exit $BS_CURL_RC)${rest:+: $rest}"
   done
-  while ((running > 0)); do
-    wait -n || failed=1
-    running=$((running - 1))
-  done
-  if ((failed == 0)); then
-    for ((i = 1; i <= n; i++)); do
-      etag=
-      IFS= read -r etag <"$file.etag.$i" || true
-      if [[ -z $etag ]]; then failed=1; fi
-      bs_json e "$etag"
-      parts+=${parts:+,}"{\"ETag\":$e,\"PartNumber\":$i}"
-    done
+  if [[ -n $error ]]; then
+    bs_now end
+    bs_s3_multipart_failed "$w" "$start" "$end" "UploadPart of $key: $error"
+    bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
+    return 0
   fi
-  if ((failed != 0)); then
-    bs_aws abort-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" >/dev/null 2>&1 &&
-      printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.ended"
-    echo "a part upload of $key failed" >&2
-    return 1
+  xml='<CompleteMultipartUpload>'
+  for ((i = 1; i <= n; i++)); do xml+="<Part><PartNumber>$i</PartNumber><ETag>${etags[i]}</ETag></Part>"; done
+  printf '%s</CompleteMultipartUpload>\n' "$xml" >"$mp.xml"
+  # CompleteMultipartUpload. S3 may answer 200 with an error in the body.
+  bs_curl_begin "$w"
+  bs_curl_add 0 "url=$url?uploadId=$qid" "data-binary=@$mp.xml" "header=Content-Type: application/xml" \
+    "output=$mp.answer"
+  : >"$mp.answer"
+  bs_curl_exec
+  end=$BS_CURL_END
+  code='' ex=''
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
+  answer=
+  read -r -d '' answer <"$mp.answer" || true
+  if [[ $ex != 0 || $code != 2* || $answer == *\<Error\>* ]]; then
+    bs_s3_multipart_failed "$w" "$start" "$end" "CompleteMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
+    bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
+    return 0
   fi
-  printf '{"Parts":[%s]}' "$parts" >"$file.parts.json"
-  bs_aws complete-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" \
-    --multipart-upload="file://$file.parts.json" || return 1
   printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.ended"
+  printf '%s %s %s %s 1\n' "$w" "$start" "$end" "$size" >>"$BS_REPDIR/ops.$w"
+}
+
+# bs_s3_multipart_failed WORKER START END WHAT [LIST ANSWER]: records a failed upload; the worker's first
+# error (error.WORKER) says what failed, from the list's curl (-w line, messages) and the answer's S3 code.
+bs_s3_multipart_failed() {
+  local w=$1 what=$4 code='' ex='' msg='' answer=''
+  printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
+  if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
+  if (($# > 4)); then
+    read -r code _ ex _ msg <"$5.out" || true
+    read -r -d '' answer <"$6" || true
+    if [[ -z $ex ]]; then
+      read -r msg <"$5.err" || true
+      what+=": curl did not send it (exit $BS_CURL_RC)${msg:+: $msg}"
+    elif [[ $ex != 0 ]]; then
+      what+=": curl: $msg (exit $ex)"
+    elif [[ $answer =~ \<Code\>([^<]+)\</Code\> ]]; then
+      what+=": HTTP status $code, ${BASH_REMATCH[1]}"
+    else
+      what+=": HTTP status $code"
+    fi
+  fi
+  printf '%s\n' "${what:0:500}" >"$BS_REPDIR/error.$w"
+}
+
+# bs_s3_abort WORKER KEY URL UPLOAD-ID QUERY-UPLOAD-ID: AbortMultipartUpload, untimed (what fails here,
+# bs_s3_cleanup tries again).
+bs_s3_abort() {
+  local w=$1 code='' ex=''
+  bs_curl_begin "$w"
+  bs_curl_add 0 "url=$3?uploadId=$5" request=DELETE output=/dev/null
+  bs_curl_exec
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
+  if [[ $ex == 0 && $code == 2* ]]; then printf '%s\t%s\n' "$2" "$4" >>"$BS_REPDIR/uploads.ended"; fi
 }
 
 # Deletes exactly the keys this repetition wrote (DeleteObjects, 1000 at a time) and aborts its incomplete

@@ -10,9 +10,12 @@
  * script took 9 min 52 s where `benchspec run` took 28 s), and one curl with `--parallel` for all workers
  * could not place overlapping transfers in time nor keep each worker's figures (runtime.sh, bs_curl_run).
  * put = PutObject; get, delete, stat (HeadObject) and list (one ListObjectsV2 of the repetition's prefix
- * per object) upload the objects first, unmeasured. Multipart uploads stay on the aws CLI
- * (CreateMultipartUpload, `queue` UploadPart processes in flight, CompleteMultipartUpload), one process per
- * request, so small parts include its start-up. Afterwards — also after a failure or Ctrl-C — exactly the
+ * per object) upload the objects first, unmeasured. Every worker's first curl is started and connected
+ * before the start barrier releases, so the timed window (release → last request's end) holds no process
+ * start-up. A multipart upload is one op from its CreateMultipartUpload to its CompleteMultipartUpload, in
+ * three curl processes, as each needs the answer of the one before (the upload id, then the parts' ETags;
+ * the start-up of the second and third is in the op): the parts go `queue` at a time (`--parallel`).
+ * Afterwards — also after a failure or Ctrl-C — exactly the
  * keys the repetition wrote are deleted and its incomplete multipart uploads aborted; a bucket is never
  * emptied wholesale, and a bucket is only deleted when this run created it (and only once it is empty).
  *

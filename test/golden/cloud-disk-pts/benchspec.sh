@@ -35,6 +35,18 @@ BS_LATENCY=
 BS_JOBS=
 BS_ROW=
 BS_REP_CLEANUP=
+# The timed window of the last pool, µs since the epoch (bs_pool, bs_ops_end).
+BS_T0=
+BS_T1=
+# The worker number while a pool worker has not passed the start barrier (bs_barrier_wait, bs_curl_exec).
+BS_GATE=
+# The options of the request a worker's first curl opens its connection with (bs_curl_exec).
+BS_CURL_WARMUP=()
+# A worker's current list of transfers and how many it has begun (bs_curl_begin); how its last curl ended.
+BS_CURL_LIST=
+BS_CURL_N=0
+BS_CURL_END=
+BS_CURL_RC=
 # Where the current case's target is, per kind; the libraries of the engines a spec uses read some of them.
 # shellcheck disable=SC2034
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
@@ -137,17 +149,20 @@ bs_barrier_init() {
   rm -rf -- "$BS_BARRIER"
   mkdir -- "$BS_BARRIER"
   mkfifo -- "$BS_BARRIER/go"
+  # What a worker's first curl copies into its ready file (bs_curl_exec).
+  printf '1\n' >"$BS_BARRIER/one"
   # Read-write open never blocks (Linux): the FIFO has a writer before any worker opens it.
   exec 4<>"$BS_BARRIER/go"
 }
 
-# In a worker: announce readiness, then wait for the release.
+# In a worker: announce readiness, then wait for the release (once: nothing when already past it).
 bs_barrier_wait() {
-  exec 4>&-
+  if [[ -z $BS_GATE ]]; then return 0; fi
   exec 3<"$BS_BARRIER/go"
-  : >"$BS_BARRIER/ready.$1"
+  : >"$BS_BARRIER/ready.$BS_GATE"
   read -r -u 3 _ || true
   exec 3<&-
+  BS_GATE=
 }
 
 # In the parent: wait until every worker is waiting, then release them all at once; sets BS_T0.
@@ -164,21 +179,35 @@ bs_barrier_release() {
     sleep 0.005
   done
   bs_now BS_T0
+  # For the workers that go on for a duration: when it began.
+  printf '%s\n' "$BS_T0" >"$BS_BARRIER/t0"
   exec 4>&-
+}
+
+# bs_pool_worker before|after WORKER FN ARGS...: one worker of a pool, in its own process: runs
+# "FN WORKER ARGS..." after passing the barrier, or lets FN pass it (bs_curl_pool).
+bs_pool_worker() {
+  local when=$1 w=$2 fn=$3
+  shift 3
+  # The parent must hold the FIFO's only writer: its close is the release.
+  exec 4>&-
+  BS_GATE=$w
+  if [[ $when == before ]]; then bs_barrier_wait; fi
+  "$fn" "$w" "$@"
+  bs_barrier_wait
 }
 
 # bs_pool N FN ARGS...: runs "FN WORKER ARGS..." in N background workers started together behind the
 # barrier. Sets BS_T0 (release), BS_T1 (last exit), BS_POOL_RC (exit status per worker).
-bs_pool() {
-  local n=$1 fn=$2 w pid rc
+bs_pool() { bs_pool_run before "$@"; }
+
+bs_pool_run() {
+  local when=$1 n=$2 w pid rc
   shift 2
   local pids=()
   bs_barrier_init "$n"
   for ((w = 0; w < n; w++)); do
-    {
-      bs_barrier_wait "$w"
-      "$fn" "$w" "$@"
-    } &
+    bs_pool_worker "$when" "$w" "$@" &
     pids+=("$!")
   done
   bs_barrier_release
@@ -191,33 +220,20 @@ bs_pool() {
   bs_now BS_T1
 }
 
-# bs_op WORKER BYTES OUT CMD...: one timed operation of a pool worker, its stdout to OUT. Records
-# "worker start end bytes ok" in ops.WORKER; a failure is recorded (first message in error.WORKER), not fatal.
-bs_op() {
-  local w=$1 bytes=$2 out=$3 t0 t1 rc=0
-  shift 3
-  bs_now t0
-  "$@" >"$out" 2>"$BS_REPDIR/op.$w.err" || rc=$?
-  bs_now t1
-  if ((rc == 0)); then
-    printf '%s %s %s %s 1\n' "$w" "$t0" "$t1" "$bytes" >>"$BS_REPDIR/ops.$w"
-  else
-    printf '%s %s %s 0 0\n' "$w" "$t0" "$t1" >>"$BS_REPDIR/ops.$w"
-    if [[ ! -s $BS_REPDIR/error.$w ]]; then
-      printf '%s (exit %s)\n' "$(head -c 500 "$BS_REPDIR/op.$w.err" | tr '\n' ' ')" "$rc" >"$BS_REPDIR/error.$w"
-    fi
-  fi
-}
-
 # ---------- timed transfers through one long-lived curl per worker (the S3 and IPFS engines) ----------
 # A CLI process per request would time the CLI's start-up, not the store (hundreds of ms of Python for aws).
 # Instead each worker hands all its requests to ONE curl process (a config file, -K): curl runs them one
 # after another over a kept-alive connection, and its -w line after each transfer gives that transfer's
 # own time. curl has no wall-clock timestamp per transfer, so the ops are placed backwards from the moment
 # curl exits: the last ends then, each starts its time_total before it ends, each earlier one ends where
-# the next starts (any gap between transfers counts against the store, never for it; start-up not at all).
-# Why not one curl with --parallel for all workers: overlapping transfers could not be placed in time, and
-# each worker's bytes and seconds ("jobs") would be lost.
+# the next starts. Why not one curl with --parallel for all workers: overlapping transfers could not be
+# placed in time, and each worker's bytes and seconds ("jobs") would be lost.
+# The window runs from the start barrier's release to the last op's end, so any gap between transfers
+# counts against the store, never for it. Nothing but curl may run in it: each worker's first curl is
+# started, and its connection opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are
+# recorded after the pool. Starting the curls after the release spread their first requests over the
+# window (the last began 200 ms in, at 32 workers on 2 CPUs), and an awk per worker as its curl ended took
+# CPU from the workers still timing: 4 KiB GETs at concurrency 32 came out at half of benchspec run's rate.
 
 # bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
 bs_curl_str() {
@@ -230,42 +246,117 @@ bs_curl_str() {
   printf -v "$1" '"%s"' "$s"
 }
 
-# bs_curl_begin WORKER: starts worker WORKER's list of transfers (curl.WORKER, and the bytes each moves).
-bs_curl_begin() {
-  : >"$BS_REPDIR/curl.$1"
-  : >"$BS_REPDIR/curl.$1.bytes"
+# bs_urlencode VAR TEXT [KEEP]: TEXT percent-encoded as SigV4 signs it: all but A-Z a-z 0-9 . _ ~ - and the
+# characters in KEEP (a bracket expression's contents, e.g. / for a path).
+bs_urlencode() {
+  local LC_ALL=C s=$2 keep=${3:-} out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [[ $c == [A-Za-z0-9._~-] || (-n $keep && $c == ["$keep"]) ]]; then
+      out+=$c
+    else
+      printf -v c '%%%02X' "'$c"
+      out+=$c
+    fi
+  done
+  printf -v "$1" '%s' "$out"
 }
 
-# bs_curl_add WORKER BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
+# bs_curl_options FILE OPTION=VALUE|FLAG...: appends options to a curl config file.
+bs_curl_options() {
+  local f=$1 o value
+  shift
+  for o in "$@"; do
+    if [[ $o == *=* ]]; then
+      bs_curl_str value "${o#*=}"
+      printf '%s = %s\n' "${o%%=*}" "$value"
+    else
+      printf '%s\n' "$o"
+    fi
+  done >>"$f"
+}
+
+# bs_curl_begin WORKER: starts a new list of transfers of worker WORKER: BS_CURL_LIST (curl.WORKER.N), the
+# bytes each moves in BS_CURL_LIST.bytes.
+bs_curl_begin() {
+  BS_CURL_N=$((BS_CURL_N + 1))
+  BS_CURL_LIST=$BS_REPDIR/curl.$1.$BS_CURL_N
+  : >"$BS_CURL_LIST"
+  : >"$BS_CURL_LIST.bytes"
+}
+
+# bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
 # (credentials among them: the config file is in the run's private temp directory, never on a command line).
+# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE URL ERROR-MESSAGE", unless its options give a write-out.
 bs_curl_add() {
-  local w=$1 bytes=$2 f=$BS_REPDIR/curl.$1 o value
-  shift 2
-  {
-    if [[ -s $f.bytes ]]; then printf 'next\n'; fi
-    for o in "$@" "${BS_CURL_COMMON[@]}"; do
-      if [[ $o == *=* ]]; then
-        bs_curl_str value "${o#*=}"
-        printf '%s = %s\n' "${o%%=*}" "$value"
-      else
-        printf '%s\n' "$o"
-      fi
-    done
-    printf 'write-out = "%%{http_code} %%{time_total} %%{exitcode} %%{url_effective} %%{errormsg}\\n"\n'
-  } >>"$f"
+  local bytes=$1 f=$BS_CURL_LIST
+  shift
+  if [[ -s $f.bytes ]]; then printf 'next\n' >>"$f"; fi
+  bs_curl_options "$f" $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %{errormsg}\n' \
+    "$@" "${BS_CURL_COMMON[@]}"
   printf '%s\n' "$bytes" >>"$f.bytes"
 }
 
-# bs_curl_run WORKER: runs the worker's list in one curl process and records every transfer as an op in
-# ops.WORKER ("worker start end bytes ok", as bs_op does): ok when curl succeeded with an HTTP 2xx.
+# bs_curl_exec: runs the list in one curl process, its -w lines into BS_CURL_LIST.out and its messages into
+# BS_CURL_LIST.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
+# A bs_curl_pool worker not yet past the barrier passes it in this curl, before the list: a warm-up request
+# (BS_CURL_WARMUP's options) opens the connection the list then uses, curl writes the worker's ready file,
+# then reads its stdin, the barrier FIFO, until the release closes it. A list with `parallel` must not be
+# the worker's first: its transfers would not wait for the gate.
+bs_curl_exec() {
+  local f=$BS_CURL_LIST path
+  BS_CURL_RC=0
+  # -q: a ~/.curlrc must not change the requests or the -w lines.
+  if [[ -n $BS_GATE ]]; then
+    : >"$f.gate"
+    # Bounded well below the barrier's 60 s: a store that does not answer fails the list's requests instead.
+    bs_curl_options "$f.gate" "${BS_CURL_WARMUP[@]}" "${BS_CURL_COMMON[@]}" output=/dev/null max-time=20 next
+    bs_urlencode path "$BS_BARRIER/one" /
+    bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
+    bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
+    curl -q --no-progress-meter -sS -K "$f.gate" -K "$f" <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
+      BS_CURL_RC=$?
+    # A curl that stopped before its gate must not hold the others back (what it did not do is recorded).
+    if [[ ! -e $BS_BARRIER/ready.$BS_GATE ]]; then : >"$BS_BARRIER/ready.$BS_GATE"; fi
+    BS_GATE=
+  else
+    curl -q --no-progress-meter -sS -K "$f" >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
+  fi
+  bs_now BS_CURL_END
+}
+
+# bs_curl_run: runs the list (bs_curl_exec), each transfer an op that bs_curl_pool records once every worker
+# is done: an awk here would take CPU from the workers still timing their requests.
 bs_curl_run() {
-  local w=$1 f=$BS_REPDIR/curl.$1 t1 rc=0 haserr=0
-  if [[ ! -s $f.bytes ]]; then return 0; fi
-  curl -sS -K "$f" >"$f.out" 2>"$BS_REPDIR/op.$w.err" || rc=$?
-  bs_now t1
+  if [[ ! -s $BS_CURL_LIST.bytes ]]; then return 0; fi
+  bs_curl_exec
+  printf '%s %s\n' "$BS_CURL_END" "$BS_CURL_RC" >"$BS_CURL_LIST.end"
+}
+
+# bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
+# inside their first curl (bs_curl_exec): neither the lists nor curl's start-up fall in the timed window.
+# A worker that runs no curl passes the barrier when FN returns. The lists run by bs_curl_run are then
+# recorded in ops.WORKER, in the order each worker ran them (bs_curl_record).
+bs_curl_pool() {
+  local n=$1 w k
+  rm -f -- "$BS_REPDIR"/curl.*
+  bs_pool_run after "$@"
+  for ((w = 0; w < n; w++)); do
+    for ((k = 1; ; k++)); do
+      if [[ ! -e $BS_REPDIR/curl.$w.$k ]]; then break; fi
+      if [[ -e $BS_REPDIR/curl.$w.$k.end ]]; then bs_curl_record "$w" "$BS_REPDIR/curl.$w.$k"; fi
+    done
+  done
+}
+
+# bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
+# end bytes ok"): ok when curl succeeded with an HTTP 2xx. The worker's first error goes to error.WORKER.
+bs_curl_record() {
+  local w=$1 f=$2 t1 rc haserr=0
+  read -r t1 rc <"$f.end"
   if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
   awk -v w="$w" -v t1="$t1" -v rc="$rc" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
-    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$BS_REPDIR/op.$w.err" '
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$f.err" '
     FILENAME == ARGV[1] { bytes[++n] = $1; next }
     {
       got++; code[got] = $1; tt[got] = $2; ex[got] = $3; url[got] = $4
@@ -292,14 +383,16 @@ bs_curl_run() {
     }' "$f.bytes" "$f.out"
 }
 
-# bs_ops_span: BS_T0 and BS_T1 from the first op start to the last op end of the pool's records, when
-# there are any (the time a worker's tool took to start or exit is not the store's).
-bs_ops_span() {
-  local t0 t1
-  read -r t0 t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
-    NR == 1 || $2 < a { a = $2 } NR == 1 || $3 > b { b = $3 } END { if (NR > 0) printf "%.0f %.0f\n", a, b }') || true
+# bs_ops_end: BS_T1 from the last op end of the pool's records, when there are any (the time workers took
+# to exit is not the store's). BS_T0 stays the release: every worker's first curl is started and connected
+# by then and sends its first request at once (bs_curl_exec), so the window holds all the time between
+# requests, as benchspec run's does.
+bs_ops_end() {
+  local t1
+  read -r t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
+    NR == 1 || $3 > b { b = $3 } END { if (NR > 0) printf "%.0f\n", b }') || true
   # shellcheck disable=SC2034 # BS_T1 is for the caller (a script without object engines never reads it)
-  if [[ -n $t0 && -n $t1 ]]; then BS_T0=$t0 BS_T1=$t1; fi
+  if [[ -n $t1 ]]; then BS_T1=$t1; fi
 }
 
 # bs_job_json VAR JOB BYTES SECONDS [ERROR]: one entry of a row's "jobs".

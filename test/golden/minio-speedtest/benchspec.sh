@@ -37,6 +37,18 @@ BS_LATENCY=
 BS_JOBS=
 BS_ROW=
 BS_REP_CLEANUP=
+# The timed window of the last pool, µs since the epoch (bs_pool, bs_ops_end).
+BS_T0=
+BS_T1=
+# The worker number while a pool worker has not passed the start barrier (bs_barrier_wait, bs_curl_exec).
+BS_GATE=
+# The options of the request a worker's first curl opens its connection with (bs_curl_exec).
+BS_CURL_WARMUP=()
+# A worker's current list of transfers and how many it has begun (bs_curl_begin); how its last curl ended.
+BS_CURL_LIST=
+BS_CURL_N=0
+BS_CURL_END=
+BS_CURL_RC=
 # Where the current case's target is, per kind; the libraries of the engines a spec uses read some of them.
 # shellcheck disable=SC2034
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
@@ -139,17 +151,20 @@ bs_barrier_init() {
   rm -rf -- "$BS_BARRIER"
   mkdir -- "$BS_BARRIER"
   mkfifo -- "$BS_BARRIER/go"
+  # What a worker's first curl copies into its ready file (bs_curl_exec).
+  printf '1\n' >"$BS_BARRIER/one"
   # Read-write open never blocks (Linux): the FIFO has a writer before any worker opens it.
   exec 4<>"$BS_BARRIER/go"
 }
 
-# In a worker: announce readiness, then wait for the release.
+# In a worker: announce readiness, then wait for the release (once: nothing when already past it).
 bs_barrier_wait() {
-  exec 4>&-
+  if [[ -z $BS_GATE ]]; then return 0; fi
   exec 3<"$BS_BARRIER/go"
-  : >"$BS_BARRIER/ready.$1"
+  : >"$BS_BARRIER/ready.$BS_GATE"
   read -r -u 3 _ || true
   exec 3<&-
+  BS_GATE=
 }
 
 # In the parent: wait until every worker is waiting, then release them all at once; sets BS_T0.
@@ -166,21 +181,35 @@ bs_barrier_release() {
     sleep 0.005
   done
   bs_now BS_T0
+  # For the workers that go on for a duration: when it began.
+  printf '%s\n' "$BS_T0" >"$BS_BARRIER/t0"
   exec 4>&-
+}
+
+# bs_pool_worker before|after WORKER FN ARGS...: one worker of a pool, in its own process: runs
+# "FN WORKER ARGS..." after passing the barrier, or lets FN pass it (bs_curl_pool).
+bs_pool_worker() {
+  local when=$1 w=$2 fn=$3
+  shift 3
+  # The parent must hold the FIFO's only writer: its close is the release.
+  exec 4>&-
+  BS_GATE=$w
+  if [[ $when == before ]]; then bs_barrier_wait; fi
+  "$fn" "$w" "$@"
+  bs_barrier_wait
 }
 
 # bs_pool N FN ARGS...: runs "FN WORKER ARGS..." in N background workers started together behind the
 # barrier. Sets BS_T0 (release), BS_T1 (last exit), BS_POOL_RC (exit status per worker).
-bs_pool() {
-  local n=$1 fn=$2 w pid rc
+bs_pool() { bs_pool_run before "$@"; }
+
+bs_pool_run() {
+  local when=$1 n=$2 w pid rc
   shift 2
   local pids=()
   bs_barrier_init "$n"
   for ((w = 0; w < n; w++)); do
-    {
-      bs_barrier_wait "$w"
-      "$fn" "$w" "$@"
-    } &
+    bs_pool_worker "$when" "$w" "$@" &
     pids+=("$!")
   done
   bs_barrier_release
@@ -193,33 +222,20 @@ bs_pool() {
   bs_now BS_T1
 }
 
-# bs_op WORKER BYTES OUT CMD...: one timed operation of a pool worker, its stdout to OUT. Records
-# "worker start end bytes ok" in ops.WORKER; a failure is recorded (first message in error.WORKER), not fatal.
-bs_op() {
-  local w=$1 bytes=$2 out=$3 t0 t1 rc=0
-  shift 3
-  bs_now t0
-  "$@" >"$out" 2>"$BS_REPDIR/op.$w.err" || rc=$?
-  bs_now t1
-  if ((rc == 0)); then
-    printf '%s %s %s %s 1\n' "$w" "$t0" "$t1" "$bytes" >>"$BS_REPDIR/ops.$w"
-  else
-    printf '%s %s %s 0 0\n' "$w" "$t0" "$t1" >>"$BS_REPDIR/ops.$w"
-    if [[ ! -s $BS_REPDIR/error.$w ]]; then
-      printf '%s (exit %s)\n' "$(head -c 500 "$BS_REPDIR/op.$w.err" | tr '\n' ' ')" "$rc" >"$BS_REPDIR/error.$w"
-    fi
-  fi
-}
-
 # ---------- timed transfers through one long-lived curl per worker (the S3 and IPFS engines) ----------
 # A CLI process per request would time the CLI's start-up, not the store (hundreds of ms of Python for aws).
 # Instead each worker hands all its requests to ONE curl process (a config file, -K): curl runs them one
 # after another over a kept-alive connection, and its -w line after each transfer gives that transfer's
 # own time. curl has no wall-clock timestamp per transfer, so the ops are placed backwards from the moment
 # curl exits: the last ends then, each starts its time_total before it ends, each earlier one ends where
-# the next starts (any gap between transfers counts against the store, never for it; start-up not at all).
-# Why not one curl with --parallel for all workers: overlapping transfers could not be placed in time, and
-# each worker's bytes and seconds ("jobs") would be lost.
+# the next starts. Why not one curl with --parallel for all workers: overlapping transfers could not be
+# placed in time, and each worker's bytes and seconds ("jobs") would be lost.
+# The window runs from the start barrier's release to the last op's end, so any gap between transfers
+# counts against the store, never for it. Nothing but curl may run in it: each worker's first curl is
+# started, and its connection opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are
+# recorded after the pool. Starting the curls after the release spread their first requests over the
+# window (the last began 200 ms in, at 32 workers on 2 CPUs), and an awk per worker as its curl ended took
+# CPU from the workers still timing: 4 KiB GETs at concurrency 32 came out at half of benchspec run's rate.
 
 # bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
 bs_curl_str() {
@@ -232,42 +248,117 @@ bs_curl_str() {
   printf -v "$1" '"%s"' "$s"
 }
 
-# bs_curl_begin WORKER: starts worker WORKER's list of transfers (curl.WORKER, and the bytes each moves).
-bs_curl_begin() {
-  : >"$BS_REPDIR/curl.$1"
-  : >"$BS_REPDIR/curl.$1.bytes"
+# bs_urlencode VAR TEXT [KEEP]: TEXT percent-encoded as SigV4 signs it: all but A-Z a-z 0-9 . _ ~ - and the
+# characters in KEEP (a bracket expression's contents, e.g. / for a path).
+bs_urlencode() {
+  local LC_ALL=C s=$2 keep=${3:-} out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [[ $c == [A-Za-z0-9._~-] || (-n $keep && $c == ["$keep"]) ]]; then
+      out+=$c
+    else
+      printf -v c '%%%02X' "'$c"
+      out+=$c
+    fi
+  done
+  printf -v "$1" '%s' "$out"
 }
 
-# bs_curl_add WORKER BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
+# bs_curl_options FILE OPTION=VALUE|FLAG...: appends options to a curl config file.
+bs_curl_options() {
+  local f=$1 o value
+  shift
+  for o in "$@"; do
+    if [[ $o == *=* ]]; then
+      bs_curl_str value "${o#*=}"
+      printf '%s = %s\n' "${o%%=*}" "$value"
+    else
+      printf '%s\n' "$o"
+    fi
+  done >>"$f"
+}
+
+# bs_curl_begin WORKER: starts a new list of transfers of worker WORKER: BS_CURL_LIST (curl.WORKER.N), the
+# bytes each moves in BS_CURL_LIST.bytes.
+bs_curl_begin() {
+  BS_CURL_N=$((BS_CURL_N + 1))
+  BS_CURL_LIST=$BS_REPDIR/curl.$1.$BS_CURL_N
+  : >"$BS_CURL_LIST"
+  : >"$BS_CURL_LIST.bytes"
+}
+
+# bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
 # (credentials among them: the config file is in the run's private temp directory, never on a command line).
+# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE URL ERROR-MESSAGE", unless its options give a write-out.
 bs_curl_add() {
-  local w=$1 bytes=$2 f=$BS_REPDIR/curl.$1 o value
-  shift 2
-  {
-    if [[ -s $f.bytes ]]; then printf 'next\n'; fi
-    for o in "$@" "${BS_CURL_COMMON[@]}"; do
-      if [[ $o == *=* ]]; then
-        bs_curl_str value "${o#*=}"
-        printf '%s = %s\n' "${o%%=*}" "$value"
-      else
-        printf '%s\n' "$o"
-      fi
-    done
-    printf 'write-out = "%%{http_code} %%{time_total} %%{exitcode} %%{url_effective} %%{errormsg}\\n"\n'
-  } >>"$f"
+  local bytes=$1 f=$BS_CURL_LIST
+  shift
+  if [[ -s $f.bytes ]]; then printf 'next\n' >>"$f"; fi
+  bs_curl_options "$f" $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %{errormsg}\n' \
+    "$@" "${BS_CURL_COMMON[@]}"
   printf '%s\n' "$bytes" >>"$f.bytes"
 }
 
-# bs_curl_run WORKER: runs the worker's list in one curl process and records every transfer as an op in
-# ops.WORKER ("worker start end bytes ok", as bs_op does): ok when curl succeeded with an HTTP 2xx.
+# bs_curl_exec: runs the list in one curl process, its -w lines into BS_CURL_LIST.out and its messages into
+# BS_CURL_LIST.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
+# A bs_curl_pool worker not yet past the barrier passes it in this curl, before the list: a warm-up request
+# (BS_CURL_WARMUP's options) opens the connection the list then uses, curl writes the worker's ready file,
+# then reads its stdin, the barrier FIFO, until the release closes it. A list with `parallel` must not be
+# the worker's first: its transfers would not wait for the gate.
+bs_curl_exec() {
+  local f=$BS_CURL_LIST path
+  BS_CURL_RC=0
+  # -q: a ~/.curlrc must not change the requests or the -w lines.
+  if [[ -n $BS_GATE ]]; then
+    : >"$f.gate"
+    # Bounded well below the barrier's 60 s: a store that does not answer fails the list's requests instead.
+    bs_curl_options "$f.gate" "${BS_CURL_WARMUP[@]}" "${BS_CURL_COMMON[@]}" output=/dev/null max-time=20 next
+    bs_urlencode path "$BS_BARRIER/one" /
+    bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
+    bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
+    curl -q --no-progress-meter -sS -K "$f.gate" -K "$f" <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
+      BS_CURL_RC=$?
+    # A curl that stopped before its gate must not hold the others back (what it did not do is recorded).
+    if [[ ! -e $BS_BARRIER/ready.$BS_GATE ]]; then : >"$BS_BARRIER/ready.$BS_GATE"; fi
+    BS_GATE=
+  else
+    curl -q --no-progress-meter -sS -K "$f" >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
+  fi
+  bs_now BS_CURL_END
+}
+
+# bs_curl_run: runs the list (bs_curl_exec), each transfer an op that bs_curl_pool records once every worker
+# is done: an awk here would take CPU from the workers still timing their requests.
 bs_curl_run() {
-  local w=$1 f=$BS_REPDIR/curl.$1 t1 rc=0 haserr=0
-  if [[ ! -s $f.bytes ]]; then return 0; fi
-  curl -sS -K "$f" >"$f.out" 2>"$BS_REPDIR/op.$w.err" || rc=$?
-  bs_now t1
+  if [[ ! -s $BS_CURL_LIST.bytes ]]; then return 0; fi
+  bs_curl_exec
+  printf '%s %s\n' "$BS_CURL_END" "$BS_CURL_RC" >"$BS_CURL_LIST.end"
+}
+
+# bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
+# inside their first curl (bs_curl_exec): neither the lists nor curl's start-up fall in the timed window.
+# A worker that runs no curl passes the barrier when FN returns. The lists run by bs_curl_run are then
+# recorded in ops.WORKER, in the order each worker ran them (bs_curl_record).
+bs_curl_pool() {
+  local n=$1 w k
+  rm -f -- "$BS_REPDIR"/curl.*
+  bs_pool_run after "$@"
+  for ((w = 0; w < n; w++)); do
+    for ((k = 1; ; k++)); do
+      if [[ ! -e $BS_REPDIR/curl.$w.$k ]]; then break; fi
+      if [[ -e $BS_REPDIR/curl.$w.$k.end ]]; then bs_curl_record "$w" "$BS_REPDIR/curl.$w.$k"; fi
+    done
+  done
+}
+
+# bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
+# end bytes ok"): ok when curl succeeded with an HTTP 2xx. The worker's first error goes to error.WORKER.
+bs_curl_record() {
+  local w=$1 f=$2 t1 rc haserr=0
+  read -r t1 rc <"$f.end"
   if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
   awk -v w="$w" -v t1="$t1" -v rc="$rc" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
-    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$BS_REPDIR/op.$w.err" '
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$f.err" '
     FILENAME == ARGV[1] { bytes[++n] = $1; next }
     {
       got++; code[got] = $1; tt[got] = $2; ex[got] = $3; url[got] = $4
@@ -294,14 +385,16 @@ bs_curl_run() {
     }' "$f.bytes" "$f.out"
 }
 
-# bs_ops_span: BS_T0 and BS_T1 from the first op start to the last op end of the pool's records, when
-# there are any (the time a worker's tool took to start or exit is not the store's).
-bs_ops_span() {
-  local t0 t1
-  read -r t0 t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
-    NR == 1 || $2 < a { a = $2 } NR == 1 || $3 > b { b = $3 } END { if (NR > 0) printf "%.0f %.0f\n", a, b }') || true
+# bs_ops_end: BS_T1 from the last op end of the pool's records, when there are any (the time workers took
+# to exit is not the store's). BS_T0 stays the release: every worker's first curl is started and connected
+# by then and sends its first request at once (bs_curl_exec), so the window holds all the time between
+# requests, as benchspec run's does.
+bs_ops_end() {
+  local t1
+  read -r t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
+    NR == 1 || $3 > b { b = $3 } END { if (NR > 0) printf "%.0f\n", b }') || true
   # shellcheck disable=SC2034 # BS_T1 is for the caller (a script without object engines never reads it)
-  if [[ -n $t0 && -n $t1 ]]; then BS_T0=$t0 BS_T1=$t1; fi
+  if [[ -n $t1 ]]; then BS_T1=$t1; fi
 }
 
 # bs_job_json VAR JOB BYTES SECONDS [ERROR]: one entry of a row's "jobs".
@@ -852,14 +945,14 @@ bs_s3() {
   mkdir -- "$BS_REPDIR/data"
   for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
   if [[ $op != put ]]; then
-    bs_pool "$conc" bs_s3_worker put "$objects" "$conc" "$size" 0
-    bs_ops_span
+    bs_curl_pool "$conc" bs_s3_worker put "$objects" "$conc" "$size" 0
+    bs_ops_end
     bs_pool_stats "$conc"
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_pool "$conc" bs_s3_worker "$op" "$objects" "$conc" "$size" "$duration"
-  bs_ops_span
+  bs_curl_pool "$conc" bs_s3_worker "$op" "$objects" "$conc" "$size" "$duration"
+  bs_ops_end
   bs_pool_stats "$conc"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
@@ -870,9 +963,11 @@ bs_s3() {
 }
 
 # The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the
-# AWS variables, else the aws CLI's profile (read once, untimed); a session token goes in its header.
+# AWS variables, else the aws CLI's profile (read once, untimed); a session token goes in its header. The
+# payload is declared unsigned (x-amz-content-sha256), as benchspec run's requests do: S3 requires the header,
+# and without it curl 7.88 signs a POST body's hash the server does not expect (it assumes an empty body).
 bs_s3_curl_setup() {
-  local key=${AWS_ACCESS_KEY_ID:-} secret=${AWS_SECRET_ACCESS_KEY:-} token=${AWS_SESSION_TOKEN:-}
+  local key=${AWS_ACCESS_KEY_ID:-} secret=${AWS_SECRET_ACCESS_KEY:-} token=${AWS_SESSION_TOKEN:-} version
   if [[ -z $key || -z $secret ]]; then
     key=$(aws configure get aws_access_key_id 2>/dev/null) || key=
     secret=$(aws configure get aws_secret_access_key 2>/dev/null) || secret=
@@ -881,26 +976,19 @@ bs_s3_curl_setup() {
   if [[ -z $key || -z $secret ]]; then
     bs_fail "no S3 credentials for curl: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or an aws profile with keys)"
   fi
-  BS_CURL_COMMON=("user=$key:$secret" "aws-sigv4=aws:amz:$BS_S3_REGION:s3" globoff)
+  if ((BS_S3_PART > 0)); then
+    # The part uploads' ETags come from curl's %header{etag} (curl 7.84).
+    read -r _ version _ < <(curl --version)
+    if [[ ! $version =~ ^([0-9]+)\.([0-9]+) ]] || ((BASH_REMATCH[1] * 1000 + BASH_REMATCH[2] < 7084)); then
+      bs_fail "multipart uploads need curl 7.84 or newer (this is curl $version)"
+    fi
+  fi
+  BS_CURL_COMMON=("user=$key:$secret" "aws-sigv4=aws:amz:$BS_S3_REGION:s3" globoff
+    "header=x-amz-content-sha256: UNSIGNED-PAYLOAD")
   if [[ -n $token ]]; then BS_CURL_COMMON+=("header=x-amz-security-token: $token"); fi
   BS_S3_BUCKET_URL=${BS_S3_URL%/}/$BS_S3_BUCKET
-  bs_s3_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX"
-}
-
-# bs_s3_urlencode VAR TEXT: TEXT percent-encoded as S3 signs it (/ kept).
-bs_s3_urlencode() {
-  local LC_ALL=C s=$2 out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    case $c in
-      [A-Za-z0-9._~/-]) out+=$c ;;
-      *)
-        printf -v c '%%%02X' "'$c"
-        out+=$c
-        ;;
-    esac
-  done
-  printf -v "$1" '%s' "$out"
+  BS_CURL_WARMUP=("url=$BS_S3_BUCKET_URL" head)
+  bs_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX" /
 }
 
 # bs_s3_payload INDEX SIZE DATA: the object's payload file (split into part files for multipart uploads).
@@ -916,25 +1004,28 @@ bs_s3_payload() {
 # bs_s3_worker WORKER OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects WORKER, WORKER + CONCURRENCY, …, all
 # in one curl process (bs_curl_run); when DURATION is set, round and round until it has passed, each round
 # one curl process over as many passes as the time left is expected to take (1, then at most twice the last).
-# Multipart uploads go through the aws CLI, one process per request (bs_s3_worker_cli).
+# Multipart uploads take a few curl processes per object (bs_s3_worker_multipart).
 bs_s3_worker() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline passes=1 pass per left
+  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline=0 passes=1 pass per left
   if [[ $op == put ]] && ((BS_S3_PART > 0)); then
-    bs_s3_worker_cli "$@"
+    bs_s3_worker_multipart "$@"
     return
   fi
   if ((w >= objects)); then return 0; fi
-  bs_now now
-  deadline=$((now + duration))
   while :; do
     bs_curl_begin "$w"
     for ((pass = 0; pass < passes; pass++)); do
       for ((i = w; i < objects; i += conc)); do bs_s3_transfer "$w" "$op" "$i" "$size"; done
     done
     bs_now start
-    bs_curl_run "$w"
+    bs_curl_run
     if ((duration == 0)); then break; fi
     bs_now now
+    if ((deadline == 0)); then
+      # The first round waited at the start barrier: the time runs from its release.
+      read -r start <"$BS_BARRIER/t0"
+      deadline=$((start + duration))
+    fi
     if ((now >= deadline)); then break; fi
     per=$(((now - start) / passes + 1))
     left=$(((deadline - now) / per + 1))
@@ -948,83 +1039,160 @@ bs_s3_transfer() {
   case $2 in
     put)
       printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-      bs_curl_add "$w" "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
+      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
       ;;
-    get) bs_curl_add "$w" "$4" "url=$url" output=/dev/null ;;
-    delete) bs_curl_add "$w" 0 "url=$url" request=DELETE output=/dev/null ;;
-    stat) bs_curl_add "$w" 0 "url=$url" head output=/dev/null ;;
+    get) bs_curl_add "$4" "url=$url" output=/dev/null ;;
+    delete) bs_curl_add 0 "url=$url" request=DELETE output=/dev/null ;;
+    stat) bs_curl_add 0 "url=$url" head output=/dev/null ;;
     list)
       # The query's parameters in sorted order, as SigV4 wants them (curl 7.88 does not sort them).
-      bs_curl_add "$w" 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
+      bs_curl_add 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
         output=/dev/null
       ;;
     *) bs_fail "unknown S3 operation $2" ;;
   esac
 }
 
-# bs_s3_worker_cli WORKER put OBJECTS CONCURRENCY SIZE DURATION-µs: multipart uploads through the aws CLI (its
-# Create/UploadPart/Complete requests are one process each, so small parts include the CLI's start-up).
-bs_s3_worker_cli() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i=$1 now deadline key
-  bs_now now
-  deadline=$((now + duration))
+# bs_s3_worker_multipart WORKER put OBJECTS CONCURRENCY SIZE DURATION-µs: multipart uploads of objects
+# WORKER, WORKER + CONCURRENCY, … (round and round until DURATION has passed, when it is set), one op each.
+bs_s3_worker_multipart() {
+  local w=$1 objects=$3 conc=$4 size=$5 duration=$6 i=$1 now start deadline=0
   while ((w < objects)); do
     if ((i >= objects)); then
       if ((duration == 0)); then break; fi
       i=$w
     fi
+    bs_s3_multipart "$w" "$i" "$size"
+    i=$((i + conc))
     if ((duration > 0)); then
+      if ((deadline == 0)); then
+        # The first upload waited at the start barrier: the time runs from its release.
+        read -r start <"$BS_BARRIER/t0"
+        deadline=$((start + duration))
+      fi
       bs_now now
       if ((now >= deadline)); then break; fi
     fi
-    key=$BS_S3_PREFIX/obj-$i
-    printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-    bs_op "$w" "$size" /dev/null bs_s3_multipart "$key" "$BS_REPDIR/data/obj-$i"
-    i=$((i + conc))
   done
 }
 
-# bs_s3_multipart KEY FILE: CreateMultipartUpload, QUEUE UploadPart requests in flight, CompleteMultipartUpload.
+# bs_s3_multipart WORKER INDEX SIZE: one multipart upload of object INDEX, recorded as one op in ops.WORKER
+# from the start of its CreateMultipartUpload to the end of its CompleteMultipartUpload. Three curl
+# processes: each request needs what the one before answered (the upload id, the parts' ETags). The parts go
+# QUEUE at a time (`parallel`). An upload that fails after its creation is aborted (untimed). No awk or other
+# helper process between the requests: its start-up would be in the op.
 bs_s3_multipart() {
-  local key=$1 file=$2 id n=0 i running=0 failed=0 p etag e parts=''
-  id=$(bs_aws create-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --query=UploadId --output=text) || return 1
-  if [[ -z $id ]]; then return 1; fi
+  local w=$1 size=$3 key=$BS_S3_PREFIX/obj-$2 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$2
+  local file=$BS_REPDIR/data/obj-$2 mp=$BS_REPDIR/mp.$1 id='' qid p n=0 i start end error='' answer
+  local code tt ex rest part xml etags=()
+  printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
+  # CreateMultipartUpload: the upload id is in the answer.
+  bs_curl_begin "$w"
+  bs_curl_add 0 "url=$url?uploads=" request=POST "output=$mp.answer"
+  : >"$mp.answer"
+  bs_curl_exec
+  code='' tt='' ex=''
+  read -r code tt ex _ <"$BS_CURL_LIST.out" || true
+  if [[ ! $tt =~ ^[0-9]+[.][0-9]{6}$ ]]; then tt=0.000000; fi
+  end=$BS_CURL_END
+  start=$((end - 10#${tt//./}))
+  answer=
+  read -r -d '' answer <"$mp.answer" || true
+  if [[ $answer =~ \<UploadId\>([^<]+)\</UploadId\> ]]; then id=${BASH_REMATCH[1]}; fi
+  if [[ $ex != 0 || $code != 2* || -z $id ]]; then
+    bs_s3_multipart_failed "$w" "$start" "$end" "CreateMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
+    return 0
+  fi
   # Recorded at once (one short append, whole even with many workers): a Ctrl-C from here on leaves an
   # upload that bs_s3_cleanup must abort.
   printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.started"
+  bs_urlencode qid "$id"
+  # UploadPart, QUEUE at a time; each part's ETag from its answer's header. The -w lines come in the order
+  # the parts finish, so each names its part by its URL; the ETag is followed by curl's message, if any.
+  bs_curl_begin "$w"
+  bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_S3_QUEUE"
   for p in "$file".part.*; do
     n=$((n + 1))
-    bs_aws upload-part --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" --part-number="$n" --body="$p" \
-      --query=ETag --output=text >"$file.etag.$n" &
-    running=$((running + 1))
-    if ((running >= BS_S3_QUEUE)); then
-      wait -n || failed=1
-      running=$((running - 1))
+    bs_curl_add 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
+      $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %header{etag} %{errormsg}\n'
+  done
+  bs_curl_exec
+  while read -r code _ ex part rest; do
+    if [[ $part =~ [?\&]partNumber=([0-9]+) ]]; then part=$((10#${BASH_REMATCH[1]})); else part=0; fi
+    if [[ $ex == 0 && $code == 2* && -n $rest ]]; then
+      etags[part]=$rest
+    elif [[ -z $error ]]; then
+      if [[ $ex != 0 ]]; then error="curl: $rest (exit $ex)"; else error="HTTP status $code"; fi
+      error+=" for part $part"
     fi
+  done <"$BS_CURL_LIST.out"
+  for ((i = 1; i <= n; i++)); do
+    if [[ -n $error || -n ${etags[i]:-} ]]; then continue; fi
+    rest=
+    read -r rest <"$BS_CURL_LIST.err" || true
+    error="curl stopped before all the parts (exit $BS_CURL_RC)${rest:+: $rest}"
   done
-  while ((running > 0)); do
-    wait -n || failed=1
-    running=$((running - 1))
-  done
-  if ((failed == 0)); then
-    for ((i = 1; i <= n; i++)); do
-      etag=
-      IFS= read -r etag <"$file.etag.$i" || true
-      if [[ -z $etag ]]; then failed=1; fi
-      bs_json e "$etag"
-      parts+=${parts:+,}"{\"ETag\":$e,\"PartNumber\":$i}"
-    done
+  if [[ -n $error ]]; then
+    bs_now end
+    bs_s3_multipart_failed "$w" "$start" "$end" "UploadPart of $key: $error"
+    bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
+    return 0
   fi
-  if ((failed != 0)); then
-    bs_aws abort-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" >/dev/null 2>&1 &&
-      printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.ended"
-    echo "a part upload of $key failed" >&2
-    return 1
+  xml='<CompleteMultipartUpload>'
+  for ((i = 1; i <= n; i++)); do xml+="<Part><PartNumber>$i</PartNumber><ETag>${etags[i]}</ETag></Part>"; done
+  printf '%s</CompleteMultipartUpload>\n' "$xml" >"$mp.xml"
+  # CompleteMultipartUpload. S3 may answer 200 with an error in the body.
+  bs_curl_begin "$w"
+  bs_curl_add 0 "url=$url?uploadId=$qid" "data-binary=@$mp.xml" "header=Content-Type: application/xml" \
+    "output=$mp.answer"
+  : >"$mp.answer"
+  bs_curl_exec
+  end=$BS_CURL_END
+  code='' ex=''
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
+  answer=
+  read -r -d '' answer <"$mp.answer" || true
+  if [[ $ex != 0 || $code != 2* || $answer == *\<Error\>* ]]; then
+    bs_s3_multipart_failed "$w" "$start" "$end" "CompleteMultipartUpload of $key" "$BS_CURL_LIST" "$mp.answer"
+    bs_s3_abort "$w" "$key" "$url" "$id" "$qid"
+    return 0
   fi
-  printf '{"Parts":[%s]}' "$parts" >"$file.parts.json"
-  bs_aws complete-multipart-upload --bucket="$BS_S3_BUCKET" --key="$key" --upload-id="$id" \
-    --multipart-upload="file://$file.parts.json" || return 1
   printf '%s\t%s\n' "$key" "$id" >>"$BS_REPDIR/uploads.ended"
+  printf '%s %s %s %s 1\n' "$w" "$start" "$end" "$size" >>"$BS_REPDIR/ops.$w"
+}
+
+# bs_s3_multipart_failed WORKER START END WHAT [LIST ANSWER]: records a failed upload; the worker's first
+# error (error.WORKER) says what failed, from the list's curl (-w line, messages) and the answer's S3 code.
+bs_s3_multipart_failed() {
+  local w=$1 what=$4 code='' ex='' msg='' answer=''
+  printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
+  if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
+  if (($# > 4)); then
+    read -r code _ ex _ msg <"$5.out" || true
+    read -r -d '' answer <"$6" || true
+    if [[ -z $ex ]]; then
+      read -r msg <"$5.err" || true
+      what+=": curl did not send it (exit $BS_CURL_RC)${msg:+: $msg}"
+    elif [[ $ex != 0 ]]; then
+      what+=": curl: $msg (exit $ex)"
+    elif [[ $answer =~ \<Code\>([^<]+)\</Code\> ]]; then
+      what+=": HTTP status $code, ${BASH_REMATCH[1]}"
+    else
+      what+=": HTTP status $code"
+    fi
+  fi
+  printf '%s\n' "${what:0:500}" >"$BS_REPDIR/error.$w"
+}
+
+# bs_s3_abort WORKER KEY URL UPLOAD-ID QUERY-UPLOAD-ID: AbortMultipartUpload, untimed (what fails here,
+# bs_s3_cleanup tries again).
+bs_s3_abort() {
+  local w=$1 code='' ex=''
+  bs_curl_begin "$w"
+  bs_curl_add 0 "url=$3?uploadId=$5" request=DELETE output=/dev/null
+  bs_curl_exec
+  read -r code _ ex _ <"$BS_CURL_LIST.out" || true
+  if [[ $ex == 0 && $code == 2* ]]; then printf '%s\t%s\n' "$2" "$4" >>"$BS_REPDIR/uploads.ended"; fi
 }
 
 # Deletes exactly the keys this repetition wrote (DeleteObjects, 1000 at a time) and aborts its incomplete
