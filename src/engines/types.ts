@@ -82,7 +82,6 @@ export type Measurement = Pick<
   | "client"
   | "autotune"
   | "histograms"
-  | "host"
   | "hosts"
   | "startSpread"
 > & {

@@ -14,11 +14,11 @@ import type { Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { mergeHostMeasurements } from "../results/merge-hosts.js";
 import { recordLeftover, type RunPaths } from "../results/run-dir.js";
-import { envRefs } from "../spec/strings.js";
+import { envRefsIn } from "../spec/strings.js";
 import type { RunObserver } from "../run/observer.js";
 import { writesToTarget } from "../run/case-steps.js";
 import { PROTOCOL_VERSION } from "./protocol.js";
-import { HostLost, HostSession, within, type ClockReading, type WorkerLink } from "./session.js";
+import { HostSession, within, type ClockReading, type WorkerLink } from "./session.js";
 
 export interface CoordinatorOptions {
   plan: Plan;
@@ -147,14 +147,10 @@ export class HostCoordinator {
   /** The values of the ${env:NAME} references in the targets of the group's cases: they travel over stdin. */
   private secrets(group: string): Record<string, string> {
     const { plan, env } = this.options;
-    const names = new Set<string>();
-    for (const c of plan.cases) {
-      if (c.params.hosts !== group) continue;
-      for (const value of Object.values(plan.targets[c.target]!)) {
-        const refs = typeof value === "string" ? envRefs(value) : undefined;
-        if (refs && "names" in refs) for (const ref of refs.names) names.add(ref);
-      }
-    }
+    const targets = new Set(plan.cases.filter((c) => c.params.hosts === group).map((c) => c.target));
+    const names = new Set(
+      [...targets].flatMap((name) => envRefsIn(plan.targets[name], name).map((ref) => ref.name)),
+    );
     return Object.fromEntries(
       [...names].flatMap((ref) => (env[ref] === undefined ? [] : [[ref, env[ref]!]])),
     );
@@ -214,9 +210,7 @@ export class HostCoordinator {
         Error
       >[];
       if (lost.length > 0 || answers.length !== links.length) {
-        const why = lost
-          .map((error) => (error instanceof HostLost ? error.message : String(error)))
-          .join("; ");
+        const why = lost.map((error) => error.message).join("; ");
         return failedMeasurement(begun, Date.now(), `${why}; the other hosts were stopped`, "host-lost");
       }
       return mergeHostMeasurements(

@@ -87,7 +87,6 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     from: z.number().int(),
     case: caseId,
     error: z.string(),
-    code: z.string().optional(),
   }),
   z.object({
     t: z.literal("result"),
@@ -109,6 +108,11 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
   z.object({ t: z.literal("bye"), from: z.number().int(), problems: z.array(z.string()) }),
 ]);
 export type FromWorker = z.infer<typeof FromWorkerSchema>;
+
+/** A message as its sender writes it: the address (`to`, `from`) is added when it is sent. */
+type Unaddressed<M, K extends string> = M extends unknown ? Omit<M, K> : never;
+export type ToWorkerBody = Unaddressed<ToWorker, "to">;
+export type FromWorkerBody = Unaddressed<FromWorker, "from">;
 
 /** One message as the line a transport carries. */
 export const encodeMessage = (message: ToWorker | FromWorker) => `${JSON.stringify(message)}\n`;

@@ -13,15 +13,12 @@ import {
   STARTUP_LIMIT_MS,
   type FromWorker,
   type ToWorker,
+  type ToWorkerBody,
 } from "./protocol.js";
 import { hostNames, namedByWorkers, startWorkers } from "./transports.js";
 import type { StartedWorkers } from "./types.js";
 
-/** Lost contact with a host: the message names it and says why. */
-export class HostLost extends Error {}
-
 type Incoming<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
-type Outgoing = ToWorker extends infer M ? (M extends ToWorker ? Omit<M, "to"> : never) : never;
 
 interface Waiter {
   match(message: FromWorker): boolean;
@@ -46,12 +43,12 @@ export class WorkerLink {
     private readonly workers: StartedWorkers,
   ) {}
 
-  send(message: Outgoing): void {
+  send(message: ToWorkerBody): void {
     if (this.dead === undefined)
       this.workers.write(this.index, encodeMessage({ ...message, to: this.index } as ToWorker));
   }
 
-  /** Waits for the worker's message of one of `types` that `match` accepts (rejects with HostLost if it dies first). */
+  /** Waits for the worker's message of one of `types` that `match` accepts (rejects, naming the host and why, if it dies first). */
   expect<T extends FromWorker["t"]>(
     types: T | readonly T[],
     match: (message: Incoming<T>) => boolean = () => true,
@@ -90,8 +87,9 @@ export class WorkerLink {
     for (const waiter of this.waiters) waiter.reject(this.lost());
   }
 
-  lost(): HostLost {
-    return new HostLost(`host ${this.host}: ${this.dead ?? "gone"}`);
+  /** Lost contact with the host: the message names it and says why. */
+  lost(): Error {
+    return new Error(`host ${this.host}: ${this.dead ?? "gone"}`);
   }
 }
 
@@ -138,7 +136,7 @@ export class HostSession {
   }
 
   /** Greets every worker; a worker that answers with another protocol or version is refused. */
-  async greet(hello: Omit<Extract<Outgoing, { t: "hello" }>, "t">, version: string): Promise<void> {
+  async greet(hello: Omit<Extract<ToWorkerBody, { t: "hello" }>, "t">, version: string): Promise<void> {
     await Promise.all(
       this.links.map(async (link) => {
         link.send({ t: "hello", ...hello });

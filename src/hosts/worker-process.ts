@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { trackGroup } from "../platform/process.js";
+import { signalGroup, trackGroup } from "../platform/process.js";
 
 export interface WorkerProcess {
   write(line: string): void;
@@ -64,17 +64,9 @@ export function startWorkerProcess(
         ["SIGKILL", 5_000],
       ] as const) {
         if (exited) break;
-        if (signal && child.pid !== undefined) killGroup(child.pid, signal);
+        if (signal && child.pid !== undefined) signalGroup(child.pid, signal);
         await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
       }
     },
   };
-}
-
-function killGroup(pgid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // Gone already.
-  }
 }

@@ -5,17 +5,16 @@
  * are answered at once, also while a repetition runs. Its stdout carries messages only: everything it has
  * to say to people goes to stderr.
  */
-import { hostname } from "node:os";
+import { setMaxListeners } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { BACKENDS } from "../engines/index.js";
-import type { Case, Plan } from "../plan/types.js";
 import { compilePlan } from "../compile/compile.js";
 import { writeArtifacts } from "../compile/output.js";
 import { ARTIFACT_FORMATS } from "../compile/types.js";
-import { setMaxListeners } from "node:events";
+import { BACKENDS } from "../engines/index.js";
+import type { Case, Plan } from "../plan/types.js";
 import type { Target } from "../spec/schema.js";
 import type { EngineName } from "../spec/words.js";
 import type { PreparedTarget } from "../targets/index.js";
@@ -32,6 +31,7 @@ import {
   encodeMessage,
   PROTOCOL_VERSION,
   type FromWorker,
+  type FromWorkerBody,
   type ToWorker,
 } from "./protocol.js";
 
@@ -44,11 +44,9 @@ export interface WorkerOptions {
   log: (line: string) => void;
 }
 
-type Outgoing = FromWorker extends infer M ? (M extends FromWorker ? Omit<M, "from"> : never) : never;
-
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { index } = options;
-  const send = (message: Outgoing) =>
+  const send = (message: FromWorkerBody) =>
     options.output.write(encodeMessage({ ...message, from: index } as FromWorker));
   const alive = setInterval(() => send({ t: "alive" }), ALIVE_INTERVAL_MS);
   // Raw tool outputs stay on the host for the length of the run: the coordinator keeps the rows.
@@ -109,13 +107,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         });
         cases.set(c.id, { c, open });
         if (open.failure === undefined) send({ t: "ready", case: c.id });
-        else
-          send({
-            t: "failed",
-            case: c.id,
-            error: (open.failure as Error).message,
-            code: errorCode(open.failure),
-          });
+        else send({ t: "failed", case: c.id, error: (open.failure as Error).message });
       }),
     start: (message) =>
       later(async () => {
@@ -195,6 +187,3 @@ function untilClock(at: number, signal: AbortSignal): Promise<void> {
     }
   });
 }
-
-const errorCode = (error: unknown) =>
-  typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : undefined;

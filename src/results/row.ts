@@ -33,18 +33,26 @@ const jobResult = z.object({
   host: z.string().optional(),
 });
 
-/** One host's own numbers, inside the row of a case that ran on several hosts at once. */
-const hostResult = z.object({
-  host: z.string(),
+/** What a repetition measured: the figures a row has, and each host's share of a row of several hosts. */
+const measuredShape = {
   ok: z.boolean(),
   error: z.string().optional(),
+  /** ISO 8601 start and end of the measured interval. */
   start: z.string(),
   end: z.string(),
   bytes: z.number(),
   ops: z.number(),
   seconds: z.number(),
+  /** bytes / seconds: the repetition's bytes over its time (first operation's start to last one's end). */
   throughput: z.number(),
+  /** ops / seconds. */
   iops: z.number(),
+};
+
+/** One host's own numbers, inside the row of a case that ran on several hosts at once. */
+const hostResult = z.object({
+  host: z.string(),
+  ...measuredShape,
   latency: latency.optional(),
   histograms: histograms.optional(),
 });
@@ -64,18 +72,7 @@ export const ResultRowSchema = z.object({
   params: z.record(z.string(), z.unknown()),
   repetition: z.number().int().min(1),
   warmup: z.boolean(),
-  ok: z.boolean(),
-  error: z.string().optional(),
-  /** ISO 8601 start and end of the measured interval. */
-  start: z.string(),
-  end: z.string(),
-  bytes: z.number(),
-  ops: z.number(),
-  seconds: z.number(),
-  /** bytes / seconds: the repetition's bytes over its time (first operation's start to last one's end). */
-  throughput: z.number(),
-  /** ops / seconds. */
-  iops: z.number(),
+  ...measuredShape,
   /**
    * Object engines: the rates while every worker was busy (the last worker's first start to the first
    * worker's last end; `from` is seconds after the repetition's start), or why that window is not reported.
@@ -139,8 +136,6 @@ export const ResultRowSchema = z.object({
     .optional(),
   /** fio steady-state detection: whether the criterion was met before the time limit. */
   steady: z.object({ criterion: z.string(), attained: z.boolean() }).optional(),
-  /** The host that measured the row, when that is not the machine that ran benchspec. */
-  host: z.string().optional(),
   /** A case run on several hosts at once: each host's own numbers (the row's are all hosts' together). */
   hosts: z.array(hostResult).optional(),
   /** A case run on several hosts at once: seconds from the earliest host's start to the latest one's. */

@@ -30,7 +30,7 @@ import {
 } from "../results/run-dir.js";
 import { buildSummary } from "../results/summary.js";
 import { loadSpec } from "../plan/load.js";
-import { envRefs } from "../spec/strings.js";
+import { envRefsIn } from "../spec/strings.js";
 import type { RunObserver } from "./observer.js";
 import { cleanRunDir, describeLeftover } from "./clean.js";
 import { executePlan } from "./orchestrate.js";
@@ -236,17 +236,10 @@ async function measure(plan: Plan, state: RunState, runDir: string, request: Run
  * nothing).
  */
 function checkEnvRefs(plan: Plan, env: NodeJS.ProcessEnv): void {
-  const missing: string[] = [];
-  const visit = (value: unknown, path: string) => {
-    if (typeof value === "string") {
-      const refs = envRefs(value);
-      for (const name of "names" in refs ? refs.names : [])
-        if (env[name] === undefined) missing.push(`${name} (used at ${path})`);
-    } else if (value && typeof value === "object") {
-      for (const [key, inner] of Object.entries(value)) visit(inner, `${path}.${key}`);
-    }
-  };
-  for (const name of new Set(plan.cases.map((c) => c.target))) visit(plan.targets[name], `targets.${name}`);
+  const missing = [...new Set(plan.cases.map((c) => c.target))]
+    .flatMap((name) => envRefsIn(plan.targets[name], `targets.${name}`))
+    .filter((ref) => env[ref.name] === undefined)
+    .map((ref) => `${ref.name} (used at ${ref.path})`);
   if (missing.length > 0)
     throw new BenchspecError(
       "invalid-input",

@@ -9,6 +9,17 @@ export const NAME_RULE = 'a letter followed by letters, digits, "_" or "-" (at m
 const ENV_REF = /\$\{([^}]*)\}/g;
 
 /** The `${env:NAME}` references in a string, or a message naming the first malformed `${…}`. */
+/** Every ${env:NAME} in a value (strings at any depth), with the path below `path` where it is used. */
+export function envRefsIn(value: unknown, path: string): { name: string; path: string }[] {
+  if (typeof value === "string") {
+    const refs = envRefs(value);
+    return "names" in refs ? refs.names.map((name) => ({ name, path })) : [];
+  }
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([key, inner]) => envRefsIn(inner, `${path}.${key}`));
+  return [];
+}
+
 export function envRefs(text: string): { names: string[] } | { error: string } {
   const names: string[] = [];
   for (const match of text.matchAll(ENV_REF)) {

@@ -77,6 +77,18 @@ function spec(workloads: object[], names = ["h1", "h2", "h3"]) {
   };
 }
 
+/** A fio random read on each host's own storage, for `duration` (long: to break something while it runs). */
+const fioRead = (duration: string) => ({
+  name: "long",
+  target: "local",
+  engine: "fio",
+  op: "randread",
+  size: "8MiB",
+  bs: "4KiB",
+  ioengine: "psync",
+  duration,
+});
+
 async function writeSpec(name: string, content: object) {
   const file = join(work, `${name}.yaml`);
   await writeFile(file, stringify(content));
@@ -109,16 +121,7 @@ describe("a case from three hosts over ssh", () => {
       "all",
       spec([
         { name: "dd", target: "local", engine: "dd", op: "write", bs: "1MiB", count: 16, repeat: 2 },
-        {
-          name: "fio",
-          target: "local",
-          engine: "fio",
-          op: "randread",
-          size: "8MiB",
-          bs: "4KiB",
-          ioengine: "psync",
-          duration: "1s",
-        },
+        { ...fioRead("1s"), name: "fio" },
         { name: "s3", target: "store", op: "put", size: "64KiB", objects: 48, concurrency: 4 },
       ]),
     );
@@ -202,21 +205,7 @@ describe("a case from three hosts over ssh", () => {
   });
 
   it("fails the case naming a host whose worker is killed mid-case, stops the others, and leaves nothing", async () => {
-    const file = await writeSpec(
-      "killed",
-      spec([
-        {
-          name: "long",
-          target: "local",
-          engine: "fio",
-          op: "randread",
-          size: "8MiB",
-          bs: "4KiB",
-          ioengine: "psync",
-          duration: "20s",
-        },
-      ]),
-    );
+    const file = await writeSpec("killed", spec([fioRead("20s")]));
     const running = run([file, "-o", join(work, "killed-run")]);
     const victim = hosts.host("h2");
     const workers = await until(async () => {
@@ -235,21 +224,7 @@ describe("a case from three hosts over ssh", () => {
   });
 
   it("fails the case naming a frozen host within the silence limit", async () => {
-    const file = await writeSpec(
-      "frozen",
-      spec([
-        {
-          name: "long",
-          target: "local",
-          engine: "fio",
-          op: "randread",
-          size: "8MiB",
-          bs: "4KiB",
-          ioengine: "psync",
-          duration: "40s",
-        },
-      ]),
-    );
+    const file = await writeSpec("frozen", spec([fioRead("40s")]));
     const running = run([file, "-o", join(work, "frozen-run")]);
     const victim = hosts.host("h3");
     const workers = await until(async () => {
@@ -276,16 +251,7 @@ describe("a case from three hosts over ssh", () => {
       "interrupt",
       spec([
         { name: "quick", target: "local", engine: "dd", op: "write", bs: "1MiB", count: 4 },
-        {
-          name: "long",
-          target: "local",
-          engine: "fio",
-          op: "randread",
-          size: "8MiB",
-          bs: "4KiB",
-          ioengine: "psync",
-          duration: "30s",
-        },
+        fioRead("30s"),
       ]),
     );
     const dir = join(work, "interrupt-run");
