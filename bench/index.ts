@@ -8,10 +8,11 @@
  *   - compile of a 10,000-case matrix                                                    (compile.ts)
  *   - the 1,000,000-row report, when bench/report.ts exists                              (hook below)
  *   - compare of two 1,000,000-row runs                                                  (compare.ts)
+ *   - cases from 1 and 3 namespaced client hosts: overhead per case, aggregate throughput (hosts.ts, root)
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
  * targets; the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report,compare.
+ * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report,compare,hosts.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
 import { execa } from "execa";
@@ -23,6 +24,7 @@ import { benchCompare } from "./compare.js";
 import { benchCompile } from "./compile.js";
 import { config } from "./config.js";
 import { benchFs } from "./fs.js";
+import { benchHosts } from "./hosts.js";
 import { benchIpfs } from "./ipfs.js";
 import { failedLine, type BenchLine } from "./lines.js";
 import { benchMemory } from "./memory.js";
@@ -99,7 +101,7 @@ async function benchReportHook(scratch: string, log: (line: string) => void): Pr
   return lines;
 }
 
-type Section = "s3" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare";
+type Section = "s3" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts";
 
 const only = (() => {
   const index = process.argv.indexOf("--only");
@@ -137,6 +139,7 @@ async function main() {
       ["fs", "fio/dd vs direct", () => benchFs(scratch, log)],
       ["report", "report", () => benchReportHook(scratch, log)],
       ["compare", "compare", () => benchCompare(scratch, log)],
+      ["hosts", "multi-host", () => benchHosts(scratch, log)],
     ];
     for (const [key, name, run] of sections) {
       if (only && !only.has(key)) continue;

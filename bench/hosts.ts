@@ -1,0 +1,195 @@
+/**
+ * Cases from several client hosts: the namespaced test hosts of scripts/hosts/hosts.sh (through
+ * test/support/hosts.ts, which claims a free slot and tears it down again; needs root), reached over ssh by
+ * `benchspec run` itself, rounds interleaved.
+ *   (a) Coordination overhead per case: (wall time of `benchspec run` − the rows' measured seconds) ÷ cases,
+ *       for the same short dd cases (one repetition each) on 1 host and on 3 hosts, beside the same cases on
+ *       this machine. What a group adds (ssh, the workers' start, clock readings, the start instant 250 ms
+ *       ahead, merging) is the difference.
+ *   (b) Aggregate throughput of one dd writer per host, 3 hosts against 1 (bytes of all hosts over the common
+ *       window, the merged row's figure). INFO: the hosts are namespaces sharing this machine's two cores, so
+ *       this shows the coordination scales, not what three real clients would deliver.
+ */
+import { stringify } from "yaml";
+import { shQuote } from "../src/compile/writer.js";
+import { startHosts, type Hosts } from "../test/support/hosts.js";
+import { runBenchspec, type BenchspecRun } from "./benchspec.js";
+import { config, MiB } from "./config.js";
+import { failedLine, type BenchLine } from "./lines.js";
+import { benchspecCommand, ROOT } from "./paths.js";
+import { MB, medianOf } from "./stats.js";
+
+const SECTION = "multi-host";
+const HOST_COUNTS = [1, 3] as const;
+/** Every host's own tmpfs holds the throughput case's file and its source (2 × 256 MiB). */
+const HOST_TMPFS = "1g";
+const BS = 1 * MiB;
+/** The short cases: dd write and read of 8 MiB per process, 1, 2 and 4 processes; one repetition each. */
+const SHORT = { count: 8, parallel: [1, 2, 4] };
+const SHORT_CASES = 2 * SHORT.parallel.length;
+/** The throughput case: one dd writer per host. */
+const SCALE = { count: config.quick ? 64 : 256, repeat: config.quick ? 1 : 3 };
+
+/** Where a run's cases go: this machine, or the first n test hosts. */
+type Placement = "local" | (typeof HOST_COUNTS)[number];
+
+interface Round {
+  placement: Placement;
+  /** The short cases' run: its wall and measured seconds, and where the rest went. */
+  wall: number;
+  measured: number;
+  beforeFirst: number;
+  afterLast: number;
+  /** On hosts, the throughput case's merged rows and each host's own figures, bytes per second. */
+  throughput: number[];
+  perHost: Record<string, number[]>;
+}
+
+export async function benchHosts(scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
+  if (process.getuid?.() !== 0)
+    return [failedLine(SECTION, "hosts", new Error("needs root: its hosts are made of namespaces"))];
+  const hosts = await startHosts({ count: Math.max(...HOST_COUNTS), size: HOST_TMPFS });
+  try {
+    log(`hosts ${hosts.hosts.map((host) => host.name).join(", ")} up in ${hosts.dir}`);
+    const rounds: Round[] = [];
+    for (let r = 1; r <= config.rounds; r++) {
+      // Rotated per round, so no placement always runs on a warmer (or busier) machine.
+      const order: Placement[] = ["local", ...HOST_COUNTS];
+      for (let i = 1; i < r; i++) order.push(order.shift()!);
+      for (const placement of order) {
+        rounds.push(await measure(scratch, hosts, placement));
+        const last = rounds.at(-1)!;
+        log(
+          `hosts round ${r}, ${placed(placement)}: ${SHORT_CASES} cases in ${last.wall.toFixed(1)} s, measured ${last.measured.toFixed(1)} s`,
+        );
+      }
+    }
+    return [...overheadLines(rounds), throughputLine(rounds)];
+  } finally {
+    await hosts.stop();
+  }
+}
+
+const placed = (placement: Placement) =>
+  placement === "local" ? "this machine" : `${placement} host${placement > 1 ? "s" : ""}`;
+
+async function measure(scratch: string, hosts: Hosts, placement: Placement): Promise<Round> {
+  const bs = `${BS}B`;
+  const short = {
+    name: "short",
+    engine: "dd",
+    op: ["write", "read"],
+    bs,
+    count: SHORT.count,
+    parallel: SHORT.parallel,
+    repeat: 1,
+  };
+  const scale = { name: "scale", engine: "dd", op: "write", bs, count: SCALE.count, repeat: SCALE.repeat };
+  if (placement === "local") {
+    // The scratch directory is on tmpfs, as each host's storage is.
+    const run = await runBenchspec(scratch, "hosts-local", specOf([short]), { BENCH_HOSTS_DIR: scratch });
+    return { placement, ...overheadOf(run), throughput: [], perHost: {} };
+  }
+  const names = hosts.hosts.slice(0, placement).map((host) => host.name);
+  const env = { ...hosts.env, BENCH_HOSTS_DIR: hosts.privatePath };
+  const run = await runBenchspec(scratch, `hosts-${placement}`, specOf([short], hosts, names), env);
+  const scaled = await runBenchspec(scratch, `hosts-${placement}-scale`, specOf([scale], hosts, names), env);
+  const perHost: Record<string, number[]> = {};
+  for (const part of scaled.rows.flatMap((row) => row.hosts ?? []))
+    (perHost[part.host] ??= []).push(part.throughput);
+  return { placement, ...overheadOf(run), throughput: scaled.rows.map((row) => row.throughput), perHost };
+}
+
+/** A spec of these workloads on BENCH_HOSTS_DIR, run from the named test hosts when given. */
+function specOf(workloads: object[], hosts?: Hosts, names?: string[]): string {
+  const { file, args } = benchspecCommand();
+  return stringify({
+    benchspec: 1,
+    name: "bench-hosts",
+    // On hosts: each one's own tmpfs, at the same path on every host.
+    targets: { scratch: { kind: "fs", path: "${env:BENCH_HOSTS_DIR}" } },
+    ...(hosts && {
+      hosts: {
+        clients: {
+          transport: "ssh",
+          hosts: names,
+          sshConfig: hosts.sshConfig,
+          // From the checkout, where tsx resolves when benchspec runs from source.
+          command: `cd ${shQuote(ROOT)} && exec ${[file, ...args].map(shQuote).join(" ")}`,
+          connectTimeout: "5s",
+        },
+      },
+      defaults: { hosts: "clients" },
+    }),
+    workloads,
+  });
+}
+
+/** A short-case run's seconds: all of it, those its rows measured, before the first row and after the last. */
+function overheadOf(run: BenchspecRun) {
+  if (run.rows.length !== SHORT_CASES)
+    throw new Error(`${run.rows.length} short cases ran, not ${SHORT_CASES}`);
+  const starts = run.rows.map((row) => Date.parse(row.start));
+  const ends = run.rows.map((row) => Date.parse(row.end));
+  return {
+    wall: run.wall,
+    measured: run.rows.reduce((sum, row) => sum + row.seconds, 0),
+    beforeFirst: (Math.min(...starts) - run.startedAt) / 1000,
+    afterLast: (run.endedAt - Math.max(...ends)) / 1000,
+  };
+}
+
+const perCase = (round: Round) => (round.wall - round.measured) / SHORT_CASES;
+
+function overheadLines(rounds: Round[]): BenchLine[] {
+  const of = (placement: Placement) => rounds.filter((round) => round.placement === placement);
+  const local = medianOf(of("local"), perCase);
+  const part = (placement: Placement, f: (round: Round) => number) => medianOf(of(placement), f).toFixed(2);
+  return HOST_COUNTS.map((count) => {
+    const engine = medianOf(of(count), perCase);
+    return {
+      section: SECTION,
+      metric: `coordination overhead per case, ${placed(count)} (${SHORT_CASES} short dd cases)`,
+      unit: "s",
+      engine,
+      reference: local,
+      target: "< 1 s",
+      verdict: engine < 1 ? "PASS" : "BELOW",
+      note:
+        `reference: the same cases on this machine (${part("local", (r) => r.wall)} s − measured ${part("local", (r) => r.measured)} s). ` +
+        `benchspec run ${part(count, (r) => r.wall)} s − measured ${part(count, (r) => r.measured)} s; ` +
+        `start → first repetition ${part(count, (r) => r.beforeFirst)} s (process start, validate, ssh, the workers' start and compile, clock readings, the start instant 250 ms ahead), ` +
+        `after the last ${part(count, (r) => r.afterLast)} s`,
+      detail: { rounds: of(count), local: of("local") },
+    };
+  });
+}
+
+function throughputLine(rounds: Round[]): BenchLine {
+  const [one, many] = HOST_COUNTS.map((count) => rounds.filter((round) => round.placement === count)) as [
+    Round[],
+    Round[],
+  ];
+  const figure = (list: Round[]) =>
+    medianOf(
+      list.flatMap((round) => round.throughput),
+      (t) => t / MB,
+    );
+  const engine = figure(many);
+  const reference = figure(one);
+  const perHost = Object.entries(many.at(-1)!.perHost)
+    .map(([host, figures]) => `${host} ${medianOf(figures, (t) => t / MB).toFixed(0)}`)
+    .join(", ");
+  return {
+    section: SECTION,
+    metric: `aggregate dd write, one ${SCALE.count} MiB writer per host: ${HOST_COUNTS[1]} hosts vs ${HOST_COUNTS[0]}`,
+    unit: "MB/s",
+    engine,
+    reference,
+    ratio: engine / reference,
+    target: "(3 hosts share 2 cores)",
+    verdict: "INFO",
+    note: `each of the ${HOST_COUNTS[1]} hosts' own MB/s (last round): ${perHost}; the hosts are namespaces on this machine's 2 cores and memory, so the ratio shows the merged figure adds up, not what ${HOST_COUNTS[1]} real clients deliver`,
+    detail: { one, many },
+  };
+}
