@@ -19,10 +19,7 @@ import {
   type DiskCounters,
   type NetCounters,
 } from "./procfs.js";
-import type { TelemetrySample } from "./types.js";
-
-/** The name benchspec's own process (and its worker threads) goes by in a sample's `procs`. */
-export const SELF = "benchspec";
+import { SELF, type TelemetrySample } from "./types.js";
 
 interface Reading {
   t: number;

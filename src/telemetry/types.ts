@@ -8,6 +8,9 @@ import { z } from "zod";
 
 const rate = z.number();
 
+/** The name benchspec's own process (and its worker threads) goes by in a sample's `procs`. */
+export const SELF = "benchspec";
+
 export const TelemetrySampleSchema = z.object({
   /** Unix milliseconds at the end of the interval (a row's `t` counts from its repetition's start instead). */
   t: z.number(),
@@ -42,3 +45,21 @@ export const TelemetryRowSchema = TelemetrySampleSchema.extend({
   host: z.string().optional(),
 });
 export type TelemetryRow = z.infer<typeof TelemetryRowSchema>;
+
+/** A resource's level over a repetition: its time-weighted mean and its highest sample. */
+const level = z.object({ mean: z.number(), peak: z.number() });
+export type Level = z.infer<typeof level>;
+
+/**
+ * A repetition's telemetry in a few figures (what a result row carries, and a case's summary over its
+ * repetitions). Same units as the samples.
+ */
+export const TelemetrySummarySchema = z.object({
+  seconds: z.number(),
+  /** Shares of all cores: busy (user + system) and waiting for I/O. */
+  cpu: z.object({ busy: level, iowait: level }),
+  net: z.record(z.string(), z.object({ rx: level, tx: level })),
+  disk: z.record(z.string(), z.object({ util: level, throughput: level, iops: level })),
+  procs: z.record(z.string(), z.object({ cpu: level, busiestThread: level, rss: level })),
+});
+export type TelemetrySummary = z.infer<typeof TelemetrySummarySchema>;

@@ -1,73 +1,11 @@
 /**
- * A repetition's telemetry in a few figures (the mean and peak of each resource) and the verdict they
- * support: which resource of the client host was saturated while the storage was measured, if any. Means
- * are over time (each sample weighted by its interval), so a mean rate is what moved divided by how long.
+ * The verdict a repetition's telemetry supports: which resource of the client host was saturated while the
+ * storage was measured, if any.
  */
-import type { TelemetrySample } from "./types.js";
+import type { TelemetrySummary } from "./types.js";
 
 /** A resource busy for at least this share of the repetition (or of its declared limit) was the limit. */
 export const SATURATED = 0.9;
-
-export interface Level {
-  mean: number;
-  peak: number;
-}
-
-export interface TelemetrySummary {
-  seconds: number;
-  /** Shares of all cores: busy (user + system) and waiting for I/O. */
-  cpu: { busy: Level; iowait: Level };
-  net: Record<string, { rx: Level; tx: Level }>;
-  disk: Record<string, { util: Level; throughput: Level; iops: Level }>;
-  procs: Record<string, { cpu: Level; busiestThread: Level; rss: Level }>;
-}
-
-export function summarizeTelemetry(samples: readonly TelemetrySample[]): TelemetrySummary | undefined {
-  const seconds = samples.reduce((total, s) => total + s.seconds, 0);
-  if (samples.length === 0 || seconds <= 0) return undefined;
-  const level = (value: (s: TelemetrySample) => number): Level => ({
-    mean: samples.reduce((total, s) => total + value(s) * s.seconds, 0) / seconds,
-    peak: Math.max(...samples.map(value)),
-  });
-  const keys = (pick: (s: TelemetrySample) => Record<string, unknown>) =>
-    [...new Set(samples.flatMap((s) => Object.keys(pick(s))))].sort();
-  return {
-    seconds,
-    cpu: { busy: level((s) => s.cpu.user + s.cpu.system), iowait: level((s) => s.cpu.iowait) },
-    net: Object.fromEntries(
-      keys((s) => s.net).map((name) => [
-        name,
-        { rx: level((s) => s.net[name]?.rx ?? 0), tx: level((s) => s.net[name]?.tx ?? 0) },
-      ]),
-    ),
-    disk: Object.fromEntries(
-      keys((s) => s.disk).map((name) => {
-        const d = (s: TelemetrySample) => s.disk[name];
-        return [
-          name,
-          {
-            util: level((s) => d(s)?.util ?? 0),
-            throughput: level((s) => (d(s)?.read ?? 0) + (d(s)?.write ?? 0)),
-            iops: level((s) => (d(s)?.readOps ?? 0) + (d(s)?.writeOps ?? 0)),
-          },
-        ];
-      }),
-    ),
-    procs: Object.fromEntries(
-      keys((s) => s.procs).map((name) => {
-        const p = (s: TelemetrySample) => s.procs[name];
-        return [
-          name,
-          {
-            cpu: level((s) => p(s)?.cpu ?? 0),
-            busiestThread: level((s) => p(s)?.busiestThread ?? 0),
-            rss: level((s) => p(s)?.rss ?? 0),
-          },
-        ];
-      }),
-    ),
-  };
-}
 
 /** A resource found saturated, with the figure that shows it. */
 export type Saturation =

@@ -4,7 +4,8 @@ import { readFile } from "node:fs/promises";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseProcess, USER_HZ } from "../../src/telemetry/procfs.js";
-import { HostSampler, SELF } from "../../src/telemetry/sampler.js";
+import { HostSampler } from "../../src/telemetry/sampler.js";
+import { SELF } from "../../src/telemetry/types.js";
 import type { TelemetrySample } from "../../src/telemetry/types.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

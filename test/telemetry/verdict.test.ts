@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeSaturation, saturation, summarizeTelemetry } from "../../src/telemetry/verdict.js";
+import { combineSummaries, summarizeTelemetry } from "../../src/telemetry/summary.js";
+import { describeSaturation, saturation } from "../../src/telemetry/verdict.js";
 import type { TelemetrySample } from "../../src/telemetry/types.js";
 
 const sample = (t: number, seconds: number, overrides: Partial<TelemetrySample> = {}): TelemetrySample => ({
@@ -21,6 +22,19 @@ describe("telemetry summary", () => {
     expect(summary.net.eth0!.rx).toEqual({ mean: (100 * 1 + 500 * 3) / 4, peak: 500 });
     expect(summary.net.eth0!.tx.mean).toBeCloseTo(30 / 4);
     expect(summary.seconds).toBe(4);
+  });
+
+  it("counts a resource missing from a sample as idle in it, and combines repetitions by their seconds", () => {
+    const first = summarizeTelemetry([
+      sample(1000, 1, { net: { eth0: { rx: 100, tx: 0 } } }),
+      sample(2000, 1),
+    ])!;
+    expect(first.net.eth0!.rx).toEqual({ mean: 50, peak: 100 });
+    const second = summarizeTelemetry([sample(5000, 2, { net: { eth0: { rx: 400, tx: 0 } } })])!;
+    const both = combineSummaries([first, second])!;
+    expect(both.seconds).toBe(4);
+    expect(both.net.eth0!.rx).toEqual({ mean: (100 + 0 + 400 * 2) / 4, peak: 400 });
+    expect(both.cpu.busy.mean).toBeCloseTo(0.15);
   });
 
   it("has nothing to say about no samples", () => {
