@@ -9,10 +9,11 @@
  *   - the 1,000,000-row report, when bench/report.ts exists                              (hook below)
  *   - compare of two 1,000,000-row runs                                                  (compare.ts)
  *   - cases from 1 and 3 namespaced client hosts: overhead per case, aggregate throughput (hosts.ts, root)
+ *   - the host telemetry sampler's CPU per reading                                       (telemetry.ts)
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
  * targets; the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report,compare,hosts.
+ * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report,compare,hosts,telemetry.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
 import { execa } from "execa";
@@ -30,6 +31,7 @@ import { failedLine, type BenchLine } from "./lines.js";
 import { benchMemory } from "./memory.js";
 import { benchspecCommand, makeScratch, ROOT } from "./paths.js";
 import { benchS3 } from "./s3.js";
+import { benchTelemetry } from "./telemetry.js";
 import { startServers, type Servers } from "./servers.js";
 import { renderTable, writeResults } from "./table.js";
 
@@ -101,7 +103,7 @@ async function benchReportHook(scratch: string, log: (line: string) => void): Pr
   return lines;
 }
 
-type Section = "s3" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts";
+type Section = "s3" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts" | "telemetry";
 
 const only = (() => {
   const index = process.argv.indexOf("--only");
@@ -140,6 +142,7 @@ async function main() {
       ["report", "report", () => benchReportHook(scratch, log)],
       ["compare", "compare", () => benchCompare(scratch, log)],
       ["hosts", "multi-host", () => benchHosts(scratch, log)],
+      ["telemetry", "host telemetry", () => benchTelemetry(log)],
     ];
     for (const [key, name, run] of sections) {
       if (only && !only.has(key)) continue;

@@ -7,6 +7,8 @@ KUBO_VERSION="v0.42.0"
 MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
 # s5cmd: only `npm run bench` uses it, as the independent fast S3 client the S3 engine is compared with.
 S5CMD_VERSION="v2.3.0"
+# warp: MinIO's own S3 load generator, the anchor `npm run bench` compares the S3 engine with.
+WARP_VERSION="v1.3.1"
 TOOLS_DIR="${BENCHSPEC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/benchspec/tools}"
 
 log() { printf '[setup] %s\n' "$*" >&2; }
@@ -72,7 +74,8 @@ build_go_tool() {
   fi
   log "building $name $version (a few minutes on 2 cores)"
   local dir work
-  dir=$(go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  # The module proxy answers here, the checksum database does not (sum.golang.org is out of reach).
+  dir=$(GOSUMDB=off go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   [[ -n "$dir" && -d "$dir" ]] || { log "could not download $module@$version"; exit 1; }
   work=$(mktemp -d -t benchspec-build-XXXXXX)
   # Removed on any exit: a failed build would otherwise leave a few hundred MB of module copy in /tmp.
@@ -81,7 +84,7 @@ build_go_tool() {
   cp -r "$dir/." "$work/"
   chmod -R u+w "$work"
   mkdir -p "$dest"
-  (cd "$work" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$dest/$binary.tmp" "$package")
+  (cd "$work" && GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$dest/$binary.tmp" "$package")
   mv "$dest/$binary.tmp" "$dest/$binary"
   rm -rf "$work"
   trap - EXIT
@@ -93,4 +96,5 @@ mkdir -p "$TOOLS_DIR"
 build_go_tool kubo github.com/ipfs/kubo "$KUBO_VERSION" ./cmd/ipfs ipfs
 build_go_tool minio github.com/minio/minio "$MINIO_VERSION" . minio
 build_go_tool s5cmd github.com/peak/s5cmd/v2 "$S5CMD_VERSION" . s5cmd
+build_go_tool warp github.com/minio/warp "$WARP_VERSION" . warp
 log "tools ready in $TOOLS_DIR"

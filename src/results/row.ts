@@ -4,6 +4,7 @@
  * Units: bytes, seconds, bytes per second, operations per second.
  */
 import { z } from "zod";
+import { TelemetrySummarySchema } from "../telemetry/types.js";
 
 export const RESULT_FORMAT_VERSION = 1;
 
@@ -55,6 +56,7 @@ const hostResult = z.object({
   ...measuredShape,
   latency: latency.optional(),
   histograms: histograms.optional(),
+  telemetry: TelemetrySummarySchema.optional(),
 });
 
 export const ResultRowSchema = z.object({
@@ -136,6 +138,8 @@ export const ResultRowSchema = z.object({
     .optional(),
   /** fio steady-state detection: whether the criterion was met before the time limit. */
   steady: z.object({ criterion: z.string(), attained: z.boolean() }).optional(),
+  /** What the client host did meanwhile (telemetry/): CPU, interfaces, devices, benchspec's processes. */
+  telemetry: TelemetrySummarySchema.optional(),
   /** A case run on several hosts at once: each host's own numbers (the row's are all hosts' together). */
   hosts: z.array(hostResult).optional(),
   /** A case run on several hosts at once: seconds from the earliest host's start to the latest one's. */

@@ -7,6 +7,9 @@ import type { Case, Plan, PlannedExpect } from "../plan/types.js";
 import { engineParams } from "../spec/engines.js";
 import { METRICS, type Metric } from "../spec/metrics.js";
 import { METRIC_INFO } from "./metrics.js";
+import { combineSummaries } from "../telemetry/summary.js";
+import { SELF, type TelemetrySummary } from "../telemetry/types.js";
+import { describeSaturation, saturation, type NicLimit } from "../telemetry/verdict.js";
 import type { ResultRow } from "./row.js";
 import { statWarnings, summarize, type Stats } from "./stats.js";
 
@@ -22,6 +25,16 @@ export interface CaseSummary {
   errors: string[];
   metrics: Partial<Record<Metric, Stats>>;
   warnings: string[];
+  /** What each client host did over the measured repetitions, and which of its resources were saturated. */
+  telemetry?: HostTelemetry[];
+}
+
+export interface HostTelemetry {
+  /** In a case run on several hosts; absent for the one host of a local run. */
+  host?: string;
+  summary: TelemetrySummary;
+  /** One line per saturated resource (verdict.ts); empty when the host had room on every one measured. */
+  saturated: string[];
 }
 
 export interface ExpectResult {
@@ -52,21 +65,14 @@ export interface RunSummary {
 }
 
 /**
- * A repetition was likely limited by benchspec itself when both hold: its busiest event loop was busy more
- * than `eventLoop` of the time, and the process used at least `cpuShare` CPU-seconds per second of the
- * repetition. Utilization alone is no evidence: a short repetition that mostly waited can read 95% busy
- * while using 0.09 CPU-seconds in 0.6 s.
+ * `rows` may hold every case's rows (they are filtered), or only this case's. `nics`: the network
+ * interfaces whose capacity the spec declares (their saturation needs it).
  */
-export const CLIENT_BOUND = { eventLoop: 0.9, cpuShare: 0.5 };
-
-const cpuShare = (row: ResultRow) =>
-  row.client && row.seconds > 0 ? row.client.cpuSeconds / row.seconds : 0;
-
-const clientBound = (row: ResultRow) =>
-  (row.client?.eventLoopUtilization ?? 0) > CLIENT_BOUND.eventLoop && cpuShare(row) >= CLIENT_BOUND.cpuShare;
-
-/** `rows` may hold every case's rows (they are filtered), or only this case's. */
-export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary {
+export function summarizeCase(
+  c: Case,
+  rows: readonly ResultRow[],
+  nics: readonly NicLimit[] = [],
+): CaseSummary {
   const measured = rows.filter((row) => row.case === c.id && !row.warmup);
   const ok = measured.filter((row) => row.ok);
   const failed = measured.filter((row) => !row.ok);
@@ -84,14 +90,13 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
   }
   if (ok.some((row) => row.steady && !row.steady.attained))
     warnings.push("steady state not attained within the duration");
-  // Most repetitions, like the median the statistics report: a first repetition with a cold JIT and new
-  // connections alone does not make the case's numbers the client's.
-  const bound = ok.filter(clientBound);
-  if (bound.length > 0 && bound.length * 2 > ok.length) {
-    const busy = summarize(bound.map((row) => row.client!.eventLoopUtilization))!.median;
-    const cpu = summarize(bound.map(cpuShare))!.median;
+  const telemetry = hostTelemetry(ok, nics);
+  for (const { host, summary } of telemetry) {
+    const client = saturation(summary, nics).filter((found) => found.resource !== "device");
+    if (client.length === 0) continue;
+    const ownThread = client.some((found) => found.resource === "thread" && found.process === SELF);
     warnings.push(
-      `client-bound: in ${bound.length} of ${ok.length} repetitions benchspec's event loop was busy ${(busy * 100).toFixed(0)}% of the time and used ${cpu.toFixed(2)} CPU-seconds per second, so these numbers may measure the client, not the storage${engineParams(c.engine).has("threads") ? "; more client threads may help (`threads: N`)" : ""}`,
+      `client-bound${host ? ` on ${host}` : ""}: ${client.map(describeSaturation).join("; ")}, so these numbers may measure the client, not the storage${ownThread && engineParams(c.engine).has("threads") ? "; more client threads may help (`threads: N`)" : ""}`,
     );
   }
   return {
@@ -101,7 +106,35 @@ export function summarizeCase(c: Case, rows: readonly ResultRow[]): CaseSummary 
     errors: [...new Set(failed.map((row) => row.error ?? "failed"))],
     metrics,
     warnings: [...new Set(warnings)],
+    ...(telemetry.length > 0 && { telemetry }),
   };
+}
+
+/** Each host's telemetry over the measured repetitions (a row of several hosts has it per host). */
+function hostTelemetry(rows: readonly ResultRow[], nics: readonly NicLimit[]): HostTelemetry[] {
+  const byHost = new Map<string | undefined, TelemetrySummary[]>();
+  const add = (host: string | undefined, summary: TelemetrySummary | undefined) => {
+    if (summary) byHost.set(host, [...(byHost.get(host) ?? []), summary]);
+  };
+  for (const row of rows) {
+    add(undefined, row.telemetry);
+    for (const part of row.hosts ?? []) add(part.host, part.telemetry);
+  }
+  return [...byHost].flatMap(([host, summaries]) => {
+    const summary = combineSummaries(summaries);
+    if (!summary) return [];
+    const saturated = saturation(summary, nics).map(describeSaturation);
+    return [{ ...(host !== undefined && { host }), summary, saturated }];
+  });
+}
+
+/** The network interfaces whose capacity the spec's report limits declare. */
+export function nicLimits(plan: Plan): NicLimit[] {
+  return (plan.report.limits ?? []).flatMap((limit) =>
+    limit.interface !== undefined && limit.throughput !== undefined
+      ? [{ interface: limit.interface, throughput: limit.throughput, label: limit.label }]
+      : [],
+  );
 }
 
 export function evaluateExpectations(
@@ -137,7 +170,8 @@ export function evaluateExpectations(
 export function buildSummary(plan: Plan, rows: readonly ResultRow[]): RunSummary {
   const byCase = new Map<string, ResultRow[]>();
   for (const row of rows) byCase.set(row.case, [...(byCase.get(row.case) ?? []), row]);
-  const cases = plan.cases.map((c) => summarizeCase(c, byCase.get(c.id) ?? []));
+  const nics = nicLimits(plan);
+  const cases = plan.cases.map((c) => summarizeCase(c, byCase.get(c.id) ?? [], nics));
   const expect = evaluateExpectations(plan.expect, cases);
   return {
     cases,

@@ -319,6 +319,13 @@ const charts: Rule = ({ spec, sink }) => {
         ["report", "limits", index],
       );
     }
+    if (limit.interface !== undefined && limit.throughput === undefined) {
+      sink.error(
+        "invalid-value",
+        `a limit of interface ${limit.interface} is its capacity: give it as throughput (e.g. 25Gbit/s)`,
+        ["report", "limits", index, "interface"],
+      );
+    }
   });
 };
 

@@ -431,6 +431,11 @@ const limitSchema = z.strictObject({
   throughput: rate.optional(),
   iops: z.number().positive().optional(),
   latency: positiveDuration.optional(),
+  interface: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:@-]{1,15}$/, "a network interface name: 1 to 15 of A-Z a-z 0-9 _ . : @ -")
+    .optional()
+    .describe("the client's network interface this throughput limit is (its telemetry is compared with it)"),
 });
 
 const chartSchema = z.strictObject({
