@@ -434,7 +434,14 @@ export function provenanceTable(runs: readonly RunData[]): string {
         "time",
         `${start}${end ? ` → ${end} (${formatNumber((Date.parse(end) - Date.parse(start)) / 1000)} s)` : ""}`,
       ]);
-    if (p?.host) {
+    if (p?.merged) {
+      // Merged from runs on several hosts: each one, not the first one's machine alone.
+      for (const m of p.merged.runs)
+        items.push([
+          `host ${m.host}`,
+          `${m.dir}${m.hostname && m.hostname !== m.host ? ` (hostname ${m.hostname})` : ""}: ${m.status} run ${m.runId}, ${m.start}${m.end ? ` → ${m.end}` : ""}`,
+        ]);
+    } else if (p?.host) {
       items.push([
         "host",
         `${p.host.hostname}: ${p.host.os} ${p.host.kernel}, ${p.host.cpu}, ${p.host.cores} cores, ${formatMetric("throughput", p.host.memoryBytes).replace("/s", "")} memory`,
