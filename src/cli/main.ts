@@ -10,6 +10,7 @@ import { makeCleanCommand } from "./clean.js";
 import { makeCompareCommand } from "./compare.js";
 import { makeCompileCommand } from "./compile.js";
 import { makeInitCommand } from "./init.js";
+import { makeMergeCommand } from "./merge.js";
 import { makePlanCommand } from "./plan.js";
 import { makeReportCommand } from "./report.js";
 import { makeRunCommand } from "./run.js";
@@ -40,6 +41,7 @@ Examples:
     makeCompileCommand,
     makeRunCommand,
     makeCleanCommand,
+    makeMergeCommand,
     makeReportCommand,
     makeCompareCommand,
     makeSchemaCommand,

@@ -9,6 +9,7 @@ import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { evaluateExpectations, type CaseSummary, type ExpectResult } from "../results/summary.js";
 import { median, statWarnings, summarize } from "../results/stats.js";
 import { METRICS, type Metric } from "../spec/metrics.js";
+import { HostAccumulator, type HostsPartial } from "./hosts.js";
 import type { AutotuneResult, AutotuneRound, CaseAgg, PlanCase, SeriesAgg, SeriesPoint } from "./model.js";
 
 /**
@@ -37,7 +38,7 @@ export type RowLike = Pick<
   | "autotune"
   | "jobs"
 > &
-  Partial<Pick<ResultRow, "source" | "spec" | "specHash">>;
+  Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "hosts" | "startSpread">>;
 
 /**
  * Per-repetition values besides the metrics, of which the report shows the median: the client's CPU-seconds
@@ -110,6 +111,9 @@ interface CaseAcc {
 }
 
 interface SeriesAcc {
+  case: string;
+  /** A host's own points (a case run on several hosts); without, the case's summed ones. */
+  host?: string;
   t: number[];
   throughput: number[];
   iops: number[];
@@ -143,6 +147,8 @@ export interface AccumulatorPartial {
   values: Float64Array;
   infos: PlanCase[];
   errors: string[];
+  /** The hosts of rows run on several hosts at once (absent when there were none). */
+  hosts?: HostsPartial;
 }
 
 const CASE_HEADER = 7;
@@ -173,7 +179,9 @@ function* partialCases(
 
 export class RunAccumulator {
   private readonly cases = new Map<string, CaseAcc>();
+  /** Keyed by case id, or case id and host (seriesKey). */
   private readonly series = new Map<string, SeriesAcc>();
+  private readonly hosts = new HostAccumulator();
   rowsTotal = 0;
   rowsWarmup = 0;
   rowsFailed = 0;
@@ -204,6 +212,7 @@ export class RunAccumulator {
     if (acc.failures.delete(row.repetition)) acc.measured -= 1;
     acc.measured += 1;
     acc.repetitions.add(row.repetition);
+    if (row.hosts) this.hosts.add(row);
     if (!row.ok) {
       this.rowsFailed += 1;
       acc.failures.set(row.repetition, row.error ?? "failed");
@@ -262,14 +271,23 @@ export class RunAccumulator {
    * A series point. Timeseries rows carry no warm-up flag, and warm-up repetitions reuse the measured
    * repetitions' numbers: for a case with `warmup` w, the first series of repetitions 1…w (before t
    * starts again from 0) is the warm-up's, and is dropped. A case run on several hosts has each host's
-   * points besides the summed ones; only the sums are drawn (a host's points would count twice).
+   * points besides the summed ones: each host's are a series of their own.
    */
   addPoint(point: TimeseriesRow & { warmup?: boolean }): void {
-    if (point.warmup || point.host !== undefined) return;
-    let s = this.series.get(point.case);
+    if (point.warmup) return;
+    const key = point.host === undefined ? point.case : seriesKey(point.case, point.host);
+    let s = this.series.get(key);
     if (!s) {
-      s = { t: [], throughput: [], iops: [], keys: [], segments: new Map() };
-      this.series.set(point.case, s);
+      s = {
+        case: point.case,
+        ...(point.host !== undefined && { host: point.host }),
+        t: [],
+        throughput: [],
+        iops: [],
+        keys: [],
+        segments: new Map(),
+      };
+      this.series.set(key, s);
     }
     let seg = s.segments.get(point.repetition);
     if (!seg) {
@@ -333,6 +351,7 @@ export class RunAccumulator {
     let at = 0;
     for (const list of lists) for (let i = 0; i < list.length; i += 1) values[at++] = list[i]!;
     const flat = Float64Array.from(layout);
+    const hosts = this.hosts.partial();
     const partial: AccumulatorPartial = {
       rowsTotal: this.rowsTotal,
       rowsWarmup: this.rowsWarmup,
@@ -343,6 +362,7 @@ export class RunAccumulator {
       values,
       infos,
       errors,
+      ...(hosts && { hosts }),
     };
     return { partial, transfer: [flat.buffer, values.buffer] };
   }
@@ -371,6 +391,7 @@ export class RunAccumulator {
     this.rowsWarmup += partial.rowsWarmup;
     this.rowsFailed += partial.rowsFailed;
     for (const source of partial.sources) this.sources.add(source);
+    if (partial.hosts) this.hosts.merge(partial.hosts);
     const { layout, values } = partial;
     let errors = 0;
     let from = 0;
@@ -411,18 +432,25 @@ export class RunAccumulator {
     expect: ExpectResult[];
     series: SeriesAgg[];
   } {
-    const cases = [...this.cases.values()].map(finishCase);
+    const cases = [...this.cases.values()].map((acc) => {
+      const c = finishCase(acc);
+      const hosts = this.hosts.finish(acc.info.id);
+      return hosts ? { ...c, hosts } : c;
+    });
     const summaries = cases as unknown as CaseSummary[];
     const series: SeriesAgg[] = [];
-    for (const [id, s] of this.series) {
-      const acc = this.cases.get(id);
+    for (const s of this.series.values()) {
+      const acc = this.cases.get(s.case);
       const warmups = typeof acc?.info.params.warmup === "number" ? acc.info.params.warmup : 0;
       const sample = typeof acc?.info.params.sample === "number" ? acc.info.params.sample : undefined;
-      series.push(downsample(id, s, warmups, sample));
+      series.push(downsample(s, warmups, sample));
     }
     return { cases, expect: evaluateExpectations(expect, summaries), series };
   }
 }
+
+/** A host's series of a case (case ids are file-name safe: none holds a NUL). */
+const seriesKey = (caseId: string, host: string) => `${caseId}\u0000${host}`;
 
 /** The parameter a case's autotune tunes, if it has one. */
 function tunedParamOf(info: PlanCase): string | undefined {
@@ -579,7 +607,7 @@ function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
 }
 
 /** At most SERIES_BINS points: the mean of each time bin over all repetitions, with its min and max. */
-function downsample(id: string, s: SeriesAcc, warmups: number, sample: number | undefined): SeriesAgg {
+function downsample(s: SeriesAcc, warmups: number, sample: number | undefined): SeriesAgg {
   // Which series are warm-ups: segment 0 of repetitions 1…w that also have a segment 1.
   const dropped = new Set<number>();
   if (warmups > 0) {
@@ -628,7 +656,13 @@ function downsample(id: string, s: SeriesAcc, warmups: number, sample: number | 
       Object.assign(point, { iops: bin.io.sum / bin.io.n, iopsMin: bin.io.min, iopsMax: bin.io.max });
     points.push(point);
   }
-  return { case: id, repetitions: reps.size, rawPoints: count, points };
+  return {
+    case: s.case,
+    ...(s.host !== undefined && { host: s.host }),
+    repetitions: reps.size,
+    rawPoints: count,
+    points,
+  };
 }
 
 const stat = () => ({ n: 0, sum: 0, min: Infinity, max: -Infinity });

@@ -20,8 +20,17 @@ import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
 import { loadInputs } from "./load.js";
 import type { RunData } from "./model.js";
 import { loadLibraries, renderSvg } from "./render.js";
-import { caseTable, compareTable, expectTable, limitTable, provenanceTable, summaryCsv } from "./tables.js";
-import { workloadViews } from "./view.js";
+import { HOST_FIGURES } from "./hosts.js";
+import {
+  caseTable,
+  compareTable,
+  expectTable,
+  hostTable,
+  limitTable,
+  provenanceTable,
+  summaryCsv,
+} from "./tables.js";
+import { workloadViews, type WorkloadView } from "./view.js";
 
 export { loadInputs } from "./load.js";
 export type { RunData } from "./model.js";
@@ -104,6 +113,7 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
         ...(byWorkload.get(view.name) ?? []).map(chartHtml),
         `<h3>Cases</h3>`,
         caseTable(view, limits, runs.length > 1),
+        hostsHtml(view, runs.length > 1),
       ].join("\n"),
     });
   }
@@ -169,6 +179,19 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
       .join("\n"),
   });
   return { html, charts, warnings };
+}
+
+/** The hosts table of a workload whose cases ran on several hosts at once, with what its figures are. */
+function hostsHtml(view: WorkloadView, multiRun: boolean): string {
+  const table = hostTable(view, multiRun);
+  if (!table) return "";
+  return [
+    `<h3>Hosts</h3>`,
+    `<p class="description">${escapeHtml(
+      `Cases run on several client hosts at once, medians over the repetitions. A case's first row is all hosts together: its throughput is the merged throughput (${HOST_FIGURES.merged}, the common window running ${HOST_FIGURES.window}) and its start is the start spread (${HOST_FIGURES.spread}; median and largest). Then a row per host with its own figures: throughput is ${HOST_FIGURES.host}, start is ${HOST_FIGURES.offset}.`,
+    )}</p>`,
+    table,
+  ].join("\n");
 }
 
 function exportHtml(runs: readonly RunData[], title: string, csv: string): string {

@@ -211,6 +211,8 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   const { cases, expect, series } = acc.finish(finalPlan.expect);
   if (state?.status && state.status !== "complete")
     notes.push(`the run is ${state.status}: some cases may be missing`);
+  // What `benchspec merge` noted: cases some host lacks, hosts that did not run together.
+  if (provenance?.merged) notes.push(...provenance.merged.notes);
   return {
     name: basename(dir),
     path: dir,

@@ -59,6 +59,32 @@ export interface CaseAgg extends Omit<CaseSummary, "params"> {
   processes?: Stats & { q1: number; q3: number };
   /** Autotune cases: one entry per tried value of the tuned parameter, and the chosen knee. */
   autotune?: AutotuneResult;
+  /** Cases run on several hosts at once: each host's own figures (absent for a case of one host). */
+  hosts?: CaseHosts;
+}
+
+/** One host of a case run on several hosts at once, over the repetitions it took part in. */
+export interface HostAgg {
+  host: string;
+  repetitions: number;
+  /** Repetitions this host failed, and their errors. */
+  failed: number;
+  errors: string[];
+  /** Medians over this host's successful repetitions: its bytes and operations over its own time. */
+  throughput?: number;
+  iops?: number;
+  p50?: number;
+  p99?: number;
+  seconds?: number;
+  /** Median seconds from the earliest host's start to this host's. */
+  offset?: number;
+}
+
+export interface CaseHosts {
+  /** In the order the rows list them. */
+  hosts: HostAgg[];
+  /** Seconds from the earliest host's start to the latest one's: the median and the largest. */
+  startSpread?: { median: number; max: number };
 }
 
 export interface AutotuneRound {
@@ -80,6 +106,8 @@ export interface AutotuneResult {
 /** A downsampled series: one line per case (repetitions pooled), with the min/max band of each bin. */
 export interface SeriesAgg {
   case: string;
+  /** One host's own series, of a case run on several hosts (absent: the case's, all hosts summed). */
+  host?: string;
   repetitions: number;
   rawPoints: number;
   points: SeriesPoint[];

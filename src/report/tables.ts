@@ -9,7 +9,8 @@ import { METRICS, type Metric } from "../spec/metrics.js";
 import { limitsFor } from "./charts/limits.js";
 import { csvCell, escapeHtml } from "./escape.js";
 import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
-import type { CaseAgg, InputKind, Limit, RunData } from "./model.js";
+import { HOST_FIGURES } from "./hosts.js";
+import type { CaseAgg, HostAgg, InputKind, Limit, RunData } from "./model.js";
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
 import { engineReport } from "../engines/reports.js";
 
@@ -185,6 +186,94 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
   return table(header, rows, "cases");
 }
 
+/**
+ * Per workload, the cases run on several hosts at once: a row of all hosts together (the row's merged
+ * figures and the start spread), then a row per host with its own figures — which host was slow, late or
+ * failed. Empty when no case ran on several hosts.
+ */
+export function hostTable(view: WorkloadView, multiRun: boolean): string {
+  const entries = view.entries.filter((e) => e.c.hosts);
+  if (entries.length === 0) return "";
+  const hasIops = entries.some((e) => engineReport(e.c.engine)?.iops !== false);
+  const hasLatency = entries.some(
+    (e) => e.c.metrics.p50 || e.c.hosts!.hosts.some((h) => h.p50 !== undefined),
+  );
+  const time = (value: number | undefined) => num(formatMetric("time", value));
+  const header: Cell[] = [
+    ...(multiRun ? ["run"] : []),
+    "case",
+    "host",
+    "n",
+    "failed",
+    {
+      html: "throughput median",
+      title: `all hosts: merged throughput, ${HOST_FIGURES.merged}; a host: ${HOST_FIGURES.host}`,
+    },
+    { html: "of the fastest host", title: HOST_FIGURES.ofFastest },
+    ...(hasIops ? [{ html: "IOPS median", title: `operations ÷ seconds, as throughput` }] : []),
+    ...(hasLatency
+      ? [
+          { html: "p50 latency median", title: HOST_FIGURES.latency },
+          { html: "p99 latency median", title: HOST_FIGURES.latency },
+        ]
+      : []),
+    { html: "time median", title: `all hosts: the common window, ${HOST_FIGURES.window}; a host: its own` },
+    {
+      html: "start",
+      title: `all hosts: start spread, ${HOST_FIGURES.spread} (median and largest); a host: ${HOST_FIGURES.offset} (median)`,
+    },
+    "errors",
+  ];
+  const rows = entries.flatMap(({ run, c }): Cell[][] => {
+    const { hosts, startSpread } = c.hosts!;
+    const fastest = Math.max(0, ...hosts.map((h) => h.throughput ?? 0));
+    const slowest = Math.min(...hosts.map((h) => h.throughput ?? Infinity));
+    const lead = (host: Cell): Cell[] => [
+      ...(multiRun ? [run.label] : []),
+      { html: `<code>${escapeHtml(c.id)}</code>` },
+      host,
+    ];
+    const all: Cell[] = [
+      ...lead({ html: `<b>all ${hosts.length} hosts</b>`, title: `merged: ${HOST_FIGURES.merged}` }),
+      num(String(c.repetitions - c.failed)),
+      c.failed > 0 ? { html: String(c.failed), className: "num fail" } : num("0"),
+      num(formatMetric("throughput", c.metrics.throughput?.median)),
+      num("–"),
+      ...(hasIops ? [num(formatMetric("iops", c.metrics.iops?.median))] : []),
+      ...(hasLatency ? [time(c.metrics.p50?.median), time(c.metrics.p99?.median)] : []),
+      time(c.metrics.seconds?.median),
+      num(
+        startSpread
+          ? `spread ${formatMetric("time", startSpread.median)} (max ${formatMetric("time", startSpread.max)})`
+          : "–",
+      ),
+      "",
+    ];
+    const perHost = hosts.map((h: HostAgg): Cell[] => {
+      const slow =
+        hosts.length > 1 && h.throughput !== undefined && h.throughput === slowest && slowest < fastest;
+      return [
+        ...lead(h.host),
+        num(String(h.repetitions - h.failed)),
+        h.failed > 0 ? { html: String(h.failed), className: "num fail" } : num("0"),
+        {
+          html: escapeHtml(formatMetric("throughput", h.throughput)),
+          className: slow ? "num slowest" : "num",
+          ...(slow && { title: "the slowest host of this case" }),
+        },
+        num(h.throughput !== undefined && fastest > 0 ? formatPercent(h.throughput / fastest) : "–"),
+        ...(hasIops ? [num(formatMetric("iops", h.iops))] : []),
+        ...(hasLatency ? [time(h.p50), time(h.p99)] : []),
+        time(h.seconds),
+        num(h.offset === undefined ? "–" : h.offset === 0 ? "0" : `+${formatMetric("time", h.offset)}`),
+        { html: h.errors.map((e) => `<div>${escapeHtml(e)}</div>`).join("") },
+      ];
+    });
+    return [all, ...perHost];
+  });
+  return table(header, rows, "hosts");
+}
+
 /** Expect results: measured vs expected per assertion and case. */
 export function expectTable(runs: readonly RunData[]): string {
   const multi = runs.length > 1;
@@ -345,7 +434,14 @@ export function provenanceTable(runs: readonly RunData[]): string {
         "time",
         `${start}${end ? ` → ${end} (${formatNumber((Date.parse(end) - Date.parse(start)) / 1000)} s)` : ""}`,
       ]);
-    if (p?.host) {
+    if (p?.merged) {
+      // Merged from runs on several hosts: each one, not the first one's machine alone.
+      for (const m of p.merged.runs)
+        items.push([
+          `host ${m.host}`,
+          `${m.dir}${m.hostname && m.hostname !== m.host ? ` (hostname ${m.hostname})` : ""}: ${m.status} run ${m.runId}, ${m.start}${m.end ? ` → ${m.end}` : ""}`,
+        ]);
+    } else if (p?.host) {
       items.push([
         "host",
         `${p.host.hostname}: ${p.host.os} ${p.host.kernel}, ${p.host.cpu}, ${p.host.cores} cores, ${formatMetric("throughput", p.host.memoryBytes).replace("/s", "")} memory`,

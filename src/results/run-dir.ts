@@ -80,6 +80,20 @@ export interface Provenance {
   targets: Record<string, { location?: string } & TargetDetails>;
   start: string;
   end?: string;
+  /** A run `benchspec merge` made of runs on several hosts: each of them, and what the merge noted. */
+  merged?: { runs: MergedRun[]; notes: string[] };
+}
+
+/** One run that `benchspec merge` merged: the host its rows are named by, and where it came from. */
+export interface MergedRun {
+  host: string;
+  dir: string;
+  runId: string;
+  status: RunState["status"];
+  start: string;
+  end?: string;
+  /** Its provenance's host, when it had one. */
+  hostname?: string;
 }
 
 /** summary.json: the statistics, and the cases this machine could not run. */

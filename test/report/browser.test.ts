@@ -28,11 +28,12 @@ const HOSTILE = "</script><script>window.__pwned=1</script>";
 const LIMIT_COLOR = "#b03a2e";
 
 let work: string;
-const reports: Record<"quickstart" | "compare" | "hostile" | "fio", string> = {
+const reports: Record<"quickstart" | "compare" | "hostile" | "fio" | "merged", string> = {
   quickstart: "",
   compare: "",
   hostile: "",
   fio: "",
+  merged: "",
 };
 let context: BrowserContext;
 /** Chromium profile directories, removed after the tests. */
@@ -116,6 +117,16 @@ beforeAll(async () => {
     .filter((f) => /^fio-4k\.scratch\.randread\.r\d\.json$/.test(f))
     .map((f) => join(raw, f));
   reports.fio = await report(fioOutputs, join(work, "fio.html"));
+  // The two quickstart runs as two hosts' (benchspec merge), for the per-host view.
+  const merged = await cli([
+    "merge",
+    `${join(work, "q1")}=h1`,
+    `${join(work, "q2")}=h2`,
+    "-o",
+    join(work, "m"),
+  ]);
+  if (merged.exitCode !== 0) throw new Error(`benchspec merge failed:\n${merged.all}`);
+  reports.merged = await report([join(work, "m")], join(work, "merged.html"));
 
   context = await chromium.launchPersistentContext(await profileDir(), {
     executablePath: CHROMIUM,
@@ -207,6 +218,23 @@ describe("reports in Chromium (real runs, file://)", () => {
     await page.close();
   });
 
+  it("runs merged from two hosts: each host's row in the hosts table, each host's series drawn", async () => {
+    const opened = await open(reports.merged);
+    await expectHealthy(opened, 5);
+    const { page } = opened;
+    // Quickstart's six cases, each with a row for all hosts and one per host.
+    expect(await page.locator("table.hosts tbody tr").count()).toBe(18);
+    const hosts = await page.locator("table.hosts").allInnerTexts();
+    expect(hosts.join("\n")).toMatch(/\bh1\b[\s\S]*\bh2\b/);
+    expect(hosts.join("\n")).toContain("all 2 hosts");
+    // fio's series per host: the legend names both hosts.
+    const legend = await page.locator('figure[data-kind="hosts"] .live svg .role-legend').first().innerHTML();
+    expect(legend).toContain(">h1<");
+    expect(legend).toContain(">h2<");
+    expect(await page.locator("dl.provenance").innerText()).toMatch(/host h1[\s\S]*host h2/);
+    await page.close();
+  });
+
   it("fio's own JSON output, imported: charts and tables", async () => {
     const opened = await open(reports.fio);
     await expectHealthy(opened, 2);
@@ -233,13 +261,13 @@ describe("reports in Chromium (real runs, file://)", () => {
     await page.close();
   });
 
-  it("at 1280 px a cases table fits (warnings on screen), or scrolls in a box whose scroll bar is in view; no cell's text cut", async () => {
+  it("at 1280 px a cases or hosts table fits (warnings on screen), or scrolls in a box whose scroll bar is in view; no cell's text cut", async () => {
     for (const [name, file] of Object.entries(reports)) {
       const opened = await open(file);
       const tables = await opened.page.evaluate<
         { right: number; clipped: number; scrolls: boolean; boxRight: number; boxHeight: number }[]
       >(
-        `[...document.querySelectorAll("table.cases")].map((t) => { const box = t.parentElement.getBoundingClientRect(); return { right: t.querySelector("thead th:last-child").getBoundingClientRect().right, clipped: [...t.querySelectorAll("td, th")].filter((c) => c.scrollWidth > c.clientWidth + 1).length, scrolls: t.parentElement.scrollWidth > t.parentElement.clientWidth && getComputedStyle(t.parentElement).overflowX === "auto", boxRight: box.right, boxHeight: box.height }; })`,
+        `[...document.querySelectorAll("table.cases, table.hosts")].map((t) => { const box = t.parentElement.getBoundingClientRect(); return { right: t.querySelector("thead th:last-child").getBoundingClientRect().right, clipped: [...t.querySelectorAll("td, th")].filter((c) => c.scrollWidth > c.clientWidth + 1).length, scrolls: t.parentElement.scrollWidth > t.parentElement.clientWidth && getComputedStyle(t.parentElement).overflowX === "auto", boxRight: box.right, boxHeight: box.height }; })`,
       );
       expect(tables.length, name).toBeGreaterThan(0);
       for (const table of tables) {

@@ -71,6 +71,27 @@ function resultLines(plan: Plan): string[] {
         },
       };
     if (i % 4 !== 1) out = { ...out, ttfb: { p50: 0.001 * (1 + (i % 9)), p99: 0.01 * (1 + (i % 5)) } };
+    // A case run on two hosts: each host's figures, one of them failing now and then.
+    if (row.case === plan.cases[1]!.id) {
+      const host = (name: string, delay: number, ok: boolean) => ({
+        host: name,
+        ok,
+        ...(!ok && { error: `${name} lost` }),
+        start: new Date(Date.parse(row.start) + delay).toISOString(),
+        end: row.end,
+        bytes: row.bytes / 2,
+        ops: row.ops / 2,
+        seconds: row.seconds,
+        throughput: row.throughput / 2 + (i % 7),
+        iops: row.iops / 2,
+        latency: { p50: 0.001 * (1 + (i % 3)), p99: 0.01 },
+      });
+      out = {
+        ...out,
+        startSpread: (i % 5) / 100,
+        hosts: [host("h1", 0, true), host("h2", (i % 5) * 10, row.ok)],
+      };
+    }
     if (i % 50 === 7) out = { ...out, spec: "other", specHash: "0f0f" };
     if (i % 97 === 3) {
       const { ok, ...rest } = out;
@@ -124,6 +145,10 @@ describe("result rows parsed on several threads", () => {
     expect(single!.cases.find((c) => c.autotune)).toBeDefined();
     expect(single!.cases.some((c) => c.steady)).toBe(true);
     expect(single!.series.length).toBeGreaterThan(0);
+    expect(single!.cases.find((c) => c.id === plan.cases[1]!.id)!.hosts!.hosts).toMatchObject([
+      { host: "h1", failed: 0 },
+      { host: "h2", failed: expect.any(Number) as number, errors: ["h2 lost"] },
+    ]);
     expect(single!.cases.filter((c) => c.client?.cpuPerGiB !== undefined).length).toBeGreaterThan(10);
     expect(single!.cases.filter((c) => c.ttfb?.p99 !== undefined).length).toBeGreaterThan(10);
     expect(single!.notes).toEqual([

@@ -8,40 +8,57 @@ import { VERSION } from "../../src/cli/context.js";
 import { validateText } from "../../src/plan/load.js";
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
-import { synthRows } from "./support.js";
+import { synthHostRows, synthRows } from "./support.js";
 
 const MB = 1e6;
 
+/** One fio workload of the matrix's product, 3 repetitions sampled every second. */
+const grid = (matrix: Record<string, unknown>) =>
+  validateText(
+    "big.yaml",
+    stringify({
+      benchspec: 1,
+      name: "big",
+      targets: { scratch: { kind: "fs" } },
+      workloads: [{ name: "grid", engine: "fio", op: "randrw", repeat: 3, sample: "1s", matrix }],
+    }),
+  ).plan!;
+
 describe("report size", () => {
   it("a 10,000-case run makes a page under 3.5 MB that says where every case is", async () => {
-    const loaded = validateText(
-      "big.yaml",
-      stringify({
-        benchspec: 1,
-        name: "big",
-        targets: { scratch: { kind: "fs" } },
-        workloads: [
-          {
-            name: "grid",
-            engine: "fio",
-            op: "randrw",
-            repeat: 3,
-            matrix: {
-              bs: ["512B", "1KiB", "2KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"],
-              read: [0, 10, 20, 30, 40, 50, 60, 70, 80, 100],
-              iodepth: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
-              jobs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-            },
-          },
-        ],
-      }),
-    );
-    const plan = loaded.plan!;
+    const plan = grid({
+      bs: ["512B", "1KiB", "2KiB", "4KiB", "8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "1MiB"],
+      read: [0, 10, 20, 30, 40, 50, 60, 70, 80, 100],
+      iodepth: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+      jobs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    });
     expect(plan.cases).toHaveLength(10_000);
     const run = runFromRows("big", plan, synthRows(plan));
     const { html } = await buildReport([run], { version: VERSION, generatedAt: new Date(0) });
     expect(Buffer.byteLength(html)).toBeLessThan(3.5 * MB);
     expect(html).toContain("First 1000 of 10000 rows");
     expect(html).toContain("The per-case summary of 10000 cases");
+  }, 120_000);
+
+  it("cases run on several hosts add a hosts table and chart that are cut like the others", async () => {
+    const plan = grid({
+      bs: ["4KiB", "8KiB", "16KiB", "32KiB", "64KiB"],
+      read: [0, 25, 50, 75, 100],
+      iodepth: [1, 2, 4, 8, 16, 32, 64, 128],
+    });
+    expect(plan.cases).toHaveLength(200);
+    const hosts = ["h1", "h2", "h3", "h4", "h5", "h6"].map((host, i) => ({
+      host,
+      speed: 1 + i / 10,
+      delay: i / 100,
+    }));
+    const { rows, series } = synthHostRows(plan, hosts, { points: 10 });
+    const multi = runFromRows("six", plan, rows, { series });
+    const six = await buildReport([multi], { version: VERSION, generatedAt: new Date(0) });
+    // 200 cases × (all hosts + 6 hosts) = 1,400 rows: the first 1,000 shown; 12 cases' series per host.
+    expect(six.html).toContain("First 1000 of 1400 rows");
+    const chart = six.charts.find((c) => c.kind === "hosts")!;
+    expect(chart.caption.join(" ")).toContain("Only the first 12 of 200 panels");
+    expect(Buffer.byteLength(six.html)).toBeLessThan(3.5 * MB);
   }, 120_000);
 });

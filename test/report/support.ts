@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Plan } from "../../src/plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
 import { loadSpec } from "../../src/plan/load.js";
+import { mergeHostMeasurements } from "../../src/results/merge-hosts.js";
 import { seededRandom } from "../../src/results/random.js";
 import { SPECS_DIR } from "../support/spec.js";
 
@@ -101,4 +102,75 @@ export function synthSeries(
     }
   }
   return out;
+}
+
+/**
+ * Rows and series of every case run on several hosts at once, merged as a run merges them: each host's
+ * synthetic rows (`speed` scales its throughput, `delay` seconds its start) with a series of `points`
+ * samples, through mergeHostMeasurements.
+ */
+export function synthHostRows(
+  plan: Plan,
+  hosts: readonly { host: string; speed: number; delay: number }[],
+  options: { reps?: number; points?: number } = {},
+): { rows: ResultRow[]; series: TimeseriesRow[] } {
+  const perHost = hosts.map((h, i) =>
+    synthRows(plan, {
+      seed: i + 1,
+      ...(options.reps !== undefined && { reps: options.reps }),
+      throughput: (c) => 100e6 * h.speed * (1 + (c.index % 3)),
+    }),
+  );
+  const rows: ResultRow[] = [];
+  const series: TimeseriesRow[] = [];
+  perHost[0]!.forEach((first, r) => {
+    const parts = hosts.map((h, i) => {
+      const row = perHost[i]![r]!;
+      const shift = (iso: string) => new Date(Date.parse(iso) + h.delay * 1000).toISOString();
+      const {
+        v,
+        source,
+        spec,
+        specHash,
+        case: id,
+        workload,
+        target,
+        engine,
+        op,
+        params,
+        repetition,
+        warmup,
+        ...measured
+      } = row;
+      const points = options.points ?? 4;
+      const timeseries = Array.from({ length: points }, (_, k) => ({
+        t: ((k + 1) * row.seconds) / points,
+        throughput: row.throughput,
+        iops: row.iops,
+      }));
+      return {
+        host: h.host,
+        measurement: { ...measured, start: shift(row.start), end: shift(row.end), timeseries },
+      };
+    });
+    const { timeseries, errorCode, ...merged } = mergeHostMeasurements(parts);
+    const { v, source, spec, specHash, workload, target, engine, op, params, repetition, warmup } = first;
+    rows.push({
+      v,
+      source,
+      spec,
+      specHash,
+      case: first.case,
+      workload,
+      target,
+      engine,
+      op,
+      params,
+      repetition,
+      warmup,
+      ...merged,
+    });
+    for (const point of timeseries ?? []) series.push({ case: first.case, repetition, ...point });
+  });
+  return { rows, series };
 }

@@ -17,6 +17,7 @@ export type VlSpec = Record<string, unknown>;
 export const CHART_KINDS = [
   "sweep",
   "timeseries",
+  "hosts",
   "latency",
   "processes",
   "expect",

@@ -1,12 +1,13 @@
 /**
  * A workload's charts when its spec asks for none of their kind: a sweep chart of its primary metric,
- * the throughput per process where repetitions ran several, latency percentiles where measured, a time series where sampled, autotune rounds where tuned.
+ * the throughput per process where repetitions ran several, latency percentiles where measured, a time series where sampled (and per host, for cases run on several), autotune rounds where tuned.
  */
 import type { Metric } from "../../spec/schema.js";
 import type { ChartRequest } from "../model.js";
 import { chooseLayout, type WorkloadView } from "../view.js";
 import { autotuneChart } from "./autotune.js";
 import type { Chart, ChartContext } from "./common.js";
+import { hostsChart } from "./hosts.js";
 import { hasPercentiles, latencyChart } from "./latency.js";
 import { processesChart } from "./processes.js";
 import { sweepChart } from "./sweep.js";
@@ -56,6 +57,8 @@ export function defaultCharts(
     const facets = steady ? view.dims : series > MAX_SERIES_COLORS && layout.x ? [layout.x] : [];
     charts.push(timeseriesChart(view, { y: seriesMetricFor(view), facets }, ctx, id()));
   }
+  // Cases run on several hosts: each host's series beside their sum.
+  charts.push(hostsChart(view, seriesMetricFor(view), id()));
   charts.push(autotuneChart(view, ctx, id()));
   return charts;
 }

@@ -41,8 +41,9 @@ const BAND = {
   iops: { min: "iopsMin", max: "iopsMax" },
 } as const;
 
+/** The case's series (of a case run on several hosts: all hosts summed). */
 export function seriesOf(entry: Entry): SeriesAgg | undefined {
-  return entry.run.series.find((s) => s.case === entry.c.id);
+  return entry.run.series.find((s) => s.case === entry.c.id && s.host === undefined);
 }
 
 /** Series drawn at most: each holds up to SERIES_BINS (aggregate.ts) points. */

@@ -1,0 +1,51 @@
+import { Command } from "commander";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { EXIT, nonEmptyPath, VERSION, type Io } from "./context.js";
+
+export function makeMergeCommand(io: Io, setExit: (code: number) => void): Command {
+  return new Command("merge")
+    .description("merge runs of one spec made on different hosts into one run of several hosts")
+    .argument(
+      "<run-dirs...>",
+      "run directories, one per host; DIR=name names the host (default: its hostname)",
+    )
+    .requiredOption("-o, --out <dir>", "the run directory to write (new, or empty)")
+    .addHelpText(
+      "after",
+      `
+Each input is a normal run of the same spec (and the same --set) on one host, collected by hand or by
+another scheduler. Per case and repetition their rows become one row of several hosts, as \`benchspec run\`
+writes for a case run on several hosts at once: bytes and operations summed over the common window,
+latency percentiles from the merged histograms, each host's own figures kept. The hosts' clocks are
+assumed synchronised (NTP); repetitions whose hosts' starts lie further apart than the repetition are
+named, and so are cases some host lacks (merged from the hosts that have them).
+
+Examples:
+  $ benchspec merge runs/ws1-quickstart runs/ws2-quickstart -o runs/quickstart-merged
+  $ benchspec merge a=node1 b=node2 -o merged     # name the hosts yourself
+
+Exit codes: 0 merged (notes on stderr), 2 a missing directory, runs of different specs, a broken row.`,
+    )
+    .action(async (args: string[], options: { out: string }) => {
+      const out = resolve(nonEmptyPath("-o", options.out));
+      const [{ mergeRuns }, { writeRunReport }] = await Promise.all([
+        import("../results/merge-runs.js"),
+        import("../report/index.js"),
+      ]);
+      const result = await mergeRuns(args.map(parseInput), out);
+      for (const note of result.notes) io.stderr.write(`benchspec: note: ${note}\n`);
+      await writeRunReport(out, VERSION);
+      io.stdout.write(`${out}\n`);
+      setExit(EXIT.ok);
+    });
+}
+
+/** DIR or DIR=name; a directory whose own name has "=" in it is taken whole. */
+function parseInput(arg: string): { dir: string; host?: string } {
+  nonEmptyPath("run directory", arg);
+  const at = arg.lastIndexOf("=");
+  if (at <= 0 || existsSync(arg)) return { dir: arg };
+  const host = arg.slice(at + 1);
+  return host === "" ? { dir: arg.slice(0, at) } : { dir: arg.slice(0, at), host };
+}

@@ -1,0 +1,96 @@
+/**
+ * Throughput or IOPS over time per host, for cases run on several hosts at once: in each case's panel a
+ * line per host (its own rate, on the common clock) and a black line for all hosts summed — a host that
+ * started late, stalled or finished early shows as its line apart from the others'.
+ */
+import { METRIC_INFO } from "../../results/metrics.js";
+import { HOST_FIGURES } from "../hosts.js";
+import type { SeriesAgg } from "../model.js";
+import type { Entry, WorkloadView } from "../view.js";
+import { filterKind, metricAxisTitle, round, unitFor, type Chart, type VlSpec } from "./common.js";
+import { panelChart } from "./compose.js";
+import { panelsCaption, panelsOf } from "./panels.js";
+import { seriesOf } from "./timeseries-data.js";
+
+const SUM_COLOR = "#222";
+const SUM_LABEL = "all hosts (sum)";
+/** Cases drawn at most: each has a series per host besides its sum. */
+const MAX_CASES = 12;
+
+const hostSeries = (e: Entry): SeriesAgg[] =>
+  e.c.hosts ? e.run.series.filter((s) => s.case === e.c.id && s.host !== undefined) : [];
+
+export function hostsChart(view: WorkloadView, y: "throughput" | "iops", id: string): Chart | undefined {
+  const entries = view.entries.filter((e) =>
+    hostSeries(e).some((s) => s.points.some((p) => p[y] !== undefined)),
+  );
+  if (entries.length === 0) return undefined;
+  const panels = panelsOf(entries, entries.length > 1 ? ["case"] : [], MAX_CASES);
+  const drawn = panels.shown.flatMap((e) => {
+    const sum = seriesOf(e);
+    return [
+      ...hostSeries(e).map((s) => ({ e, s, kind: "host", label: s.host! })),
+      ...(sum ? [{ e, s: sum, kind: "sum", label: SUM_LABEL }] : []),
+    ];
+  });
+  const unit = unitFor(
+    y,
+    drawn.flatMap(({ s }) => s.points.flatMap((p) => (p[y] === undefined ? [] : [p[y]]))),
+  );
+  const rows: VlSpec[] = drawn.flatMap(({ e, s, kind, label }) =>
+    s.points.flatMap((p) =>
+      p[y] === undefined
+        ? []
+        : [{ k: kind, t: round(p.t), y: round(p[y] / unit.factor), h: label, ...panels.field(e) }],
+    ),
+  );
+  const hostOrder = [...new Set(panels.shown.flatMap((e) => e.c.hosts!.hosts.map((h) => h.host)))];
+  const yTitle = metricAxisTitle(y, unit);
+  const x = { field: "t", type: "quantitative", title: "time (s)", scale: { zero: true } };
+  const tooltip = [
+    { field: "h", title: "host" },
+    { field: "t", title: "t (s)" },
+    { field: "y", title: yTitle },
+  ];
+  const line = (kind: string, mark: VlSpec, color: VlSpec): VlSpec[] => [
+    {
+      transform: [filterKind(kind)],
+      mark: { type: "line", interpolate: "linear", ...mark },
+      encoding: { x, y: { field: "y", type: "quantitative", title: yTitle }, color, tooltip },
+    },
+    {
+      transform: [filterKind(kind)],
+      mark: {
+        type: "point",
+        filled: true,
+        size: 12,
+        opacity: 1,
+        ...(mark.color ? { color: mark.color } : {}),
+      },
+      encoding: { x, y: { field: "y", type: "quantitative" }, color, tooltip },
+    },
+  ];
+  const hostColor = {
+    field: "h",
+    type: "nominal",
+    title: "host",
+    sort: hostOrder,
+    legend: { symbolType: "stroke", symbolStrokeWidth: 2, symbolOpacity: 1 },
+  };
+  const title = `${view.name}: ${METRIC_INFO[y].title} per host over time`;
+  const repetitions = Math.max(...drawn.map(({ s }) => s.repetitions));
+  return panelChart(id, "hosts", view, {
+    title,
+    caption: [
+      `Coloured lines: each host's own ${METRIC_INFO[y].title} on the common clock (seconds since the earliest host's start); black line: all hosts summed per sampling interval.${repetitions > 1 ? ` Each point is the mean of its time bin over ${repetitions} repetitions.` : ""}`,
+      `A line that begins late is a host that started late (start spread: ${HOST_FIGURES.spread}).`,
+      ...panelsCaption(panels),
+    ],
+    rows,
+    layers: [
+      ...line("host", { strokeWidth: 1.5 }, hostColor),
+      ...line("sum", { strokeWidth: 2.5, color: SUM_COLOR }, { value: SUM_COLOR }),
+    ],
+    panels,
+  });
+}

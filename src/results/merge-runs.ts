@@ -1,0 +1,373 @@
+/**
+ * `benchspec merge`: run directories of one spec, each measured on its own host (by hand, or by another
+ * scheduler), into one run directory whose rows are merged per case × repetition exactly as a run on
+ * several hosts at once merges them (merge-hosts.ts). The hosts' clocks are taken to agree (NTP): a row's
+ * start and end are compared across hosts as they are.
+ *
+ *   1. read   each input: run.json, plan.json, provenance.json, every row (a broken one refuses the input)
+ *   2. check  one spec (run.json's spec hash, which covers --set), host names told apart
+ *   3. merge  per case × repetition (× warm-up): the hosts that have it, their series with them
+ *   4. write  the run directory: rows, series, summary, provenance (with the runs merged and the notes)
+ */
+import { existsSync, statSync } from "node:fs";
+import { cp, mkdir, readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Measurement } from "../engines/types.js";
+import { writeFileAtomic } from "../platform/atomic-write.js";
+import { BenchspecError } from "../platform/errors.js";
+import type { Plan } from "../plan/types.js";
+import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
+import { ndjsonError, readRows, scanNdjson } from "./ndjson.js";
+import { ResultRowSchema, type ResultRow, type TimeseriesRow } from "./row.js";
+import {
+  readRunJson,
+  readRunState,
+  RUN_FILES,
+  RUN_FORMAT,
+  runPaths,
+  writeRunJson,
+  type MergedRun,
+  type Provenance,
+  type RunFile,
+  type RunState,
+} from "./run-dir.js";
+import { buildSummary } from "./summary.js";
+
+export interface MergeInput {
+  dir: string;
+  /** The host its rows are named by (default: its provenance's hostname). */
+  host?: string;
+}
+
+export interface MergeResult {
+  dir: string;
+  rows: number;
+  cases: number;
+  /** Cases some host lacks, and repetitions whose hosts did not run together: also in provenance.json. */
+  notes: string[];
+}
+
+interface Input {
+  dir: string;
+  host: string;
+  state: RunState;
+  plan: PlanJson;
+  provenance?: Provenance;
+  /** The row that stands per case × repetition × warm-up (a retried failure's last). */
+  rows: Map<string, ResultRow>;
+  series: Map<string, TimeseriesRow[]>;
+}
+
+/** What merge reads of plan.json: compile's Plan, written as JSON. */
+type PlanJson = Pick<Plan, "name" | "specHash" | "cases" | "expect">;
+
+/** The fields that name a row's case and repetition; the rest is what was measured. */
+const IDENTITY = [
+  "v",
+  "source",
+  "spec",
+  "specHash",
+  "case",
+  "workload",
+  "target",
+  "engine",
+  "op",
+  "params",
+  "repetition",
+  "warmup",
+] as const;
+
+const keyOf = (row: { case: string; repetition: number; warmup?: boolean }) =>
+  `${row.case}#${row.repetition}#${row.warmup === true}`;
+
+/** The run files that are a run's own measurements, not the spec's (the rest is copied from the first input). */
+const MEASURED: readonly RunFile[] = [
+  "state",
+  "results",
+  "timeseries",
+  "raw",
+  "summary",
+  "provenance",
+  "report",
+  "lock",
+  "leftovers",
+];
+
+export async function mergeRuns(inputs: readonly MergeInput[], out: string): Promise<MergeResult> {
+  if (inputs.length < 2)
+    throw new BenchspecError("usage", "merge needs at least two run directories (one per host)");
+  const runs: Input[] = [];
+  for (const input of inputs) runs.push(await readInput(input));
+  checkSameSpec(runs);
+  checkHostNames(runs);
+  await createOutput(out);
+
+  const { rows, notes, incomplete } = mergeRows(runs);
+  const paths = runPaths(out);
+  const first = runs[0]!;
+  for (const entry of await readdir(first.dir)) {
+    if (MEASURED.some((file) => RUN_FILES[file].name === entry)) continue;
+    await cp(join(first.dir, entry), join(out, entry), { recursive: true });
+  }
+  await writeRows(
+    paths.results,
+    rows.map((r) => r.row),
+  );
+  await writeRows(
+    paths.timeseries,
+    rows.flatMap((r) => r.series),
+  );
+  const summary = buildSummary(
+    first.plan as Plan,
+    rows.map((r) => r.row),
+  );
+  const skipped = await Promise.all(
+    runs.map(async (run) =>
+      ((await readRunJson(run.dir, "summary"))?.skipped ?? []).map((s) => ({
+        case: s.case,
+        reason: `${run.host}: ${s.reason}`,
+      })),
+    ),
+  );
+  await writeRunJson(out, "summary", { ...summary, skipped: skipped.flat() });
+  const start = earliest(runs.map((r) => r.state.start));
+  const ends = runs.flatMap((r) => (r.state.end ? [r.state.end] : []));
+  const end = ends.length === runs.length ? latest(ends) : undefined;
+  const base = first.provenance;
+  const merged: MergedRun[] = runs.map((r) => ({
+    host: r.host,
+    dir: r.dir,
+    runId: r.state.runId,
+    status: r.state.status,
+    start: r.state.start,
+    ...(r.state.end && { end: r.state.end }),
+    ...(r.provenance && { hostname: r.provenance.host.hostname }),
+  }));
+  if (base) {
+    await writeRunJson(out, "provenance", {
+      ...base,
+      runId: `merged-${first.state.runId}`,
+      targets: {},
+      start,
+      end,
+      merged: { runs: merged, notes },
+    });
+  }
+  await writeRunJson(out, "state", {
+    format: RUN_FORMAT,
+    status: runs.every((r) => r.state.status === "complete") && !incomplete ? "complete" : "partial",
+    runId: `merged-${first.state.runId}`,
+    specFile: first.state.specFile,
+    specHash: first.state.specHash,
+    sets: first.state.sets,
+    start,
+    ...(end && { end }),
+  });
+  return { dir: out, rows: rows.length, cases: new Set(rows.map((r) => r.row.case)).size, notes };
+}
+
+async function readInput({ dir: given, host }: MergeInput): Promise<Input> {
+  const dir = resolve(given);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new BenchspecError("invalid-input", `${given}: no such run directory`);
+  const state = await readRunState(dir);
+  const plan = (await readRunJson(dir, "plan")) as PlanJson | undefined;
+  if (!plan || !Array.isArray(plan.cases))
+    throw new BenchspecError(
+      "invalid-input",
+      `${given}: no plan.json (the run's cases), so not a run to merge`,
+    );
+  const provenance = await readRunJson(dir, "provenance");
+  const name = host ?? provenance?.host?.hostname;
+  if (!name)
+    throw new BenchspecError(
+      "invalid-input",
+      `${given}: no provenance.json naming its host; name it on the command line (${given}=<host>)`,
+    );
+  const rows = await readResultRows(given, runPaths(dir).results, state.specHash);
+  const series = new Map<string, TimeseriesRow[]>();
+  for (const point of readRows<TimeseriesRow>(runPaths(dir).timeseries)) {
+    const key = keyOf(point);
+    series.set(key, [...(series.get(key) ?? []), point]);
+  }
+  return { dir, host: name, state, plan, ...(provenance && { provenance }), rows, series };
+}
+
+/** Every line a result row of the run's spec, measured on one host: anything else refuses the input. */
+async function readResultRows(
+  given: string,
+  file: string,
+  specHash: string,
+): Promise<Map<string, ResultRow>> {
+  if (!existsSync(file))
+    throw new BenchspecError("invalid-input", `${given}: no ${RUN_FILES.results.name}, so no rows to merge`);
+  const rows = new Map<string, ResultRow>();
+  let problem: string | undefined;
+  const scan = await scanNdjson(file, (value, line) => {
+    if (problem) return;
+    const parsed = ResultRowSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      problem = `${file}:${line}: not a result row (${issue.path.join(".") || "row"}: ${issue.message})`;
+    } else if (parsed.data.specHash !== specHash) {
+      problem = `${file}:${line}: a row of another spec (hash ${parsed.data.specHash}, the run's is ${specHash})`;
+    } else if (parsed.data.hosts) {
+      problem = `${file}:${line}: already a row of several hosts (${parsed.data.hosts.map((h) => h.host).join(", ")}); merge takes runs of one host each`;
+    } else {
+      const key = keyOf(parsed.data);
+      // The file is append-only: a repetition run again (--resume) has its last row stand.
+      rows.delete(key);
+      rows.set(key, parsed.data);
+    }
+  });
+  if (scan.error) throw ndjsonError(file, scan.error);
+  if (scan.broken)
+    throw new BenchspecError("invalid-input", `${file}:${scan.broken.line}: the last line is cut off`);
+  if (scan.skipped > 0)
+    throw new BenchspecError("invalid-input", `${file}:${scan.firstSkipped}: not a JSON row`);
+  if (problem) throw new BenchspecError("invalid-input", problem);
+  if (rows.size === 0) throw new BenchspecError("invalid-input", `${file}: no result rows`);
+  return rows;
+}
+
+function checkSameSpec(runs: readonly Input[]): void {
+  const [first, ...rest] = runs;
+  for (const run of rest) {
+    if (run.state.specHash !== first!.state.specHash)
+      throw new BenchspecError(
+        "invalid-input",
+        `${run.dir}: a run of another spec (${run.plan.name}, hash ${run.state.specHash.slice(0, 12)}; ${first!.dir} ran ${first!.plan.name}, hash ${first!.state.specHash.slice(0, 12)}): only runs of one spec, with the same --set, merge`,
+      );
+  }
+}
+
+function checkHostNames(runs: readonly Input[]): void {
+  const seen = new Map<string, string>();
+  for (const run of runs) {
+    const other = seen.get(run.host);
+    if (other !== undefined)
+      throw new BenchspecError(
+        "invalid-input",
+        `${other} and ${run.dir} both ran on host "${run.host}"; name each on the command line (DIR=name) to merge them`,
+      );
+    seen.set(run.host, run.dir);
+  }
+}
+
+async function createOutput(out: string): Promise<void> {
+  if (existsSync(out) && (!statSync(out).isDirectory() || (await readdir(out)).length > 0))
+    throw new BenchspecError("unwritable-output", `${out} exists and is not an empty directory`);
+  try {
+    await mkdir(out, { recursive: true });
+  } catch (error) {
+    throw new BenchspecError("unwritable-output", `cannot create ${out}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+interface MergedRow {
+  row: ResultRow;
+  series: TimeseriesRow[];
+}
+
+/**
+ * Per case × repetition × warm-up, in the order the inputs list them: the hosts that have it, merged. Notes
+ * name the measured repetitions some host lacks, and those whose hosts' starts lie further apart than the
+ * shortest host's repetition (they did not run together, or their clocks disagree).
+ */
+function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]; incomplete: boolean } {
+  const keys = [...new Set(runs.flatMap((run) => [...run.rows.keys()]))];
+  const missing = new CaseNotes();
+  const apart = new Map<string, { reps: number[]; spread: number; shortest: number }>();
+  const rows = keys.map((key): MergedRow => {
+    const present = runs.filter((run) => run.rows.has(key));
+    const first = present[0]!.rows.get(key)!;
+    const parts: HostMeasurement[] = present.map((run) => ({
+      host: run.host,
+      measurement: measurementOf(run.rows.get(key)!, run.series.get(key)),
+    }));
+    const sample = first.params.sample;
+    // errorCode is for a runner, not the row.
+    const { timeseries, errorCode, ...merged } = mergeHostMeasurements(
+      parts,
+      typeof sample === "number" ? sample : undefined,
+    );
+    const identity = Object.fromEntries(IDENTITY.map((field) => [field, first[field]]));
+    const row = { ...identity, ...merged } as ResultRow;
+    if (!first.warmup) {
+      const absent = runs.filter((run) => !present.includes(run)).map((run) => run.host);
+      if (absent.length > 0) missing.add(row.case, row.repetition, `not on ${absent.join(", ")}`);
+      const shortest = Math.min(...present.map((run) => run.rows.get(key)!.seconds));
+      const spread = merged.startSpread ?? 0;
+      if (present.length > 1 && spread > shortest) {
+        const seen = apart.get(row.case) ?? { reps: [], spread, shortest };
+        apart.set(row.case, {
+          reps: [...seen.reps, row.repetition],
+          spread: Math.max(seen.spread, spread),
+          shortest: Math.min(seen.shortest, shortest),
+        });
+      }
+    }
+    const series = (timeseries ?? []).map((point) => ({
+      case: row.case,
+      repetition: row.repetition,
+      warmup: row.warmup,
+      ...point,
+    }));
+    return { row, series };
+  });
+  return {
+    rows,
+    incomplete: !missing.empty,
+    notes: [
+      ...missing.lines("merged from the hosts that have it"),
+      ...[...apart].map(
+        ([caseId, { reps, spread, shortest }]) =>
+          `${caseId}, ${repetitions(reps)}: the hosts' starts are up to ${formatSeconds(spread)} apart, longer than the shortest host's repetition (${formatSeconds(shortest)}); the common window spans hosts that did not run together (or whose clocks disagree: they must be synchronised, e.g. by NTP), so its throughput is not that of concurrent load`,
+      ),
+    ],
+  };
+}
+
+function measurementOf(row: ResultRow, series: readonly TimeseriesRow[] | undefined): Measurement {
+  const measured = Object.fromEntries(
+    Object.entries(row).filter(([field]) => !(IDENTITY as readonly string[]).includes(field)),
+  ) as Measurement;
+  if (!series || series.length === 0) return measured;
+  return {
+    ...measured,
+    timeseries: series.map(({ t, throughput, iops }) => ({ t, throughput, iops })),
+  };
+}
+
+/** Per case, the repetitions that share a note; one line per case and note. */
+class CaseNotes {
+  private readonly cases = new Map<string, Map<string, number[]>>();
+
+  add(caseId: string, repetition: number, note: string): void {
+    const notes = this.cases.get(caseId) ?? new Map<string, number[]>();
+    notes.set(note, [...(notes.get(note) ?? []), repetition]);
+    this.cases.set(caseId, notes);
+  }
+
+  get empty(): boolean {
+    return this.cases.size === 0;
+  }
+
+  lines(consequence: string): string[] {
+    return [...this.cases].flatMap(([caseId, notes]) =>
+      [...notes].map(([note, reps]) => `${caseId}, ${repetitions(reps)}: ${note}; ${consequence}`),
+    );
+  }
+}
+
+const repetitions = (reps: readonly number[]) => `repetition${reps.length > 1 ? "s" : ""} ${reps.join(", ")}`;
+const formatSeconds = (seconds: number) => `${Number(seconds.toPrecision(3))} s`;
+const earliest = (times: readonly string[]) => [...times].sort()[0]!;
+const latest = (times: readonly string[]) => [...times].sort().at(-1)!;
+
+/** A whole NDJSON file, as a run appends it row by row. */
+async function writeRows(file: string, rows: readonly unknown[]): Promise<void> {
+  await writeFileAtomic(file, rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
+}

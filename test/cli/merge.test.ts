@@ -1,0 +1,197 @@
+/**
+ * `benchspec merge`, for real: one small spec (fio and dd on tmpfs) run twice at the same time into two run
+ * directories, as two hosts would, then merged — bytes summed, each host's row kept, percentiles from the
+ * merged histograms, a report that shows the hosts — and what it refuses.
+ */
+import { execa } from "execa";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { latencyOfHistogram, mergeHistograms } from "../../src/results/histogram.js";
+import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
+import type { RunState } from "../../src/results/run-dir.js";
+import { ROOT } from "../support/spec.js";
+
+const BIN = join(ROOT, "bin", "benchspec.js");
+let work: string;
+let spec: string;
+
+const cli = (args: string[]) => execa("node", [BIN, ...args], { cwd: work, reject: false, all: true });
+
+async function run(out: string, sets: string[] = []) {
+  const result = await cli(["run", spec, "-q", "--out", out, ...sets.flatMap((s) => ["--set", s])]);
+  if (result.exitCode !== 0) throw new Error(`benchspec run failed (${result.exitCode}):\n${result.all}`);
+}
+
+const lines = async <T>(file: string): Promise<T[]> =>
+  (await readFile(file, "utf8"))
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as T);
+const rowsOf = (dir: string) => lines<ResultRow>(join(dir, "results.ndjson"));
+const FIO = "rand.scratch.randread";
+const DD = "seq.scratch.write";
+
+beforeAll(async () => {
+  // tmpfs: the two "hosts" share this machine's memory, not a disk.
+  work = await mkdtemp(join("/dev/shm", "benchspec-merge-"));
+  spec = join(work, "merge.yaml");
+  await writeFile(
+    spec,
+    stringify({
+      benchspec: 1,
+      name: "merge",
+      targets: { scratch: { kind: "fs", path: work } },
+      defaults: { repeat: 2 },
+      workloads: [
+        {
+          name: "rand",
+          engine: "fio",
+          op: "randread",
+          ioengine: "psync",
+          size: "8MiB",
+          bs: "4KiB",
+          duration: "1s",
+          sample: "250ms",
+        },
+        { name: "seq", engine: "dd", op: "write", bs: "1MiB", count: 8 },
+      ],
+    }),
+  );
+  // Both at once, as two hosts of one test would run.
+  await Promise.all([run(join(work, "a")), run(join(work, "b"))]);
+}, 120_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("benchspec merge", () => {
+  it("merges per case and repetition: bytes summed, each host's row, merged percentiles, a report of the hosts", async () => {
+    const out = join(work, "merged");
+    const result = await cli(["merge", `${join(work, "a")}=h1`, `${join(work, "b")}=h2`, "-o", out]);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stdout.trim()).toBe(out);
+    const [a, b, merged] = await Promise.all([rowsOf(join(work, "a")), rowsOf(join(work, "b")), rowsOf(out)]);
+    expect(merged).toHaveLength(a.length);
+    for (const row of merged) {
+      const mine = a.find((r) => r.case === row.case && r.repetition === row.repetition)!;
+      const theirs = b.find((r) => r.case === row.case && r.repetition === row.repetition)!;
+      expect(row.bytes).toBe(mine.bytes + theirs.bytes);
+      expect(row.ops).toBe(mine.ops + theirs.ops);
+      expect(row.hosts!.map((h) => [h.host, h.throughput, h.start])).toEqual([
+        ["h1", mine.throughput, mine.start],
+        ["h2", theirs.throughput, theirs.start],
+      ]);
+      expect(row.start).toBe([mine.start, theirs.start].sort()[0]);
+      expect(row.startSpread).toBeCloseTo(
+        Math.abs(Date.parse(mine.start) - Date.parse(theirs.start)) / 1000,
+        6,
+      );
+      expect(row.throughput).toBeCloseTo(row.bytes / row.seconds, 0);
+      if (row.case === FIO) {
+        // The percentiles of both hosts' operations pooled: their histograms merged.
+        const pooled = latencyOfHistogram(
+          mergeHistograms([mine.histograms!.latency!, theirs.histograms!.latency!]),
+        )!;
+        expect(row.latency).toEqual(pooled);
+        expect(mergeHistograms([row.histograms!.latency!]).totalCount).toBe(
+          mergeHistograms([mine.histograms!.latency!]).totalCount +
+            mergeHistograms([theirs.histograms!.latency!]).totalCount,
+        );
+        const p99s = [mine.latency!.p99!, theirs.latency!.p99!];
+        expect(row.latency!.p99).toBeGreaterThanOrEqual(Math.min(...p99s) * 0.999);
+        expect(row.latency!.p99).toBeLessThanOrEqual(Math.max(...p99s) * 1.001);
+      }
+    }
+    const series = await lines<TimeseriesRow>(join(out, "timeseries.ndjson"));
+    const fioSeries = series.filter((p) => p.case === FIO && p.repetition === 1);
+    expect(new Set(fioSeries.map((p) => p.host ?? "sum"))).toEqual(new Set(["h1", "h2", "sum"]));
+    const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8")) as {
+      cases: { id: string; repetitions: number }[];
+    };
+    expect(summary.cases.map((c) => [c.id, c.repetitions])).toEqual([
+      [FIO, 2],
+      [DD, 2],
+    ]);
+    // The report (written with the merge, and again by `benchspec report`) shows each host.
+    const report = await cli(["report", out, "-o", join(work, "merged.html")]);
+    expect(report.exitCode, report.all).toBe(0);
+    for (const file of [join(out, "report.html"), join(work, "merged.html")]) {
+      const html = await readFile(file, "utf8");
+      const hosts = /<table class="hosts">[\s\S]*?<\/table>/.exec(html)?.[0] ?? "";
+      expect(hosts).toContain("<td>h1</td>");
+      expect(hosts).toContain("<td>h2</td>");
+      expect(html).toContain('data-kind="hosts"');
+      expect(html).toContain("<dt>host h1</dt>");
+    }
+  }, 60_000);
+
+  it("merges a case only some hosts ran from those that did, and says so", async () => {
+    const partial = join(work, "b-partial");
+    await cp(join(work, "b"), partial, { recursive: true });
+    const kept = (await rowsOf(partial)).filter((r) => r.case !== DD);
+    await writeFile(join(partial, "results.ndjson"), kept.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const out = join(work, "merged-partial");
+    const result = await cli(["merge", `${join(work, "a")}=h1`, `${partial}=h2`, "-o", out]);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stderr).toContain(`${DD}, repetitions 1, 2: not on h2; merged from the hosts that have it`);
+    const merged = await rowsOf(out);
+    expect(merged.filter((r) => r.case === DD).map((r) => r.hosts!.map((h) => h.host))).toEqual([
+      ["h1"],
+      ["h1"],
+    ]);
+    const state = JSON.parse(await readFile(join(out, "run.json"), "utf8")) as RunState;
+    expect(state.status).toBe("partial");
+    expect(await readFile(join(out, "report.html"), "utf8")).toContain("not on h2; merged from the hosts");
+  }, 60_000);
+
+  it("warns when the hosts' repetitions did not run together (clocks apart)", async () => {
+    const late = join(work, "b-late");
+    await cp(join(work, "b"), late, { recursive: true });
+    const hour = (iso: string) => new Date(Date.parse(iso) + 3_600_000).toISOString();
+    const shifted = (await rowsOf(late)).map((r) => ({ ...r, start: hour(r.start), end: hour(r.end) }));
+    await writeFile(join(late, "results.ndjson"), shifted.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const result = await cli([
+      "merge",
+      `${join(work, "a")}=h1`,
+      `${late}=h2`,
+      "-o",
+      join(work, "merged-late"),
+    ]);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `${FIO}, repetitions 1, 2: the hosts' starts are up to 36\\d\\d s apart, longer than the shortest host's repetition`,
+      ),
+    );
+    expect(result.stderr).toContain("synchronised, e.g. by NTP");
+  }, 60_000);
+
+  it("refuses a missing directory, runs of another spec, a broken row and one host twice (exit 2, naming the input)", async () => {
+    const a = join(work, "a");
+    const missing = await cli(["merge", a, join(work, "nowhere"), "-o", join(work, "m1")]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain(`${join(work, "nowhere")}: no such run directory`);
+
+    const other = join(work, "other");
+    await run(other, ["repeat=1"]);
+    const otherSpec = await cli(["merge", `${a}=h1`, `${other}=h2`, "-o", join(work, "m2")]);
+    expect(otherSpec.exitCode).toBe(2);
+    expect(otherSpec.stderr).toContain(`${other}: a run of another spec`);
+
+    const broken = join(work, "b-broken");
+    await cp(join(work, "b"), broken, { recursive: true });
+    const text = (await readFile(join(broken, "results.ndjson"), "utf8")).split("\n");
+    text.splice(1, 0, '{"case": "half a row"');
+    await writeFile(join(broken, "results.ndjson"), text.join("\n"));
+    const bad = await cli(["merge", `${a}=h1`, `${broken}=h2`, "-o", join(work, "m3")]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain(`${join(broken, "results.ndjson")}:2: not a JSON row`);
+
+    const twice = await cli(["merge", a, join(work, "b"), "-o", join(work, "m4")]);
+    expect(twice.exitCode).toBe(2);
+    expect(twice.stderr).toMatch(/both ran on host ".+"; name each on the command line \(DIR=name\)/);
+  }, 60_000);
+});
