@@ -19,6 +19,7 @@ const interrupted = (atLeast: number) =>
           cases: ["ran", "later", "last"],
         },
       ],
+      report: {},
     } as unknown as Plan,
     [objectRow("ran", 1, { throughput: 101e6 }), objectRow("ran", 2, { throughput: 102e6 })],
   );
