@@ -73,7 +73,7 @@ interface OpenCase {
 
 export class FioServers implements StartedWorkers {
   private readonly servers: FioServer[];
-  private readonly gone = new Map<number, string>();
+  private readonly gone = new Set<number>();
   private readonly gathering = new Map<string, Set<number>>();
   private readonly cases = new Map<string, OpenCase>();
   private readonly alive: NodeJS.Timeout;
@@ -102,8 +102,9 @@ export class FioServers implements StartedWorkers {
     else this.together(message, index);
   }
 
-  stderr(index: number): string {
-    return this.gone.get(index) ?? "";
+  /** Nothing: what fio says goes into the failed step's error. */
+  stderr(): string {
+    return "";
   }
 
   async stop(): Promise<void> {
@@ -139,7 +140,7 @@ export class FioServers implements StartedWorkers {
         answers.forEach((answer, i) => {
           if (answer === undefined || this.gone.has(i)) return;
           if ("gone" in answer) {
-            this.gone.set(i, answer.gone);
+            this.gone.add(i);
             this.events.exit(i, answer.gone);
           } else this.send(i, answer);
         }),
@@ -344,9 +345,7 @@ function reach(server: FioServer, timeoutMs: number): Promise<string | undefined
     const socket = connect({ host: server.host, port: server.port });
     const done = (why: string | undefined) => {
       socket.destroy();
-      resolve(
-        why && `fio server ${server.name} cannot be reached (${why}); start it there with fio --server`,
-      );
+      resolve(why && `no fio server answers there (${why}); start one with \`fio --server\``);
     };
     socket.setTimeout(timeoutMs, () => done(`no connection within ${timeoutMs / 1000} s`));
     socket.once("connect", () => done(undefined));
