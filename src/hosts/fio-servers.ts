@@ -138,7 +138,7 @@ export class FioServers implements StartedWorkers {
       .then(() => this.step(message))
       .then((answers) =>
         answers.forEach((answer, i) => {
-          if (answer === undefined || this.gone.has(i)) return;
+          if (this.gone.has(i)) return;
           if ("gone" in answer) {
             this.gone.add(i);
             this.events.exit(i, answer.gone);
@@ -150,16 +150,16 @@ export class FioServers implements StartedWorkers {
       });
   }
 
-  private async step(first: Step): Promise<(Answer | undefined)[]> {
-    switch (first.t) {
+  private async step(message: Step): Promise<Answer[]> {
+    switch (message.t) {
       case "hello":
-        return this.hello(first);
+        return this.hello(message);
       case "prepare":
-        return this.prepare(first);
+        return this.prepare(message);
       case "start":
-        return this.start(first);
+        return this.start(message);
       case "finish":
-        return this.finish(first.case);
+        return this.finish(message.case);
       case "bye":
         return this.servers.map(() => ({ t: "bye", problems: [] }));
     }
@@ -314,15 +314,29 @@ function parsed(text: string): Map<string, FioOutput> {
 function failure(run: ClientRun, index: number): string | undefined {
   if (run.aborted) return "interrupted";
   const output = run.hosts.get(index)?.output;
-  if (!output) return `fio reported nothing for this server: ${outputTail(run.said) || "no output"}`;
+  if (!output) return `fio reported nothing for this server; ${fioSaid(run.said)}`;
   const failed = output.jobs.find((job) => job.error !== 0);
-  return failed ? `fio job error ${failed.error}: ${outputTail(run.said)}` : undefined;
+  return failed ? `fio job error ${failed.error}; ${fioSaid(run.said)}` : undefined;
+}
+
+/**
+ * fio's error lines ("<h2> fio: /srv/x is not a directory": each server's start with its own host name),
+ * else the tail of what it printed.
+ */
+function fioSaid(text: string): string {
+  const errors = [...new Set(text.split("\n").filter((line) => /(^|> )fio: /.test(line)))];
+  return `fio said: ${errors.length > 0 ? errors.slice(0, 5).join(" | ") : outputTail(text) || "nothing"}`;
 }
 
 function hostMeasurement(run: ClientRun, index: number, c: Case): Measurement {
   const host = run.hosts.get(index);
   if (run.aborted || !host?.output) return failedMeasurement(run.startMs, Date.now(), failure(run, index)!);
-  const measurement = measurementFromFio(host.output, c.id, run.startMs, run.startMs);
+  let measurement: Measurement;
+  try {
+    measurement = measurementFromFio(host.output, c.id, run.startMs, run.startMs);
+  } catch (error) {
+    return failedMeasurement(run.startMs, Date.now(), `${(error as Error).message}; ${fioSaid(run.said)}`);
+  }
   // fio reports each server's runtime, not when it started: the host's window is its runtime from the start.
   measurement.end = new Date(run.startMs + measurement.seconds * 1000).toISOString();
   if (c.params.sample !== undefined)

@@ -36,14 +36,14 @@ afterAll(async () => {
 
 const servers = () => hosts.hosts.map((host) => `${host.address}:${PORT}`);
 
-async function runSpec(name: string, workloads: object[]) {
+async function runSpec(name: string, workloads: object[], path = hosts.privatePath) {
   const file = join(work, `${name}.yaml`);
   await writeFile(
     file,
     stringify({
       benchspec: 1,
       name: "fio-client",
-      targets: { local: { kind: "fs", path: hosts.privatePath } },
+      targets: { local: { kind: "fs", path } },
       hosts: {
         servers: { transport: "fio", hosts: servers(), connectTimeout: `${CONNECT_TIMEOUT_S}s` },
       },
@@ -131,6 +131,27 @@ describe("a fio case on three fio servers", () => {
     expect(new Set(points.map((point) => point.host))).toEqual(new Set([...servers(), undefined]));
     // fio removed what it laid out on every host.
     expect(await storage()).toEqual(["", "", ""]);
+  });
+
+  it("fails the part of a host whose target directory is missing, in fio's words, and not the others", async () => {
+    const sub = join(hosts.privatePath, "sub");
+    for (const name of ["h1", "h3"]) await hosts.host(name).exec("mkdir", [sub]);
+    try {
+      const { result, dir } = await runSpec(
+        "missing-dir",
+        [{ ...randread, precondition: undefined, repeat: 1 }],
+        sub,
+      );
+      expect(result.exitCode, result.all).toBe(1);
+      const [row] = lines<ResultRow>(join(dir, "results.ndjson")).filter((r) => !r.warmup);
+      expect(row!.hosts!.map((part) => part.ok)).toEqual([true, false, true]);
+      expect(row!.ok).toBe(false);
+      expect(row!.error).toContain(
+        `${hosts.host("h2").address}:${PORT}: fio reported nothing for this server; fio said: <h2> fio: ${sub} is not a directory | `,
+      );
+    } finally {
+      for (const name of ["h1", "h3"]) await hosts.host(name).exec("rm", ["-r", sub]);
+    }
   });
 
   it("fails the case naming a server that is down, within its connect timeout, and leaves nothing", async () => {
