@@ -133,7 +133,8 @@ export class FioServers implements StartedWorkers {
     this.gathering.set(key, arrived.add(index));
     if (this.live().some((i) => !arrived.has(i))) return;
     this.gathering.delete(key);
-    if (message.t === "prepare" || message.t === "start") this.interrupt = fresh(this.interrupt);
+    // Ctrl-C ends the step that runs; the next (the case's clean-up after it) gets a fresh signal.
+    this.interrupt = fresh(this.interrupt);
     this.queue = this.queue
       .then(() => this.step(message))
       .then((answers) =>

@@ -13,6 +13,7 @@ import { stringify } from "yaml";
 import { latencyOfHistogram, mergeHistograms } from "../../src/results/histogram.js";
 import type { ResultRow } from "../../src/results/row.js";
 import { startHosts, type Hosts } from "../support/hosts.js";
+import { until } from "../support/poll.js";
 import { ROOT } from "../support/spec.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");
@@ -20,6 +21,8 @@ const PORT = 8765;
 /** The group's connectTimeout, and how long a run refused by a server may take at most. */
 const CONNECT_TIMEOUT_S = 3;
 const UNREACHABLE_BOUND_MS = 30_000;
+/** How long Ctrl-C may take to end the run (the coordinator gives hosts 10 s to clean up). */
+const INTERRUPT_BOUND_MS = 15_000;
 
 let hosts: Hosts;
 let work: string;
@@ -36,6 +39,7 @@ afterAll(async () => {
 
 const servers = () => hosts.hosts.map((host) => `${host.address}:${PORT}`);
 
+/** Writes the spec and starts `benchspec run` on it: the running process, and its run directory. */
 async function runSpec(name: string, workloads: object[], path = hosts.privatePath) {
   const file = join(work, `${name}.yaml`);
   await writeFile(
@@ -52,12 +56,12 @@ async function runSpec(name: string, workloads: object[], path = hosts.privatePa
     }),
   );
   const dir = join(work, `${name}-run`);
-  const result = await execa("node", [BIN, "run", file, "-o", dir], {
+  const running = execa("node", [BIN, "run", file, "-o", dir], {
     reject: false,
     all: true,
     env: { NO_COLOR: "1" },
   });
-  return { result, dir };
+  return { running, dir };
 }
 
 const lines = <T>(file: string) =>
@@ -91,7 +95,8 @@ describe("a fio case on three fio servers", () => {
     const sampler = setInterval(() => {
       void storage().then((listings) => listings.forEach((listing, i) => seen[i]!.push(listing)));
     }, 200);
-    const { result, dir } = await runSpec("all", [randread]).finally(() => clearInterval(sampler));
+    const { running, dir } = await runSpec("all", [randread]);
+    const result = await running.finally(() => clearInterval(sampler));
     expect(result.exitCode, result.all).toBe(0);
     seen.forEach((listings, i) =>
       expect(listings.join("\n"), `h${i + 1}`).toMatch(
@@ -137,21 +142,41 @@ describe("a fio case on three fio servers", () => {
     const sub = join(hosts.privatePath, "sub");
     for (const name of ["h1", "h3"]) await hosts.host(name).exec("mkdir", [sub]);
     try {
-      const { result, dir } = await runSpec(
+      const { running, dir } = await runSpec(
         "missing-dir",
         [{ ...randread, precondition: undefined, repeat: 1 }],
         sub,
       );
+      const result = await running;
       expect(result.exitCode, result.all).toBe(1);
       const [row] = lines<ResultRow>(join(dir, "results.ndjson")).filter((r) => !r.warmup);
       expect(row!.hosts!.map((part) => part.ok)).toEqual([true, false, true]);
       expect(row!.ok).toBe(false);
       expect(row!.error).toContain(
-        `${hosts.host("h2").address}:${PORT}: fio reported nothing for this server; fio said: <h2> fio: ${sub} is not a directory | `,
+        `${hosts.host("h2").address}:${PORT}: fio reported nothing for this server; fio said: <h2> fio: ${sub} is not a directory`,
       );
     } finally {
       for (const name of ["h1", "h3"]) await hosts.host(name).exec("rm", ["-r", sub]);
     }
+  });
+
+  it("Ctrl-C stops the fio client and the servers' jobs, exits 130, and removes the files", async () => {
+    const fioProcesses = () =>
+      Promise.all(hosts.hosts.map(async (host) => (await host.processes(/fio --server/)).length));
+    const { running } = await runSpec("interrupt", [
+      { ...randread, duration: "30s", precondition: undefined },
+    ]);
+    // fio's server forks a process per job: more than the server itself on every host once they run.
+    await until(async () => ((await fioProcesses()).every((n) => n > 1) ? true : undefined));
+    const interrupted = Date.now();
+    running.kill("SIGINT");
+    const result = await running;
+    expect(result.exitCode, result.all).toBe(130);
+    expect(Date.now() - interrupted).toBeLessThan(INTERRUPT_BOUND_MS);
+    expect(await until(async () => ((await fioProcesses()).every((n) => n === 1) ? true : undefined))).toBe(
+      true,
+    );
+    expect(await storage()).toEqual(["", "", ""]);
   });
 
   it("fails the case naming a server that is down, within its connect timeout, and leaves nothing", async () => {
@@ -159,7 +184,8 @@ describe("a fio case on three fio servers", () => {
     process.kill(server!.pid, "SIGKILL");
     const h2 = `${hosts.host("h2").address}:${PORT}`;
     const started = Date.now();
-    const { result, dir } = await runSpec("down", [randread]);
+    const { running, dir } = await runSpec("down", [randread]);
+    const result = await running;
     expect(Date.now() - started).toBeLessThan(UNREACHABLE_BOUND_MS);
     expect(result.exitCode, result.all).toBe(1);
     const rows = lines<ResultRow>(join(dir, "results.ndjson"));
