@@ -1,7 +1,8 @@
 /**
- * The host-transport interface. One transport per way of reaching client hosts (ssh, slurm, fio), each in its
- * own module, registered in transports.ts as a Record<Transport, HostTransport> (a missing one is a type
- * error). A transport starts one worker per host and moves lines; it knows nothing of what they say.
+ * The host-transport interface. One transport per way of reaching client hosts (ssh, slurm, fio), each in
+ * its own module, registered in transports.ts as a Record<Transport, HostTransport> (a missing one is a type
+ * error). A transport starts one worker per host and moves lines; it knows nothing of what they say. (fio's
+ * hosts run no worker, only `fio --server`: that transport answers for them here, fio-servers.ts.)
  */
 import type { HostGroup, Target, Transport } from "../spec/schema.js";
 import type { EngineName } from "../spec/words.js";
