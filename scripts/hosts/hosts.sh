@@ -3,9 +3,9 @@
 # address on a bridge, hostname (h1, h2, …), sshd and storage at /srv/benchspec-host; the root file system
 # (node, the checkout) is shared, as an NFS-mounted home would be. Optionally a Slurm cluster over the hosts
 # and a file system shared by all of them (sshfs, see docs/testing.md for why not NFS), both served by a
-# `head` host that is not one of the clients. Needs root.
+# `head` host that is not one of the clients; optionally `fio --server` on every client host. Needs root.
 #
-#   hosts.sh up   [--slot K|auto] [--count N] [--slurm] [--shared] [--size SIZE] [--owner PID]
+#   hosts.sh up   [--slot K|auto] [--count N] [--slurm] [--shared] [--size SIZE] [--fio-server PORT] [--owner PID]
 #   hosts.sh down [--slot K | --all]
 #   hosts.sh exec [--slot K] HOST COMMAND...
 #
@@ -261,6 +261,18 @@ nodes_idle() {
   [[ $(grep -cx idle <<<"$states") -eq $count ]]
 }
 
+# fio's server on every client host, on the host's address: it runs the jobs a `fio --client` sends it and
+# goes with the host.
+start_fio_servers() {
+  local i
+  for ((i = 1; i <= count; i++)); do
+    in_host "$(host_pid "h$i")" fio "--server=ip:$(address "h$i"),$fio_port" --daemonize="$dir/hosts/h$i/fio.pid" \
+      </dev/null >"$dir/hosts/h$i/fio.log" 2>&1
+  done
+  for ((i = 1; i <= count; i++)); do wait_for 10 "fio's server on h$i" fio_listening "h$i"; done
+}
+fio_listening() { in_host "$(host_pid "$1")" ss -Hltn "sport = :$fio_port" | grep -q LISTEN; }
+
 # The head's storage, mounted over sftp by every client host at the same path.
 mount_shared() {
   local i
@@ -279,6 +291,7 @@ write_rig_json() {
     printf '"sshConfig":"%s","bin":"%s","privatePath":"%s",' "$dir/ssh_config" "$dir/bin" "$PRIVATE"
     if ((shared)); then printf '"sharedPath":"%s",' "$SHARED"; else printf '"sharedPath":null,'; fi
     if ((slurm)); then printf '"slurmConf":"%s",' "$dir/slurm/slurm.conf"; else printf '"slurmConf":null,'; fi
+    if [[ -n $fio_port ]]; then printf '"fioPort":%s,' "$fio_port"; else printf '"fioPort":null,'; fi
     if ((slurm || shared)); then printf '"head":%s,' "$(host_json head)"; else printf '"head":null,'; fi
     printf '"hosts":['
     for name in "${names[@]}"; do
@@ -293,7 +306,7 @@ write_rig_json() {
 
 show_logs() {
   local file
-  for file in "$dir"/hosts/*/init.log "$dir"/hosts/*/sshd.log "$dir"/slurm/*.log; do
+  for file in "$dir"/hosts/*/init.log "$dir"/hosts/*/sshd.log "$dir"/hosts/*/fio.log "$dir"/slurm/*.log; do
     [[ -s $file ]] && log "--- $file" && tail -n 20 "$file" >&2
   done
   return 0
@@ -307,7 +320,7 @@ already_up() {
 
 cmd_up() {
   local requested=0 owner=""
-  count=3 slurm=0 shared=0 size=256m
+  count=3 slurm=0 shared=0 size=256m fio_port=""
   while (($#)); do
     case $1 in
       --slot) requested=$2 && shift ;;
@@ -315,14 +328,16 @@ cmd_up() {
       --slurm) slurm=1 ;;
       --shared) shared=1 ;;
       --size) size=$2 && shift ;;
+      --fio-server) fio_port=$2 && shift ;;
       --owner) owner=$2 && shift ;;
       *) usage ;;
     esac
     shift
   done
   [[ $count =~ ^[0-9]+$ ]] && ((count >= 1 && count <= 200)) || die "--count must be 1..200"
+  [[ -z $fio_port || ($fio_port =~ ^[0-9]+$ && fio_port -ge 1 && fio_port -le 65535) ]] || die "--fio-server takes a port, 1..65535"
   [[ $BASE != *[\"\\\ ]* ]] || die "BENCHSPEC_HOSTS_DIR must not contain quotes, backslashes or blanks"
-  config="count=$count slurm=$slurm shared=$shared size=$size"
+  config="count=$count slurm=$slurm shared=$shared size=$size fio=$fio_port"
   local started_at=${EPOCHREALTIME/./}
 
   lock_base
@@ -364,6 +379,7 @@ cmd_up() {
   for name in "${names[@]}"; do wait_for 10 "sshd on $name" sshd_listening "$name"; done
   ((slurm)) && start_slurm
   ((shared)) && mount_shared
+  [[ -n $fio_port ]] && start_fio_servers
   write_rig_json
   touch "$dir/up"
   trap - EXIT

@@ -26,6 +26,8 @@ export const DIAGNOSTIC_CODES = {
   "unknown-host-group": "a workload names a host group that is not defined",
   "unreachable-from-hosts":
     "a case runs on other hosts against a server only this machine can reach (launch:)",
+  "unsupported-transport":
+    "a case's engine or target cannot run over its host group's transport (fio's client/server runs fio on fs paths)",
   "unknown-workload": "an expect or chart names a workload that is not defined",
   "unknown-param": "a name that is not a workload parameter",
   "duplicate-name": "two workloads share a name",

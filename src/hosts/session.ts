@@ -15,7 +15,7 @@ import {
   type ToWorker,
   type ToWorkerBody,
 } from "./protocol.js";
-import { hostNames, namedByWorkers, startWorkers } from "./transports.js";
+import { commandOf, hostNames, namedByWorkers, startWorkers } from "./transports.js";
 import type { StartedWorkers } from "./types.js";
 
 type Incoming<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
@@ -112,7 +112,7 @@ export class HostSession {
   ) {
     const names = hostNames(group);
     this.namedByWorkers = namedByWorkers(group);
-    this.workers = startWorkers(group, group.command ?? "benchspec", {
+    this.workers = startWorkers(group, commandOf(group), {
       line: (line, index) => {
         const message = decodeFromWorker(line);
         const link = this.links[message?.from ?? index ?? -1];

@@ -1,5 +1,7 @@
 /** The host-transport registry: one entry per transport of the language (a missing one is a type error). */
-import type { HostGroup, Transport } from "../spec/schema.js";
+import type { HostGroup, Target, Transport } from "../spec/schema.js";
+import type { EngineName } from "../spec/words.js";
+import { fioTransport } from "./fio.js";
 import { slurmTransport } from "./slurm.js";
 import { sshTransport } from "./ssh.js";
 import type { HostTransport, StartedWorkers, WorkerEvents } from "./types.js";
@@ -7,6 +9,7 @@ import type { HostTransport, StartedWorkers, WorkerEvents } from "./types.js";
 const TRANSPORTS: { [T in Transport]: HostTransport<T> } = {
   ssh: sshTransport,
   slurm: slurmTransport,
+  fio: fioTransport,
 };
 
 // Each entry takes groups of its own transport; the group's `transport` picks that entry.
@@ -14,6 +17,7 @@ type AnyTransport = {
   hostNames(group: HostGroup): string[];
   namedByWorkers: boolean;
   start(group: HostGroup, command: string, events: WorkerEvents): StartedWorkers;
+  refuses?(c: { engine: EngineName; target: Target }): string | undefined;
 };
 const transportOf = (group: HostGroup) => TRANSPORTS[group.transport] as AnyTransport;
 
@@ -23,3 +27,10 @@ export const namedByWorkers = (group: HostGroup): boolean => transportOf(group).
 
 export const startWorkers = (group: HostGroup, command: string, events: WorkerEvents): StartedWorkers =>
   transportOf(group).start(group, command, events);
+
+/** How benchspec is started on the group's hosts: its `command`, where the transport has one. */
+export const commandOf = (group: HostGroup): string =>
+  ("command" in group ? group.command : undefined) ?? "benchspec";
+
+export const refusedBy = (group: HostGroup, c: { engine: EngineName; target: Target }): string | undefined =>
+  transportOf(group).refuses?.(c);

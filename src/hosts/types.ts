@@ -1,9 +1,11 @@
 /**
- * The host-transport interface. One transport per way of reaching client hosts (ssh, slurm), each in its
- * own module, registered in transports.ts as a Record<Transport, HostTransport> (a missing one is a type
- * error). A transport starts one worker per host and moves lines; it knows nothing of what they say.
+ * The host-transport interface. One transport per way of reaching client hosts (ssh, slurm, fio), each in
+ * its own module, registered in transports.ts as a Record<Transport, HostTransport> (a missing one is a type
+ * error). A transport starts one worker per host and moves lines; it knows nothing of what they say. (fio's
+ * hosts run no worker, only `fio --server`: that transport answers for them here, fio-servers.ts.)
  */
-import type { HostGroup, Transport } from "../spec/schema.js";
+import type { HostGroup, Target, Transport } from "../spec/schema.js";
+import type { EngineName } from "../spec/words.js";
 
 export type GroupOf<T extends Transport> = Extract<HostGroup, { transport: T }>;
 
@@ -33,4 +35,6 @@ export interface HostTransport<T extends Transport> {
    * benchspec's own when the group gives none.
    */
   start(group: GroupOf<T>, command: string, events: WorkerEvents): StartedWorkers;
+  /** Why a case cannot run on a group of this transport, if it cannot (checked when the plan is made). */
+  refuses?(c: { engine: EngineName; target: Target }): string | undefined;
 }

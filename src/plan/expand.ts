@@ -22,6 +22,7 @@ import {
   METRICS,
   PARAM_NAMES,
   SWEEPABLE_PARAMS,
+  type HostGroup,
   type Metric,
   type ParamName,
   type ParamValue,
@@ -32,6 +33,7 @@ import type { DiagnosticSink } from "../spec/sink.js";
 import { formatDuration } from "../spec/units.js";
 import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
 import { evaluate } from "../spec/vars.js";
+import { refusedBy } from "../hosts/transports.js";
 
 export const MAX_CASES = 100_000;
 
@@ -250,7 +252,8 @@ function resolveCase(
   sources.engine = engineChoice?.origin.source ?? "builtin";
 
   const caseParams = params as CaseParams;
-  if (!checkCase(caseParams, origins, targetSpec, target, base, sink)) return undefined;
+  const group = caseParams.hosts === undefined ? undefined : spec.hosts?.[caseParams.hosts];
+  if (!checkCase(caseParams, origins, targetSpec, target, group, base, sink)) return undefined;
   return {
     workload: workload.name,
     target,
@@ -299,6 +302,7 @@ function checkCase(
   origins: Partial<Record<ParamName, Origin>>,
   target: Spec["targets"][string],
   targetName: string,
+  group: HostGroup | undefined,
   base: SpecPath,
   sink: DiagnosticSink,
 ): boolean {
@@ -330,6 +334,15 @@ function checkCase(
     sink.error(
       "unreachable-from-hosts",
       `the cases on host group "${params.hosts}" cannot reach target "${targetName}": a launched server listens on this machine's loopback only; run the server where the hosts reach it and give its address instead of "launch"`,
+      pathOf("hosts"),
+    );
+    ok = false;
+  }
+  const refused = group && refusedBy(group, { engine: params.engine, target });
+  if (refused) {
+    sink.error(
+      "unsupported-transport",
+      `the cases on host group "${params.hosts}" (transport ${group.transport}) cannot run here: ${refused}`,
       pathOf("hosts"),
     );
     ok = false;

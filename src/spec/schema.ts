@@ -227,7 +227,34 @@ const slurmGroup = z.strictObject({
     .describe("further srun arguments, e.g. [--partition=debug, --time=10]"),
 });
 
-export const HostGroupSchema = z.discriminatedUnion("transport", [sshGroup, slurmGroup]);
+/** A fio server: host name or address (IPv6 in brackets), with its port when not fio's 8765. */
+const FIO_SERVER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9._-]{0,252}))(:\d{1,5})?$/;
+const fioServer = z
+  .string()
+  .refine((value) => FIO_SERVER.test(value), {
+    message: "expected a fio server such as node1, node1:8766, 10.0.0.5 or [fd00::5]:8765",
+    params: { code: "invalid-value" },
+  })
+  .meta({ pattern: FIO_SERVER.source });
+
+const fioGroup = z.strictObject({
+  transport: z
+    .literal("fio")
+    .describe(
+      "fio's own client/server: `fio --client` here, `fio --server` on each host (fio workloads only)",
+    ),
+  description: text.optional(),
+  hosts: z
+    .array(fioServer)
+    .min(1)
+    .max(1024)
+    .describe("the fio servers, as host or host:port (default port 8765), each started with `fio --server`"),
+  connectTimeout: positiveDuration
+    .optional()
+    .describe("how long a server may take to accept a connection (default: 10s)"),
+});
+
+export const HostGroupSchema = z.discriminatedUnion("transport", [sshGroup, slurmGroup, fioGroup]);
 export type HostGroup = z.output<typeof HostGroupSchema>;
 export type Transport = HostGroup["transport"];
 

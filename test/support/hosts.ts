@@ -1,6 +1,6 @@
 /**
  * Real hosts for multi-host tests, made of Linux namespaces on this machine by scripts/hosts/hosts.sh (needs
- * root): each host has its own address, hostname, sshd, PID space and storage at `privatePath`, and shares
+ * root): each host has its own address, hostname, sshd (and fio server, if asked), PID space and storage at `privatePath`, and shares
  * the root file system (node, this checkout). Every startHosts() claims its own slot (bridge, subnet, state
  * directory), so test files running in parallel never share hosts; a slot whose test process died without
  * stop() is torn down by the next startHosts().
@@ -20,6 +20,8 @@ export interface HostsOptions {
   shared?: boolean;
   /** Size of each host's tmpfs at `privatePath` (default 256m; memory is used only as files fill it). */
   size?: string;
+  /** `fio --server` on every client host, on its address and this port; it goes with the host. */
+  fioServer?: number;
 }
 
 export interface ExecResult {
@@ -57,6 +59,8 @@ export interface Hosts {
   privatePath: string;
   /** The same path on every host, one file system for all; present with `shared`. */
   sharedPath?: string;
+  /** The port of every client host's fio server; present with `fioServer`. */
+  fioPort?: number;
   host(name: string): TestHost;
   /** Tears the hosts down: every process on them, their namespaces, mounts, interfaces and the state directory. */
   stop(): Promise<void>;
@@ -76,6 +80,7 @@ interface Rig {
   privatePath: string;
   sharedPath: string | null;
   slurmConf: string | null;
+  fioPort: number | null;
   head: RigHost | null;
   hosts: RigHost[];
 }
@@ -93,6 +98,7 @@ export async function startHosts(options: HostsOptions = {}): Promise<Hosts> {
   if (options.slurm) args.push("--slurm");
   if (options.shared) args.push("--shared");
   if (options.size) args.push("--size", options.size);
+  if (options.fioServer !== undefined) args.push("--fio-server", String(options.fioServer));
   const { stdout } = await execa(SCRIPT, args);
   const rig = JSON.parse(await readFile(join(stdout.trim(), "rig.json"), "utf8")) as Rig;
 
@@ -108,6 +114,7 @@ export async function startHosts(options: HostsOptions = {}): Promise<Hosts> {
     slurmConf: rig.slurmConf ?? undefined,
     privatePath: rig.privatePath,
     sharedPath: rig.sharedPath ?? undefined,
+    fioPort: rig.fioPort ?? undefined,
     host(name) {
       const found = hosts.find((host) => host.name === name);
       if (!found) throw new Error(`no host ${name} (hosts: ${hosts.map((host) => host.name).join(", ")})`);

@@ -29,6 +29,28 @@ export interface FioOutput {
   timestamp_ms?: number;
 }
 
+/** `fio --client`'s json+: each server's jobs, named by the server as given to --client and its port. */
+interface FioClientOutput {
+  client_stats?: (FioJob & { hostname: string; port: number })[];
+}
+
+/**
+ * The output of `fio --client=… --client=…` split by server (`host,port` → that server's jobs, as one fio
+ * run's output), ready for measurementFromFio. fio's own "All clients" entry is left out: fio 3.33 gives it
+ * no percentiles, and the hosts' rows merge by their bins.
+ */
+export function outputsByServer(text: string): Map<string, FioOutput> {
+  const output = parseFioJson(text) as FioClientOutput;
+  const servers = new Map<string, FioOutput>();
+  for (const { hostname, port, ...job } of output.client_stats ?? []) {
+    if (job.jobname === "All clients") continue;
+    const key = `${hostname},${port}`;
+    const jobs = servers.get(key)?.jobs ?? [];
+    servers.set(key, { jobs: [...jobs, job] });
+  }
+  return servers;
+}
+
 export function parseFioJson(text: string): FioOutput {
   // fio may print warnings before the JSON document.
   const start = text.indexOf("{");
