@@ -11,6 +11,7 @@ import type { ShellScriptWriter } from "../compile/writer.js";
 import type { ArtifactFormat, CaseArtifacts, CompileContext } from "../compile/types.js";
 import type { ErrorCode } from "../platform/errors.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
+import type { TelemetrySample } from "../telemetry/types.js";
 
 export interface Backend {
   engine: EngineName;
@@ -84,8 +85,11 @@ export type Measurement = Pick<
   | "histograms"
   | "hosts"
   | "startSpread"
+  | "telemetry"
 > & {
   timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[];
+  /** The host's telemetry samples over the repetition (telemetry.ndjson), whose figures are `telemetry`. */
+  samples?: TelemetrySample[];
   /** What failed, for the runner; not part of the row (its `error` says it to people). */
   errorCode?: ErrorCode;
 };

@@ -22,6 +22,10 @@ export const RUN_FILES = {
   plan: { name: "plan.json", holds: "the compiled plan: every case, its parameters and its artifacts" },
   results: { name: "results.ndjson", holds: "a result row (row.ts) per repetition, appended as measured" },
   timeseries: { name: "timeseries.ndjson", holds: "throughput and IOPS points of each repetition" },
+  telemetry: {
+    name: "telemetry.ndjson",
+    holds: "TelemetryRow: what each client host's CPU, interfaces, devices and processes did, per sample",
+  },
   raw: { name: "raw", holds: "a directory: the tools' own outputs per repetition (fio's json+)" },
   summary: { name: "summary.json", holds: "RunSummary: per case statistics and the expect results" },
   provenance: { name: "provenance.json", holds: "Provenance: what a reader needs to reproduce the run" },
@@ -180,6 +184,7 @@ export async function startRunFiles(dir: string, specText: string): Promise<void
   await writeFile(paths.spec, specText);
   await writeFile(paths.results, "");
   await writeFile(paths.timeseries, "");
+  await writeFile(paths.telemetry, "");
   await mkdir(paths.raw, { recursive: true });
 }
 
@@ -188,6 +193,7 @@ export async function reopenRunFiles(dir: string): Promise<void> {
   const paths = runPaths(dir);
   repairTail(paths.results);
   repairTail(paths.timeseries);
+  repairTail(paths.telemetry);
   await mkdir(paths.raw, { recursive: true });
 }
 

@@ -13,6 +13,8 @@ import { rootCode } from "../platform/errors.js";
 import type { Target } from "../spec/schema.js";
 import { WRITING_OPS } from "../spec/engines.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
+import { HostSampler } from "../telemetry/sampler.js";
+import { summarizeTelemetry } from "../telemetry/summary.js";
 import type { CasePlace, PrepareOptions } from "../targets/types.js";
 
 export interface OpenOptions extends Omit<PrepareOptions, "writes"> {
@@ -56,7 +58,10 @@ export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase>
   return open;
 }
 
-/** One repetition; a failure (also the case's own, from open) is a failed measurement naming it. */
+/**
+ * One repetition, with the host's telemetry over it; a failure (also the case's own, from open) is a failed
+ * measurement naming it.
+ */
 export async function measureRepetition(
   open: OpenCase,
   c: Case,
@@ -66,14 +71,25 @@ export async function measureRepetition(
   notRun?: string,
 ): Promise<Measurement> {
   const start = Date.now();
+  const sampler = new HostSampler({ intervalMs: telemetryIntervalMs(c) });
+  sampler.start();
+  let measurement: Measurement;
   try {
     if (open.failure !== undefined || !open.ctx) throw open.failure;
     if (notRun !== undefined) throw new Error(notRun);
-    return await open.executor.repetition(c, repetition, warmup, open.ctx);
+    measurement = await open.executor.repetition(c, repetition, warmup, open.ctx);
   } catch (error) {
-    return failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error));
+    measurement = failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error));
   }
+  const samples = sampler.stop();
+  const window = { start: Date.parse(measurement.start), end: Date.parse(measurement.end) };
+  // A repetition too short to overlap a sample (or failed before it measured) is summed over all of them.
+  const telemetry = summarizeTelemetry(samples, window) ?? summarizeTelemetry(samples);
+  return { ...measurement, ...(telemetry && { telemetry, samples }) };
 }
+
+/** The case's `sample` interval (1 s when unset), never under 100 ms: reading /proc has its cost. */
+const telemetryIntervalMs = (c: Case) => Math.max(100, (c.params.sample ?? 1) * 1000);
 
 /** The engine's finish and the place left; returns what failed, for the runner to say. */
 export async function closeCase(

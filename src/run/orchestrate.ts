@@ -13,7 +13,8 @@ import type { Case, Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
-import { summarizeCase } from "../results/summary.js";
+import { nicLimits, summarizeCase } from "../results/summary.js";
+import type { TelemetryRow, TelemetrySample } from "../telemetry/types.js";
 import type { RunObserver } from "./observer.js";
 import { HostCoordinator } from "../hosts/coordinator.js";
 import type { PreparedTarget } from "../targets/index.js";
@@ -86,7 +87,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
         else await runCase(c, missing, targets, dead, options);
       }
       if (signal.aborted) break;
-      observer.caseDone(c, summarizeCase(c, readResultRows(paths)), missing.length === 0);
+      observer.caseDone(c, summarizeCase(c, readResultRows(paths), nicLimits(plan)), missing.length === 0);
     }
   } finally {
     await hosts.close();
@@ -161,7 +162,7 @@ export function recordRepetition(
 ): void {
   const { plan, paths } = options;
   // errorCode is for the runner, not the row.
-  const { timeseries, errorCode, ...result } = measurement;
+  const { timeseries, samples, errorCode, ...result } = measurement;
   const row: ResultRow = {
     v: 1,
     source: "run",
@@ -182,7 +183,31 @@ export function recordRepetition(
   for (const point of timeseries ?? []) {
     appendRow(paths.timeseries, { case: c.id, repetition: rep, warmup, ...point } satisfies TimeseriesRow);
   }
+  appendTelemetry(paths, c, rep, warmup, result.start, samples);
   options.observer.repetitionDone(c, row);
+}
+
+/** A repetition's telemetry samples, on timeseries.ndjson's clock (seconds from the repetition's start). */
+export function appendTelemetry(
+  paths: RunPaths,
+  c: Case,
+  repetition: number,
+  warmup: boolean,
+  start: string,
+  samples: readonly TelemetrySample[] | undefined,
+  host?: string,
+): void {
+  const origin = Date.parse(start);
+  for (const sample of samples ?? []) {
+    appendRow(paths.telemetry, {
+      case: c.id,
+      repetition,
+      warmup,
+      ...(host !== undefined && { host }),
+      ...sample,
+      t: (sample.t - origin) / 1000,
+    } satisfies TelemetryRow);
+  }
 }
 
 /** A cleanup that fails (a target remounted read-only) is said; the run still ends with its results. */

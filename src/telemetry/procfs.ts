@@ -118,6 +118,15 @@ export function parseProcess(stat: string, status: string): ProcessCounters {
   };
 }
 
+/**
+ * /proc/PID/task/TID/schedstat: `ns on a CPU, ns waiting on a run queue, timeslices`. Their sum is the
+ * time the thread wanted a CPU: on a busy host a thread that never blocks still reads as never resting.
+ */
+export function parseSchedstat(text: string): number {
+  const [running, waiting] = text.trim().split(" ").map(Number);
+  return (running ?? 0) + (waiting ?? 0);
+}
+
 /** Reads a /proc file, or undefined when it is gone (a process that ended between two reads). */
 export function readProc(path: string): string | undefined {
   try {

@@ -11,6 +11,7 @@ import {
   parseDiskstats,
   parseNetDev,
   parseProcess,
+  parseSchedstat,
   readProc,
   taskIds,
   USER_HZ,
@@ -26,8 +27,14 @@ interface Reading {
   cpu: CpuTimes;
   net: Map<string, NetCounters>;
   disk: Map<string, DiskCounters>;
-  /** CPU ticks per process and per thread (`pid` and `pid/tid`), with the process's name and RSS. */
-  tasks: Map<string, { name: string; cpuTicks: number; rssBytes: number; thread: boolean }>;
+  /**
+   * Per process (`pid`): CPU ticks and RSS; per thread (`pid/tid`): nanoseconds it ran or waited for a core
+   * (its demand for CPU, which a scheduler shared with other work does not hide).
+   */
+  tasks: Map<
+    string,
+    { name: string; cpuTicks: number; rssBytes: number } | { name: string; demandNs: number }
+  >;
 }
 
 export interface SamplerOptions {
@@ -99,9 +106,8 @@ export class HostSampler {
       if (stat === undefined || status === undefined) continue;
       const process = parseProcess(stat, status);
       const name = pid === this.#pid ? SELF : process.name;
-      tasks.set(`${pid}`, { ...process, name, thread: false });
-      for (const [tid, ticks] of threadTicks(pid))
-        tasks.set(`${pid}/${tid}`, { name, cpuTicks: ticks, rssBytes: 0, thread: true });
+      tasks.set(`${pid}`, { ...process, name });
+      for (const [tid, demandNs] of threadDemand(pid)) tasks.set(`${pid}/${tid}`, { name, demandNs });
     }
     return {
       t,
@@ -113,12 +119,12 @@ export class HostSampler {
   }
 }
 
-/** Each thread's CPU ticks (a single-threaded process has one: itself). */
-function threadTicks(pid: number): [string, number][] {
+/** Each thread's time running or runnable, in ns (a single-threaded process has one thread: itself). */
+function threadDemand(pid: number): [string, number][] {
   const threads: [string, number][] = [];
   for (const tid of taskIds(pid)) {
-    const stat = readProc(`/proc/${pid}/task/${tid}/stat`);
-    if (stat !== undefined) threads.push([tid, parseProcess(stat, "").cpuTicks]);
+    const schedstat = readProc(`/proc/${pid}/task/${tid}/schedstat`);
+    if (schedstat !== undefined) threads.push([tid, parseSchedstat(schedstat)]);
   }
   return threads;
 }
@@ -156,11 +162,14 @@ export function rates(a: Reading, b: Reading): TelemetrySample {
   const procs: TelemetrySample["procs"] = {};
   for (const [key, task] of b.tasks) {
     // A task that started within the interval used all its CPU in it.
-    const cpu = (task.cpuTicks - (a.tasks.get(key)?.cpuTicks ?? 0)) / USER_HZ / seconds;
+    const before = a.tasks.get(key);
     const entry = (procs[task.name] ??= { cpu: 0, rss: 0, count: 0, busiestThread: 0 });
-    if (task.thread) entry.busiestThread = Math.max(entry.busiestThread, cpu);
-    else {
-      entry.cpu += cpu;
+    if ("demandNs" in task) {
+      const demand = (task.demandNs - (before && "demandNs" in before ? before.demandNs : 0)) / 1e6;
+      entry.busiestThread = Math.max(entry.busiestThread, Math.min(1, demand / (b.t - a.t)));
+    } else {
+      entry.cpu +=
+        (task.cpuTicks - (before && "cpuTicks" in before ? before.cpuTicks : 0)) / USER_HZ / seconds;
       entry.rss += task.rssBytes;
       entry.count += 1;
     }

@@ -5,8 +5,22 @@
  */
 import type { Level, TelemetrySample, TelemetrySummary } from "./types.js";
 
-export function summarizeTelemetry(samples: readonly TelemetrySample[]): TelemetrySummary | undefined {
-  return combineSummaries(samples.map(sampleSummary));
+/**
+ * The samples' figures; with a window (Unix ms), only over it: each sample weighted by the part of its
+ * interval inside the window, so the set-up before a measured interval and the tear-down after it (a
+ * tool starting, files laid out) do not dilute what the host did while the storage was measured.
+ */
+export function summarizeTelemetry(
+  samples: readonly TelemetrySample[],
+  window?: { start: number; end: number },
+): TelemetrySummary | undefined {
+  const weighted = samples.flatMap((sample) => {
+    if (!window) return [sample];
+    const from = Math.max(sample.t - sample.seconds * 1000, window.start);
+    const to = Math.min(sample.t, window.end);
+    return to > from ? [{ ...sample, seconds: (to - from) / 1000 }] : [];
+  });
+  return combineSummaries(weighted.map(sampleSummary));
 }
 
 /** One sample as a summary of itself: each level's mean and peak are its value. */

@@ -26,7 +26,8 @@ export const TelemetrySampleSchema = z.object({
   ),
   /**
    * Per process name, benchspec's own process (`benchspec`) and its descendants: CPU (cores), resident
-   * memory, how many processes, and the busiest single thread's CPU (1 = a thread that never rested).
+   * memory, how many processes, and the busiest thread's share of the interval it was running or waiting
+   * for a core (1 = a thread that never blocked: an event loop or a tool bound by its own CPU).
    */
   procs: z.record(
     z.string(),

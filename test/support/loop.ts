@@ -10,7 +10,12 @@ import { join } from "node:path";
  */
 export async function loopDevice(
   sizeMiB: number,
-  options: { readOnly?: boolean; holding?: "gpt" | "dos" | "ext4" } = {},
+  options: {
+    readOnly?: boolean;
+    holding?: "gpt" | "dos" | "ext4";
+    /** Its I/O goes past the page cache to the disk holding the image: a device as slow as that disk. */
+    directIo?: boolean;
+  } = {},
 ) {
   const dir = await mkdtemp(join(tmpdir(), "benchspec-loop-"));
   const image = join(dir, "disk.img");
@@ -22,6 +27,7 @@ export async function loopDevice(
     "--find",
     "--show",
     ...(options.readOnly ? ["--read-only"] : []),
+    ...(options.directIo ? ["--direct-io=on"] : []),
     image,
   ]);
   const device = stdout.trim();

@@ -32,9 +32,11 @@ describe("HostSampler on this machine's /proc", () => {
     expect(used).toBeGreaterThan(0.1);
     // The kernel's own count, read just after the last sample: the samples account for all of it.
     expect(Math.abs(moved(samples, (s) => s.procs.dd?.cpu ?? 0) - used)).toBeLessThanOrEqual(0.03);
-    // dd has one thread, so its busiest thread is the process.
+    // dd never blocks: after its first interval (its start), its thread wanted a core all the time, however
+    // busy the machine's cores were with other work.
     const dd = samples.flatMap((s) => (s.procs.dd ? [s.procs.dd] : []));
-    expect(dd.every((p) => p.count === 1 && Math.abs(p.busiestThread - p.cpu) < 1e-9)).toBe(true);
+    expect(dd.every((p) => p.count === 1)).toBe(true);
+    expect(dd.slice(1, -1).every((p) => p.busiestThread > 0.95)).toBe(true);
     expect(samples.every((s) => s.procs[SELF]!.rss > 10 * 2 ** 20)).toBe(true);
     const busy = samples.map((s) => s.cpu.user + s.cpu.system);
     expect(busy.every((b) => b > 0 && b <= 1)).toBe(true);

@@ -37,6 +37,20 @@ describe("telemetry summary", () => {
     expect(both.cpu.busy.mean).toBeCloseTo(0.15);
   });
 
+  it("over a window, weighs each sample by the part of it inside the window", () => {
+    // Intervals [0, 1000] and [1000, 2000] ms; the window [500, 2000] takes half of the first.
+    const summary = summarizeTelemetry(
+      [
+        sample(1000, 1, { net: { eth0: { rx: 100, tx: 0 } } }),
+        sample(2000, 1, { net: { eth0: { rx: 400, tx: 0 } } }),
+      ],
+      { start: 500, end: 2000 },
+    )!;
+    expect(summary.seconds).toBe(1.5);
+    expect(summary.net.eth0!.rx.mean).toBeCloseTo((100 * 0.5 + 400 * 1) / 1.5);
+    expect(summarizeTelemetry([sample(1000, 1)], { start: 3000, end: 4000 })).toBeUndefined();
+  });
+
   it("has nothing to say about no samples", () => {
     expect(summarizeTelemetry([])).toBeUndefined();
   });
