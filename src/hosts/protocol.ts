@@ -9,6 +9,8 @@
  *   hello {runId, env, engines}  →    ← hello {version, hostname, unavailable}
  *   clock {id}                   →    ← clock {id, now}           (repeated: offset and its bound)
  *   prepare {case, target}       →    ← ready | failed            (target, case place, the engine's prepare)
+ *   arm {case, rep}              →    ← armed                     (all that precedes the repetition's I/O)
+ *   clock {id}                   →    ← clock {id, now}           (again, just before the start)
  *   start {case, rep, at}        →    ← result {measurement}      (at = the start instant on the worker's clock)
  *   abort                        →                                (Ctrl-C: the running step ends early)
  *   finish {case}                →    ← finished
@@ -19,7 +21,7 @@
  */
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** How often a worker says it is alive, and how long the coordinator waits without hearing from one. */
 export const ALIVE_INTERVAL_MS = 1_000;
@@ -50,6 +52,13 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
     case: z.record(z.string(), z.unknown()),
     target: z.record(z.string(), z.unknown()),
     writes: z.boolean(),
+  }),
+  z.object({
+    t: z.literal("arm"),
+    to: z.number().int(),
+    case: caseId,
+    repetition: z.number().int(),
+    warmup: z.boolean(),
   }),
   z.object({
     t: z.literal("start"),
@@ -87,6 +96,13 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     from: z.number().int(),
     case: caseId,
     error: z.string(),
+  }),
+  z.object({
+    t: z.literal("armed"),
+    from: z.number().int(),
+    case: caseId,
+    repetition: z.number().int(),
+    warmup: z.boolean(),
   }),
   z.object({
     t: z.literal("result"),

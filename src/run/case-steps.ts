@@ -6,7 +6,7 @@
  */
 import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
-import type { ExecContext, Executor, Measurement } from "../engines/types.js";
+import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../engines/types.js";
 import type { Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { rootCode } from "../platform/errors.js";
@@ -56,23 +56,49 @@ export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase>
   return open;
 }
 
-/** One repetition; a failure (also the case's own, from open) is a failed measurement naming it. */
-export async function measureRepetition(
+/**
+ * One repetition made ready to start (see Executor): never throws; a failure, also the case's own from open,
+ * is an armed repetition whose `go` yields a failed measurement naming it.
+ */
+export async function armRepetition(
   open: OpenCase,
   c: Case,
   repetition: number,
   warmup: boolean,
   /** Set when the runner already knows the repetition cannot work (its target stopped answering). */
   notRun?: string,
-): Promise<Measurement> {
+): Promise<ArmedRepetition> {
   const start = Date.now();
+  const failed = (error: unknown): ArmedRepetition => ({
+    go: async () => failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error)),
+    disarm: async () => {},
+  });
   try {
     if (open.failure !== undefined || !open.ctx) throw open.failure;
     if (notRun !== undefined) throw new Error(notRun);
-    return await open.executor.repetition(c, repetition, warmup, open.ctx);
+    const { executor } = open;
+    const ctx = open.ctx;
+    const armed: ArmedRepetition = executor.arm
+      ? await executor.arm(c, repetition, warmup, ctx)
+      : { go: () => executor.repetition(c, repetition, warmup, ctx), disarm: async () => {} };
+    return {
+      go: () => armed.go().catch((error: unknown) => failed(error).go()),
+      disarm: () => armed.disarm(),
+    };
   } catch (error) {
-    return failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error));
+    return failed(error);
   }
+}
+
+/** One repetition started as soon as it is armed (a run on this machine alone). */
+export async function measureRepetition(
+  open: OpenCase,
+  c: Case,
+  repetition: number,
+  warmup: boolean,
+  notRun?: string,
+): Promise<Measurement> {
+  return (await armRepetition(open, c, repetition, warmup, notRun)).go();
 }
 
 /** The engine's finish and the place left; returns what failed, for the runner to say. */
