@@ -23,7 +23,7 @@ import { armRepetition, closeCase, FINISH_TIMEOUT_MS, openCase, type OpenCase } 
 import {
   ALIVE_INTERVAL_MS,
   decodeToWorker,
-  encodeMessage,
+  encodeFromWorker,
   PROTOCOL_VERSION,
   type FromWorker,
   type FromWorkerBody,
@@ -42,7 +42,7 @@ export interface WorkerOptions {
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { index } = options;
   const send = (message: FromWorkerBody) =>
-    options.output.write(encodeMessage({ ...message, from: index } as FromWorker));
+    options.output.write(encodeFromWorker({ ...message, from: index } as FromWorker));
   const alive = setInterval(() => send({ t: "alive" }), ALIVE_INTERVAL_MS);
   // Raw tool outputs stay on the host for the length of the run: the coordinator keeps the rows.
   const scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
