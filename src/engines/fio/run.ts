@@ -102,10 +102,22 @@ export const fioExecutor: Executor = {
     const gate = await fioGate(c.params.jobs!);
     const spawned = Date.now();
     const running = runFio(c, [c.id], output, ctx, ctx.rawDir, [`--exec_prerun=${gate.prerun}`]);
-    // A fio that ends before all its jobs reach the gate failed; go says why.
-    await Promise.race([gate.armed, running]);
-    // fio keeps what the prerun printed (nothing) in <job>.prerun.txt next to the logs.
-    const ended = () => running.finally(() => rm(join(ctx.rawDir, `${c.id}.prerun.txt`), { force: true }));
+    // A fio that ends before all its jobs reach the gate failed (go says why), also when it exits 0: a job
+    // whose prerun fails ends without I/O and without an error.
+    const atGate = await Promise.race([gate.armed.then(() => true), running.then(() => false)]).catch(
+      (error: unknown) => {
+        gate.close();
+        throw error;
+      },
+    );
+    // fio keeps what the prerun printed (nothing, or why it failed) in <job>.prerun.txt beside the logs.
+    const prerunFile = join(ctx.rawDir, `${c.id}.prerun.txt`);
+    const ended = async () => {
+      const result = await running;
+      const prerun = await readFile(prerunFile, "utf8").catch(() => "");
+      await rm(prerunFile, { force: true });
+      return { ...result, prerun };
+    };
     return {
       go: async () => {
         const released = Date.now();
@@ -121,6 +133,12 @@ export const fioExecutor: Executor = {
             `fio exited with ${result.exitCode ?? result.signal}: ${fioErrors(result.output, text) ?? outputTail(result.output || text)}`,
           );
         }
+        if (!atGate)
+          return failedMeasurement(
+            spawned,
+            end,
+            `fio's jobs did not reach benchspec's start gate (their exec_prerun connects to it over the loopback with bash): ${outputTail(result.prerun) || "they said nothing"}`,
+          );
         const measurement = measurementFromFio(
           parseFioJson(text),
           c.id,
