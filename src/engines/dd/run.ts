@@ -1,7 +1,8 @@
 /**
- * Runs dd cases as the shared-storage authors did by hand, but started together: N dd processes wait
- * behind a barrier (each blocks reading its stdin; arming starts them) and are released at once (go); each one's bytes and seconds
- * come from dd's own summary, the aggregate from the wall time between release and the last exit.
+ * Runs dd cases as the shared-storage authors did by hand, but started together: arming starts N dd
+ * processes that wait behind a barrier (each blocks reading its stdin), go releases them at once; each one's
+ * bytes and seconds come from dd's own summary, the aggregate from the wall time between release and the
+ * last exit.
  */
 import { execa, type ResultPromise } from "execa";
 import { join } from "node:path";
@@ -102,7 +103,7 @@ function killGroup(pid: number) {
   }
 }
 
-async function arm(c: Case, ctx: ExecContext, source: string): Promise<ArmedRepetition> {
+async function armProcesses(c: Case, ctx: ExecContext, source: string): Promise<ArmedRepetition> {
   const barrier = await armBarrier(ddJobs(c, ctx.location, source), ctx.signal);
   return {
     async go() {
@@ -195,14 +196,14 @@ export const ddExecutor: Executor = {
   /** The page cache dropped, the source refilled and the processes at their barrier, all before the start. */
   async arm(c, repetition, warmup, ctx) {
     if (c.op === "read" && !c.params.direct && c.targetKind !== "block") await dropCache(c, ctx);
-    if (c.op !== "write" || c.params.data === "zero") return arm(c, ctx, "/dev/zero");
+    if (c.op !== "write" || c.params.data === "zero") return armProcesses(c, ctx, "/dev/zero");
     // New bytes every repetition (a deduplicating store must not get a repetition's data for free), in the
     // case's one source file: refilled in place, it costs a copy, not new pages.
     const identity = `${ctx.runId}|${c.id}|${warmup ? "w" : "r"}${repetition}`;
     let source = sources.get(c.id);
     if (source) await source.refill(identity);
     else sources.set(c.id, (source = await payloadSource(identity, bytesOf(c), c.params.data!)));
-    return arm(c, ctx, source.path);
+    return armProcesses(c, ctx, source.path);
   },
 
   async finish(c) {

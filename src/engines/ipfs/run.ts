@@ -8,7 +8,7 @@
  * ~/.ipfs and re-init between runs").
  */
 import { create, type KuboRPCClient } from "kubo-rpc-client";
-import { armRepetition, fill, inThisThread, type Execute } from "../load/load.js";
+import { armCallSequence, fill, inThisThread, type Execute } from "../load/load.js";
 import { makePayload } from "../load/payload.js";
 import {
   batchIndices,
@@ -84,7 +84,7 @@ export const ipfsExecutor: Executor = {
       session.cids.clear();
     }
     session.connection.pristine = false;
-    return armRepetition(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
+    return armCallSequence(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
       cleanup(session, plan, signal),
     );
   },

@@ -493,10 +493,10 @@ export async function runMeasured<O>(
 
 /**
  * One repetition of a compiled call sequence, the same for every object engine, armed: the unmeasured setup
- * group runs now; go runs the measured group, then cleanup — always, also after a failure or Ctrl-C (with its
- * own time limit). Disarmed (the start never came), it cleans up what the setup wrote.
+ * group runs now; go runs the measured group, then cleanup — always, also after a failure or Ctrl-C (with
+ * its own time limit). Disarmed (the start never came), it cleans up what the setup wrote.
  */
-export async function armRepetition<O>(
+export async function armCallSequence<O>(
   plan: { setup?: { concurrency: number; ops: readonly O[] }; measured: MeasuredGroup<O> },
   driver: LoadDriver<O>,
   signal: AbortSignal,

@@ -6,7 +6,7 @@
  * ever written or deleted.
  */
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
-import { armRepetition, inThisThread, fill, type LoadDriver } from "../load/load.js";
+import { armCallSequence, inThisThread, fill, type LoadDriver } from "../load/load.js";
 import {
   DELETE_BATCH,
   RUN_ID_PLACEHOLDER,
@@ -75,7 +75,7 @@ export const s3Executor: Executor = {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    return armRepetition(plan, session.driver, ctx.signal, (signal) =>
+    return armCallSequence(plan, session.driver, ctx.signal, (signal) =>
       cleanup(session, plan, signal).catch((error: Error) => {
         session.unfinished = error.message;
         throw error;
