@@ -88,8 +88,11 @@ export type Measurement = Pick<
   | "telemetry"
 > & {
   timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[];
-  /** The host's telemetry samples over the repetition (telemetry.ndjson), whose figures are `telemetry`. */
-  samples?: TelemetrySample[];
+  /**
+   * The host's telemetry samples over the repetition (telemetry.ndjson), whose figures are `telemetry`; in
+   * a row of several hosts, every host's, each with its `host`.
+   */
+  samples?: (TelemetrySample & { host?: string })[];
   /** What failed, for the runner; not part of the row (its `error` says it to people). */
   errorCode?: ErrorCode;
 };
@@ -108,12 +111,36 @@ export interface ExecContext {
   signal: AbortSignal;
 }
 
-export interface Executor {
+/** A repetition made ready to start: all that precedes its I/O is done, and `go` starts the I/O at once. */
+export interface ArmedRepetition {
+  /** Starts the I/O now and measures it; the measurement's `start` is the instant its I/O began. */
+  go(): Promise<Measurement>;
+  /** Releases what arming made when `go` will not be called (the start never came: a host lost, Ctrl-C). */
+  disarm(): Promise<void>;
+}
+
+interface ExecutorSteps {
   /** Why this machine cannot run the engine (a missing tool), or undefined when it can. */
   unavailable?(): Promise<string | undefined>;
   /** Once per case before its first repetition: preconditioning, data the reads need. */
   prepare?(c: Case, ctx: ExecContext): Promise<void>;
-  repetition(c: Case, repetition: number, warmup: boolean, ctx: ExecContext): Promise<Measurement>;
   /** Always after the case (also after a failure or Ctrl-C, with a fresh signal): release what prepare made. */
   finish?(c: Case, ctx: ExecContext): Promise<void>;
 }
+
+/**
+ * An engine runs a repetition in one step, or in two: `arm` does everything that precedes the I/O (the
+ * tool's processes started and held at a gate, the unmeasured setup) so that `go` starts the I/O itself at
+ * the instant hosts agreed on. Runners arm then go the same way for both (run/case-steps.ts).
+ */
+export type Executor = ExecutorSteps &
+  (
+    | {
+        repetition(c: Case, repetition: number, warmup: boolean, ctx: ExecContext): Promise<Measurement>;
+        arm?: never;
+      }
+    | {
+        arm(c: Case, repetition: number, warmup: boolean, ctx: ExecContext): Promise<ArmedRepetition>;
+        repetition?: never;
+      }
+  );

@@ -2,8 +2,9 @@
  * Running a case on a group of client hosts at the same instant, written down once:
  *   1. the group's workers started (once per run; again for a later case if one was lost) and greeted
  *   2. every host prepares the case (its target, files or objects to read, preconditioning) and says ready
- *   3. per repetition: each host's clock read over its session (offset and bound), one start instant sent,
- *      every host's measurement collected, translated to this machine's clock and merged into one row
+ *   3. per repetition: every host armed (all that precedes its I/O done), each host's clock read over its
+ *      session (offset and bound), one start instant sent, every host's measurement collected, translated
+ *      to this machine's clock and merged into one row
  *   4. every host finishes the case (cleanup), bounded in time
  * A host that fails, dies or freezes fails the case with its name and why; the others are stopped; nothing
  * waits without a bound (session.ts); later cases go on.
@@ -17,7 +18,8 @@ import { recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { envRefsIn } from "../spec/strings.js";
 import type { RunObserver } from "../run/observer.js";
 import { writesToTarget } from "../run/case-steps.js";
-import { PROTOCOL_VERSION } from "./protocol.js";
+import type { ErrorCode } from "../platform/errors.js";
+import { PROTOCOL_VERSION, type FromWorker } from "./protocol.js";
 import { HostSession, within, type ClockReading, type WorkerLink } from "./session.js";
 
 export interface CoordinatorOptions {
@@ -164,57 +166,45 @@ export class HostCoordinator {
   ): Promise<Measurement> {
     const links = session.links;
     const begun = Date.now();
-    let clocks: ClockReading[];
-    try {
-      clocks = await Promise.all(links.map((link) => session.readClock(link)));
-    } catch (error) {
-      return failedMeasurement(begun, Date.now(), (error as Error).message);
-    }
-    const unbounded = links.filter((_, i) => clocks[i]!.errorMs > MAX_CLOCK_ERROR_MS);
-    if (unbounded.length > 0)
-      return failedMeasurement(
-        begun,
-        Date.now(),
-        unbounded
-          .map(
-            (link) =>
-              `host ${link.host}: its clock cannot be read closer than ±${clocks[links.indexOf(link)]!.errorMs.toFixed(0)} ms (limit ±${MAX_CLOCK_ERROR_MS} ms), so it cannot start with the others`,
-          )
-          .join("; "),
-      );
-    const at = Date.now() + START_LEAD_MS + 2 * Math.max(...clocks.map((clock) => clock.errorMs));
-    links.forEach((link, i) =>
-      link.send({ t: "start", case: c.id, repetition: rep, warmup, at: at + clocks[i]!.offsetMs }),
-    );
+    const failed = (why: string, code?: ErrorCode) => failedMeasurement(begun, Date.now(), why, code);
     const stopOthers = () => {
       for (const link of links) link.send({ t: "abort" });
     };
     const interrupt = this.options.signal;
     setMaxListeners(0, interrupt);
     interrupt.addEventListener("abort", stopOthers, { once: true });
+    const ours = (m: { case: string; repetition: number; warmup: boolean }) =>
+      m.case === c.id && m.repetition === rep && m.warmup === warmup;
     try {
-      const results = await Promise.all(
-        links.map((link) =>
-          link
-            .expect("result", (m) => m.case === c.id && m.repetition === rep && m.warmup === warmup)
-            .catch((error: Error) => {
-              // One host lost: the others are stopped rather than left to run their repetition out.
-              stopOthers();
-              return error;
-            }),
-        ),
-      );
-      const lost = results.filter((result) => result instanceof Error);
-      const answers = results.filter((result) => !(result instanceof Error)) as Exclude<
-        (typeof results)[number],
-        Error
-      >[];
-      if (lost.length > 0 || answers.length !== links.length) {
-        const why = lost.map((error) => error.message).join("; ");
-        return failedMeasurement(begun, Date.now(), `${why}; the other hosts were stopped`, "host-lost");
+      // Every host first does, at its own pace, all that precedes the I/O (its tool started and held, its
+      // setup): the start instant then releases I/O alone.
+      for (const link of links) link.send({ t: "arm", case: c.id, repetition: rep, warmup });
+      const armed = await fromEvery(links, "armed", ours, stopOthers);
+      if (armed instanceof Error) return failed(armed.message, "host-lost");
+      let clocks: ClockReading[];
+      try {
+        clocks = await Promise.all(links.map((link) => session.readClock(link)));
+      } catch (error) {
+        return failed((error as Error).message);
       }
+      const unbounded = links.filter((_, i) => clocks[i]!.errorMs > MAX_CLOCK_ERROR_MS);
+      if (unbounded.length > 0)
+        return failed(
+          unbounded
+            .map(
+              (link) =>
+                `host ${link.host}: its clock cannot be read closer than ±${clocks[links.indexOf(link)]!.errorMs.toFixed(0)} ms (limit ±${MAX_CLOCK_ERROR_MS} ms), so it cannot start with the others`,
+            )
+            .join("; "),
+        );
+      const at = Date.now() + START_LEAD_MS + 2 * Math.max(...clocks.map((clock) => clock.errorMs));
+      links.forEach((link, i) =>
+        link.send({ t: "start", case: c.id, repetition: rep, warmup, at: at + clocks[i]!.offsetMs }),
+      );
+      const results = await fromEvery(links, "result", ours, stopOthers);
+      if (results instanceof Error) return failed(results.message, "host-lost");
       return mergeHostMeasurements(
-        answers.map((result, i) => ({
+        results.map((result, i) => ({
           host: links[i]!.host,
           measurement: onOurClock(result.measurement as unknown as Measurement, clocks[i]!.offsetMs),
         })),
@@ -252,6 +242,29 @@ export class HostCoordinator {
   }
 }
 
+/**
+ * Every host's answer of one type, or, once a host is lost, an error naming the lost hosts: the others are
+ * stopped rather than left to run their step out.
+ */
+async function fromEvery<T extends "armed" | "result">(
+  links: readonly WorkerLink[],
+  type: T,
+  match: (message: Extract<FromWorker, { t: T }>) => boolean,
+  stopOthers: () => void,
+): Promise<Extract<FromWorker, { t: T }>[] | Error> {
+  const answers = await Promise.all(
+    links.map((link) =>
+      link.expect(type, match).catch((error: Error) => {
+        stopOthers();
+        return error;
+      }),
+    ),
+  );
+  const lost = answers.filter((answer) => answer instanceof Error);
+  if (lost.length === 0) return answers as Extract<FromWorker, { t: T }>[];
+  return new Error(`${lost.map((error) => error.message).join("; ")}; the other hosts were stopped`);
+}
+
 /** Why a host cannot run the case before it starts: gone, or without the engine. */
 function whyNot(link: WorkerLink, c: Case): string | undefined {
   if (link.dead !== undefined) return link.lost().message;
@@ -262,5 +275,12 @@ function whyNot(link: WorkerLink, c: Case): string | undefined {
 /** A host's measurement with its instants moved from its clock to this machine's. */
 function onOurClock(measurement: Measurement, offsetMs: number): Measurement {
   const shift = (iso: string) => new Date(Date.parse(iso) - offsetMs).toISOString();
-  return { ...measurement, start: shift(measurement.start), end: shift(measurement.end) };
+  return {
+    ...measurement,
+    start: shift(measurement.start),
+    end: shift(measurement.end),
+    ...(measurement.samples && {
+      samples: measurement.samples.map((sample) => ({ ...sample, t: sample.t - offsetMs })),
+    }),
+  };
 }

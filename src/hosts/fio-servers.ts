@@ -99,6 +99,14 @@ export class FioServers implements StartedWorkers {
     if (!message || message.to !== index || this.gone.has(index)) return;
     if (message.t === "clock") this.send(index, { t: "clock", id: message.id, now: Date.now() });
     else if (message.t === "abort") this.interrupt.abort();
+    // Nothing to make ready: fio's client starts every server's jobs together when the start comes.
+    else if (message.t === "arm")
+      this.send(index, {
+        t: "armed",
+        case: message.case,
+        repetition: message.repetition,
+        warmup: message.warmup,
+      });
     else this.together(message, index);
   }
 

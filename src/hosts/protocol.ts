@@ -9,6 +9,8 @@
  *   hello {runId, env, engines}  →    ← hello {version, hostname, unavailable}
  *   clock {id}                   →    ← clock {id, now}           (repeated: offset and its bound)
  *   prepare {case, target}       →    ← ready | failed            (target, case place, the engine's prepare)
+ *   arm {case, rep}              →    ← armed                     (all that precedes the repetition's I/O)
+ *   clock {id}                   →    ← clock {id, now}           (again, just before the start)
  *   start {case, rep, at}        →    ← result {measurement}      (at = the start instant on the worker's clock)
  *   abort                        →                                (Ctrl-C: the running step ends early)
  *   finish {case}                →    ← finished
@@ -19,7 +21,7 @@
  */
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** How often a worker says it is alive, and how long the coordinator waits without hearing from one. */
 export const ALIVE_INTERVAL_MS = 1_000;
@@ -50,6 +52,13 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
     case: z.record(z.string(), z.unknown()),
     target: z.record(z.string(), z.unknown()),
     writes: z.boolean(),
+  }),
+  z.object({
+    t: z.literal("arm"),
+    to: z.number().int(),
+    case: caseId,
+    repetition: z.number().int(),
+    warmup: z.boolean(),
   }),
   z.object({
     t: z.literal("start"),
@@ -89,6 +98,13 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     error: z.string(),
   }),
   z.object({
+    t: z.literal("armed"),
+    from: z.number().int(),
+    case: caseId,
+    repetition: z.number().int(),
+    warmup: z.boolean(),
+  }),
+  z.object({
     t: z.literal("result"),
     from: z.number().int(),
     case: caseId,
@@ -116,6 +132,47 @@ export type FromWorkerBody = Unaddressed<FromWorker, "from">;
 
 /** One message as the line a transport carries. */
 export const encodeMessage = (message: ToWorker | FromWorker) => `${JSON.stringify(message)}\n`;
+
+/**
+ * The longest line a worker writes, in bytes. srun cuts its tasks' longer output lines into pieces of 1 KiB
+ * and interleaves the pieces of different tasks; a message longer than this goes as pieces, each a line
+ * naming its sender ("+<from>:" while more follow, "=<from>:" for the last), which FromWorkerLines joins.
+ */
+export const LINE_LIMIT = 1000;
+
+/** A worker's message as the lines it writes. */
+export function encodeFromWorker(message: FromWorker): string {
+  // ASCII only (JSON's \u escapes), so that a piece's characters are its bytes.
+  const json = JSON.stringify(message).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  if (json.length < LINE_LIMIT) return `${json}\n`;
+  const size = LINE_LIMIT - 16;
+  let lines = "";
+  for (let at = 0; at < json.length; at += size)
+    lines += `${at + size < json.length ? "+" : "="}${message.from}:${json.slice(at, at + size)}\n`;
+  return lines;
+}
+
+/** Reads the lines of the workers of one transport: whole messages, and pieces joined per sender. */
+export class FromWorkerLines {
+  private readonly partial = new Map<number, string>();
+
+  /** The message a line completes, or undefined (a piece, or anything else: see decode). */
+  decode(line: string): FromWorker | undefined {
+    const piece = /^([+=])(\d+):/.exec(line);
+    if (!piece) return decodeFromWorker(line);
+    const from = Number(piece[2]);
+    const text = (this.partial.get(from) ?? "") + line.slice(piece[0].length);
+    if (piece[1] === "+") {
+      this.partial.set(from, text);
+      return undefined;
+    }
+    this.partial.delete(from);
+    return decodeFromWorker(text);
+  }
+}
 
 /**
  * A line read from the other side, or undefined for anything else on that stream (a login banner, a shell's

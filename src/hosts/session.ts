@@ -6,8 +6,8 @@
  */
 import type { HostGroup } from "../spec/schema.js";
 import {
-  decodeFromWorker,
   encodeMessage,
+  FromWorkerLines,
   PROTOCOL_VERSION,
   SILENCE_LIMIT_MS,
   STARTUP_LIMIT_MS,
@@ -112,9 +112,10 @@ export class HostSession {
   ) {
     const names = hostNames(group);
     this.namedByWorkers = namedByWorkers(group);
+    const lines = new FromWorkerLines();
     this.workers = startWorkers(group, commandOf(group), {
       line: (line, index) => {
-        const message = decodeFromWorker(line);
+        const message = lines.decode(line);
         const link = this.links[message?.from ?? index ?? -1];
         if (message && link) link.receive(message);
       },

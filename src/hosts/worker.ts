@@ -1,9 +1,9 @@
 /**
  * The worker: `benchspec worker`, started on a client host by a transport (ssh, srun). It runs the cases the
  * coordinator sends with the same steps as a local run (run/case-steps.ts) and answers over stdout; see
- * protocol.ts. Long steps (prepare, a repetition, finish, bye) run one after another; `clock` and `abort`
- * are answered at once, also while a repetition runs. Its stdout carries messages only: everything it has
- * to say to people goes to stderr.
+ * protocol.ts. Long steps (prepare, arming a repetition, starting it, finish, bye) run one after another;
+ * `clock` and `abort` are answered at once, also while a repetition runs. Its stdout carries messages only:
+ * everything it has to say to people goes to stderr.
  */
 import { setMaxListeners } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,17 +18,12 @@ import type { Case, Plan } from "../plan/types.js";
 import type { Target } from "../spec/schema.js";
 import type { EngineName } from "../spec/words.js";
 import type { PreparedTarget } from "../targets/index.js";
-import {
-  closeCase,
-  FINISH_TIMEOUT_MS,
-  measureRepetition,
-  openCase,
-  type OpenCase,
-} from "../run/case-steps.js";
+import type { ArmedRepetition } from "../engines/types.js";
+import { armRepetition, closeCase, FINISH_TIMEOUT_MS, openCase, type OpenCase } from "../run/case-steps.js";
 import {
   ALIVE_INTERVAL_MS,
   decodeToWorker,
-  encodeMessage,
+  encodeFromWorker,
   PROTOCOL_VERSION,
   type FromWorker,
   type FromWorkerBody,
@@ -47,12 +42,12 @@ export interface WorkerOptions {
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { index } = options;
   const send = (message: FromWorkerBody) =>
-    options.output.write(encodeMessage({ ...message, from: index } as FromWorker));
+    options.output.write(encodeFromWorker({ ...message, from: index } as FromWorker));
   const alive = setInterval(() => send({ t: "alive" }), ALIVE_INTERVAL_MS);
   // Raw tool outputs stay on the host for the length of the run: the coordinator keeps the rows.
   const scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
   const prepared: Record<string, PreparedTarget> = {};
-  const cases = new Map<string, { c: Case; open: OpenCase }>();
+  const cases = new Map<string, CaseEntry>();
   let session: Extract<ToWorker, { t: "hello" }> | undefined;
   /** Ctrl-C on the coordinator (or its end): aborts what runs now; later steps get a fresh signal. */
   let interrupt = new AbortController();
@@ -109,12 +104,35 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         if (open.failure === undefined) send({ t: "ready", case: c.id });
         else send({ t: "failed", case: c.id, error: (open.failure as Error).message });
       }),
+    arm: (message) =>
+      later(async () => {
+        const entry = cases.get(message.case);
+        if (!entry) throw new Error(`arm of ${message.case}, which was not prepared`);
+        // One repetition is armed at a time: one whose start never came is released first.
+        await disarm(entry);
+        entry.armed = {
+          repetition: message.repetition,
+          warmup: message.warmup,
+          armed: await armRepetition(entry.open, entry.c, message.repetition, message.warmup),
+        };
+        send({ t: "armed", case: message.case, repetition: message.repetition, warmup: message.warmup });
+      }),
     start: (message) =>
       later(async () => {
         const entry = cases.get(message.case);
         if (!entry) throw new Error(`start of ${message.case}, which was not prepared`);
+        const { armed } = entry;
+        const ready =
+          armed?.repetition === message.repetition && armed.warmup === message.warmup
+            ? armed.armed
+            : undefined;
+        if (ready) entry.armed = undefined;
+        else await disarm(entry);
+        // A start that was not armed first is armed now: late, but measured all the same.
+        const repetition =
+          ready ?? (await armRepetition(entry.open, entry.c, message.repetition, message.warmup));
         await untilClock(message.at, interrupt.signal);
-        const measurement = await measureRepetition(entry.open, entry.c, message.repetition, message.warmup);
+        const measurement = await repetition.go();
         send({
           t: "result",
           case: message.case,
@@ -129,7 +147,10 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         const entry = cases.get(message.case);
         cases.delete(message.case);
         const problems = entry
-          ? await closeCase(entry.open, entry.c, interrupt.signal, FINISH_TIMEOUT_MS)
+          ? [
+              ...(await disarm(entry)),
+              ...(await closeCase(entry.open, entry.c, interrupt.signal, FINISH_TIMEOUT_MS)),
+            ]
           : [];
         send({ t: "finished", case: message.case, problems });
       }),
@@ -141,6 +162,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     (left ??= (async () => {
       const problems: string[] = [];
       for (const [id, entry] of cases) {
+        problems.push(...(await disarm(entry)));
         problems.push(...(await closeCase(entry.open, entry.c, interrupt.signal, FINISH_TIMEOUT_MS)));
         cases.delete(id);
       }
@@ -165,6 +187,25 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   interrupt.abort();
   later(() => leave());
   await queue;
+}
+
+interface CaseEntry {
+  c: Case;
+  open: OpenCase;
+  /** The repetition armed for the coordinator's next start. */
+  armed?: { repetition: number; warmup: boolean; armed: ArmedRepetition };
+}
+
+/** Releases the case's armed repetition whose start never came; returns what failed. */
+async function disarm(entry: CaseEntry): Promise<string[]> {
+  const armed = entry.armed;
+  entry.armed = undefined;
+  return (
+    (await armed?.armed.disarm().then(
+      () => [],
+      (error: Error) => [`releasing an armed repetition of ${entry.c.id} failed: ${error.message}`],
+    )) ?? []
+  );
 }
 
 /** A fresh signal for the next step once the last one was aborted (Ctrl-C ends one step, not the session). */

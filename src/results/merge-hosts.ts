@@ -1,12 +1,13 @@
 /**
  * One repetition of a case that ran on several hosts at once, as one row: the hosts' bytes and operations
- * over the common window (the earliest host's start to the latest host's end), latency percentiles of all
- * their operations from their merged histograms, each host's own numbers kept beside. Pure: whatever
+ * over the common window (the earliest host's start to the latest host's end, each host's start and end
+ * being those of its I/O), latency percentiles of all their operations from their merged histograms and
+ * their exact mean, each host's own numbers kept beside. Pure: whatever
  * gathers the hosts' measurements (the run's coordinator, a merge of stored rows) calls it.
  * docs/language.md ("Rows of several hosts") defines every field the same way.
  */
 import type { Measurement } from "../engines/types.js";
-import { encodeHistogram, latencyOfHistogram, mergeHistograms } from "./histogram.js";
+import { decodeHistogram, encodeHistogram, latencyOfHistogram, mergeHistograms } from "./histogram.js";
 import { mergeHostSeries } from "./merge-series.js";
 import type { Latency, ResultRow } from "./row.js";
 
@@ -87,6 +88,11 @@ export function mergeHostMeasurements(
       : [],
   );
   if (series.length > 0) merged.timeseries = mergeHostSeries(series, sampleSeconds);
+  // Telemetry is each host's own (its CPU, its NIC): kept per host, never summed.
+  const samples = parts.flatMap(({ host, measurement }) =>
+    (measurement.samples ?? []).map((sample) => ({ ...sample, host })),
+  );
+  if (samples.length > 0) merged.samples = samples;
   return merged;
 }
 
@@ -104,13 +110,15 @@ function hostResult({ host, measurement: m }: HostMeasurement): HostResult {
     iops: m.iops,
     ...(m.latency && { latency: m.latency }),
     ...(m.histograms && { histograms: m.histograms }),
+    ...(m.telemetry && { telemetry: m.telemetry }),
   };
 }
 
 /**
- * The percentiles of every host's latencies together, from their merged histograms; undefined when no host
- * timed any, or when one timed some without its histogram (its samples cannot be pooled, and a guess is no
- * percentile).
+ * Every host's latencies together: the percentiles from their merged histograms, the mean exact — each
+ * host's own mean weighted by the operations it timed (its histogram's count: its ops), which is the mean of
+ * all their operations. Undefined when no host timed any, or when one timed some without its histogram (its
+ * samples cannot be pooled, and a guess is no percentile).
  */
 function mergedLatency(
   hosts: readonly { latency: Latency | undefined; histogram: string | undefined }[],
@@ -119,7 +127,13 @@ function mergedLatency(
   if (timed.length === 0 || timed.some((h) => h.histogram === undefined)) return undefined;
   const histogram = mergeHistograms(timed.map((h) => h.histogram!));
   const latency = latencyOfHistogram(histogram);
-  return latency && { latency, histogram: encodeHistogram(histogram) };
+  if (!latency) return undefined;
+  // A host without its own mean (a stored row that lacks it) leaves the histogram's (within 0.1%).
+  if (timed.every((h) => h.latency?.mean !== undefined)) {
+    const timedOps = timed.map((h) => decodeHistogram(h.histogram!).totalCount);
+    latency.mean = sum(timed.map((h, i) => h.latency!.mean! * timedOps[i]!)) / histogram.totalCount;
+  }
+  return { latency, histogram: encodeHistogram(histogram) };
 }
 
 /** Per operation: counts, bytes and errors summed; latency where every host kept its histogram. */

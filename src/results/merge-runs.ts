@@ -19,6 +19,7 @@ import type { Plan } from "../plan/types.js";
 import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
 import { ndjsonError, readRows, scanNdjson } from "./ndjson.js";
 import { ResultRowSchema, type ResultRow, type TimeseriesRow } from "./row.js";
+import type { TelemetryRow } from "../telemetry/types.js";
 import {
   readRunJson,
   readRunState,
@@ -56,6 +57,7 @@ interface Input {
   /** The row that stands per case × repetition × warm-up (a retried failure's last). */
   rows: Map<string, ResultRow>;
   series: Map<string, TimeseriesRow[]>;
+  telemetry: Map<string, TelemetryRow[]>;
 }
 
 /** What merge reads of plan.json: compile's Plan, written as JSON. */
@@ -85,6 +87,7 @@ const MEASURED: readonly RunFile[] = [
   "state",
   "results",
   "timeseries",
+  "telemetry",
   "raw",
   "summary",
   "provenance",
@@ -116,6 +119,10 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   await writeRows(
     paths.timeseries,
     rows.flatMap((r) => r.series),
+  );
+  await writeRows(
+    paths.telemetry,
+    rows.flatMap((r) => r.telemetry),
   );
   const summary = buildSummary(
     first.plan as Plan,
@@ -185,12 +192,20 @@ async function readInput({ dir: given, host }: MergeInput): Promise<Input> {
       `${given}: no provenance.json naming its host; name it on the command line (${given}=<host>)`,
     );
   const rows = await readResultRows(given, runPaths(dir).results, state.specHash);
-  const series = new Map<string, TimeseriesRow[]>();
-  for (const point of readRows<TimeseriesRow>(runPaths(dir).timeseries)) {
-    const key = keyOf(point);
-    series.set(key, [...(series.get(key) ?? []), point]);
+  const series = byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries));
+  const telemetry = byRepetition(readRows<TelemetryRow>(runPaths(dir).telemetry));
+  return { dir, host: name, state, plan, ...(provenance && { provenance }), rows, series, telemetry };
+}
+
+function byRepetition<T extends { case: string; repetition: number; warmup?: boolean }>(
+  rows: Iterable<T>,
+): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    grouped.set(key, [...(grouped.get(key) ?? []), row]);
   }
-  return { dir, host: name, state, plan, ...(provenance && { provenance }), rows, series };
+  return grouped;
 }
 
 /** Every line a result row of the run's spec, measured on one host: anything else refuses the input. */
@@ -269,6 +284,7 @@ async function createOutput(out: string): Promise<void> {
 interface MergedRow {
   row: ResultRow;
   series: TimeseriesRow[];
+  telemetry: TelemetryRow[];
 }
 
 /**
@@ -285,11 +301,11 @@ function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]
     const first = present[0]!.rows.get(key)!;
     const parts: HostMeasurement[] = present.map((run) => ({
       host: run.host,
-      measurement: measurementOf(run.rows.get(key)!, run.series.get(key)),
+      measurement: measurementOf(run.rows.get(key)!, run.series.get(key), run.telemetry.get(key)),
     }));
     const sample = first.params.sample;
     // errorCode is for a runner, not the row.
-    const { timeseries, errorCode, ...merged } = mergeHostMeasurements(
+    const { timeseries, samples, errorCode, ...merged } = mergeHostMeasurements(
       parts,
       typeof sample === "number" ? sample : undefined,
     );
@@ -315,7 +331,15 @@ function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]
       warmup: row.warmup,
       ...point,
     }));
-    return { row, series };
+    const origin = Date.parse(row.start);
+    const telemetry = (samples ?? []).map((sample): TelemetryRow => ({
+      case: row.case,
+      repetition: row.repetition,
+      warmup: row.warmup,
+      ...sample,
+      t: (sample.t - origin) / 1000,
+    }));
+    return { row, series, telemetry };
   });
   return {
     rows,
@@ -330,14 +354,29 @@ function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]
   };
 }
 
-function measurementOf(row: ResultRow, series: readonly TimeseriesRow[] | undefined): Measurement {
+function measurementOf(
+  row: ResultRow,
+  series: readonly TimeseriesRow[] | undefined,
+  telemetry: readonly TelemetryRow[] | undefined,
+): Measurement {
   const measured = Object.fromEntries(
     Object.entries(row).filter(([field]) => !(IDENTITY as readonly string[]).includes(field)),
   ) as Measurement;
-  if (!series || series.length === 0) return measured;
+  const origin = Date.parse(row.start);
   return {
     ...measured,
-    timeseries: series.map(({ t, throughput, iops }) => ({ t, throughput, iops })),
+    ...(series?.length && { timeseries: series.map(({ t, throughput, iops }) => ({ t, throughput, iops })) }),
+    // Back on the run's clock: a stored sample's t counts from its repetition's start.
+    ...(telemetry?.length && {
+      samples: telemetry.map(({ t, seconds, cpu, net, disk, procs }) => ({
+        t: origin + t * 1000,
+        seconds,
+        cpu,
+        net,
+        disk,
+        procs,
+      })),
+    }),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
-import type { ExecContext, Executor, Measurement } from "../engines/types.js";
+import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../engines/types.js";
 import type { Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { rootCode } from "../platform/errors.js";
@@ -59,28 +59,44 @@ export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase>
 }
 
 /**
- * One repetition, with the host's telemetry over it; a failure (also the case's own, from open) is a failed
- * measurement naming it.
+ * One repetition made ready to start (see Executor): never throws; a failure, also the case's own from open,
+ * is an armed repetition whose `go` yields a failed measurement naming it.
  */
-export async function measureRepetition(
+export async function armRepetition(
   open: OpenCase,
   c: Case,
   repetition: number,
   warmup: boolean,
   /** Set when the runner already knows the repetition cannot work (its target stopped answering). */
   notRun?: string,
-): Promise<Measurement> {
+): Promise<ArmedRepetition> {
   const start = Date.now();
-  const sampler = new HostSampler({ intervalMs: telemetryIntervalMs(c) });
-  sampler.start();
-  let measurement: Measurement;
+  const failed = (error: unknown): ArmedRepetition => ({
+    go: async () => failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error)),
+    disarm: async () => {},
+  });
   try {
     if (open.failure !== undefined || !open.ctx) throw open.failure;
     if (notRun !== undefined) throw new Error(notRun);
-    measurement = await open.executor.repetition(c, repetition, warmup, open.ctx);
+    const { executor } = open;
+    const ctx = open.ctx;
+    const armed: ArmedRepetition = executor.arm
+      ? await executor.arm(c, repetition, warmup, ctx)
+      : { go: () => executor.repetition(c, repetition, warmup, ctx), disarm: async () => {} };
+    return {
+      go: () => sampled(c, () => armed.go().catch((error: unknown) => failed(error).go())),
+      disarm: () => armed.disarm(),
+    };
   } catch (error) {
-    measurement = failedMeasurement(start, Date.now(), (error as Error).message, rootCode(error));
+    return failed(error);
   }
+}
+
+/** A repetition's go with the host sampled meanwhile: its telemetry over the measured window, and the samples. */
+async function sampled(c: Case, go: () => Promise<Measurement>): Promise<Measurement> {
+  const sampler = new HostSampler({ intervalMs: telemetryIntervalMs(c) });
+  sampler.start();
+  const measurement = await go();
   const samples = sampler.stop();
   const window = { start: Date.parse(measurement.start), end: Date.parse(measurement.end) };
   // A repetition too short to overlap a sample (or failed before it measured) is summed over all of them.
@@ -90,6 +106,17 @@ export async function measureRepetition(
 
 /** The case's `sample` interval (1 s when unset), never under 100 ms: reading /proc has its cost. */
 const telemetryIntervalMs = (c: Case) => Math.max(100, (c.params.sample ?? 1) * 1000);
+
+/** One repetition started as soon as it is armed (a run on this machine alone). */
+export async function measureRepetition(
+  open: OpenCase,
+  c: Case,
+  repetition: number,
+  warmup: boolean,
+  notRun?: string,
+): Promise<Measurement> {
+  return (await armRepetition(open, c, repetition, warmup, notRun)).go();
+}
 
 /** The engine's finish and the place left; returns what failed, for the runner to say. */
 export async function closeCase(

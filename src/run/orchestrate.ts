@@ -14,7 +14,7 @@ import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { nicLimits, summarizeCase } from "../results/summary.js";
-import type { TelemetryRow, TelemetrySample } from "../telemetry/types.js";
+import type { TelemetryRow } from "../telemetry/types.js";
 import type { RunObserver } from "./observer.js";
 import { HostCoordinator } from "../hosts/coordinator.js";
 import type { PreparedTarget } from "../targets/index.js";
@@ -187,15 +187,17 @@ export function recordRepetition(
   options.observer.repetitionDone(c, row);
 }
 
-/** A repetition's telemetry samples, on timeseries.ndjson's clock (seconds from the repetition's start). */
-export function appendTelemetry(
+/**
+ * A repetition's telemetry samples, on timeseries.ndjson's clock: seconds from the repetition's start (the
+ * earliest host's, on several hosts, whose samples keep their `host`).
+ */
+function appendTelemetry(
   paths: RunPaths,
   c: Case,
   repetition: number,
   warmup: boolean,
   start: string,
-  samples: readonly TelemetrySample[] | undefined,
-  host?: string,
+  samples: Measurement["samples"],
 ): void {
   const origin = Date.parse(start);
   for (const sample of samples ?? []) {
@@ -203,7 +205,6 @@ export function appendTelemetry(
       case: c.id,
       repetition,
       warmup,
-      ...(host !== undefined && { host }),
       ...sample,
       t: (sample.t - origin) / 1000,
     } satisfies TelemetryRow);

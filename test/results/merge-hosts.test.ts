@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { percentiles } from "../../src/engines/load/load.js";
+import { measurementFromFio } from "../../src/engines/fio/results.js";
 import type { Measurement } from "../../src/engines/types.js";
 import { decodeHistogram, encodeSeconds } from "../../src/results/histogram.js";
 import { mergeHostMeasurements, type HostMeasurement } from "../../src/results/merge-hosts.js";
@@ -117,8 +118,9 @@ describe("mergeHostMeasurements", () => {
         const m = mergeHostMeasurements(samples.map((s, i) => timedPart(`h${i}`, s)));
         const pooled = samples.flat();
         for (const p of PERCENTILES) expectWithinPrecision(m.latency![p]!, exactPercentile(pooled, p), p);
+        // The mean is exact: the hosts' means weighted by their operations are the pooled samples' mean.
         const mean = pooled.reduce((a, b) => a + b, 0) / pooled.length;
-        expect(Math.abs(m.latency!.mean! - mean) / mean).toBeLessThan(5e-4);
+        expect(close(m.latency!.mean!, mean), `${m.latency!.mean} ≠ ${mean}`).toBe(true);
         expect(decodeHistogram(m.histograms!.latency!).totalCount).toBe(pooled.length);
         // Each host keeps its own exact numbers.
         expect(m.hosts!.map((h) => h.latency)).toEqual(samples.map((s) => percentiles(s)));
@@ -164,6 +166,50 @@ describe("mergeHostMeasurements", () => {
     const pooled = mergeHostMeasurements([timedPart("a", a), failed]);
     expect(pooled).toMatchObject({ ok: false, error: "d: connection refused" });
     expectWithinPrecision(pooled.latency!.p50!, 0.002, "p50");
+  });
+
+  it("the mean latency is the hosts' means weighted by their operations, exactly; without a host's mean, the histograms'", () => {
+    // Host a: 3 operations at 1 ms, 2 ms and 3 ms (mean 2 ms); host b: 1 operation at 10 ms.
+    const a = timedPart("a", [0.001, 0.002, 0.003]);
+    const b = timedPart("b", [0.01]);
+    for (const part of [a, b]) {
+      const { latency, histograms } = part.measurement;
+      part.measurement.ttfb = latency;
+      part.measurement.histograms = { ...histograms, ttfb: histograms!.latency };
+      part.measurement.byOp = {
+        GetObject: { ops: part.measurement.ops, bytes: 0, errors: 0, latency, histograms },
+      };
+    }
+    const m = mergeHostMeasurements([a, b]);
+    const exact = (3 * 0.002 + 1 * 0.01) / 4;
+    expect(m.latency!.mean).toBeCloseTo(exact, 15);
+    expect(m.ttfb!.mean).toBeCloseTo(exact, 15);
+    expect(m.byOp!.GetObject!.latency!.mean).toBeCloseTo(exact, 15);
+    // Not the unweighted mean of the means (6 ms), which a host with few operations would drag.
+    expect(m.latency!.mean).not.toBeCloseTo((0.002 + 0.01) / 2, 6);
+
+    // A stored row without its mean: the histograms' mean, within their 0.1%.
+    delete b.measurement.latency!.mean;
+    const fallback = mergeHostMeasurements([a, b]).latency!.mean!;
+    expect(Math.abs(fallback - exact) / exact).toBeLessThan(1e-3);
+  });
+
+  it("fio rows from hosts started together: the window is the common window of their I/O, not of fio's start-up", () => {
+    // Three hosts' fio, each 1 s of I/O at 100 MB/s, whose gates opened 0, 4 and 9 ms after the start instant:
+    // the merged row covers 1.009 s and has three hosts' throughput over it, not over fio's whole process life.
+    const fioOf = (host: string, ioStartMs: number): HostMeasurement => {
+      const read = { io_bytes: 1e8, bw_bytes: 1e8, iops: 1000, runtime: 1000, total_ios: 1000 };
+      const write = { io_bytes: 0, bw_bytes: 0, iops: 0, runtime: 0, total_ios: 0 };
+      const output = { jobs: [{ jobname: "c", error: 0, read, write }] };
+      return { host, measurement: measurementFromFio(output, "c", T0 + ioStartMs) };
+    };
+    const m = mergeHostMeasurements([fioOf("h1", 0), fioOf("h2", 4), fioOf("h3", 9)]);
+    expect(m.hosts!.map((h) => [h.start, h.end])).toEqual(
+      [0, 4, 9].map((ms) => [iso(T0 + ms), iso(T0 + ms + 1000)]),
+    );
+    expect(m.seconds).toBeCloseTo(1.009, 12);
+    expect(m.startSpread).toBeCloseTo(0.009, 12);
+    expect(m.throughput).toBeCloseTo(3e8 / 1.009, 3);
   });
 
   it("client cost, processes, steady state and busy window over the hosts", () => {

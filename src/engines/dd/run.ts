@@ -1,18 +1,18 @@
 /**
- * Runs dd cases as the shared-storage authors did by hand, but started together: N dd processes wait
- * behind a barrier (each blocks reading its stdin) and are released at once; each one's bytes and seconds
- * come from dd's own summary, the aggregate from the wall time between release and the last exit.
+ * Runs dd cases as the shared-storage authors did by hand, but started together: arming starts N dd
+ * processes that wait behind a barrier (each blocks reading its stdin), go releases them at once; each one's
+ * bytes and seconds come from dd's own summary, the aggregate from the wall time between release and the
+ * last exit.
  */
 import { execa, type ResultPromise } from "execa";
 import { join } from "node:path";
 import type { Case } from "../../plan/types.js";
 import { trackGroup } from "../../platform/process.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
-import type { ExecContext, Executor, Measurement } from "../types.js";
+import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../types.js";
 import { payloadSource, writePayloadFile, type SourceFile } from "./source.js";
 
 const SUMMARY = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m;
-const RELEASE_DELAY_MS = 100;
 
 interface DdJob {
   job: number;
@@ -45,9 +45,13 @@ export function ddJobs(c: Case, location: string, source: string): DdJob[] {
   });
 }
 
-async function runBarrier(jobs: DdJob[], signal: AbortSignal) {
+/**
+ * Starts the repetition's dd processes held at the barrier: each one's shell says it is there, then blocks
+ * reading its stdin; resolves once all of them are. `release` lets them go at once.
+ */
+async function armBarrier(jobs: DdJob[], signal: AbortSignal) {
   const children: ResultPromise[] = jobs.map((job) =>
-    execa("bash", ["-c", 'read -r _ && exec dd "$@"', "dd", ...job.args], {
+    execa("bash", ["-c", 'echo armed && read -r _ && exec dd "$@"', "dd", ...job.args], {
       detached: true,
       cleanup: false,
       stdin: "pipe",
@@ -58,23 +62,37 @@ async function runBarrier(jobs: DdJob[], signal: AbortSignal) {
   const kill = () => children.forEach((child) => child.pid && killGroup(child.pid));
   const untrack = children.map((child) => (child.pid ? trackGroup(child.pid) : () => {}));
   signal.addEventListener("abort", kill, { once: true });
-  try {
-    await Promise.all(
-      children.map((child) => new Promise((resolve) => child.once("spawn", () => resolve(undefined)))),
-    );
-    await new Promise((resolve) => setTimeout(resolve, RELEASE_DELAY_MS));
-    const released = performance.now();
-    const start = Date.now();
-    for (const child of children) child.stdin?.end("go\n");
-    const results = await Promise.all(
-      children.map(async (child) => ({ result: await child, end: performance.now() })),
-    );
-    const last = Math.max(...results.map((r) => r.end));
-    return { start, seconds: (last - released) / 1000, results: results.map((r) => r.result) };
-  } finally {
+  const done = () => {
     signal.removeEventListener("abort", kill);
     untrack.forEach((forget) => forget());
-  }
+  };
+  // At the barrier, or already gone (a process that failed to start is measured as failed when released).
+  await Promise.all(
+    children.map((child) =>
+      Promise.race([new Promise((resolve) => child.stdout?.once("data", resolve)), child]),
+    ),
+  );
+  return {
+    async release() {
+      try {
+        const released = performance.now();
+        const start = Date.now();
+        for (const child of children) child.stdin?.end("go\n");
+        const results = await Promise.all(
+          children.map(async (child) => ({ result: await child, end: performance.now() })),
+        );
+        const last = Math.max(...results.map((r) => r.end));
+        return { start, seconds: (last - released) / 1000, results: results.map((r) => r.result) };
+      } finally {
+        done();
+      }
+    },
+    async disarm() {
+      kill();
+      await Promise.all(children);
+      done();
+    },
+  };
 }
 
 function killGroup(pid: number) {
@@ -85,16 +103,21 @@ function killGroup(pid: number) {
   }
 }
 
-async function measure(c: Case, ctx: ExecContext, source: string): Promise<Measurement> {
-  const jobs = ddJobs(c, ctx.location, source);
-  const { start, seconds, results } = await runBarrier(jobs, ctx.signal);
-  if (ctx.signal.aborted) throw new Error("interrupted");
-  return measurementFromDd(
-    results.map((result) => ({ stderr: String(result.stderr), exitCode: result.exitCode })),
-    c.params.bs!,
-    start,
-    seconds,
-  );
+async function armProcesses(c: Case, ctx: ExecContext, source: string): Promise<ArmedRepetition> {
+  const barrier = await armBarrier(ddJobs(c, ctx.location, source), ctx.signal);
+  return {
+    async go() {
+      const { start, seconds, results } = await barrier.release();
+      if (ctx.signal.aborted) throw new Error("interrupted");
+      return measurementFromDd(
+        results.map((result) => ({ stderr: String(result.stderr), exitCode: result.exitCode })),
+        c.params.bs!,
+        start,
+        seconds,
+      );
+    },
+    disarm: () => barrier.disarm(),
+  };
 }
 
 /**
@@ -170,16 +193,17 @@ export const ddExecutor: Executor = {
     }
   },
 
-  async repetition(c, repetition, warmup, ctx) {
+  /** The page cache dropped, the source refilled and the processes at their barrier, all before the start. */
+  async arm(c, repetition, warmup, ctx) {
     if (c.op === "read" && !c.params.direct && c.targetKind !== "block") await dropCache(c, ctx);
-    if (c.op !== "write" || c.params.data === "zero") return measure(c, ctx, "/dev/zero");
+    if (c.op !== "write" || c.params.data === "zero") return armProcesses(c, ctx, "/dev/zero");
     // New bytes every repetition (a deduplicating store must not get a repetition's data for free), in the
     // case's one source file: refilled in place, it costs a copy, not new pages.
     const identity = `${ctx.runId}|${c.id}|${warmup ? "w" : "r"}${repetition}`;
     let source = sources.get(c.id);
     if (source) await source.refill(identity);
     else sources.set(c.id, (source = await payloadSource(identity, bytesOf(c), c.params.data!)));
-    return measure(c, ctx, source.path);
+    return armProcesses(c, ctx, source.path);
   },
 
   async finish(c) {

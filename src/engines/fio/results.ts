@@ -60,11 +60,15 @@ export function parseFioJson(text: string): FioOutput {
   return JSON.parse(json) as FioOutput;
 }
 
+/**
+ * A repetition's numbers from fio's output; `endMs` defaults to `startMs` plus fio's runtime (the interval
+ * of the I/O when `startMs` is the instant it began).
+ */
 export function measurementFromFio(
   output: FioOutput,
   jobName: string,
   startMs: number,
-  endMs: number,
+  endMs?: number,
 ): Measurement {
   const job = output.jobs.find((j) => j.jobname === jobName);
   if (!job) throw new Error(`fio output has no job named ${jobName}`);
@@ -76,7 +80,7 @@ export function measurementFromFio(
     ok: job.error === 0,
     ...(job.error !== 0 && { error: `fio job error ${job.error}` }),
     start: new Date(startMs).toISOString(),
-    end: new Date(endMs).toISOString(),
+    end: new Date(endMs ?? startMs + seconds * 1000).toISOString(),
     bytes,
     ops,
     seconds,

@@ -3,7 +3,7 @@
  * output kept raw and parsed, averaged bw/iops logs turned into the time series.
  */
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { readdir, readFile, rename } from "node:fs/promises";
+import { readdir, readFile, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getSystemErrorMap } from "node:util";
@@ -11,7 +11,8 @@ import type { Case } from "../../plan/types.js";
 import { runGroup } from "../../platform/process.js";
 import { fioBinary } from "../../platform/tools.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
-import type { ExecContext, Executor, Measurement } from "../types.js";
+import type { ArmedRepetition, ExecContext, Executor } from "../types.js";
+import { fioGate } from "./gate.js";
 import {
   FIO_OUTPUT_ARGS,
   fioSafetyArgs,
@@ -48,10 +49,18 @@ function fioPath(c: Case, location: string): string {
 }
 
 /** Runs the named sections of the case's workload jobfile. */
-async function runFio(c: Case, sections: string[], output: string, ctx: ExecContext, cwd: string) {
+async function runFio(
+  c: Case,
+  sections: string[],
+  output: string,
+  ctx: ExecContext,
+  cwd: string,
+  extra: readonly string[] = [],
+) {
   const args = [
     ...FIO_OUTPUT_ARGS,
     ...fioSafetyArgs(c),
+    ...extra,
     `--output=${output}`,
     ...sectionArgs(sections),
     join(ctx.artifactsDir, jobfilePath(c)),
@@ -82,31 +91,74 @@ export const fioExecutor: Executor = {
     if (result.exitCode !== 0) throw new Error(`fio preconditioning failed: ${outputTail(result.output)}`);
   },
 
-  async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
+  /**
+   * fio started and set up (files laid out, jobs forked), each job held at the gate just before its I/O;
+   * go opens the gate. The row's start is that instant (after `ramp`, which fio does not count), its end
+   * that plus fio's own runtime: the interval of the I/O, without fio's start-up and teardown.
+   */
+  async arm(c, repetition, warmup, ctx): Promise<ArmedRepetition> {
     const name = `${c.id}.${warmup ? "w" : "r"}${repetition}`;
     const output = join(ctx.rawDir, `${name}.json`);
-    const start = Date.now();
-    const result = await runFio(c, [c.id], output, ctx, ctx.rawDir);
-    const end = Date.now();
-    if (result.aborted) throw new Error("interrupted");
-    const text = await readFile(output, "utf8").catch(() => "");
-    if (result.exitCode !== 0 || text === "") {
-      return failedMeasurement(
-        start,
-        end,
-        `fio exited with ${result.exitCode ?? result.signal}: ${fioErrors(result.output, text) ?? outputTail(result.output || text)}`,
-      );
-    }
-    const measurement = measurementFromFio(parseFioJson(text), c.id, start, end);
-    if (c.params.sample !== undefined) {
-      measurement.timeseries = await collectLogs(
-        c.id,
-        name,
-        ctx.rawDir,
-        Math.max(1, Math.round(c.params.sample * 1000)),
-      );
-    }
-    return measurement;
+    const gate = await fioGate(c.params.jobs!);
+    const spawned = Date.now();
+    const running = runFio(c, [c.id], output, ctx, ctx.rawDir, [`--exec_prerun=${gate.prerun}`]);
+    // A fio that ends before all its jobs reach the gate failed (go says why), also when it exits 0: a job
+    // whose prerun fails ends without I/O and without an error.
+    const atGate = await Promise.race([gate.armed.then(() => true), running.then(() => false)]).catch(
+      (error: unknown) => {
+        gate.close();
+        throw error;
+      },
+    );
+    // fio keeps what the prerun printed (nothing, or why it failed) in <job>.prerun.txt beside the logs.
+    const prerunFile = join(ctx.rawDir, `${c.id}.prerun.txt`);
+    const ended = async () => {
+      const result = await running;
+      const prerun = await readFile(prerunFile, "utf8").catch(() => "");
+      await rm(prerunFile, { force: true });
+      return { ...result, prerun };
+    };
+    return {
+      go: async () => {
+        const released = Date.now();
+        gate.open();
+        const result = await ended();
+        const end = Date.now();
+        if (result.aborted) throw new Error("interrupted");
+        const text = await readFile(output, "utf8").catch(() => "");
+        if (result.exitCode !== 0 || text === "") {
+          return failedMeasurement(
+            spawned,
+            end,
+            `fio exited with ${result.exitCode ?? result.signal}: ${fioErrors(result.output, text) ?? outputTail(result.output || text)}`,
+          );
+        }
+        if (!atGate)
+          return failedMeasurement(
+            spawned,
+            end,
+            `fio's jobs did not reach benchspec's start gate (their exec_prerun connects to it over the loopback with bash): ${outputTail(result.prerun) || "they said nothing"}`,
+          );
+        const measurement = measurementFromFio(
+          parseFioJson(text),
+          c.id,
+          released + (c.params.ramp ?? 0) * 1000,
+        );
+        if (c.params.sample !== undefined) {
+          measurement.timeseries = await collectLogs(
+            c.id,
+            name,
+            ctx.rawDir,
+            Math.max(1, Math.round(c.params.sample * 1000)),
+          );
+        }
+        return measurement;
+      },
+      disarm: async () => {
+        gate.close();
+        await ended();
+      },
+    };
   },
 };
 

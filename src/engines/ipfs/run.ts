@@ -8,7 +8,7 @@
  * ~/.ipfs and re-init between runs").
  */
 import { create, type KuboRPCClient } from "kubo-rpc-client";
-import { fill, inThisThread, runRepetition, type Execute } from "../load/load.js";
+import { armCallSequence, fill, inThisThread, type Execute } from "../load/load.js";
 import { makePayload } from "../load/payload.js";
 import {
   batchIndices,
@@ -17,7 +17,7 @@ import {
   type IpfsRepetition,
   type IpfsSdkDocument,
 } from "../../compile/sdk-format.js";
-import type { ExecContext, Executor, Measurement } from "../types.js";
+import type { ExecContext, Executor } from "../types.js";
 import { addDirectoryBlock } from "./add-directory.js";
 import { KuboRpc, type Added } from "./rpc.js";
 import type { IpfsConnection } from "../../targets/ipfs/connection.js";
@@ -71,7 +71,8 @@ export const ipfsExecutor: Executor = {
     });
   },
 
-  async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
+  /** A fresh node and the setup's adds before the start; the measured group at go. */
+  async arm(c, repetition, warmup, ctx) {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
@@ -83,7 +84,7 @@ export const ipfsExecutor: Executor = {
       session.cids.clear();
     }
     session.connection.pristine = false;
-    return runRepetition(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
+    return armCallSequence(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
       cleanup(session, plan, signal),
     );
   },

@@ -14,7 +14,7 @@ import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.
 import { cleanupSignal } from "../../platform/cleanup-bound.js";
 import { encodeSeconds } from "../../results/histogram.js";
 import { failedMeasurement } from "../measurement.js";
-import type { Measurement } from "../types.js";
+import type { ArmedRepetition, Measurement } from "../types.js";
 
 export interface OpRecord {
   worker: number;
@@ -492,15 +492,16 @@ export async function runMeasured<O>(
 }
 
 /**
- * One repetition of a compiled call sequence, the same for every object engine: the unmeasured setup group,
- * then the measured group, then cleanup — always, also after a failure or Ctrl-C (with its own time limit).
+ * One repetition of a compiled call sequence, the same for every object engine, armed: the unmeasured setup
+ * group runs now; go runs the measured group, then cleanup — always, also after a failure or Ctrl-C (with
+ * its own time limit). Disarmed (the start never came), it cleans up what the setup wrote.
  */
-export async function runRepetition<O>(
+export async function armCallSequence<O>(
   plan: { setup?: { concurrency: number; ops: readonly O[] }; measured: MeasuredGroup<O> },
   driver: LoadDriver<O>,
   signal: AbortSignal,
   cleanup: (signal: AbortSignal) => Promise<void>,
-): Promise<Measurement> {
+): Promise<ArmedRepetition> {
   const started = Date.now();
   let measurement: Measurement | undefined;
   let failure: unknown;
@@ -516,11 +517,34 @@ export async function runRepetition<O>(
           failed.errorCode,
         );
     }
-    if (signal.aborted) throw new Error("interrupted");
-    measurement ??= await runMeasured(plan.measured, driver, signal);
   } catch (error) {
     failure = error;
   }
+  return {
+    async go() {
+      try {
+        if (failure === undefined && !measurement) {
+          if (signal.aborted) throw new Error("interrupted");
+          measurement = await runMeasured(plan.measured, driver, signal);
+        }
+      } catch (error) {
+        failure = error;
+      }
+      return cleanedUp(measurement, failure, cleanup, signal);
+    },
+    async disarm() {
+      await cleanup(cleanupSignal(signal, CLEANUP_TIMEOUT_MS));
+    },
+  };
+}
+
+/** The repetition's measurement once its cleanup ran; data left behind fails it. */
+async function cleanedUp(
+  measurement: Measurement | undefined,
+  failure: unknown,
+  cleanup: (signal: AbortSignal) => Promise<void>,
+  signal: AbortSignal,
+): Promise<Measurement> {
   let cleanupError: string | undefined;
   let cleanupCode: ErrorCode | undefined;
   // A server that stopped answering will not answer the cleanup either: try briefly, then say so.

@@ -6,7 +6,7 @@
  * ever written or deleted.
  */
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
-import { inThisThread, runRepetition, fill, type LoadDriver } from "../load/load.js";
+import { armCallSequence, inThisThread, fill, type LoadDriver } from "../load/load.js";
 import {
   DELETE_BATCH,
   RUN_ID_PLACEHOLDER,
@@ -17,7 +17,7 @@ import {
   type S3SdkDocument,
 } from "../../compile/sdk-format.js";
 import { LoadThreads, resolveThreads } from "../load/threads.js";
-import type { Executor, Measurement } from "../types.js";
+import type { Executor } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
 import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
@@ -70,11 +70,12 @@ export const s3Executor: Executor = {
     }
   },
 
-  async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
+  /** The setup's uploads before the start; the measured group at go. */
+  async arm(c, repetition, warmup, ctx) {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    return runRepetition(plan, session.driver, ctx.signal, (signal) =>
+    return armCallSequence(plan, session.driver, ctx.signal, (signal) =>
       cleanup(session, plan, signal).catch((error: Error) => {
         session.unfinished = error.message;
         throw error;
