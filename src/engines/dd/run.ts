@@ -51,13 +51,19 @@ export function ddJobs(c: Case, location: string, source: string): DdJob[] {
  */
 async function armBarrier(jobs: DdJob[], signal: AbortSignal) {
   const children: ResultPromise[] = jobs.map((job) =>
-    execa("bash", ["-c", 'echo armed && read -r _ && exec dd "$@"', "dd", ...job.args], {
-      detached: true,
-      cleanup: false,
-      stdin: "pipe",
-      reject: false,
-      env: { LC_ALL: "C" },
-    }),
+    // --norc: bash started with a socket on stdin (a worker under ssh) would otherwise read ~/.bashrc, whose
+    // start-up (hundreds of ms with a pyenv or conda init) is not dd's.
+    execa(
+      "bash",
+      ["--norc", "--noprofile", "-c", 'echo armed && read -r _ && exec dd "$@"', "dd", ...job.args],
+      {
+        detached: true,
+        cleanup: false,
+        stdin: "pipe",
+        reject: false,
+        env: { LC_ALL: "C" },
+      },
+    ),
   );
   const kill = () => children.forEach((child) => child.pid && killGroup(child.pid));
   const untrack = children.map((child) => (child.pid ? trackGroup(child.pid) : () => {}));
