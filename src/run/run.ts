@@ -17,6 +17,7 @@ import type { Plan } from "../plan/types.js";
 import {
   lockRunDir,
   readResultRows,
+  readRunJson,
   readRunState,
   reopenRunFiles,
   RUN_FORMAT,
@@ -105,6 +106,12 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
   const dir = request.resume ? resolve(request.cwd, request.resume) : undefined;
   const previous = dir ? await readRunState(dir) : undefined;
+  if (dir && (await readRunJson(dir, "provenance"))?.merged) {
+    throw new BenchspecError(
+      "usage",
+      `${dir} was made by benchspec merge from runs on other hosts; resume each host's own run there and merge them again`,
+    );
+  }
   const specFile = previous ? runPaths(dir!).spec : request.specFile;
   if (!specFile) throw new BenchspecError("usage", "name a spec to run, or --resume a run directory");
   const sets = previous?.sets ?? request.sets;

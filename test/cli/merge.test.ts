@@ -11,6 +11,7 @@ import { stringify } from "yaml";
 import { latencyOfHistogram, mergeHistograms } from "../../src/results/histogram.js";
 import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
 import type { RunState } from "../../src/results/run-dir.js";
+import type { TelemetryRow } from "../../src/telemetry/types.js";
 import { ROOT } from "../support/spec.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");
@@ -95,7 +96,12 @@ describe("benchspec merge", () => {
         const pooled = latencyOfHistogram(
           mergeHistograms([mine.histograms!.latency!, theirs.histograms!.latency!]),
         )!;
-        expect(row.latency).toEqual(pooled);
+        // Percentiles from the pooled histograms; the mean exact, each host's weighted by its operations.
+        expect({ ...row.latency, mean: pooled.mean }).toEqual(pooled);
+        expect(row.latency!.mean).toBeCloseTo(
+          (mine.latency!.mean! * mine.ops + theirs.latency!.mean! * theirs.ops) / (mine.ops + theirs.ops),
+          15,
+        );
         expect(mergeHistograms([row.histograms!.latency!]).totalCount).toBe(
           mergeHistograms([mine.histograms!.latency!]).totalCount +
             mergeHistograms([theirs.histograms!.latency!]).totalCount,
@@ -115,6 +121,16 @@ describe("benchspec merge", () => {
       [FIO, 2],
       [DD, 2],
     ]);
+    // Each host's telemetry, on the merged row's clock and named by its host.
+    const telemetry = await lines<TelemetryRow>(join(out, "telemetry.ndjson"));
+    const fioRow = merged.find((row) => row.case === FIO && row.repetition === 1)!;
+    const fioTelemetry = telemetry.filter((t) => t.case === FIO && t.repetition === 1);
+    expect(new Set(fioTelemetry.map((t) => t.host))).toEqual(new Set(["h1", "h2"]));
+    for (const part of fioRow.hosts!) expect(part.telemetry, part.host).toBeDefined();
+    // A merged run is no run of this machine's: it cannot be resumed here.
+    const resumed = await cli(["run", "--resume", out]);
+    expect(resumed.exitCode).toBe(2);
+    expect(resumed.stderr).toContain("was made by benchspec merge");
     // The report (written with the merge, and again by `benchspec report`) shows each host.
     const report = await cli(["report", out, "-o", join(work, "merged.html")]);
     expect(report.exitCode, report.all).toBe(0);

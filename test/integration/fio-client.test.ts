@@ -126,7 +126,12 @@ describe("a fio case on three fio servers", () => {
       // The hosts' json+ bins pooled: every operation counted once, percentiles of them all.
       const pooled = mergeHistograms(parts.map((part) => part.histograms!.latency!));
       expect(pooled.totalCount).toBe(row.ops);
-      expect(row.latency).toEqual(latencyOfHistogram(pooled));
+      // The percentiles from the pooled bins; the mean exact, each host's weighted by its operations.
+      const { mean, ...percentiles } = latencyOfHistogram(pooled)!;
+      expect(row.latency).toEqual({ ...percentiles, mean: row.latency!.mean });
+      const weighted = parts.reduce((sum, part) => sum + part.latency!.mean! * part.ops, 0) / row.ops;
+      expect(row.latency!.mean).toBeCloseTo(weighted, 15);
+      expect(Math.abs(row.latency!.mean! - mean!) / mean!).toBeLessThan(0.001);
       const p99s = parts.map((part) => part.latency!.p99!);
       expect(row.latency!.p99).toBeGreaterThanOrEqual(Math.min(...p99s));
       expect(row.latency!.p99).toBeLessThanOrEqual(Math.max(...p99s) * 1.001);

@@ -36,7 +36,10 @@ describe("HostSampler on this machine's /proc", () => {
     // busy the machine's cores were with other work.
     const dd = samples.flatMap((s) => (s.procs.dd ? [s.procs.dd] : []));
     expect(dd.every((p) => p.count === 1)).toBe(true);
-    expect(dd.slice(1, -1).every((p) => p.busiestThread > 0.95)).toBe(true);
+    // (A wait is counted once it ends, so a single interval can read low or high, and time a CPU quota holds
+    // the thread back is in neither count; their mean stays far above a thread that waits on I/O.)
+    const middle = dd.slice(1, -1);
+    expect(middle.reduce((sum, p) => sum + p.busiestThread, 0) / middle.length).toBeGreaterThan(0.7);
     expect(samples.every((s) => s.procs[SELF]!.rss > 10 * 2 ** 20)).toBe(true);
     const busy = samples.map((s) => s.cpu.user + s.cpu.system);
     expect(busy.every((b) => b > 0 && b <= 1)).toBe(true);
