@@ -94,6 +94,15 @@ export class KuboRpc {
     return response.bodyBytes;
   }
 
+  /** Opens `count` connections for the timed calls (ConnectionPool.warm), each with a `version` call. */
+  warm(count: number, signal: AbortSignal): Promise<void> {
+    return this.pool.warm(
+      count,
+      { method: "POST", target: `${this.base}/version`, headers: { host: this.host }, contentLength: 0 },
+      signal,
+    );
+  }
+
   destroy(): void {
     this.pool.destroy();
   }

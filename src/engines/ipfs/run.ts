@@ -8,8 +8,8 @@
  * ~/.ipfs and re-init between runs").
  */
 import { create, type KuboRPCClient } from "kubo-rpc-client";
-import { fill, inThisThread, runRepetition, type Execute } from "../load/load.js";
-import { makePayload } from "../load/payload.js";
+import { fill, inThisThread, maxConcurrency, runRepetition, type Execute } from "../load/load.js";
+import { makePayload, warmPayloads } from "../load/payload.js";
 import {
   batchIndices,
   IpfsSdkDocumentSchema,
@@ -61,14 +61,11 @@ export const ipfsExecutor: Executor = {
       for await (const pin of client.pin.ls({ type: "recursive", signal: ctx.signal }))
         pinnedBefore.add(pin.cid.toString());
     }
-    sessions.set(c.id, {
-      doc,
-      connection,
-      client,
-      rpc: new KuboRpc(connection.api),
-      cids: new Map(),
-      pinnedBefore,
-    });
+    const rpc = new KuboRpc(connection.api);
+    sessions.set(c.id, { doc, connection, client, rpc, cids: new Map(), pinnedBefore });
+    // Outside every timed window: the payload pool, and a connection per request in flight.
+    warmPayloads();
+    await rpc.warm(inFlight(doc), ctx.signal);
   },
 
   async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
@@ -81,6 +78,7 @@ export const ipfsExecutor: Executor = {
       session.rpc.destroy();
       session.rpc = new KuboRpc(session.connection.api);
       session.cids.clear();
+      await session.rpc.warm(inFlight(session.doc), ctx.signal);
     }
     session.connection.pristine = false;
     return runRepetition(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
@@ -117,6 +115,9 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
     return bytes;
   };
 }
+
+/** The most requests the case has in flight at once: one connection each. */
+const inFlight = (doc: IpfsSdkDocument) => Math.max(...doc.repetitions.map(maxConcurrency));
 
 /** The CID the latest add under a ref produced. */
 function cidOf(session: Session, ref: string): string {

@@ -438,6 +438,16 @@ export interface MeasuredGroup<O> {
   ops: readonly O[];
 }
 
+/** A repetition plan: unmeasured setup, then the measured group. */
+export interface RepetitionPlan<O> {
+  setup?: { concurrency: number; ops: readonly O[] };
+  measured: MeasuredGroup<O>;
+}
+
+/** The most workers a repetition runs at once: its concurrency, autotune's rounds, its setup's. */
+export const maxConcurrency = (r: RepetitionPlan<unknown>) =>
+  Math.max(r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1);
+
 /**
  * Runs a measured group; with autotune, one round per concurrency until the throughput gain falls below
  * the threshold (like `mc admin speedtest`). The repetition reports the knee — the last round that still
@@ -496,7 +506,7 @@ export async function runMeasured<O>(
  * then the measured group, then cleanup — always, also after a failure or Ctrl-C (with its own time limit).
  */
 export async function runRepetition<O>(
-  plan: { setup?: { concurrency: number; ops: readonly O[] }; measured: MeasuredGroup<O> },
+  plan: RepetitionPlan<O>,
   driver: LoadDriver<O>,
   signal: AbortSignal,
   cleanup: (signal: AbortSignal) => Promise<void>,

@@ -6,7 +6,7 @@
  * ever written or deleted.
  */
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
-import { inThisThread, runRepetition, fill, type LoadDriver } from "../load/load.js";
+import { inThisThread, maxConcurrency, runRepetition, fill, type LoadDriver } from "../load/load.js";
 import {
   DELETE_BATCH,
   RUN_ID_PLACEHOLDER,
@@ -101,10 +101,6 @@ export const s3Executor: Executor = {
     }
   },
 };
-
-function maxConcurrency(r: S3Repetition): number {
-  return Math.max(r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1);
-}
 
 function maxInFlight(r: S3Repetition): number {
   const concurrency = maxConcurrency(r);
