@@ -21,7 +21,7 @@ import type { Executor, Measurement } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
 import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
-import { openClients, s3Operations, type S3Clients, type S3Wiring } from "./ops.js";
+import { openClients, s3Operations, warmClients, type S3Clients, type S3Wiring } from "./ops.js";
 
 interface Session {
   doc: S3SdkDocument;
@@ -67,7 +67,7 @@ export const s3Executor: Executor = {
         input: { ...wiring, sockets: Math.ceil(wiring.sockets / threadCount) },
       });
       session.driver = session.threads;
-    }
+    } else await warmClients(wiring, clients, ctx.signal);
   },
 
   async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
