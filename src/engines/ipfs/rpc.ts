@@ -23,6 +23,8 @@ export interface AddOptions {
   rawLeaves: boolean;
   chunker: string;
   pin: boolean;
+  /** Only compute the CID, store nothing (the warm-up's add). */
+  onlyHash?: boolean;
 }
 
 /** What an add returned: the root's CID and the DAG's cumulative size (`Size`). */
@@ -65,6 +67,7 @@ export class KuboRpc {
         "raw-leaves": options.rawLeaves,
         chunker: options.chunker,
         pin: options.pin,
+        ...(options.onlyHash && { "only-hash": true }),
       },
       signal,
       { ...progress, keepBody: () => true },
