@@ -61,9 +61,14 @@ export const ipfsExecutor: Executor = {
       for await (const pin of client.pin.ls({ type: "recursive", signal: ctx.signal }))
         pinnedBefore.add(pin.cid.toString());
     }
-    const rpc = new KuboRpc(connection.api);
-    sessions.set(c.id, { doc, connection, client, rpc, cids: new Map(), pinnedBefore });
-    await warm(rpc, doc, ctx.signal);
+    sessions.set(c.id, {
+      doc,
+      connection,
+      client,
+      rpc: new KuboRpc(connection.api),
+      cids: new Map(),
+      pinnedBefore,
+    });
   },
 
   async repetition(c, repetition, warmup, ctx): Promise<Measurement> {
@@ -76,12 +81,10 @@ export const ipfsExecutor: Executor = {
       session.rpc.destroy();
       session.rpc = new KuboRpc(session.connection.api);
       session.cids.clear();
-      await warm(session.rpc, session.doc, ctx.signal);
     }
     session.connection.pristine = false;
-    return runRepetition(plan, inThisThread(executor(session, ctx)), ctx.signal, (signal) =>
-      cleanup(session, plan, signal),
-    );
+    const driver = inThisThread(executor(session, ctx), (signal) => warm(session.rpc, session.doc, signal));
+    return runRepetition(plan, driver, ctx.signal, (signal) => cleanup(session, plan, signal));
   },
 
   async finish(c) {
@@ -115,7 +118,7 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
 }
 
 /**
- * Outside every timed window: the payload pool, a connection per request in flight, and one add that
+ * Before each repetition (LoadDriver.warm), outside its timed window: the payload pool, a connection per request in flight, and one add that
  * stores nothing (only-hash) with the case's options, so that the first timed add is not also this
  * process's first run of the add path (0.1 s more for the first 64 MiB add of a fresh process).
  */

@@ -208,11 +208,17 @@ export const epochNow = () => performance.timeOrigin + performance.now();
 /** Runs the operations of a group: in this thread, or split across worker threads (threads.ts). */
 export interface LoadDriver<O> {
   run(ops: readonly O[], options: RunLoadOptions): Promise<LoadResult>;
+  /**
+   * Readies what the operations use (connections, the payload pool) before a repetition, outside its
+   * timed window. In the repetition, not at prepare: a target that stopped answering is never asked.
+   */
+  warm?(signal: AbortSignal): Promise<void>;
 }
 
 export const inThisThread = <O extends { from?: number; count?: number }>(
   execute: Execute<O>,
-): LoadDriver<O> => ({ run: (ops, options) => runLoad(ops, execute, options) });
+  warm?: (signal: AbortSignal) => Promise<void>,
+): LoadDriver<O> => ({ run: (ops, options) => runLoad(ops, execute, options), ...(warm && { warm }) });
 
 export function describeError(error: unknown): string {
   // A benchspec error that marks another (a timeout) reads as that one; its code is not for the row.
@@ -515,6 +521,7 @@ export async function runRepetition<O>(
   let measurement: Measurement | undefined;
   let failure: unknown;
   try {
+    await driver.warm?.(signal);
     if (plan.setup) {
       const setup = await driver.run(plan.setup.ops, { concurrency: plan.setup.concurrency, signal });
       const failed = setup.records.find((r) => r.error);

@@ -102,7 +102,7 @@ export class S3DataPlane {
   }
 
   /** Opens `count` connections for the timed requests (ConnectionPool.warm), each with a HEAD of the bucket. */
-  async warm(count: number, signal?: AbortSignal): Promise<void> {
+  async warm(count: number, signal: AbortSignal): Promise<void> {
     const path = this.basePath || "/";
     const headers = this.signer.sign(
       { method: "HEAD", host: this.host, path, query: {}, headers: {} },

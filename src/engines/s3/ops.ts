@@ -54,7 +54,7 @@ export function openClients(wiring: S3Wiring): S3Clients {
 }
 
 /** Before the timed window: the payload pool, and the connections the operations will use (data.warm). */
-export async function warmClients(wiring: S3Wiring, { data }: S3Clients, signal?: AbortSignal) {
+export async function warmClients(wiring: S3Wiring, { data }: S3Clients, signal: AbortSignal) {
   warmPayloads();
   await data.warm(wiring.sockets, signal);
 }

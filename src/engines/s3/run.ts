@@ -57,7 +57,7 @@ export const s3Executor: Executor = {
       connection,
       prefix: wiring.prefix,
       clients,
-      driver: inThisThread(s3Operations(wiring, clients)),
+      driver: inThisThread(s3Operations(wiring, clients), (signal) => warmClients(wiring, clients, signal)),
     };
     sessions.set(c.id, session);
     if (threadCount > 1) {
@@ -67,7 +67,7 @@ export const s3Executor: Executor = {
         input: { ...wiring, sockets: Math.ceil(wiring.sockets / threadCount) },
       });
       session.driver = session.threads;
-    } else await warmClients(wiring, clients, ctx.signal);
+    }
   },
 
   async repetition(c, repetition, warmup, ctx): Promise<Measurement> {

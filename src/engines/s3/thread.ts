@@ -5,6 +5,9 @@ import { openClients, s3Operations, warmClients, type S3Wiring } from "./ops.js"
 export const makeThreadExecute: MakeThreadExecute = async (input) => {
   const wiring = input as S3Wiring;
   const clients = openClients(wiring);
-  await warmClients(wiring, clients);
-  return { execute: s3Operations(wiring, clients) as never, close: () => clients.destroy() };
+  return {
+    execute: s3Operations(wiring, clients) as never,
+    close: () => clients.destroy(),
+    warm: (signal) => warmClients(wiring, clients, signal),
+  };
 };
