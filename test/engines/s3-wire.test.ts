@@ -606,6 +606,22 @@ describe("ConnectionPool", () => {
     expect(server.connections()).toBe(1);
   });
 
+  it("warm opens the connections the timed requests then use, an error answer too", async () => {
+    const server = await httpServer((req, res) => {
+      res.statusCode = req.method === "HEAD" ? 403 : 200;
+      res.end();
+    });
+    const pool = server.pool();
+    await pool.warm(4, { ...get(server.port), method: "HEAD" });
+    expect(server.connections()).toBe(4);
+    // Warming again finds them idle and opens none.
+    await pool.warm(4, { ...get(server.port), method: "HEAD" });
+    expect(server.connections()).toBe(4);
+    await Promise.all(Array.from({ length: 4 }, () => pool.request(get(server.port))));
+    expect(server.requests()).toBe(8);
+    expect(server.connections()).toBe(4);
+  });
+
   it("ends a HEAD response at its head and keeps the connection for the next request", async () => {
     const server = await httpServer((req, res) => {
       res.setHeader("content-length", "1000");

@@ -167,6 +167,17 @@ export class ConnectionPool {
     }
   }
 
+  /**
+   * Opens up to `count` connections with a cheap request each (all at once, so none is reused) and keeps
+   * them for the timed requests: a timed window then holds no connection set-up, as a compiled script's
+   * (whose curls connect before the start barrier). Any answer will do, an error status too (credentials
+   * may not allow the request): the connection is open either way.
+   */
+  async warm(count: number, request: WireRequest, signal?: AbortSignal): Promise<void> {
+    const fresh = Math.max(0, count - this.idle.length);
+    await Promise.all(Array.from({ length: fresh }, () => this.request(request, { signal })));
+  }
+
   destroy(): void {
     for (const connection of this.all) connection.socket.destroy();
     this.all.clear();

@@ -23,6 +23,8 @@ export interface AddOptions {
   rawLeaves: boolean;
   chunker: string;
   pin: boolean;
+  /** Only compute the CID, store nothing (the warm-up's add). */
+  onlyHash?: boolean;
 }
 
 /** What an add returned: the root's CID and the DAG's cumulative size (`Size`). */
@@ -65,6 +67,7 @@ export class KuboRpc {
         "raw-leaves": options.rawLeaves,
         chunker: options.chunker,
         pin: options.pin,
+        ...(options.onlyHash && { "only-hash": true }),
       },
       signal,
       { ...progress, keepBody: () => true },
@@ -92,6 +95,15 @@ export class KuboRpc {
       keepBody: (status) => status !== 200,
     });
     return response.bodyBytes;
+  }
+
+  /** Opens `count` connections for the timed calls (ConnectionPool.warm), each with a `version` call. */
+  warm(count: number, signal: AbortSignal): Promise<void> {
+    return this.pool.warm(
+      count,
+      { method: "POST", target: `${this.base}/version`, headers: { host: this.host }, contentLength: 0 },
+      signal,
+    );
   }
 
   destroy(): void {

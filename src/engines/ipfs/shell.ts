@@ -4,7 +4,10 @@
  * (as for S3: `ipfs add`/`ipfs cat` per object would measure the CLI's start-up, and made a study's script
  * report IPFS 10× faster than S3 where `benchspec run` found the opposite): put = POST /api/v0/add
  * (multipart form) with the case's cid-version/raw-leaves/chunker/pin, get = POST /api/v0/cat?arg=CID to
- * /dev/null of objects added first (unmeasured). The `ipfs` CLI does the untimed work (the node check,
+ * /dev/null of objects added first (unmeasured). The add requests are benchspec run's (rpc.ts): the same
+ * query (stream-channels, progress=false) and no `Expect: 100-continue`. The timed window runs from the
+ * barrier's release, every curl started and connected, to the last transfer's end; run's from its first
+ * request, its connections opened and its add path run once before (run.ts), to its last response's end. The `ipfs` CLI does the untimed work (the node check,
  * pins, clean-up). Payload files are fresh random data per repetition, so the node cannot deduplicate one
  * repetition against another. `concurrency` workers start together behind the barrier and take objects
  * i ≡ worker (mod concurrency).

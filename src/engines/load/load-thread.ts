@@ -4,18 +4,22 @@
  */
 import { performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
-import { runLoad, type Execute } from "./load.js";
+import { rootCode } from "../../platform/errors.js";
+import { describeError, runLoad, type Execute } from "./load.js";
 import type { FromThread, ThreadInit, ToThread } from "./threads.js";
 
 /** What an engine's thread module exports. */
-export type MakeThreadExecute = (
-  input: unknown,
-) => Promise<{ execute: Execute<unknown>; close(): Promise<void> | void }>;
+export type MakeThreadExecute = (input: unknown) => Promise<{
+  execute: Execute<unknown>;
+  close(): Promise<void> | void;
+  /** LoadDriver.warm, in this thread. */
+  warm?(signal: AbortSignal): Promise<void>;
+}>;
 
 const port = parentPort!;
 const init = workerData as ThreadInit;
 const { makeThreadExecute } = (await import(init.module)) as { makeThreadExecute: MakeThreadExecute };
-const { execute, close } = await makeThreadExecute(init.input);
+const { execute, close, warm } = await makeThreadExecute(init.input);
 const running = new Map<number, AbortController>();
 const send = (message: FromThread) => port.postMessage(message);
 
@@ -39,6 +43,20 @@ port.on("message", (message: ToThread) => {
           timeOrigin: performance.timeOrigin,
         });
       });
+      break;
+    }
+    case "warm": {
+      const controller = new AbortController();
+      running.set(message.id, controller);
+      void Promise.resolve(warm?.(controller.signal))
+        .then(
+          () => ({}),
+          (error: Error) => ({ error: describeError(error), code: rootCode(error) }),
+        )
+        .then((failure) => {
+          running.delete(message.id);
+          send({ type: "warmed", id: message.id, ...failure });
+        });
       break;
     }
     case "abort":

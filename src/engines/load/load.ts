@@ -208,11 +208,17 @@ export const epochNow = () => performance.timeOrigin + performance.now();
 /** Runs the operations of a group: in this thread, or split across worker threads (threads.ts). */
 export interface LoadDriver<O> {
   run(ops: readonly O[], options: RunLoadOptions): Promise<LoadResult>;
+  /**
+   * Readies what the operations use (connections, the payload pool) before a repetition, outside its
+   * timed window. In the repetition, not at prepare: a target that stopped answering is never asked.
+   */
+  warm?(signal: AbortSignal): Promise<void>;
 }
 
 export const inThisThread = <O extends { from?: number; count?: number }>(
   execute: Execute<O>,
-): LoadDriver<O> => ({ run: (ops, options) => runLoad(ops, execute, options) });
+  warm?: (signal: AbortSignal) => Promise<void>,
+): LoadDriver<O> => ({ run: (ops, options) => runLoad(ops, execute, options), ...(warm && { warm }) });
 
 export function describeError(error: unknown): string {
   // A benchspec error that marks another (a timeout) reads as that one; its code is not for the row.
@@ -438,6 +444,16 @@ export interface MeasuredGroup<O> {
   ops: readonly O[];
 }
 
+/** A repetition plan: unmeasured setup, then the measured group. */
+export interface RepetitionPlan<O> {
+  setup?: { concurrency: number; ops: readonly O[] };
+  measured: MeasuredGroup<O>;
+}
+
+/** The most workers a repetition runs at once: its concurrency, autotune's rounds, its setup's. */
+export const maxConcurrency = (r: RepetitionPlan<unknown>) =>
+  Math.max(r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1);
+
 /**
  * Runs a measured group; with autotune, one round per concurrency until the throughput gain falls below
  * the threshold (like `mc admin speedtest`). The repetition reports the knee — the last round that still
@@ -497,7 +513,7 @@ export async function runMeasured<O>(
  * its own time limit). Disarmed (the start never came), it cleans up what the setup wrote.
  */
 export async function armCallSequence<O>(
-  plan: { setup?: { concurrency: number; ops: readonly O[] }; measured: MeasuredGroup<O> },
+  plan: RepetitionPlan<O>,
   driver: LoadDriver<O>,
   signal: AbortSignal,
   cleanup: (signal: AbortSignal) => Promise<void>,
@@ -506,6 +522,7 @@ export async function armCallSequence<O>(
   let measurement: Measurement | undefined;
   let failure: unknown;
   try {
+    await driver.warm?.(signal);
     if (plan.setup) {
       const setup = await driver.run(plan.setup.ops, { concurrency: plan.setup.concurrency, signal });
       const failed = setup.records.find((r) => r.error);

@@ -9,6 +9,7 @@
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Worker } from "node:worker_threads";
+import { marked, type ErrorCode } from "../../platform/errors.js";
 import { nextMessage, startWorker } from "../../platform/worker-thread.js";
 import {
   epochNow,
@@ -33,12 +34,14 @@ export type ToThread =
       options: Omit<RunLoadOptions, "signal">;
       share: { cursor: Int32Array; firstWorker: number; workerStride: number; deadline?: number };
     }
+  | { type: "warm"; id: number }
   | { type: "abort"; id: number }
   | { type: "close" };
 
 export type FromThread =
   | { type: "ready" }
   | { type: "result"; id: number; records: OpRecord[]; elu: number; timeOrigin: number }
+  | { type: "warmed"; id: number; error?: string; code?: ErrorCode }
   | { type: "closed" };
 
 /**
@@ -138,6 +141,32 @@ export class LoadThreads<O> implements LoadDriver<O> {
         elu: Math.max(...results.map((r) => r.elu)),
         threads: active.length,
       };
+    } finally {
+      signal.removeEventListener("abort", abort);
+    }
+  }
+
+  /** Each thread's executor readies itself (LoadDriver.warm); the first failure is thrown, code kept. */
+  async warm(signal: AbortSignal): Promise<void> {
+    if (this.lost) throw this.lost;
+    const id = this.nextId++;
+    const abort = () => {
+      for (const worker of this.workers) worker.postMessage({ type: "abort", id } satisfies ToThread);
+    };
+    signal.addEventListener("abort", abort, { once: true });
+    try {
+      const replies = await Promise.all(
+        this.workers.map((worker) => {
+          const warmed = reply(worker, (m) => m.type === "warmed" && m.id === id);
+          worker.postMessage({ type: "warm", id } satisfies ToThread);
+          return warmed as Promise<Extract<FromThread, { type: "warmed" }>>;
+        }),
+      );
+      const failed = replies.find((r) => r.error !== undefined);
+      if (failed) {
+        const error = new Error(failed.error);
+        throw failed.code ? marked(failed.code, error) : error;
+      }
     } finally {
       signal.removeEventListener("abort", abort);
     }

@@ -101,6 +101,16 @@ export class S3DataPlane {
     await this.send("DELETE", key, {}, signal);
   }
 
+  /** Opens `count` connections for the timed requests (ConnectionPool.warm), each with a HEAD of the bucket. */
+  async warm(count: number, signal: AbortSignal): Promise<void> {
+    const path = this.basePath || "/";
+    const headers = this.signer.sign(
+      { method: "HEAD", host: this.host, path, query: {}, headers: {} },
+      await this.identity(),
+    );
+    await this.pool.warm(count, { method: "HEAD", target: path, headers }, signal);
+  }
+
   destroy(): void {
     this.pool.destroy();
   }

@@ -10,7 +10,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { fill, type Execute, type Indexed } from "../load/load.js";
-import { makePayload, type Payload } from "../load/payload.js";
+import { makePayload, warmPayloads, type Payload } from "../load/payload.js";
 import type { S3Op, SdkData } from "../../compile/sdk-format.js";
 import { TIMEOUTS, type Progress } from "../http/http1.js";
 import { makeS3Client, type S3Connection } from "../../targets/s3/client.js";
@@ -51,6 +51,12 @@ export function openClients(wiring: S3Wiring): S3Clients {
       spares.clear();
     },
   };
+}
+
+/** Before the timed window: the payload pool, and the connections the operations will use (data.warm). */
+export async function warmClients(wiring: S3Wiring, { data }: S3Clients, signal: AbortSignal) {
+  warmPayloads();
+  await data.warm(wiring.sockets, signal);
 }
 
 export function s3Operations(wiring: S3Wiring, { client, data }: S3Clients): Execute<S3Op> {

@@ -6,7 +6,7 @@
  * ever written or deleted.
  */
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
-import { armCallSequence, inThisThread, fill, type LoadDriver } from "../load/load.js";
+import { armCallSequence, inThisThread, maxConcurrency, fill, type LoadDriver } from "../load/load.js";
 import {
   DELETE_BATCH,
   RUN_ID_PLACEHOLDER,
@@ -21,7 +21,7 @@ import type { Executor } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
 import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
-import { openClients, s3Operations, type S3Clients, type S3Wiring } from "./ops.js";
+import { openClients, s3Operations, warmClients, type S3Clients, type S3Wiring } from "./ops.js";
 
 interface Session {
   doc: S3SdkDocument;
@@ -57,7 +57,7 @@ export const s3Executor: Executor = {
       connection,
       prefix: wiring.prefix,
       clients,
-      driver: inThisThread(s3Operations(wiring, clients)),
+      driver: inThisThread(s3Operations(wiring, clients), (signal) => warmClients(wiring, clients, signal)),
     };
     sessions.set(c.id, session);
     if (threadCount > 1) {
@@ -102,10 +102,6 @@ export const s3Executor: Executor = {
     }
   },
 };
-
-function maxConcurrency(r: S3Repetition): number {
-  return Math.max(r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1);
-}
 
 function maxInFlight(r: S3Repetition): number {
   const concurrency = maxConcurrency(r);

@@ -788,16 +788,19 @@ bs_ipfs_target_check() {
 # The timed requests go to the RPC API over HTTP, each worker's all in one curl process (bs_curl_run), as
 # `ipfs add`/`ipfs cat` would send them; the CLI would time its own start-up per object.
 bs_ipfs_case() {
-  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error='' chunker
+  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error='' chunker addq
   bs_urlencode chunker "$8"
-  BS_IPFS_ADDQ="cid-version=$6&raw-leaves=$7&chunker=$chunker&pin=$9"
+  # The query benchspec run's add sends (src/engines/ipfs/rpc.ts).
+  addq="stream-channels=true&progress=false&cid-version=$6&raw-leaves=$7&chunker=$chunker"
+  BS_IPFS_ADDQ="$addq&pin=$9"
   # What cleanup unpins: the adds before a get always pin.
   BS_IPFS_PIN=$9
   if [[ $op != put ]]; then BS_IPFS_PIN=true; fi
   BS_IPFS_CLEANUP=${10}
   if [[ $BS_IPFS_CLEANUP != keep ]]; then BS_REP_CLEANUP=bs_ipfs_cleanup; fi
   bs_ipfs_http_url
-  BS_CURL_COMMON=(globoff)
+  # No Expect: 100-continue before a body (curl's default above 1 MiB), as benchspec run sends none.
+  BS_CURL_COMMON=(globoff "header=Expect:")
   BS_CURL_WARMUP=("url=$BS_IPFS_HTTP/api/v0/version" request=POST)
   mkdir -- "$BS_REPDIR/data" "$BS_REPDIR/cid"
   # Content identical to the user's has the user's CID: cleanup must not unpin what was pinned before.
@@ -806,7 +809,7 @@ bs_ipfs_case() {
   fi
   for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
   if [[ $op != put ]]; then
-    BS_IPFS_ADDQ="cid-version=$6&raw-leaves=$7&chunker=$chunker&pin=true"
+    BS_IPFS_ADDQ="$addq&pin=true"
     bs_curl_pool "$conc" bs_ipfs_worker put "$objects" "$conc" "$size"
     bs_ops_end
     bs_pool_stats "$conc"
