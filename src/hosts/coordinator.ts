@@ -125,7 +125,12 @@ export class HostCoordinator {
       link.onUnasked = (message) => {
         // Recorded with the host: it is there, not here, that a killed attempt's leftovers are.
         if (message.t === "leftover")
-          recordLeftover(paths.dir, { ...message.leftover, target: message.target, host: link.host });
+          recordLeftover(paths.dir, {
+            ...message.leftover,
+            target: message.target,
+            host: link.host,
+            group: name,
+          });
       };
     }
     const engines = [...new Set(plan.cases.filter((c) => c.params.hosts === name).map((c) => c.engine))];

@@ -3,6 +3,7 @@
  * the user's allocation or asking for one. srun gives every task the same stdin (--input=all) and merges
  * their stdout line by line; messages say whom they are for and from whom, so that is all it takes.
  */
+import { execa } from "execa";
 import type { HostTransport } from "./types.js";
 import { startWorkerProcess } from "./worker-process.js";
 
@@ -33,5 +34,14 @@ export const slurmTransport: HostTransport<"slurm"> = {
       stderr: () => srun.stderr(),
       stop: (graceMs) => srun.stop(graceMs),
     };
+  },
+  async removeDirectory(group, host, path) {
+    const result = await execa(
+      "srun",
+      [`--nodelist=${host}`, "--nodes=1", "--ntasks=1", ...(group.srun ?? []), "rm", "-rf", "--", path],
+      { reject: false, stdin: "ignore", timeout: 60_000 },
+    );
+    if (result.exitCode !== 0)
+      throw new Error(`srun on ${host}: ${String(result.stderr).trim() || `exit ${result.exitCode}`}`);
   },
 };

@@ -4,10 +4,29 @@
  * terminal; keep-alives, so a host that vanishes is noticed by ssh too. Nothing listens on a port of ours:
  * the worker talks over the session's stdin and stdout. The remote command holds no secret (ps shows it).
  */
-import type { HostTransport } from "./types.js";
+import { execa } from "execa";
+import { shQuote } from "../compile/writer.js";
+import type { GroupOf, HostTransport } from "./types.js";
 import { startWorkerProcess } from "./worker-process.js";
 
 const DEFAULT_CONNECT_TIMEOUT_S = 10;
+
+/** ssh's arguments up to the remote command: the user's config, no prompts, a dead host noticed. */
+const sshArgs = (group: GroupOf<"ssh">, host: string) => [
+  ...(group.sshConfig !== undefined ? ["-F", group.sshConfig] : []),
+  "-o",
+  "BatchMode=yes",
+  "-o",
+  `ConnectTimeout=${Math.ceil(group.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_S)}`,
+  "-o",
+  "ServerAliveInterval=5",
+  "-o",
+  "ServerAliveCountMax=3",
+  // No terminal: the worker's stdout carries messages byte for byte, and ends with the session.
+  "-T",
+  "--",
+  host,
+];
 
 export const sshTransport: HostTransport<"ssh"> = {
   hostNames: (group) => group.hosts,
@@ -16,22 +35,7 @@ export const sshTransport: HostTransport<"ssh"> = {
     const processes = group.hosts.map((host, index) =>
       startWorkerProcess(
         "ssh",
-        [
-          ...(group.sshConfig !== undefined ? ["-F", group.sshConfig] : []),
-          "-o",
-          "BatchMode=yes",
-          "-o",
-          `ConnectTimeout=${Math.ceil(group.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_S)}`,
-          "-o",
-          "ServerAliveInterval=5",
-          "-o",
-          "ServerAliveCountMax=3",
-          // No terminal: the worker's stdout carries messages byte for byte, and ends with the session.
-          "-T",
-          "--",
-          host,
-          `${command} worker --index ${index}`,
-        ],
+        [...sshArgs(group, host), `${command} worker --index ${index}`],
         (line) => events.line(line, index),
         (why) => events.exit(index, why),
       ),
@@ -43,5 +47,14 @@ export const sshTransport: HostTransport<"ssh"> = {
         await Promise.all(processes.map((p) => p.stop(graceMs)));
       },
     };
+  },
+  async removeDirectory(group, host, path) {
+    const result = await execa("ssh", [...sshArgs(group, host), `rm -rf -- ${shQuote(path)}`], {
+      reject: false,
+      stdin: "ignore",
+      timeout: 60_000,
+    });
+    if (result.exitCode !== 0)
+      throw new Error(`ssh ${host}: ${String(result.stderr).trim() || `exit ${result.exitCode}`}`);
   },
 };

@@ -18,6 +18,7 @@ type AnyTransport = {
   namedByWorkers: boolean;
   start(group: HostGroup, command: string, events: WorkerEvents): StartedWorkers;
   refuses?(c: { engine: EngineName; target: Target }): string | undefined;
+  removeDirectory?(group: HostGroup, host: string, path: string): Promise<void>;
 };
 const transportOf = (group: HostGroup) => TRANSPORTS[group.transport] as AnyTransport;
 
@@ -34,3 +35,11 @@ export const commandOf = (group: HostGroup): string =>
 
 export const refusedBy = (group: HostGroup, c: { engine: EngineName; target: Target }): string | undefined =>
   transportOf(group).refuses?.(c);
+
+/** Removes a directory on a host of the group, through its transport (`benchspec clean`). */
+export async function removeRemoteDirectory(group: HostGroup, host: string, path: string): Promise<void> {
+  const transport = transportOf(group);
+  if (!transport.removeDirectory)
+    throw new Error(`it is on host ${host}, which benchspec cannot reach to remove it: remove it there`);
+  await transport.removeDirectory(group, host, path);
+}

@@ -37,4 +37,9 @@ export interface HostTransport<T extends Transport> {
   start(group: GroupOf<T>, command: string, events: WorkerEvents): StartedWorkers;
   /** Why a case cannot run on a group of this transport, if it cannot (checked when the plan is made). */
   refuses?(c: { engine: EngineName; target: Target }): string | undefined;
+  /**
+   * Removes a directory on one host of the group (`benchspec clean` of what a killed run left there);
+   * rejects with why it could not. Absent: the transport cannot run a command there.
+   */
+  removeDirectory?(group: GroupOf<T>, host: string, path: string): Promise<void>;
 }

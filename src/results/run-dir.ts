@@ -217,6 +217,8 @@ export type RecordedLeftover = Leftover & {
   target: string;
   /** The client host it was created on, for cases that ran on other hosts (absent: this machine). */
   host?: string;
+  /** The host's group in the spec: how `clean` reaches the host. */
+  group?: string;
 };
 
 /**

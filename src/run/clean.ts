@@ -15,6 +15,7 @@ import {
   writeLeftovers,
   type RecordedLeftover,
 } from "../results/run-dir.js";
+import { removeRemoteDirectory } from "../hosts/transports.js";
 import { targetKind } from "../targets/index.js";
 
 export interface CleanOutcome {
@@ -55,14 +56,17 @@ export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<
 
 async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Plan>, env: NodeJS.ProcessEnv) {
   if (leftover.kind === "directory") {
-    if (leftover.host !== undefined)
-      throw new Error(
-        `it is on host ${leftover.host}: remove it there (only directories named benchspec-… were made)`,
-      );
     // Every directory a run creates outside its run directory is named benchspec-…; anything else on record
     // was not written by benchspec and is left alone.
     if (!isAbsolute(leftover.path) || !basename(leftover.path).startsWith("benchspec-"))
       throw new Error("not a directory benchspec creates; left alone");
+    if (leftover.host !== undefined) {
+      // On a client host: removed there, reached the way the run reached it (its group's transport).
+      const group = leftover.group === undefined ? undefined : (await plan()).hosts[leftover.group];
+      if (!group) throw new Error(`it is on host ${leftover.host}: remove it there`);
+      await removeRemoteDirectory(group, leftover.host, leftover.path);
+      return;
+    }
     await rm(leftover.path, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     return;
   }

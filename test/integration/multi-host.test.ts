@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { ResultRow } from "../../src/results/row.js";
 import type { TelemetryRow } from "../../src/telemetry/types.js";
+import { until } from "../support/poll.js";
 import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { startHosts, type Hosts } from "../support/hosts.js";
 import { ROOT } from "../support/spec.js";
@@ -318,18 +319,36 @@ describe("a case from three hosts over ssh", () => {
     expect(resumed.exitCode, resumed.all).toBe(0);
     expect(rowsOf(dir).map((row) => row.case)).toEqual(["quick.local.write", "long.local.randread"]);
   }, 120_000);
-});
 
-/** Polls `check` every 100 ms until it returns something (bounded: 30 s). */
-async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+  it("benchspec clean removes over ssh what a killed run left on the hosts", async () => {
+    const file = await writeSpec("killed-all", spec([fioRead("40s")]));
+    const dir = join(work, "killed-all-run");
+    const running = run([file, "-o", dir]);
+    await until(async () =>
+      (await Promise.all(hosts.hosts.map((host) => host.processes(/\bfio\b.*--output-format/)))).every(
+        (found) => found.length > 0,
+      )
+        ? true
+        : undefined,
+    );
+    // Killed outright, everywhere: the workers first (so none cleans up), then the coordinator.
+    for (const host of hosts.hosts)
+      for (const victim of await host.processes(/worker --index|\bfio\b/))
+        process.kill(victim.pid, "SIGKILL");
+    running.kill("SIGKILL");
+    await running;
+    const listing = async () =>
+      Promise.all(
+        hosts.hosts.map(async (host) => (await host.exec("ls", ["-A", hosts.privatePath])).stdout.trim()),
+      );
+    expect((await listing()).every((names) => /^benchspec-/.test(names))).toBe(true);
+
+    const cleaned = await execa("node", [BIN, "clean", dir], { reject: false, all: true, env: env() });
+    expect(cleaned.exitCode, cleaned.all).toBe(0);
+    expect(await listing()).toEqual(["", "", ""]);
+    expect(readFileSync(join(dir, "leftovers.ndjson"), "utf8")).toBe("");
+  }, 90_000);
+});
 
 describe("a case from three Slurm nodes", () => {
   let cluster: Hosts;
