@@ -36,8 +36,12 @@ export interface CoordinatorOptions {
 
 /** A host whose clock cannot be read closer than this cannot be started with the others. */
 export const MAX_CLOCK_ERROR_MS = 50;
-/** How far ahead the start instant is set: long enough for the start message to reach every host. */
-const START_LEAD_MS = 250;
+/**
+ * How far ahead the start instant is set: long enough for the start message to reach every host (armed,
+ * they wait on nothing else) — a few of its measured round trips, within 25–250 ms.
+ */
+const startLeadMs = (clocks: readonly ClockReading[]) =>
+  Math.min(250, 25 + 8 * Math.max(...clocks.map((clock) => clock.errorMs)));
 /** How long hosts get to finish a case after Ctrl-C, and to confirm their cleanup at the end. */
 const INTERRUPTED_FINISH_MS = 10_000;
 const FINISH_MS = 120_000;
@@ -202,7 +206,7 @@ export class HostCoordinator {
             )
             .join("; "),
         );
-      const at = Date.now() + START_LEAD_MS + 2 * Math.max(...clocks.map((clock) => clock.errorMs));
+      const at = Date.now() + startLeadMs(clocks) + 2 * Math.max(...clocks.map((clock) => clock.errorMs));
       links.forEach((link, i) =>
         link.send({ t: "start", case: c.id, repetition: rep, warmup, at: at + clocks[i]!.offsetMs }),
       );

@@ -246,7 +246,7 @@ describe("a case from three hosts over ssh", () => {
     expect(await leftOnHosts()).toEqual([]);
   });
 
-  it("fails the case naming a host whose worker is killed mid-case, stops the others, and leaves nothing", async () => {
+  it("fails the case naming a host whose worker is killed mid-case, stops the others; clean removes what the dead worker left", async () => {
     const file = await writeSpec("killed", spec([fioRead("20s")]));
     const running = run([file, "-o", join(work, "killed-run")]);
     const victim = hosts.host("h2");
@@ -263,6 +263,14 @@ describe("a case from three hosts over ssh", () => {
     expect(row!.ok).toBe(false);
     expect(row!.error).toMatch(/host h2: .*the other hosts were stopped/);
     expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
+    // The killed worker could not remove its directory; the run recorded it, and clean removes it there.
+    expect((await victim.exec("ls", ["-A", hosts.privatePath])).stdout).toMatch(/^benchspec-.*-h2$/m);
+    const cleaned = await execa("node", [BIN, "clean", join(work, "killed-run")], {
+      reject: false,
+      all: true,
+    });
+    expect(cleaned.exitCode, cleaned.all).toBe(0);
+    expect((await victim.exec("ls", ["-A", hosts.privatePath])).stdout.trim()).toBe("");
   });
 
   it("fails the case naming a frozen host within the silence limit", async () => {
@@ -345,7 +353,7 @@ describe("a case from three hosts over ssh", () => {
 
     const cleaned = await execa("node", [BIN, "clean", dir], { reject: false, all: true, env: env() });
     expect(cleaned.exitCode, cleaned.all).toBe(0);
-    expect(await listing()).toEqual(["", "", ""]);
+    expect(await listing(), cleaned.all).toEqual(["", "", ""]);
     expect(readFileSync(join(dir, "leftovers.ndjson"), "utf8")).toBe("");
   }, 90_000);
 });
