@@ -246,6 +246,35 @@ describe("a case from three hosts over ssh", () => {
     expect(await leftOnHosts()).toEqual([]);
   });
 
+  it("fails a case on a host without fio, or without benchspec, naming the host and why", async () => {
+    // h3's worker sees a PATH without fio (the hosts share this machine's files, so fio is hidden, not gone).
+    const hideFio = `sh -c 'case $(hostname) in h3) export PATH=/nonexistent BENCHSPEC_TOOLS_DIR=/nonexistent;; esac; exec "$0" "$@"' ${process.execPath} ${BIN}`;
+    const noFio = await writeSpec("no-fio", {
+      ...spec([{ ...fioRead("1s"), name: "short" }]),
+      hosts: { clients: { ...group(["h1", "h2", "h3"]), command: hideFio } },
+    });
+    const started = Date.now();
+    const result = await run([noFio, "-o", join(work, "no-fio-run")]);
+    expect(result.exitCode, result.all).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const [row] = rowsOf(join(work, "no-fio-run"));
+    expect(row!.ok).toBe(false);
+    expect(row!.error).toMatch(/host h3: fio is not installed/);
+
+    const noBenchspec = await writeSpec("no-benchspec", {
+      ...spec(
+        [{ name: "quick", target: "local", engine: "dd", op: "write", bs: "1MiB", count: 1 }],
+        ["h1", "h2"],
+      ),
+      hosts: { clients: { ...group(["h1", "h2"]), command: "/nonexistent/benchspec" } },
+    });
+    const second = await run([noBenchspec, "-o", join(work, "no-benchspec-run")]);
+    expect(second.exitCode, second.all).toBe(1);
+    const [failed] = rowsOf(join(work, "no-benchspec-run"));
+    expect(failed!.error).toMatch(/host h1: .*(not found|No such file)/);
+    expect(await leftOnHosts()).toEqual([]);
+  }, 120_000);
+
   it("fails the case naming a host whose worker is killed mid-case, stops the others; clean removes what the dead worker left", async () => {
     const file = await writeSpec("killed", spec([fioRead("20s")]));
     const running = run([file, "-o", join(work, "killed-run")]);
