@@ -4,8 +4,8 @@
  * `benchspec run` itself, rounds interleaved.
  *   (a) Coordination overhead per case: (wall time of `benchspec run` − the rows' measured seconds) ÷ cases,
  *       for the same short dd cases (one repetition each) on 1 host and on 3 hosts, beside the same cases on
- *       this machine. What a group adds (ssh, the workers' start, clock readings, the start instant 250 ms
- *       ahead, merging) is the difference.
+ *       this machine. What a group adds (ssh, the workers' start, arming, clock readings, the start instant a
+ *       few round trips ahead, merging) is the difference.
  *   (b) Aggregate throughput of one dd writer per host, 3 hosts against 1 (bytes of all hosts over the common
  *       window, the merged row's figure). INFO: the hosts are namespaces sharing this machine's two cores, so
  *       this shows the coordination scales, not what three real clients would deliver.
@@ -159,9 +159,8 @@ function overheadLines(rounds: Round[]): BenchLine[] {
         `reference: the same cases on this machine (${part("local", (r) => r.wall)} s − measured ${part("local", (r) => r.measured)} s, ` +
         `start → first repetition ${part("local", (r) => r.beforeFirst)} s). ` +
         `benchspec run ${part(count, (r) => r.wall)} s − measured ${part(count, (r) => r.measured)} s; ` +
-        `start → first repetition ${part(count, (r) => r.beforeFirst)} s (process start, validate, ssh, the workers' start and compile, clock readings, the start instant 250 ms ahead), ` +
-        `after the last ${part(count, (r) => r.afterLast)} s. The hosts' measured seconds are longer than here: ` +
-        `a host's dd window runs from the release to the last exit and holds its processes' start-up`,
+        `start → first repetition ${part(count, (r) => r.beforeFirst)} s (process start, validate, ssh, the workers' start and compile, arming, clock readings, the start instant a few round trips ahead), ` +
+        `after the last ${part(count, (r) => r.afterLast)} s`,
       detail: { rounds: of(count), local: of("local") },
     };
   });
