@@ -182,6 +182,61 @@ describe("telemetry on a client host whose NIC is shaped", () => {
     await hosts?.stop();
   });
 
+  it("says a slow device was the limit and the client was not", async () => {
+    // A loop device over a file that h1 serves through sshfs, behind h1's shaped NIC: every read crosses it,
+    // so the device always has I/O in flight while fio waits.
+    const mount = join(dir, "on-h1");
+    await execa("mkdir", ["-p", mount]);
+    await execa("sshfs", [
+      "-F",
+      hosts.sshConfig,
+      `h1:${hosts.privatePath}`,
+      mount,
+      "-o",
+      "cache=no,direct_io",
+    ]);
+    let device: string | undefined;
+    try {
+      await execa("dd", [
+        `of=${join(mount, "disk.img")}`,
+        "if=/dev/urandom",
+        "bs=1M",
+        "count=32",
+        "status=none",
+      ]);
+      device = (
+        await execa("losetup", ["--find", "--show", "--direct-io=on", join(mount, "disk.img")])
+      ).stdout.trim();
+      const run = await runSpec("slow-device", {
+        targets: { disk: { kind: "block", device } },
+        workloads: [
+          {
+            name: "w",
+            engine: "fio",
+            op: "randread",
+            ioengine: "libaio",
+            iodepth: 16,
+            bs: "64KiB",
+            direct: true,
+            size: "32MiB",
+            duration: "3s",
+            sample: "200ms",
+          },
+        ],
+      });
+      const summary = caseOf(run, "w.disk.randread");
+      expect(summary.telemetry![0]!.saturated).toEqual([
+        expect.stringMatching(
+          new RegExp(`^device: ${device.replace("/dev/", "")} had I/O in flight (9\\d|100) % of the time$`),
+        ),
+      ]);
+      expect(summary.warnings.filter((w) => w.startsWith("client-bound"))).toEqual([]);
+    } finally {
+      if (device) await execa("losetup", ["-d", device], { reject: false });
+      await execa("umount", [mount], { reject: false });
+    }
+  }, 120_000);
+
   it("counts the veth as the host's interface and names it saturated against its declared capacity", async () => {
     const spec = {
       targets: {
