@@ -1,0 +1,73 @@
+/**
+ * The rows of a host-telemetry chart: per drawn case (and host) its CPU — busy and iowait, % of all cores —
+ * and each interface's received and sent throughput, per time bin.
+ */
+import type { DisplayUnit } from "../format.js";
+import type { TelemetrySeries } from "../telemetry-series.js";
+import { round, unitFor, type VlSpec } from "./common.js";
+
+/** Interfaces drawn at most per case and host: the busiest (the caption names the others). */
+export const MAX_INTERFACES = 4;
+const LOOPBACK = "lo";
+
+export interface TelemetryData {
+  /** Kind "cpu" and kind "net": { t, y, s (the line), d (busy/iowait, rx/tx) }. */
+  rows: VlSpec[];
+  unit: DisplayUnit;
+  /** The highest network rate drawn (bytes/s). */
+  max: number;
+  tMax: number;
+  repetitions: number;
+  interfaces: string[];
+  /** Interfaces with traffic that are not drawn: loopback (unless it is all there is) and the quietest. */
+  left: string[];
+}
+
+/**
+ * `series`: each with the label of its case and host ("": the one case of one host). `named`: interfaces a limit names, drawn even
+ * when loopback (a local server's traffic is all on `lo`, and then it is the link measured).
+ */
+export function telemetryData(
+  series: readonly { label: string; series: TelemetrySeries }[],
+  named: ReadonlySet<string>,
+): TelemetryData | undefined {
+  if (series.length === 0) return undefined;
+  const traffic = new Map<string, number>();
+  for (const { series: s } of series)
+    for (const p of s.points)
+      for (const [n, v] of Object.entries(p.net)) traffic.set(n, (traffic.get(n) ?? 0) + v.rx + v.tx);
+  const others = [...traffic.keys()].some((n) => n !== LOOPBACK);
+  const candidates = [...traffic.keys()]
+    .filter((n) => n !== LOOPBACK || !others || named.has(n))
+    .sort((a, b) => Number(named.has(b)) - Number(named.has(a)) || traffic.get(b)! - traffic.get(a)!);
+  const interfaces = candidates.slice(0, MAX_INTERFACES).sort();
+  const left = [...traffic.keys()].filter((n) => !interfaces.includes(n)).sort();
+  const rates = series.flatMap(({ series: s }) =>
+    s.points.flatMap((p) => interfaces.flatMap((n) => (p.net[n] ? [p.net[n].rx, p.net[n].tx] : []))),
+  );
+  const unit = unitFor("throughput", rates);
+  const rows: VlSpec[] = [];
+  for (const { label, series: s } of series) {
+    for (const p of s.points) {
+      const t = round(p.t);
+      const host = label || "client host";
+      rows.push({ k: "cpu", t, y: round(p.busy * 100), s: host, d: "busy" });
+      rows.push({ k: "cpu", t, y: round(p.iowait * 100), s: host, d: "iowait" });
+      for (const n of interfaces) {
+        const rate = p.net[n] ?? { rx: 0, tx: 0 };
+        const line = `${label ? `${label} · ` : ""}${n}`;
+        rows.push({ k: "net", t, y: round(rate.rx / unit.factor), s: line, d: "rx" });
+        rows.push({ k: "net", t, y: round(rate.tx / unit.factor), s: line, d: "tx" });
+      }
+    }
+  }
+  return {
+    rows,
+    unit,
+    max: Math.max(0, ...rates),
+    tMax: Math.max(0, ...series.flatMap(({ series: s }) => s.points.map((p) => p.t))),
+    repetitions: Math.max(...series.map(({ series: s }) => s.repetitions)),
+    interfaces,
+    left,
+  };
+}
