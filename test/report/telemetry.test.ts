@@ -11,6 +11,7 @@ import { VERSION } from "../../src/cli/context.js";
 import { validateText } from "../../src/plan/load.js";
 import { buildReport } from "../../src/report/index.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
+import { telemetryData } from "../../src/report/charts/telemetry-data.js";
 import { telemetrySeries } from "../../src/report/telemetry-series.js";
 import { nicLimits, summarizeCase } from "../../src/results/summary.js";
 import { synthRows, synthSeries, synthTelemetry } from "./support.js";
@@ -77,6 +78,27 @@ describe("host telemetry in the report", () => {
     expect(html).toMatch(/<th title="Saturated: a resource of the client host at 90% or more/);
   });
 
+  it("draws loopback when it carries most of the traffic (a server on this machine), else leaves it out", () => {
+    const of = (lo: number, eth0: number) =>
+      telemetryData(
+        [
+          {
+            label: "",
+            series: {
+              case: "c",
+              repetitions: 1,
+              points: [
+                { t: 1, busy: 0.1, iowait: 0, net: { lo: { rx: lo, tx: lo }, eth0: { rx: eth0, tx: eth0 } } },
+              ],
+            },
+          },
+        ],
+        new Set(),
+      )!;
+    expect(of(100e6, 1e3).interfaces).toEqual(["eth0", "lo"]);
+    expect(of(1e6, 100e6)).toMatchObject({ interfaces: ["eth0"], left: ["lo"] });
+  });
+
   it("rows without telemetry show no verdict and no telemetry chart", async () => {
     const { html, charts } = await build(
       runFromRows("net", plan, synthRows(plan), { series: synthSeries(plan) }),
@@ -136,6 +158,11 @@ describe("host telemetry in the report", () => {
       expect(series[0]!.points[0]!.net.eth0!.tx).toBe(40e6);
       const { charts } = await build(run);
       expect(charts.some((c) => c.kind === "telemetry")).toBe(true);
+      // Rows parsed on several threads: the same verdicts and figures as on one.
+      const [threaded] = await loadInputs([dir], { threads: 3, threadsFrom: 0 });
+      const [single] = await loadInputs([dir], { threads: 1 });
+      expect(single!.cases[0]!.telemetry![0]!.saturated).toHaveLength(1);
+      expect(threaded!.cases.map((c) => c.telemetry)).toEqual(single!.cases.map((c) => c.telemetry));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

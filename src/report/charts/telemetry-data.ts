@@ -19,13 +19,13 @@ export interface TelemetryData {
   tMax: number;
   repetitions: number;
   interfaces: string[];
-  /** Interfaces with traffic that are not drawn: loopback (unless it is all there is) and the quietest. */
+  /** Interfaces with traffic that are not drawn: loopback (unless it carries most) and the quietest. */
   left: string[];
 }
 
 /**
- * `series`: each with the label of its case and host ("": the one case of one host). `named`: interfaces a limit names, drawn even
- * when loopback (a local server's traffic is all on `lo`, and then it is the link measured).
+ * `series`: each with the label of its case and host ("": the one case of one host). `named`: interfaces
+ * a limit names, drawn first (loopback too).
  */
 export function telemetryData(
   series: readonly { label: string; series: TelemetrySeries }[],
@@ -36,9 +36,11 @@ export function telemetryData(
   for (const { series: s } of series)
     for (const p of s.points)
       for (const [n, v] of Object.entries(p.net)) traffic.set(n, (traffic.get(n) ?? 0) + v.rx + v.tx);
-  const others = [...traffic.keys()].some((n) => n !== LOOPBACK);
+  // Loopback is the data path only when it carries most of the traffic (a server on this machine).
+  const total = [...traffic.values()].reduce((sum, v) => sum + v, 0);
+  const loopback = named.has(LOOPBACK) || (traffic.get(LOOPBACK) ?? 0) > total / 2;
   const candidates = [...traffic.keys()]
-    .filter((n) => n !== LOOPBACK || !others || named.has(n))
+    .filter((n) => n !== LOOPBACK || loopback)
     .sort((a, b) => Number(named.has(b)) - Number(named.has(a)) || traffic.get(b)! - traffic.get(a)!);
   const interfaces = candidates.slice(0, MAX_INTERFACES).sort();
   const left = [...traffic.keys()].filter((n) => !interfaces.includes(n)).sort();
