@@ -78,7 +78,7 @@ describe("host telemetry in the report", () => {
     expect(html).toMatch(/<th title="Saturated: a resource of the client host at 90% or more/);
   });
 
-  it("draws loopback when it carries most of the traffic (a server on this machine), else leaves it out", () => {
+  it("draws loopback when it carries most of the traffic (a server on this machine), and no quiet interface", () => {
     const of = (lo: number, eth0: number) =>
       telemetryData(
         [
@@ -95,7 +95,9 @@ describe("host telemetry in the report", () => {
         ],
         new Set(),
       )!;
-    expect(of(100e6, 1e3).interfaces).toEqual(["eth0", "lo"]);
+    expect(of(100e6, 10e6).interfaces).toEqual(["eth0", "lo"]);
+    // Under 1 % of the busiest interface's traffic: a flat line, left out.
+    expect(of(100e6, 1e3)).toMatchObject({ interfaces: ["lo"], left: ["eth0"] });
     expect(of(1e6, 100e6)).toMatchObject({ interfaces: ["eth0"], left: ["lo"] });
   });
 

@@ -9,6 +9,8 @@ import { round, unitFor, type VlSpec } from "./common.js";
 /** Interfaces drawn at most per case and host: the busiest (the caption names the others). */
 export const MAX_INTERFACES = 4;
 const LOOPBACK = "lo";
+/** Below this share of the busiest interface's traffic an interface is left out. */
+const QUIET = 0.01;
 
 export interface TelemetryData {
   /** Kind "cpu" and kind "net": { t, y, s (the line), d (busy/iowait, rx/tx) }. */
@@ -19,7 +21,7 @@ export interface TelemetryData {
   tMax: number;
   repetitions: number;
   interfaces: string[];
-  /** Interfaces with traffic that are not drawn: loopback (unless it carries most) and the quietest. */
+  /** Interfaces with traffic not drawn: loopback (unless it carries most), the quiet and the quietest. */
   left: string[];
 }
 
@@ -39,8 +41,10 @@ export function telemetryData(
   // Loopback is the data path only when it carries most of the traffic (a server on this machine).
   const total = [...traffic.values()].reduce((sum, v) => sum + v, 0);
   const loopback = named.has(LOOPBACK) || (traffic.get(LOOPBACK) ?? 0) > total / 2;
+  // An interface with under 1 % of the busiest one's traffic (a bridge's chatter) would be a flat line.
+  const busiest = Math.max(...[...traffic].map(([n, v]) => (n !== LOOPBACK || loopback ? v : 0)));
   const candidates = [...traffic.keys()]
-    .filter((n) => n !== LOOPBACK || loopback)
+    .filter((n) => named.has(n) || ((n !== LOOPBACK || loopback) && traffic.get(n)! >= QUIET * busiest))
     .sort((a, b) => Number(named.has(b)) - Number(named.has(a)) || traffic.get(b)! - traffic.get(a)!);
   const interfaces = candidates.slice(0, MAX_INTERFACES).sort();
   const left = [...traffic.keys()].filter((n) => !interfaces.includes(n)).sort();

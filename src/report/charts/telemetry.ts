@@ -136,7 +136,7 @@ function telemetryCaption(data: TelemetryData, cases: number, drawn: number): st
     "CPU: busy (user + system, solid) and waiting for I/O (iowait, dashed), as % of all cores. Network: each interface's received (rx, solid) and sent (tx, dashed) bytes per second.",
     ...(data.left.length > 0
       ? [
-          `Not drawn: ${data.left.join(", ")} (loopback is drawn when it carries most of the traffic or a limit names it; at most the ${MAX_INTERFACES} busiest interfaces are).`,
+          `Not drawn: ${data.left.join(", ")} (loopback is drawn when it carries most of the traffic or a limit names it; an interface with under 1% of the busiest one's traffic is not; at most the ${MAX_INTERFACES} busiest are).`,
         ]
       : []),
     ...(drawn < cases ? [`Only the first ${drawn} of the ${cases} cases of the chart above are drawn.`] : []),
