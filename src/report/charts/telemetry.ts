@@ -11,7 +11,7 @@ import { numberCharts } from "./index.js";
 import { limitLayers, limitRows, mergedLimits } from "./limits.js";
 import { MAX_INTERFACES, telemetryData, type TelemetryData } from "./telemetry-data.js";
 
-/** Cases of a time-series chart whose telemetry is drawn: more lines than this are not read apart. */
+/** Cases of a time-series chart whose telemetry is drawn: the lines of more could not be told apart. */
 export const MAX_TELEMETRY_CASES = 6;
 
 const PANEL_HEIGHT = 130;
