@@ -5,7 +5,9 @@
  *   npx tsx scripts/report-screenshots.ts quickstart=runs/…-quickstart shared-storage-dd=runs/…-shared-storage-dd \
  *     cloud-disk-pts=runs/…-cloud-disk-pts compare=runs/base,runs/new
  *
- * A value with a comma is a comparison (base,new). The runs behind the committed screenshots:
+ * A value with a comma is a comparison (base,new). A name ending in `@telemetry` saves the first time-series
+ * chart and the host telemetry under it instead of the top of the page. The runs behind the committed
+ * screenshots:
  *   quickstart         benchspec run specs/quickstart.yaml
  *   shared-storage-dd  benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]' --set repeat=2
  *   cloud-disk-pts     on a 256 MiB loop device over a sparse file (losetup --find --show disk.img):
@@ -13,6 +15,11 @@
  *                        --set 'iops.bs=[4KiB, 64KiB]' --set 'iops.read=[100, 0]' --set wsat.duration=10s \
  *                        --set 'precondition={write: seq, passes: 1}' --set 'iops.steady={metric: iops, window: 2s, slope: 20%}'
  *   compare            two runs of the quickstart
+ *   object-upload-telemetry@telemetry
+ *                      benchspec run specs/object-upload-download.yaml --set size=1GiB \
+ *                        --set 'multipart={partSize: 64MiB, queue: 4}' --set 'concurrency=[1, 4]' \
+ *                        --set 'transfer.matrix.include=[{concurrency: 1, objects: 1}, {concurrency: 4, objects: 4}]' \
+ *                        --set repeat=2 --set sample=250ms
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -30,7 +37,8 @@ const MAX_HEIGHT = 2600;
 const jobs = process.argv.slice(2).map((arg) => {
   const at = arg.indexOf("=");
   if (at < 1) throw new Error(`expected name=run-dir[,run-dir], got ${arg}`);
-  return { name: arg.slice(0, at), inputs: arg.slice(at + 1).split(",") };
+  const [name, part] = arg.slice(0, at).split("@");
+  return { name: name!, telemetry: part === "telemetry", inputs: arg.slice(at + 1).split(",") };
 });
 if (jobs.length === 0) throw new Error("usage: report-screenshots.ts name=run-dir[,new-run-dir]…");
 
@@ -62,9 +70,27 @@ try {
     await page.waitForFunction(
       `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
     );
-    const height = Math.min(MAX_HEIGHT, await page.evaluate<number>("document.documentElement.scrollHeight"));
     const out = join(OUT, `${job.name}.png`);
-    await page.screenshot({ path: out, clip: { x: 0, y: 0, width: WIDTH, height }, fullPage: true });
+    if (job.telemetry) {
+      // From the top of the time series to the bottom of the telemetry figure under it.
+      const top = await page
+        .locator('figure[data-kind="timeseries"]:has(+ figure[data-kind="telemetry"])')
+        .first()
+        .boundingBox();
+      const bottom = await page
+        .locator('figure[data-kind="timeseries"] + figure[data-kind="telemetry"]')
+        .first()
+        .boundingBox();
+      if (!top || !bottom) throw new Error(`${job.name}: no time series with host telemetry under it`);
+      const clip = { x: 0, y: top.y - 8, width: WIDTH, height: bottom.y + bottom.height - top.y + 16 };
+      await page.screenshot({ path: out, clip, fullPage: true });
+    } else {
+      const height = Math.min(
+        MAX_HEIGHT,
+        await page.evaluate<number>("document.documentElement.scrollHeight"),
+      );
+      await page.screenshot({ path: out, clip: { x: 0, y: 0, width: WIDTH, height }, fullPage: true });
+    }
     await page.close();
     console.log(out);
   }

@@ -9,8 +9,10 @@ import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { evaluateExpectations, type CaseSummary, type ExpectResult } from "../results/summary.js";
 import { median, statWarnings, summarize } from "../results/stats.js";
 import { METRICS, type Metric } from "../spec/metrics.js";
+import type { NicLimit } from "../telemetry/verdict.js";
 import { HostAccumulator, type HostsPartial } from "./hosts.js";
 import type { AutotuneResult, AutotuneRound, CaseAgg, PlanCase, SeriesAgg, SeriesPoint } from "./model.js";
+import { TelemetryAccumulator, type TelemetryPartial } from "./telemetry.js";
 
 /**
  * The fields of a result row the report reads (benchspec rows, shell rows and imported fio rows alike);
@@ -37,6 +39,7 @@ export type RowLike = Pick<
   | "steady"
   | "autotune"
   | "jobs"
+  | "telemetry"
 > &
   Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "hosts" | "startSpread">>;
 
@@ -149,6 +152,8 @@ export interface AccumulatorPartial {
   errors: string[];
   /** The hosts of rows run on several hosts at once (absent when there were none). */
   hosts?: HostsPartial;
+  /** The telemetry of the rows, per case and host (absent when they had none). */
+  telemetry?: TelemetryPartial;
 }
 
 const CASE_HEADER = 7;
@@ -182,6 +187,7 @@ export class RunAccumulator {
   /** Keyed by case id, or case id and host (seriesKey). */
   private readonly series = new Map<string, SeriesAcc>();
   private readonly hosts = new HostAccumulator();
+  private readonly telemetry = new TelemetryAccumulator();
   rowsTotal = 0;
   rowsWarmup = 0;
   rowsFailed = 0;
@@ -218,6 +224,7 @@ export class RunAccumulator {
       acc.failures.set(row.repetition, row.error ?? "failed");
       return;
     }
+    if (row.telemetry || row.hosts) this.telemetry.add(row.case, row);
     if (row.steady) {
       acc.steadyTotal += 1;
       if (row.steady.attained) acc.steadyAttained += 1;
@@ -352,6 +359,7 @@ export class RunAccumulator {
     for (const list of lists) for (let i = 0; i < list.length; i += 1) values[at++] = list[i]!;
     const flat = Float64Array.from(layout);
     const hosts = this.hosts.partial();
+    const telemetry = this.telemetry.partial();
     const partial: AccumulatorPartial = {
       rowsTotal: this.rowsTotal,
       rowsWarmup: this.rowsWarmup,
@@ -363,6 +371,7 @@ export class RunAccumulator {
       infos,
       errors,
       ...(hosts && { hosts }),
+      ...(telemetry && { telemetry }),
     };
     return { partial, transfer: [flat.buffer, values.buffer] };
   }
@@ -392,6 +401,7 @@ export class RunAccumulator {
     this.rowsFailed += partial.rowsFailed;
     for (const source of partial.sources) this.sources.add(source);
     if (partial.hosts) this.hosts.merge(partial.hosts);
+    if (partial.telemetry) this.telemetry.merge(partial.telemetry);
     const { layout, values } = partial;
     let errors = 0;
     let from = 0;
@@ -427,7 +437,11 @@ export class RunAccumulator {
     return this.series.has(caseId);
   }
 
-  finish(expect: readonly PlannedExpect[]): {
+  /** `nics`: the interfaces whose capacity the plan declares (summary.ts's nicLimits), for the verdicts. */
+  finish(
+    expect: readonly PlannedExpect[],
+    nics: readonly NicLimit[] = [],
+  ): {
     cases: CaseAgg[];
     expect: ExpectResult[];
     series: SeriesAgg[];
@@ -435,7 +449,8 @@ export class RunAccumulator {
     const cases = [...this.cases.values()].map((acc) => {
       const c = finishCase(acc);
       const hosts = this.hosts.finish(acc.info.id);
-      return hosts ? { ...c, hosts } : c;
+      const telemetry = this.telemetry.finish(acc.info.id, nics);
+      return { ...c, ...(hosts && { hosts }), ...(telemetry && { telemetry }) };
     });
     const summaries = cases as unknown as CaseSummary[];
     const series: SeriesAgg[] = [];

@@ -16,6 +16,7 @@ import type { Comparison } from "../results/compare.js";
 import { runPaths } from "../results/run-dir.js";
 import { buildCharts, type Chart } from "./charts/index.js";
 import { mergedLimits } from "./charts/limits.js";
+import { withTelemetryCharts } from "./charts/telemetry.js";
 import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
 import { loadInputs } from "./load.js";
 import type { RunData } from "./model.js";
@@ -62,10 +63,13 @@ export const CSV_EMBED_LIMIT = 2_000_000;
 
 export async function buildReport(runs: readonly RunData[], options: ReportOptions): Promise<BuiltReport> {
   if (runs.length === 0) throw new Error("a report needs at least one run");
-  const { charts, notes } = buildCharts({
+  const built = buildCharts({
     runs,
     ...(options.comparison && { comparison: options.comparison }),
   });
+  const { notes } = built;
+  // The host telemetry under each time series: its samples are read now, for the cases drawn.
+  const charts = await withTelemetryCharts(built.charts, runs);
   const warnings: string[] = [];
   const svgs = new Map<string, string>();
   for (const chart of charts) {

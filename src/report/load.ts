@@ -1,7 +1,7 @@
 /**
  * Loading what a report is made of, from any of:
  *   - a run directory (results/run-dir.ts: plan.json, results.ndjson, timeseries.ndjson, provenance.json,
- *     run.json, raw/),
+ *     run.json, raw/; telemetry.ndjson is read later, for the cases a chart draws),
  *   - a results NDJSON file: benchspec's own, or what a compiled shell script printed (a plan.json beside
  *     it with the same spec hash is used, as `compile` writes one next to the script),
  *   - fio's own JSON output (several files: repetitions of the same jobs).
@@ -18,6 +18,8 @@ import type { PlannedExpect } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import { readNdjson, scanStats, type NdjsonScan } from "../results/ndjson.js";
 import type { TimeseriesRow } from "../results/row.js";
+import type { TelemetryRow } from "../telemetry/types.js";
+import { nicLimits } from "../results/summary.js";
 import {
   findRunState,
   readRunJson,
@@ -208,7 +210,7 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   const rows = await streamRows(paths.results, acc, planCases, notes, options, seriesRead);
   const steady = await steadyFromRaw(paths.raw, rows.steadyRows, acc);
   const finalPlan = plan ?? rows.derived.plan();
-  const { cases, expect, series } = acc.finish(finalPlan.expect);
+  const { cases, expect, series } = acc.finish(finalPlan.expect, nicLimits(finalPlan));
   if (state?.status && state.status !== "complete")
     notes.push(`the run is ${state.status}: some cases may be missing`);
   // What `benchspec merge` noted: cases some host lacks, hosts that did not run together.
@@ -226,6 +228,11 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
     expect,
     series,
     steady,
+    // Read later, and only for the cases whose time series are drawn.
+    ...(existsSync(paths.telemetry) &&
+      statSync(paths.telemetry).size > 0 && {
+        telemetry: { file: paths.telemetry },
+      }),
     notes,
   };
 }
@@ -249,7 +256,7 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
     await streamRows(file, run, [], [], options);
   }
   const plan = usePlan ? siblingPlan : rows.derived.plan();
-  const { cases, expect, series } = run.finish(plan.expect);
+  const { cases, expect, series } = run.finish(plan.expect, nicLimits(plan));
   const name =
     basename(file) === RUN_FILES.results.name
       ? basename(dirname(file))
@@ -303,7 +310,7 @@ async function loadFio(files: string[]): Promise<LoadedRun> {
   }
   for (const point of imported.timeseries) acc.addPoint(point);
   const plan = derived.plan();
-  const { cases, expect, series } = acc.finish(plan.expect);
+  const { cases, expect, series } = acc.finish(plan.expect, nicLimits(plan));
   return {
     name: files.length === 1 ? basename(files[0]!) : `${files.length} fio outputs`,
     path: files.join(", "),
@@ -402,6 +409,7 @@ export function runFromRows(
   extra: {
     series?: Iterable<TimeseriesRow>;
     steady?: SteadyWindow[];
+    telemetry?: readonly TelemetryRow[];
     provenance?: Provenance;
     state?: RunState;
   } = {},
@@ -409,7 +417,7 @@ export function runFromRows(
   const acc = new RunAccumulator(plan.cases);
   for (const row of rows) acc.addRow(row);
   for (const point of extra.series ?? []) acc.addPoint(point);
-  const { cases, expect, series } = acc.finish(plan.expect);
+  const { cases, expect, series } = acc.finish(plan.expect, nicLimits(plan));
   return {
     label,
     path: label,
@@ -423,6 +431,7 @@ export function runFromRows(
     expect,
     series,
     steady: extra.steady ?? [],
+    ...(extra.telemetry && { telemetry: { rows: extra.telemetry } }),
     notes: [],
   };
 }

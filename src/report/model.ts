@@ -9,6 +9,7 @@ import type { CaseSummary, ExpectResult } from "../results/summary.js";
 import type { Provenance, RunState } from "../results/run-dir.js";
 import type { Stats } from "../results/stats.js";
 import type { Metric, Spec } from "../spec/schema.js";
+import type { TelemetryRow } from "../telemetry/types.js";
 
 export type ReportSection = NonNullable<Spec["report"]>;
 export type ChartRequest = NonNullable<ReportSection["charts"]>[number];
@@ -138,6 +139,11 @@ export interface RunData {
   expect: ExpectResult[];
   series: SeriesAgg[];
   steady: SteadyWindow[];
+  /**
+   * Where the host telemetry samples are (a run directory's telemetry.ndjson, or rows in memory): read
+   * only for the cases a time-series chart draws (charts/telemetry.ts). Absent: no samples.
+   */
+  telemetry?: { file: string } | { rows: readonly TelemetryRow[] };
   /** Problems met while loading (skipped lines, rows without a plan case, …). */
   notes: string[];
 }

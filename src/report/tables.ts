@@ -13,6 +13,7 @@ import { HOST_FIGURES } from "./hosts.js";
 import type { CaseAgg, HostAgg, InputKind, Limit, RunData } from "./model.js";
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
 import { engineReport } from "../engines/reports.js";
+import { SATURATED } from "../telemetry/verdict.js";
 
 /** Above this many rows an HTML table is cut (each row is about 0.4 kB of the page). */
 export const MAX_TABLE_ROWS = 1000;
@@ -119,6 +120,7 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
   const limitCols = limitColumns(limits).filter((l) => view.entries.some((e) => e.c.metrics[l.metric]));
   const dims = view.dims.filter((d) => d !== "run");
   const showParams = dims.length > 0 || view.entries.some((e) => e.c.autotune);
+  const hasTelemetry = view.entries.some((e) => e.c.telemetry);
   const header = [
     ...(multiRun ? ["run"] : []),
     "case",
@@ -137,6 +139,7 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
     ...(extra.elu ? ["event loop busy median"] : []),
     ...limitCols.map((l) => l.title),
     "steady state",
+    ...(hasTelemetry ? [{ html: "client host", title: VERDICT_RULE }] : []),
     "warnings",
   ];
   const rows = view.entries.map(({ run, c }: Entry) => {
@@ -175,6 +178,7 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
       c.steady
         ? badge(c.steady.attained === c.steady.total, `${c.steady.attained} of ${c.steady.total} attained`)
         : "–",
+      ...(hasTelemetry ? [verdictCell(c)] : []),
       {
         html: [...c.warnings, ...c.errors.map((e) => `error: ${e}`)]
           .map((w) => `<div>${escapeHtml(w)}</div>`)
@@ -184,6 +188,24 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
     return cells;
   });
   return table(header, rows, "cases");
+}
+
+/** What the verdict column's header says it is (language.md §21). */
+const VERDICT_RULE = `Saturated: a resource of the client host at ${SATURATED * 100}% or more over the measured repetitions (their mean) — network: an interface's rate in either direction, of the capacity a report.limits entry declares for it (no declared capacity, not judged); device: the share of time it had I/O in flight; client CPU: all cores busy, or one thread of a process benchspec drives busy (one core is all a thread can use).`;
+
+/** The case's verdict per client host: each saturated resource on a line, or "none saturated". */
+function verdictCell(c: CaseAgg): Cell {
+  const lines = (c.telemetry ?? []).flatMap(({ host, saturated }) => {
+    const prefix = host !== undefined ? `${host}: ` : "";
+    return saturated.length > 0 ? saturated.map((s) => prefix + s) : [`${prefix}none saturated`];
+  });
+  if (lines.length === 0) return "–";
+  const saturated = c.telemetry!.some((t) => t.saturated.length > 0);
+  return {
+    html: lines.map((l) => `<div>${escapeHtml(l)}</div>`).join(""),
+    // The rule is the header's tooltip: on each of 1,000 rows it would add half a MB.
+    ...(saturated && { className: "verdict fail" }),
+  };
 }
 
 /**

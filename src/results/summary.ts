@@ -37,6 +37,12 @@ export interface HostTelemetry {
   saturated: string[];
 }
 
+/** The part of a result row hostTelemetry reads. */
+export interface TelemetryOf {
+  telemetry?: TelemetrySummary;
+  hosts?: readonly { host: string; telemetry?: TelemetrySummary }[];
+}
+
 export interface ExpectResult {
   index: number;
   workload: string;
@@ -110,8 +116,11 @@ export function summarizeCase(
   };
 }
 
-/** Each host's telemetry over the measured repetitions (a row of several hosts has it per host). */
-function hostTelemetry(rows: readonly ResultRow[], nics: readonly NicLimit[]): HostTelemetry[] {
+/**
+ * Each host's telemetry over the measured repetitions (a row of several hosts has it per host). Rows need
+ * only their telemetry: the report passes each case's, combined as it streamed past.
+ */
+export function hostTelemetry(rows: readonly TelemetryOf[], nics: readonly NicLimit[]): HostTelemetry[] {
   const byHost = new Map<string | undefined, TelemetrySummary[]>();
   const add = (host: string | undefined, summary: TelemetrySummary | undefined) => {
     if (summary) byHost.set(host, [...(byHost.get(host) ?? []), summary]);
@@ -129,7 +138,7 @@ function hostTelemetry(rows: readonly ResultRow[], nics: readonly NicLimit[]): H
 }
 
 /** The network interfaces whose capacity the spec's report limits declare. */
-export function nicLimits(plan: Plan): NicLimit[] {
+export function nicLimits(plan: Pick<Plan, "report">): NicLimit[] {
   return (plan.report.limits ?? []).flatMap((limit) =>
     limit.interface !== undefined && limit.throughput !== undefined
       ? [{ interface: limit.interface, throughput: limit.throughput, label: limit.label }]

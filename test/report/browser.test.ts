@@ -194,8 +194,20 @@ describe("reports in Chromium (real runs, file://)", () => {
     expect(await page.locator("table.expect tbody tr").count()).toBe(1);
     expect(await page.locator('figure[data-kind="expect"]').count()).toBe(1);
     expect(await page.locator('figure[data-kind="timeseries"]').count()).toBe(1);
+    // The host under the time series: CPU and network, right below it, drawn (expectHealthy: marks).
+    const under = page.locator('figure[data-kind="timeseries"] + figure[data-kind="telemetry"]');
+    expect(await under.count()).toBe(1);
+    expect(await under.locator(".live svg").first().innerHTML()).toMatch(
+      /CPU \(% of all cores\)[\s\S]*network \(/,
+    );
     expect(await page.locator('figure[data-kind="latency"]').count()).toBe(1);
     expect(await page.locator("table.cases").count()).toBe(2);
+    // The verdict of every case, the rule in its header's tooltip.
+    const verdict = page.locator('table.cases th[title^="Saturated:"]');
+    expect(await verdict.count()).toBe(2);
+    expect(await verdict.first().innerText()).toBe("client host");
+    const cases = (await page.locator("table.cases").allInnerTexts()).join("\n");
+    expect(cases.match(/none saturated|client CPU: |network: |device: /g)?.length).toBeGreaterThanOrEqual(6);
     expect(await page.locator("dl.provenance").count()).toBe(1);
     await page.close();
   });
@@ -231,6 +243,10 @@ describe("reports in Chromium (real runs, file://)", () => {
     const legend = await page.locator('figure[data-kind="hosts"] .live svg .role-legend').first().innerHTML();
     expect(legend).toContain(">h1<");
     expect(legend).toContain(">h2<");
+    // Each host's CPU its own line under the time series.
+    const telemetry = await page.locator('figure[data-kind="telemetry"] .live svg').first().innerHTML();
+    expect(telemetry).toMatch(/[ >]h1</);
+    expect(telemetry).toMatch(/[ >]h2</);
     expect(await page.locator("dl.provenance").innerText()).toMatch(/host h1[\s\S]*host h2/);
     await page.close();
   });

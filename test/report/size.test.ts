@@ -8,7 +8,9 @@ import { VERSION } from "../../src/cli/context.js";
 import { validateText } from "../../src/plan/load.js";
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
-import { synthHostRows, synthRows } from "./support.js";
+import { MAX_TELEMETRY_CASES } from "../../src/report/charts/telemetry.js";
+import type { RunData } from "../../src/report/model.js";
+import { synthHostRows, synthRows, synthSeries, synthTelemetry } from "./support.js";
 
 const MB = 1e6;
 
@@ -60,5 +62,30 @@ describe("report size", () => {
     const chart = six.charts.find((c) => c.kind === "hosts")!;
     expect(chart.caption.join(" ")).toContain("Only the first 12 of 200 panels");
     expect(Buffer.byteLength(six.html)).toBeLessThan(3.5 * MB);
+  }, 120_000);
+
+  it("host telemetry of every case adds one small chart per time series and a verdict per case", async () => {
+    const plan = grid({
+      bs: ["4KiB", "8KiB", "16KiB", "32KiB", "64KiB"],
+      read: [0, 25, 50, 75, 100],
+      iodepth: [1, 2, 4, 8, 16, 32, 64, 128],
+      jobs: [1, 2, 3, 4, 5],
+    });
+    expect(plan.cases).toHaveLength(1000);
+    const plain = synthRows(plan);
+    const series = synthSeries(plan);
+    const { rows, telemetry } = synthTelemetry(plain, () => ({ busy: 0.4, tx: 50e6 }));
+    const report = (run: RunData) => buildReport([run], { version: VERSION, generatedAt: new Date(0) });
+    const without = await report(runFromRows("grid", plan, plain, { series }));
+    const withTelemetry = await report(runFromRows("grid", plan, rows, { series, telemetry }));
+    const charts = withTelemetry.charts.filter((c) => c.kind === "telemetry");
+    expect(charts).toHaveLength(withTelemetry.charts.filter((c) => c.kind === "timeseries").length);
+    // 6 of the time series' cases, 10 time bins, CPU busy and iowait, eth0 rx and tx.
+    for (const chart of charts) expect(chart.points).toBe(MAX_TELEMETRY_CASES * 10 * 4);
+    expect(charts[0]!.caption.join(" ")).toMatch(/Only the first 6 of the \d+ cases/);
+    // Added: the chart, its pre-rendered image and a verdict in each of the 1,000 table rows shown.
+    const added = Buffer.byteLength(withTelemetry.html) - Buffer.byteLength(without.html);
+    // (about 0.17 MB, on a page of 5 MB: the time series of 1,000 sampled cases are most of it)
+    expect(added).toBeLessThan(0.25 * MB);
   }, 120_000);
 });

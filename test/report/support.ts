@@ -5,6 +5,8 @@ import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
 import { loadSpec } from "../../src/plan/load.js";
 import { mergeHostMeasurements } from "../../src/results/merge-hosts.js";
 import { seededRandom } from "../../src/results/random.js";
+import { summarizeTelemetry } from "../../src/telemetry/summary.js";
+import type { TelemetryRow, TelemetrySample } from "../../src/telemetry/types.js";
 import { SPECS_DIR } from "../support/spec.js";
 
 export async function scenarioPlan(name: string, sets: string[] = []): Promise<Plan> {
@@ -173,4 +175,38 @@ export function synthHostRows(
     for (const point of timeseries ?? []) series.push({ case: first.case, repetition, ...point });
   });
   return { rows, series };
+}
+
+/**
+ * Host telemetry of synthetic rows, as a run samples it: per repetition `points` samples a second apart
+ * (CPU `busy` of all cores, `lo` and eth0 traffic with eth0 sending `tx` bytes/s), and each row's
+ * `telemetry`, summarized from its samples the way a run does (telemetry/summary.ts).
+ */
+export function synthTelemetry(
+  rows: readonly ResultRow[],
+  of: (row: ResultRow) => { busy: number; tx: number; host?: string },
+  points = 10,
+): { rows: ResultRow[]; telemetry: TelemetryRow[] } {
+  const telemetry: TelemetryRow[] = [];
+  const withTelemetry = rows.map((row) => {
+    const { busy, tx, host } = of(row);
+    const samples: TelemetrySample[] = Array.from({ length: points }, (_, i) => ({
+      t: i + 1,
+      seconds: 1,
+      cpu: { user: busy * 0.8, system: busy * 0.2, iowait: 0.01 },
+      net: { lo: { rx: 5e6, tx: 5e6 }, eth0: { rx: tx / 100, tx } },
+      disk: {},
+      procs: {},
+    }));
+    for (const sample of samples)
+      telemetry.push({
+        ...sample,
+        case: row.case,
+        repetition: row.repetition,
+        warmup: row.warmup,
+        ...(host !== undefined && { host }),
+      });
+    return { ...row, telemetry: summarizeTelemetry(samples)! };
+  });
+  return { rows: withTelemetry, telemetry };
 }

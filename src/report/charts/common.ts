@@ -11,12 +11,14 @@ import { METRIC_INFO } from "../../results/metrics.js";
 import type { Metric } from "../../spec/schema.js";
 import { displayUnit, type DisplayUnit } from "../format.js";
 import type { Limit, RunData } from "../model.js";
+import type { Entry } from "../view.js";
 
 export type VlSpec = Record<string, unknown>;
 
 export const CHART_KINDS = [
   "sweep",
   "timeseries",
+  "telemetry",
   "hosts",
   "latency",
   "processes",
@@ -37,6 +39,8 @@ export interface Chart {
   spec: VlSpec;
   /** Number of data rows drawn (for the size budget). */
   points: number;
+  /** A time-series chart's cases, each with its label: the host telemetry under it is theirs. */
+  seriesCases?: { entry: Entry; label: string }[];
 }
 
 export interface ChartContext {

@@ -35,12 +35,19 @@ export function buildCharts(ctx: Omit<ChartContext, "limits">): { charts: Chart[
     expectChart(full, id()),
     ctx.comparison && compareChart(ctx.comparison, id()),
   ].filter((chart): chart is Chart => chart !== undefined);
-  // Ids in page order, without the gaps of charts that had nothing to draw.
+  return { charts: numberCharts(charts), notes };
+}
+
+/**
+ * Ids in page order, without the gaps of charts that had nothing to draw; specs made safe for Vega's
+ * expressions. Again after charts are added (the host telemetry under time series): it is idempotent.
+ */
+export function numberCharts(charts: Chart[]): Chart[] {
   charts.forEach((chart, index) => {
     chart.id = `chart-${index + 1}`;
     chart.spec = expressionSafe(chart.spec) as VlSpec;
   });
-  return { charts, notes };
+  return charts;
 }
 
 /**

@@ -5,7 +5,14 @@
 import { median } from "../../results/stats.js";
 import type { DisplayUnit } from "../format.js";
 import type { SeriesAgg } from "../model.js";
-import { compositeLabel, compositeOrder, dimOrder, type Entry, type WorkloadView } from "../view.js";
+import {
+  compositeLabel,
+  compositeOrder,
+  dimLabel,
+  dimOrder,
+  type Entry,
+  type WorkloadView,
+} from "../view.js";
 import { round, unitFor, type VlSpec } from "./common.js";
 import { panelsOf, type Panels } from "./panels.js";
 
@@ -33,6 +40,8 @@ export interface TimeseriesData {
   banded: boolean;
   /** The most repetitions pooled into one series. */
   repetitions: number;
+  /** The cases drawn, each labelled by its colour's and panel's dimensions, named (`parallel=2`). */
+  cases: { entry: Entry; label: string }[];
 }
 
 /** The fields of a series point that hold the minimum and maximum of its bin. */
@@ -79,8 +88,12 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
     steady: panels.shown.flatMap((e) => steadyRows(e, panels.field(e))),
     banded: series.some((s) => s.banded),
     repetitions: Math.max(0, ...panels.shown.map((e) => seriesOf(e)!.repetitions)),
+    cases: panels.shown.map((e) => ({ entry: e, label: namedLabel(e, [...colorDims, ...request.facets]) })),
   };
 }
+
+const namedLabel = (e: Entry, dims: readonly string[]) =>
+  dims.length > 0 ? dims.map((d) => `${d}=${dimLabel(e, d)}`).join(" · ") : e.c.id;
 
 function seriesRows(
   series: SeriesAgg,

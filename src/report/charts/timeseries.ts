@@ -30,6 +30,7 @@ export function timeseriesChart(
     title,
     caption: [...timeseriesCaption(data), ...limits.caption],
     points: rows.length,
+    seriesCases: data.cases,
     spec: compose({
       title,
       ...(view.description && { subtitle: view.description }),
