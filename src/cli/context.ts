@@ -1,12 +1,9 @@
 /** What every command shares: output streams, colour, the package version, exit codes. */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
 import { describeFsError } from "../platform/fs-errors.js";
-import { PACKAGE_ROOT } from "../platform/package-root.js";
 
 export { EXIT } from "../platform/errors.js";
 
@@ -16,9 +13,7 @@ export interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
-).version;
+export { VERSION } from "../platform/package-root.js";
 
 export function useColor(io: Io, stream: Io["stdout"]): boolean {
   return !("NO_COLOR" in io.env) && stream.isTTY === true && io.env.TERM !== "dumb";

@@ -14,7 +14,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { VERSION } from "../cli/context.js";
+import { VERSION } from "../platform/package-root.js";
 import { compilePlan } from "../compile/compile.js";
 import { failedMeasurement, outputTail } from "../engines/measurement.js";
 import {
