@@ -35,6 +35,7 @@ import { runGroup } from "../platform/process.js";
 import { fioBinary } from "../platform/tools.js";
 import type { Target } from "../spec/schema.js";
 import { resolveEnvRefs } from "../spec/strings.js";
+import { plainDirectory } from "../spec/target-kinds.js";
 import { cleanupJobfile, clientArg, fioServer, hostJobfile, type FioServer } from "./fio-jobs.js";
 import {
   ALIVE_INTERVAL_MS,
@@ -199,7 +200,7 @@ export class FioServers implements StartedWorkers {
     const c = message.case as unknown as Case;
     const target = message.target as unknown as Target;
     const jobfile = this.jobfiles.get(jobfilePath(c));
-    const path = "path" in target ? target.path : undefined;
+    const path = plainDirectory(target)?.path;
     if (!jobfile || path === undefined)
       return this.servers.map(() => ({
         t: "failed",

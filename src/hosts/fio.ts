@@ -6,6 +6,8 @@
  * could start them on over ssh is better served by the ssh transport, whose workers check the target and
  * clean up with benchspec's own steps.
  */
+import { BACKENDS } from "../engines/index.js";
+import { plainDirectory } from "../spec/target-kinds.js";
 import { FioServers } from "./fio-servers.js";
 import type { HostTransport } from "./types.js";
 
@@ -14,12 +16,14 @@ export const fioTransport: HostTransport<"fio"> = {
   namedByWorkers: false,
   start: (group, _command, events) => new FioServers(group, events),
   refuses({ engine, target }) {
-    if (engine !== "fio")
+    // What fio's servers can run is a fio jobfile: the engines that compile to one.
+    if (!BACKENDS[engine].formats.includes("fio"))
       return `fio's servers run fio jobs only, not engine ${engine}; use transport ssh or slurm`;
-    if (target.kind !== "fs")
-      return `only fs targets: the ${target.kind} target's safety checks cannot run on fio's servers`;
-    if (target.path === undefined)
-      return "the fs target needs a path, a directory that exists on every host (fio's servers make none)";
+    const directory = plainDirectory(target);
+    if (!directory)
+      return `only directories: the ${target.kind} target's safety checks cannot run on fio's servers`;
+    if (directory.path === undefined)
+      return `the ${target.kind} target needs a path, a directory that exists on every host (fio's servers make none)`;
     return undefined;
   },
 };

@@ -20,10 +20,16 @@ export interface TargetKindFacts<T extends Target> {
   };
   /** For kinds a write destroys: what the target is, and whether the spec agreed (`destructive: true`). */
   destructible?: { noun: string; place(target: T): string; consented(target: T): boolean };
+  /**
+   * For kinds a tool can be pointed at without benchspec on the host (fio's own servers): the directory the
+   * target names, the same path on every host; undefined when the target names none. Kinds absent here
+   * need benchspec's own steps where they run (a device's safety checks, a server's connection).
+   */
+  plainDirectory?(target: T): string | undefined;
 }
 
 const TARGET_KIND_FACTS: { [K in TargetKind]: TargetKindFacts<TargetOf<K>> } = {
-  fs: { secrets: [] },
+  fs: { secrets: [], plainDirectory: (target) => target.path },
   block: {
     secrets: [],
     destructible: {
@@ -41,6 +47,15 @@ const TARGET_KIND_FACTS: { [K in TargetKind]: TargetKindFacts<TargetOf<K>> } = {
 
 export function targetKindFacts<K extends TargetKind>(kind: K): TargetKindFacts<TargetOf<K>> {
   return TARGET_KIND_FACTS[kind];
+}
+
+/**
+ * For a kind a tool can use without benchspec on the host (plainDirectory): the directory the target names,
+ * `path` undefined when it names none. Undefined for kinds that need benchspec's own steps where they run.
+ */
+export function plainDirectory(target: Target): { path: string | undefined } | undefined {
+  const facts = targetKindFacts(target.kind) as TargetKindFacts<Target>;
+  return facts.plainDirectory && { path: facts.plainDirectory(target) };
 }
 
 /** A target's value for a key its kind's facts name (the facts are typed per kind; the target is any kind). */
