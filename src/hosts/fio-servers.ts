@@ -80,6 +80,8 @@ export class FioServers implements StartedWorkers {
   private readonly alive: NodeJS.Timeout;
   private readonly scratch = mkdtemp(join(tmpdir(), "benchspec-fio-client-"));
   private queue = Promise.resolve();
+  /** Steps gathered or queued and not yet answered: what `alive` says, as a worker's does. */
+  private stepsLeft = 0;
   private interrupt = new AbortController();
   private session: Extract<ToWorker, { t: "hello" }> | undefined;
   private jobfiles = new Map<string, string>();
@@ -90,7 +92,8 @@ export class FioServers implements StartedWorkers {
   ) {
     this.servers = group.hosts.map(fioServer);
     this.alive = setInterval(() => {
-      for (const index of this.live()) this.send(index, { t: "alive" });
+      const busy = this.stepsLeft > 0 || this.gathering.size > 0;
+      for (const index of this.live()) this.send(index, { t: "alive", busy });
     }, ALIVE_INTERVAL_MS);
     this.alive.unref();
   }
@@ -144,6 +147,7 @@ export class FioServers implements StartedWorkers {
     this.gathering.delete(key);
     // Ctrl-C ends the step that runs; the next (the case's clean-up after it) gets a fresh signal.
     this.interrupt = fresh(this.interrupt);
+    this.stepsLeft++;
     this.queue = this.queue
       .then(() => this.step(message))
       .then((answers) =>
@@ -157,7 +161,8 @@ export class FioServers implements StartedWorkers {
       )
       .catch((error: Error) => {
         for (const i of this.live()) this.events.exit(i, `fio client: ${error.message}`);
-      });
+      })
+      .finally(() => this.stepsLeft--);
   }
 
   private async step(message: Step): Promise<Answer[]> {

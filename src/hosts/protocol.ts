@@ -21,7 +21,7 @@
  */
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** How often a worker says it is alive, and how long the coordinator waits without hearing from one. */
 export const ALIVE_INTERVAL_MS = 1_000;
@@ -120,7 +120,8 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     problems: z.array(z.string()),
   }),
   z.object({ t: z.literal("leftover"), from: z.number().int(), target: z.string(), leftover }),
-  z.object({ t: z.literal("alive"), from: z.number().int() }),
+  /** Said every ALIVE_INTERVAL_MS; `busy` while it has a step to do (so a wait it is not working on shows). */
+  z.object({ t: z.literal("alive"), from: z.number().int(), busy: z.boolean() }),
   z.object({ t: z.literal("bye"), from: z.number().int(), problems: z.array(z.string()) }),
 ]);
 export type FromWorker = z.infer<typeof FromWorkerSchema>;

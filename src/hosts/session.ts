@@ -1,11 +1,13 @@
 /**
  * The coordinator's side of one group of workers for the length of a run: the transport started once, each
  * worker greeted (version, engines it can run), its clock measured, its messages routed to whoever waits for
- * them. Every wait is bounded: a worker whose process ended, or that said nothing for SILENCE_LIMIT_MS (a
- * frozen host), is dead, and whatever waited for it gets an error naming the host and why.
+ * them. Every wait is bounded: a worker whose process ended, that said nothing for SILENCE_LIMIT_MS (a
+ * frozen host), or that says it is idle while its answer is awaited (a lost message) is dead, and whatever
+ * waited for it gets an error naming the host and why.
  */
 import type { HostGroup } from "../spec/schema.js";
 import {
+  ALIVE_INTERVAL_MS,
   encodeMessage,
   FromWorkerLines,
   PROTOCOL_VERSION,
@@ -21,10 +23,14 @@ import type { StartedWorkers } from "./types.js";
 type Incoming<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
 
 interface Waiter {
+  /** `alive` messages saying the worker had nothing to do since this wait began. */
+  idleAlives: number;
   match(message: FromWorker): boolean;
   resolve(message: FromWorker): void;
   reject(error: Error): void;
 }
+
+const IDLE_ALIVES_LIMIT = 3;
 
 export class WorkerLink {
   /** Why the worker is gone; undefined while it is there. */
@@ -57,6 +63,7 @@ export class WorkerLink {
     const wanted: readonly string[] = typeof types === "string" ? [types] : types;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        idleAlives: 0,
         match: (message) => wanted.includes(message.t) && match(message as Incoming<T>),
         resolve: (message) => {
           this.waiters.delete(waiter);
@@ -77,7 +84,14 @@ export class WorkerLink {
     for (const waiter of this.waiters) {
       if (waiter.match(message)) return waiter.resolve(message);
     }
-    if (message.t !== "alive") this.onUnasked(message);
+    if (message.t !== "alive") return this.onUnasked(message);
+    // A worker alive and idle while its answer is awaited will never answer: the request or the answer was
+    // lost. One idle `alive` may have been said before the request was read, so it takes IDLE_ALIVES_LIMIT.
+    for (const waiter of this.waiters) waiter.idleAlives = message.busy ? 0 : waiter.idleAlives + 1;
+    if ([...this.waiters].some((waiter) => waiter.idleAlives >= IDLE_ALIVES_LIMIT))
+      this.die(
+        `its worker is alive but had nothing to do for ${(IDLE_ALIVES_LIMIT * ALIVE_INTERVAL_MS) / 1000} s while benchspec awaited its answer (a message was lost)`,
+      );
   }
 
   die(why: string): void {

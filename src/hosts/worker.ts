@@ -43,7 +43,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const { index } = options;
   const send = (message: FromWorkerBody) =>
     options.output.write(encodeFromWorker({ ...message, from: index } as FromWorker));
-  const alive = setInterval(() => send({ t: "alive" }), ALIVE_INTERVAL_MS);
+  /** Steps received and not yet done: the coordinator tells a lost message from a long step by it. */
+  let stepsLeft = 0;
+  const alive = setInterval(() => send({ t: "alive", busy: stepsLeft > 0 }), ALIVE_INTERVAL_MS);
   // Raw tool outputs stay on the host for the length of the run: the coordinator keeps the rows.
   const scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
   const prepared: Record<string, PreparedTarget> = {};
@@ -53,7 +55,11 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   let interrupt = new AbortController();
   let queue = Promise.resolve();
   const later = (step: () => Promise<void>) => {
-    queue = queue.then(step).catch((error: Error) => options.log(`worker ${index}: ${error.message}`));
+    stepsLeft++;
+    queue = queue
+      .then(step)
+      .catch((error: Error) => options.log(`worker ${index}: ${error.message}`))
+      .finally(() => stepsLeft--);
   };
 
   const steps: { [T in ToWorker["t"]]: (message: Extract<ToWorker, { t: T }>) => void } = {

@@ -56,6 +56,7 @@ async function runFio(
   ctx: ExecContext,
   cwd: string,
   extra: readonly string[] = [],
+  extraEnv: Record<string, string> = {},
 ) {
   const args = [
     ...FIO_OUTPUT_ARGS,
@@ -66,7 +67,7 @@ async function runFio(
     join(ctx.artifactsDir, jobfilePath(c)),
   ];
   return runGroup(fioBinary(), args, {
-    env: { [targetVariable(c)]: fioPath(c, ctx.location) },
+    env: { [targetVariable(c)]: fioPath(c, ctx.location), ...extraEnv },
     cwd,
     label: "fio",
     signal: ctx.signal,
@@ -101,7 +102,7 @@ export const fioExecutor: Executor = {
     const output = join(ctx.rawDir, `${name}.json`);
     const gate = await fioGate(c.params.jobs!);
     const spawned = Date.now();
-    const running = runFio(c, [c.id], output, ctx, ctx.rawDir, [`--exec_prerun=${gate.prerun}`]);
+    const running = runFio(c, [c.id], output, ctx, ctx.rawDir, [`--exec_prerun=${gate.prerun}`], gate.env);
     // A fio that ends before all its jobs reach the gate failed (go says why), also when it exits 0: a job
     // whose prerun fails ends without I/O and without an error.
     const atGate = await Promise.race([gate.armed.then(() => true), running.then(() => false)]).catch(
