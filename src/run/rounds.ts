@@ -46,26 +46,30 @@ export async function runRounds(
   let outcome = roundsOutcome(trackedValues(rounds, rows()), rounds);
   const resumed = outcome.rounds;
   try {
-    let previous = 0;
-    while (outcome.status === "incomplete" && !signal.aborted) {
-      const round = outcome.rounds + 1;
-      if (round === previous) {
-        // The tracked case failed in this round: without its value the rounds cannot be judged.
+    // Each round is tried once per run: a case that fails in it is not run again until --resume.
+    const attempted = new Set<number>();
+    while (!signal.aborted) {
+      const done = new Map<number, Set<string>>();
+      for (const row of rows())
+        if (!row.warmup && row.ok) done.set(row.repetition, (done.get(row.repetition) ?? new Set()).add(row.case));
+      // A round cut short (Ctrl-C) is completed before the next one starts, also the last one.
+      const next = outcome.status === "incomplete" ? 1 : 0;
+      const round = Array.from({ length: outcome.rounds + next }, (_, i) => i + 1).find(
+        (r) => !attempted.has(r) && cases.some((c) => !done.get(r)?.has(c.id)),
+      );
+      if (round === undefined && outcome.status !== "incomplete") break;
+      if (round === undefined) {
+        // The tracked case failed in the last round: without its value the rounds cannot be judged.
         observer.message(
-          `workload ${workload}: rounds stopped in round ${round}: the tracked case ${rounds.track.case} failed`,
+          `workload ${workload}: rounds stopped in round ${outcome.rounds + 1}: the tracked case ${rounds.track.case} failed`,
         );
         break;
       }
-      previous = round;
+      attempted.add(round);
       observer.message(`workload ${workload}: round ${round} (at most ${rounds.max})`);
-      const done = new Set(
-        rows()
-          .filter((row) => !row.warmup && row.ok && row.repetition === round)
-          .map((row) => row.case),
-      );
       for (const c of cases) {
         if (signal.aborted) break;
-        if (done.has(c.id)) continue;
+        if (done.get(round)?.has(c.id)) continue;
         observer.caseStart(c, c.index + 1, options.total);
         const open = opened.get(c.id) ?? (await openWithWarmups(c, runner, signal));
         opened.set(c.id, open);
