@@ -109,9 +109,15 @@ function checkExpressible(plan: Plan, formats: readonly ArtifactFormat[]): Map<s
 }
 
 /** The workloads in rounds compiled to other formats but left out of the shell script, said. */
-function scriptLeftOut(plan: Plan, formats: readonly ArtifactFormat[], leftOut: Map<string, string>): string[] {
+function scriptLeftOut(
+  plan: Plan,
+  formats: readonly ArtifactFormat[],
+  leftOut: Map<string, string>,
+): string[] {
   if (!formats.includes("shell")) return [];
-  const workloads = new Set(plan.cases.filter((c) => inRounds(plan, c) && !leftOut.has(c.workload)).map((c) => c.workload));
+  const workloads = new Set(
+    plan.cases.filter((c) => inRounds(plan, c) && !leftOut.has(c.workload)).map((c) => c.workload),
+  );
   return [...workloads].map(
     (workload) =>
       `workload "${workload}" runs in rounds to steady state, which the shell script does not judge: it is left out of ${SHELL_SCRIPT_PATH} (its other artifacts are compiled); run it with benchspec run`,

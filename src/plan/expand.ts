@@ -112,7 +112,10 @@ export function expand(
         const planned = rounds.get(w.name);
         return [
           w.name,
-          { ...(w.description !== undefined && { description: w.description }), ...(planned && { rounds: planned }) },
+          {
+            ...(w.description !== undefined && { description: w.description }),
+            ...(planned && { rounds: planned }),
+          },
         ];
       }),
     ),

@@ -53,7 +53,10 @@ export function summarizeRounds(rounds: PlannedRounds, rows: readonly RoundRow[]
 }
 
 /** The rows a workload's case figures are made of: those of the measurement window's rounds only. */
-export function windowRows<R extends Pick<ResultRow, "repetition">>(summary: RoundsSummary, rows: readonly R[]): R[] {
+export function windowRows<R extends Pick<ResultRow, "repetition">>(
+  summary: RoundsSummary,
+  rows: readonly R[],
+): R[] {
   const first = summary.window?.first ?? 1;
   const last = summary.window?.last ?? summary.rounds;
   return rows.filter((row) => row.repetition >= first && row.repetition <= last);

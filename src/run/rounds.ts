@@ -51,7 +51,8 @@ export async function runRounds(
     while (!signal.aborted) {
       const done = new Map<number, Set<string>>();
       for (const row of rows())
-        if (!row.warmup && row.ok) done.set(row.repetition, (done.get(row.repetition) ?? new Set()).add(row.case));
+        if (!row.warmup && row.ok)
+          done.set(row.repetition, (done.get(row.repetition) ?? new Set()).add(row.case));
       // A round cut short (Ctrl-C) is completed before the next one starts, also the last one.
       const next = outcome.status === "incomplete" ? 1 : 0;
       const round = Array.from({ length: outcome.rounds + next }, (_, i) => i + 1).find(
@@ -98,7 +99,8 @@ export async function runRounds(
 /** A case opened for its first round, its warm-ups run then (once, before its first measured round). */
 async function openWithWarmups(c: Case, runner: CaseRunner, signal: AbortSignal): Promise<OpenCase> {
   const open = await runner.open(c);
-  for (let rep = 1; rep <= c.params.warmup && !signal.aborted; rep++) await runner.repetition(open, c, rep, true);
+  for (let rep = 1; rep <= c.params.warmup && !signal.aborted; rep++)
+    await runner.repetition(open, c, rep, true);
   return open;
 }
 

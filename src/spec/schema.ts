@@ -435,9 +435,7 @@ const roundsSchema = z.strictObject({
       metric: z.enum(ROUND_METRICS).describe("the tracked figure of that case (latency: its mean)"),
     })
     .describe("the tracking variable: one case's metric, checked after every round"),
-  window: count(2, 100, "window")
-    .optional()
-    .describe("rounds in the measurement window (default: 5)"),
+  window: count(2, 100, "window").optional().describe("rounds in the measurement window (default: 5)"),
   excursion: percent
     .optional()
     .describe("max − min over the window at most this share of its average (default: 20%)"),

@@ -74,7 +74,9 @@ describe("report of a workload in rounds (Chromium)", () => {
         expect(chart.text).toContain("Steady state NOT reached in 4 rounds (measurement window: rounds 2–4)");
       }
       expect(rounds[0]!.text).toContain("steady-state convergence");
-      expect(rounds[1]!.text).toMatch(/measurement window[\s\S]*max − min = [\d.]+% of the average \(allowed 0%\)/);
+      expect(rounds[1]!.text).toMatch(
+        /measurement window[\s\S]*max − min = [\d.]+% of the average \(allowed 0%\)/,
+      );
       expect(errors).toEqual([]);
     } finally {
       await context.close();

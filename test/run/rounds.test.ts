@@ -42,7 +42,13 @@ async function roundsSpec(excursion: string) {
           size: "8MiB",
           bs: ["4KiB", "64KiB"],
           duration: "1s",
-          rounds: { track: { where: { bs: "4KiB" }, metric: "iops" }, window: 3, excursion, slope: "10%", max: 5 },
+          rounds: {
+            track: { where: { bs: "4KiB" }, metric: "iops" },
+            window: 3,
+            excursion,
+            slope: "10%",
+            max: 5,
+          },
         },
       ],
     }),
@@ -79,13 +85,20 @@ describe("rounds to steady state (real fio)", () => {
     expect(rounds.rounds).toBeGreaterThanOrEqual(3);
     // No round past the steady one ran.
     if (rounds.status === "steady")
-      expect(roundsOutcome(tracked.slice(0, rounds.rounds - 1), { window: 3, excursion: 20, slope: 10, max: 5 }).status).toBe("incomplete");
-    expect(result.stderr).toContain(rounds.status === "steady" ? "steady state reached" : "steady state not reached");
+      expect(
+        roundsOutcome(tracked.slice(0, rounds.rounds - 1), { window: 3, excursion: 20, slope: 10, max: 5 })
+          .status,
+      ).toBe("incomplete");
+    expect(result.stderr).toContain(
+      rounds.status === "steady" ? "steady state reached" : "steady state not reached",
+    );
     // Each case's figures are the mean over the window's rounds only.
     const { first, last } = rounds.window!;
     expect(last - first + 1).toBe(3);
     for (const id of CASES) {
-      const inWindow = rows.filter((row) => row.case === id && row.repetition >= first && row.repetition <= last);
+      const inWindow = rows.filter(
+        (row) => row.case === id && row.repetition >= first && row.repetition <= last,
+      );
       const mean = inWindow.reduce((sum, row) => sum + row.iops!, 0) / inWindow.length;
       const c = summary.cases.find((s) => s.id === id)!;
       expect(c.repetitions).toBe(3);

@@ -141,7 +141,10 @@ describe("rounds", () => {
     );
     const several = diagnosticsOf(rounds({}, { where: {}, metric: "iops" }));
     expect(several).toContainEqual(
-      expect.objectContaining({ code: "track-not-one-case", message: expect.stringContaining("selects 2 cases") }),
+      expect.objectContaining({
+        code: "track-not-one-case",
+        message: expect.stringContaining("selects 2 cases"),
+      }),
     );
   });
 

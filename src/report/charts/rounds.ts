@@ -7,7 +7,16 @@
 import { METRIC_INFO } from "../../results/metrics.js";
 import type { RoundsSummary } from "../../results/rounds-summary.js";
 import type { WorkloadView } from "../view.js";
-import { HEIGHT, LIMIT_COLOR, metricAxisTitle, round, unitFor, WIDTH, type Chart, type VlSpec } from "./common.js";
+import {
+  HEIGHT,
+  LIMIT_COLOR,
+  metricAxisTitle,
+  round,
+  unitFor,
+  WIDTH,
+  type Chart,
+  type VlSpec,
+} from "./common.js";
 
 export function roundsCharts(view: WorkloadView, id: () => string): Chart[] {
   return view.entries
@@ -17,15 +26,18 @@ export function roundsCharts(view: WorkloadView, id: () => string): Chart[] {
       const rounds = run.rounds?.[view.name];
       if (!rounds || rounds.values.length === 0) return [];
       const suffix = view.multiRun ? ` (${run.label})` : "";
-      return [convergenceChart(view.name, rounds, suffix, id()), windowChart(view.name, rounds, suffix, id())].filter(
-        (chart): chart is Chart => chart !== undefined,
-      );
+      return [
+        convergenceChart(view.name, rounds, suffix, id()),
+        windowChart(view.name, rounds, suffix, id()),
+      ].filter((chart): chart is Chart => chart !== undefined);
     });
 }
 
 /** "steady state reached in round 7 (window: rounds 3–7)", or why not. */
 export function roundsVerdict(rounds: RoundsSummary): string {
-  const window = rounds.window ? ` (measurement window: rounds ${rounds.window.first}–${rounds.window.last})` : "";
+  const window = rounds.window
+    ? ` (measurement window: rounds ${rounds.window.first}–${rounds.window.last})`
+    : "";
   switch (rounds.status) {
     case "steady":
       return `Steady state reached in round ${rounds.rounds}${window}.`;
@@ -38,7 +50,10 @@ export function roundsVerdict(rounds: RoundsSummary): string {
 
 function convergenceChart(workload: string, rounds: RoundsSummary, suffix: string, chartId: string): Chart {
   const { metric } = rounds.track;
-  const unit = unitFor(metric, rounds.values.map((v) => v.value));
+  const unit = unitFor(
+    metric,
+    rounds.values.map((v) => v.value),
+  );
   const rows = rounds.values.map((v) => ({
     k: "value",
     round: v.round,
@@ -46,7 +61,9 @@ function convergenceChart(workload: string, rounds: RoundsSummary, suffix: strin
     tracked: v.case === rounds.track.case,
     y: round(v.value / unit.factor),
   }));
-  const window = rounds.window && [{ k: "window", x0: rounds.window.first - 0.5, x1: rounds.window.last + 0.5 }];
+  const window = rounds.window && [
+    { k: "window", x0: rounds.window.first - 0.5, x1: rounds.window.last + 0.5 },
+  ];
   const title = `${workload}: steady-state convergence${suffix}`;
   const x = { field: "round", type: "quantitative", title: "round", axis: { tickMinStep: 1, format: "d" } };
   const layers: VlSpec[] = [
@@ -66,8 +83,17 @@ function convergenceChart(workload: string, rounds: RoundsSummary, suffix: strin
         x,
         y: { field: "y", type: "quantitative", title: metricAxisTitle(metric, unit) },
         color: { field: "case", type: "nominal", title: "case" },
-        strokeWidth: { field: "tracked", type: "nominal", scale: { domain: [true, false], range: [3, 1.2] }, legend: null },
-        tooltip: [{ field: "case" }, { field: "round" }, { field: "y", title: `${METRIC_INFO[metric].title} (${unit.unit})` }],
+        strokeWidth: {
+          field: "tracked",
+          type: "nominal",
+          scale: { domain: [true, false], range: [3, 1.2] },
+          legend: null,
+        },
+        tooltip: [
+          { field: "case" },
+          { field: "round" },
+          { field: "y", title: `${METRIC_INFO[metric].title} (${unit.unit})` },
+        ],
       },
     },
   ];
@@ -91,7 +117,12 @@ function convergenceChart(workload: string, rounds: RoundsSummary, suffix: strin
   };
 }
 
-function windowChart(workload: string, rounds: RoundsSummary, suffix: string, chartId: string): Chart | undefined {
+function windowChart(
+  workload: string,
+  rounds: RoundsSummary,
+  suffix: string,
+  chartId: string,
+): Chart | undefined {
   const w = rounds.window;
   if (!w) return undefined;
   const { metric } = rounds.track;
@@ -145,7 +176,11 @@ function windowChart(workload: string, rounds: RoundsSummary, suffix: string, ch
         {
           data: { values },
           mark: { type: "point", filled: true, size: 60, color: "#000" },
-          encoding: { x, y: { ...y, field: "y" }, tooltip: [{ field: "round" }, { field: "y", title: unit.unit }] },
+          encoding: {
+            x,
+            y: { ...y, field: "y" },
+            tooltip: [{ field: "round" }, { field: "y", title: unit.unit }],
+          },
         },
       ],
     },
