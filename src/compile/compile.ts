@@ -38,7 +38,7 @@ export interface CompileOutput {
 
 export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], version: string): CompileOutput {
   const ctx: CompileContext = { plan, version };
-  const leftOut = checkExpressible(plan.cases, formats);
+  const leftOut = checkExpressible(plan, formats);
   const artifacts = new Map<string, Artifact>();
   const byCase = new Map<string, Partial<Record<ArtifactFormat, string[]>>>(
     plan.cases.map((c) => [c.id, {}]),
@@ -56,7 +56,13 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
       }
     }
   }
-  if (formats.includes("shell")) artifacts.set(SHELL_SCRIPT_PATH, compileShellScript(plan, ctx));
+  if (formats.includes("shell")) {
+    // The script runs each case's repetitions in turn; a workload in rounds is left out of it (see inRounds).
+    const scripted = plan.cases.filter((c) => !inRounds(plan, c));
+    if (scripted.length > 0)
+      artifacts.set(SHELL_SCRIPT_PATH, compileShellScript({ ...plan, cases: scripted }, ctx));
+    for (const c of plan.cases.filter((c) => inRounds(plan, c))) delete byCase.get(c.id)!.shell;
+  }
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
     // Artifacts are shared and kept: a URL in them (an endpoint, a var) never carries its credentials; the
@@ -64,7 +70,7 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
     artifacts: [...artifacts.values()]
       .map(({ path, content }) => ({ path, content: redactUrls(content) }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-    leftOut: [...leftOut.values()],
+    leftOut: [...leftOut.values(), ...scriptLeftOut(plan, formats, leftOut)],
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
   };
 }
@@ -83,21 +89,47 @@ function casesByEngine(cases: readonly Case[]): Map<EngineName, Case[]> {
  * The workloads none of the formats can express, with why (a case needs at least one of them); an error
  * when that is every case.
  */
-function checkExpressible(cases: readonly Case[], formats: readonly ArtifactFormat[]): Map<string, string> {
+function checkExpressible(plan: Plan, formats: readonly ArtifactFormat[]): Map<string, string> {
+  const { cases } = plan;
   const problems = new Map<string, string>();
   for (const c of cases) {
-    const able = BACKENDS[c.engine].formats;
+    const able = BACKENDS[c.engine].formats.filter((format) => format !== "shell" || !inRounds(plan, c));
     if (formats.some((format) => able.includes(format))) continue;
     // Said in the command line's word: formats are chosen with --target.
     problems.set(
       c.workload,
-      `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${formats.join("/")}; targets that can: ${able.join(", ")}`,
+      inRounds(plan, c) && formats.includes("shell")
+        ? `workload "${c.workload}" runs in rounds to steady state, which the shell script does not judge; run it with benchspec run${able.length > 0 ? `, or compile its cases to ${able.join(", ")} and run their rounds yourself` : ""}`
+        : `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${formats.join("/")}; targets that can: ${able.join(", ")}`,
     );
   }
   if (cases.every((c) => problems.has(c.workload)))
     throw new BenchspecError("not-compilable", [...problems.values()].join("\n"));
   return problems;
 }
+
+/** The workloads in rounds compiled to other formats but left out of the shell script, said. */
+function scriptLeftOut(
+  plan: Plan,
+  formats: readonly ArtifactFormat[],
+  leftOut: Map<string, string>,
+): string[] {
+  if (!formats.includes("shell")) return [];
+  const workloads = new Set(
+    plan.cases.filter((c) => inRounds(plan, c) && !leftOut.has(c.workload)).map((c) => c.workload),
+  );
+  return [...workloads].map(
+    (workload) =>
+      `workload "${workload}" runs in rounds to steady state, which the shell script does not judge: it is left out of ${SHELL_SCRIPT_PATH} (its other artifacts are compiled); run it with benchspec run`,
+  );
+}
+
+/**
+ * Whether the case's workload runs in rounds to steady state. The script leaves such workloads out: it
+ * would have to run every case once per round and judge the tracked value between rounds; benchspec run
+ * does that (run/rounds.ts).
+ */
+const inRounds = (plan: Plan, c: Case) => plan.workloads[c.workload]?.rounds !== undefined;
 
 function planIndex(
   ctx: CompileContext,

@@ -43,6 +43,7 @@ export const DIAGNOSTIC_CODES = {
   "missing-runtime": "steady-state detection needs a duration",
   "longer-than-duration": "a ramp or steady-state window does not fit into the duration",
   "metric-not-reported": "an expectation checks a metric the workload's engine does not report",
+  "track-not-one-case": "a workload's rounds.track.where selects no case of it, or several",
   "empty-matrix": "the matrix excludes every combination",
   "too-many-cases": "the plan expands to more cases than the limit",
   "invalid-set": "a --set override is malformed",

@@ -4,7 +4,8 @@
  * and the rules that need a resolved case (engine vs target, op, bs vs size, destructive…) run here.
  */
 import type { SpecPath } from "../diagnostics/diagnostic.js";
-import type { Case, CaseParams, ParamSource, Plan, PlannedExpect } from "./types.js";
+import type { Case, CaseParams, ParamSource, Plan, PlannedExpect, PlannedRounds } from "./types.js";
+import { planRounds } from "./rounds.js";
 import {
   COMMON_DEFAULTS,
   DEFAULT_ENGINE,
@@ -50,6 +51,7 @@ export function expand(
 ): Plan {
   const cases: Case[] = [];
   const ids = new Set<string>();
+  const rounds = new Map<string, PlannedRounds>();
   for (const [index, workload] of spec.workloads.entries()) {
     const base: SpecPath = ["workloads", index];
     const dimensions = dimensionsOf(workload, base);
@@ -89,6 +91,13 @@ export function expand(
       cases.push({ ...resolved, id, index: cases.length });
     }
     reportUnused(unused, used, engines, ops, sink);
+    const planned = planRounds(
+      workload,
+      cases.filter((c) => c.workload === workload.name),
+      base,
+      sink,
+    );
+    if (planned) rounds.set(workload.name, planned);
   }
   return {
     benchspec: 1,
@@ -99,7 +108,16 @@ export function expand(
     targets: spec.targets,
     hosts: spec.hosts ?? {},
     workloads: Object.fromEntries(
-      spec.workloads.map((w) => [w.name, w.description !== undefined ? { description: w.description } : {}]),
+      spec.workloads.map((w) => {
+        const planned = rounds.get(w.name);
+        return [
+          w.name,
+          {
+            ...(w.description !== undefined && { description: w.description }),
+            ...(planned && { rounds: planned }),
+          },
+        ];
+      }),
     ),
     cases,
     expect: planExpectations(spec, vars, cases, sink),

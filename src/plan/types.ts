@@ -3,7 +3,16 @@
  * downstream (compile, run, report) re-reads the YAML or applies a default.
  */
 import type { EngineName, Op } from "../spec/words.js";
-import type { HostGroup, Metric, ParamName, Params, Spec, Target, TargetKind } from "../spec/schema.js";
+import type {
+  HostGroup,
+  Metric,
+  ParamName,
+  Params,
+  RoundMetric,
+  Spec,
+  Target,
+  TargetKind,
+} from "../spec/schema.js";
 
 /** Where a case's parameter value came from. */
 export type ParamSource = "builtin" | "defaults" | "workload" | "matrix" | "include";
@@ -46,6 +55,17 @@ export interface PlannedExpect {
   cases: string[];
 }
 
+/** A workload run in rounds to steady state, its defaults applied (docs/language.md, "Rounds"). */
+export interface PlannedRounds {
+  /** The tracked case (the one `track.where` selects) and its metric. */
+  track: { case: string; where: Partial<Params>; metric: RoundMetric };
+  window: number;
+  /** Percentages (0–100) of the window's average. */
+  excursion: number;
+  slope: number;
+  max: number;
+}
+
 export interface Plan {
   benchspec: 1;
   name: string;
@@ -57,13 +77,13 @@ export interface Plan {
   /** The spec's groups of client hosts; a case whose `hosts` names one runs on every host of it at once. */
   hosts: Record<string, HostGroup>;
   /** The workloads in spec order, with their descriptions (for reports). */
-  workloads: Record<string, { description?: string }>;
+  workloads: Record<string, { description?: string; rounds?: PlannedRounds }>;
   cases: Case[];
   expect: PlannedExpect[];
   report: NonNullable<Spec["report"]>;
 }
 
-/** Measured repetitions plus warm-ups: what a run will execute. */
+/** Measured repetitions plus warm-ups: what a run will execute (at most, for workloads run in rounds). */
 export function countRepetitions(plan: Plan): number {
   return plan.cases.reduce((sum, c) => sum + c.params.repeat + c.params.warmup, 0);
 }

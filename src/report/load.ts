@@ -27,9 +27,10 @@ import {
   runPaths,
   type Provenance,
   type RunState,
+  type RunSummaryDocument,
 } from "../results/run-dir.js";
 import { RunAccumulator, type RowLike } from "./aggregate.js";
-import type { InputKind, PlanCase, PlanLike, RunData } from "./model.js";
+import type { CaseAgg, InputKind, PlanCase, PlanLike, RunData } from "./model.js";
 import { scanRowsThreaded, type RowThreadOptions } from "./rows-threads.js";
 import { DerivedPlan, type RowsPass, type SteadyRow } from "./rows.js";
 
@@ -210,7 +211,10 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   const rows = await streamRows(paths.results, acc, planCases, notes, options, seriesRead);
   const steady = await steadyFromRaw(paths.raw, rows.steadyRows, acc);
   const finalPlan = plan ?? rows.derived.plan();
-  const { cases, expect, series } = acc.finish(finalPlan.expect, nicLimits(finalPlan));
+  const finished = acc.finish(finalPlan.expect, nicLimits(finalPlan));
+  const { expect, series } = finished;
+  const summary = await readRunJson(dir, "summary");
+  const cases = windowFigures(finished.cases, summary);
   if (state?.status && state.status !== "complete")
     notes.push(`the run is ${state.status}: some cases may be missing`);
   // What `benchspec merge` noted: cases some host lacks, hosts that did not run together.
@@ -228,6 +232,7 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
     expect,
     series,
     steady,
+    ...(summary?.rounds && { rounds: summary.rounds }),
     // Read later, and only for the cases whose time series are drawn.
     ...(existsSync(paths.telemetry) &&
       statSync(paths.telemetry).size > 0 && {
@@ -235,6 +240,21 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
       }),
     notes,
   };
+}
+
+/**
+ * A workload run in rounds is figured over its measurement window's rounds only: those cases take
+ * summary.json's statistics (the rows hold every round).
+ */
+function windowFigures(cases: CaseAgg[], summary: RunSummaryDocument | undefined): CaseAgg[] {
+  if (!summary?.rounds) return cases;
+  const windowed = new Map(
+    summary.cases.filter((c) => summary.rounds![c.workload]).map((c) => [c.id, c] as const),
+  );
+  return cases.map((c) => {
+    const own = windowed.get(c.id);
+    return own ? { ...c, metrics: own.metrics, repetitions: own.repetitions, warnings: own.warnings } : c;
+  });
 }
 
 async function loadResultsFile(file: string, options: LoadOptions): Promise<LoadedRun> {

@@ -11,6 +11,7 @@ import { combineSummaries } from "../telemetry/summary.js";
 import { SELF, type TelemetrySummary } from "../telemetry/types.js";
 import { describeSaturation, saturation, type NicLimit } from "../telemetry/verdict.js";
 import type { ResultRow } from "./row.js";
+import { roundWorkloads, summarizeRounds, windowRows, type RoundsSummary } from "./rounds-summary.js";
 import { statWarnings, summarize, type Stats } from "./stats.js";
 
 export interface CaseSummary {
@@ -68,6 +69,8 @@ export interface RunSummary {
   /** Expectations not met; those of cases that did not run are counted apart. */
   failedExpectations: number;
   unrunExpectations: number;
+  /** Per workload run in rounds: the rounds, the steady-state verdict and the measurement window. */
+  rounds?: Record<string, RoundsSummary>;
 }
 
 /**
@@ -180,7 +183,22 @@ export function buildSummary(plan: Plan, rows: readonly ResultRow[]): RunSummary
   const byCase = new Map<string, ResultRow[]>();
   for (const row of rows) byCase.set(row.case, [...(byCase.get(row.case) ?? []), row]);
   const nics = nicLimits(plan);
-  const cases = plan.cases.map((c) => summarizeCase(c, byCase.get(c.id) ?? [], nics));
+  const rounds = Object.fromEntries(
+    roundWorkloads(plan).map(([name, planned]) => [
+      name,
+      summarizeRounds(
+        planned,
+        rows.filter((row) => row.workload === name),
+      ),
+    ]),
+  );
+  // A workload run in rounds is summarised over its measurement window's rounds only.
+  const caseRows = (c: Case) => {
+    const own = byCase.get(c.id) ?? [];
+    const summary = rounds[c.workload];
+    return summary ? windowRows(summary, own) : own;
+  };
+  const cases = plan.cases.map((c) => summarizeCase(c, caseRows(c), nics));
   const expect = evaluateExpectations(plan.expect, cases);
   return {
     cases,
@@ -188,5 +206,6 @@ export function buildSummary(plan: Plan, rows: readonly ResultRow[]): RunSummary
     failedCases: cases.filter((c) => c.failed > 0).map((c) => c.id),
     failedExpectations: expect.filter((e) => e.status === "not met").length,
     unrunExpectations: expect.filter((e) => e.status === "not run").length,
+    ...(Object.keys(rounds).length > 0 && { rounds }),
   };
 }

@@ -3,7 +3,7 @@
  *   1. find what is missing (all of it, or on --resume what results.ndjson lacks)
  *   2. prepare each target once (fs: an owned subdirectory; block: the safety check)
  *   3. per case: prepare (precondition, files to read), warm-ups, then the missing measured repetitions,
- *      each row appended and flushed as it is measured
+ *      each row appended and flushed as it is measured; a workload in rounds runs as a whole (rounds.ts)
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
@@ -26,6 +26,7 @@ import {
   openCase,
   writesToTarget,
 } from "./case-steps.js";
+import { runRounds, type CaseRunner } from "./rounds.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -71,8 +72,25 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
     record: (c, rep, warmup, measurement) => recordRepetition(c, rep, warmup, measurement, options),
   });
   try {
+    const inRounds = new Set<string>();
     for (const [position, c] of plan.cases.entries()) {
       if (signal.aborted) break;
+      const rounds = plan.workloads[c.workload]?.rounds;
+      if (rounds) {
+        // A workload in rounds runs as a whole at its first case: every case once per round.
+        if (inRounds.has(c.workload)) continue;
+        inRounds.add(c.workload);
+        await runRounds(c.workload, rounds, {
+          cases: plan.cases.filter((other) => other.workload === c.workload),
+          runner: localRunner(targets, dead, options),
+          rows: () => readResultRows(paths),
+          total: plan.cases.length,
+          signal,
+          observer,
+          nics: nicLimits(plan),
+        });
+        continue;
+      }
       const missing = range(c.params.repeat).filter((rep) => !measured.has(repKey(c.id, rep)));
       const reason = c.params.hosts === undefined ? unavailable.get(c.engine) : undefined;
       if (reason) {
@@ -105,45 +123,64 @@ async function runCase(
   dead: Map<string, string>,
   options: ExecuteOptions,
 ) {
-  const { plan, paths, signal } = options;
-  const open = await openCase(c, {
-    target: plan.targets[c.target]!,
-    prepared: targets,
-    runId: options.runId,
-    spec: plan.name,
-    writes: plan.cases.some((other) => other.target === c.target && writesToTarget(other)),
-    env: options.env,
-    created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
-    // The run directory holds the compiled artifacts too.
-    artifactsDir: paths.dir,
-    rawDir: paths.raw,
-    signal,
-  });
+  const runner = localRunner(targets, dead, options);
+  const open = await runner.open(c);
   for (const { rep, warmup } of steps(c, missing)) {
-    if (signal.aborted) break;
-    const deadSince = dead.get(c.target);
-    const measurement = await measureRepetition(
-      open,
-      c,
-      rep,
-      warmup,
-      deadSince === undefined
-        ? undefined
-        : `not run: target ${c.target} stopped answering during ${deadSince}`,
-    );
-    // A repetition Ctrl-C cut short is neither a measurement nor a failure (the object engines return one
-    // with the aborted operations as errors): it is not recorded, so --resume runs it again.
-    if (signal.aborted) break;
-    if (measurement.errorCode === "target-unresponsive" && !dead.has(c.target)) dead.set(c.target, c.id);
-    recordRepetition(c, rep, warmup, measurement, options);
+    if (options.signal.aborted) break;
+    await runner.repetition(open, c, rep, warmup);
   }
-  const problems = await closeCase(
-    open,
-    c,
-    signal,
-    dead.has(c.target) ? DEAD_TARGET_FINISH_TIMEOUT_MS : FINISH_TIMEOUT_MS,
-  );
-  for (const problem of problems) options.observer.message(problem);
+  await runner.close(open, c);
+}
+
+/** Opening, measuring and closing cases on this machine, for the case loop and for rounds. */
+function localRunner(
+  targets: Record<string, PreparedTarget>,
+  dead: Map<string, string>,
+  options: ExecuteOptions,
+): CaseRunner {
+  const { plan, paths, signal } = options;
+  return {
+    open: (c) =>
+      openCase(c, {
+        target: plan.targets[c.target]!,
+        prepared: targets,
+        runId: options.runId,
+        spec: plan.name,
+        writes: plan.cases.some((other) => other.target === c.target && writesToTarget(other)),
+        env: options.env,
+        created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
+        // The run directory holds the compiled artifacts too.
+        artifactsDir: paths.dir,
+        rawDir: paths.raw,
+        signal,
+      }),
+    async repetition(open, c, rep, warmup) {
+      const deadSince = dead.get(c.target);
+      const measurement = await measureRepetition(
+        open,
+        c,
+        rep,
+        warmup,
+        deadSince === undefined
+          ? undefined
+          : `not run: target ${c.target} stopped answering during ${deadSince}`,
+      );
+      // A repetition Ctrl-C cut short is neither a measurement nor a failure (the object engines return one
+      // with the aborted operations as errors): it is not recorded, so --resume runs it again.
+      if (signal.aborted) return;
+      if (measurement.errorCode === "target-unresponsive" && !dead.has(c.target)) dead.set(c.target, c.id);
+      recordRepetition(c, rep, warmup, measurement, options);
+    },
+    async close(open, c) {
+      const problems = await closeCase(
+        open,
+        c,
+        signal,
+        dead.has(c.target) ? DEAD_TARGET_FINISH_TIMEOUT_MS : FINISH_TIMEOUT_MS,
+      );
+      for (const problem of problems) options.observer.message(problem);
+    },
+  };
 }
 
 /** Warm-ups first, then the measured repetitions still missing. */

@@ -423,11 +423,37 @@ const matrixSchema = z.strictObject({
   exclude: z.array(partialParams).optional().describe("remove the cells that match every key given"),
 });
 
+/** What a workload's rounds watch: one case's metric (the PTS tracking variable). */
+export const ROUND_METRICS = ["iops", "throughput", "latency"] as const;
+export type RoundMetric = (typeof ROUND_METRICS)[number];
+
+/** Rounds to steady state (SNIA PTS): each round runs every case of the workload once. */
+const roundsSchema = z.strictObject({
+  track: z
+    .strictObject({
+      where: partialParams.describe("parameters that select exactly one case of the workload"),
+      metric: z.enum(ROUND_METRICS).describe("the tracked figure of that case (latency: its mean)"),
+    })
+    .describe("the tracking variable: one case's metric, checked after every round"),
+  window: count(2, 100, "window").optional().describe("rounds in the measurement window (default: 5)"),
+  excursion: percent
+    .optional()
+    .describe("max − min over the window at most this share of its average (default: 20%)"),
+  slope: percent
+    .optional()
+    .describe("the fitted line's rise over the window at most this share of its average (default: 10%)"),
+  max: count(2, 1000, "max").optional().describe("rounds at most (default: 25)"),
+});
+export type Rounds = z.output<typeof roundsSchema>;
+
 export const WorkloadSchema = z.strictObject({
   name: name("a workload name"),
   description: text.optional(),
   ...sweepShape,
   ...fixedShape,
+  rounds: roundsSchema
+    .optional()
+    .describe("repeat the whole matrix in rounds until the tracked case reaches steady state (SNIA PTS)"),
   matrix: matrixSchema
     .optional()
     .describe("GitHub Actions-style matrix: cartesian product with include/exclude"),

@@ -110,3 +110,62 @@ describe("expansion", () => {
     expect(a.specHash).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe("rounds", () => {
+  const rounds = (extra: object = {}, track: object = { where: { bs: "4KiB" }, metric: "iops" }) =>
+    fsSpec([{ name: "w", op: "randwrite", bs: ["4KiB", "64KiB"], rounds: { track, ...extra } }], {
+      defaults: { repeat: 3 },
+    });
+
+  it("applies the PTS defaults, finds the tracked case and makes max the cases' repetitions", () => {
+    const plan = planOf(rounds());
+    expect(plan.workloads.w?.rounds).toEqual({
+      track: { case: "w.scratch.randwrite.bs-4KiB", where: { bs: 4096 }, metric: "iops" },
+      window: 5,
+      excursion: 20,
+      slope: 10,
+      max: 25,
+    });
+    // The spec's default repeat does not apply: a round is one repetition of every case.
+    expect(plan.cases.map((c) => c.params.repeat)).toEqual([25, 25]);
+  });
+
+  it("refuses a track.where that selects no case or several", () => {
+    const none = diagnosticsOf(rounds({}, { where: { bs: "8KiB" }, metric: "iops" }));
+    expect(none).toContainEqual(
+      expect.objectContaining({
+        code: "track-not-one-case",
+        path: ["workloads", 0, "rounds", "track", "where"],
+        message: expect.stringContaining("selects no case"),
+      }),
+    );
+    const several = diagnosticsOf(rounds({}, { where: {}, metric: "iops" }));
+    expect(several).toContainEqual(
+      expect.objectContaining({
+        code: "track-not-one-case",
+        message: expect.stringContaining("selects 2 cases"),
+      }),
+    );
+  });
+
+  it("refuses repeat on a workload in rounds", () => {
+    const spec = fsSpec([
+      {
+        name: "w",
+        op: "randwrite",
+        bs: "4KiB",
+        repeat: 3,
+        rounds: { track: { where: {}, metric: "iops" } },
+      },
+    ]);
+    expect(diagnosticsOf(spec)).toContainEqual(
+      expect.objectContaining({ code: "conflicting-keys", path: ["workloads", 0, "repeat"] }),
+    );
+  });
+
+  it("refuses a window larger than max", () => {
+    expect(diagnosticsOf(rounds({ window: 6, max: 5 }))).toContainEqual(
+      expect.objectContaining({ code: "out-of-range", path: ["workloads", 0, "rounds", "max"] }),
+    );
+  });
+});

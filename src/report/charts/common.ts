@@ -24,6 +24,7 @@ export const CHART_KINDS = [
   "processes",
   "expect",
   "autotune",
+  "rounds",
   "compare",
 ] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];

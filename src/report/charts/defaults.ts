@@ -10,6 +10,7 @@ import type { Chart, ChartContext } from "./common.js";
 import { hostsChart } from "./hosts.js";
 import { hasPercentiles, latencyChart } from "./latency.js";
 import { processesChart } from "./processes.js";
+import { roundsCharts } from "./rounds.js";
 import { sweepChart } from "./sweep.js";
 import { seriesOf } from "./timeseries-data.js";
 import { seriesMetricFor, timeseriesChart } from "./timeseries.js";
@@ -60,6 +61,8 @@ export function defaultCharts(
   // Cases run on several hosts: each host's series beside their sum.
   charts.push(hostsChart(view, seriesMetricFor(view), id()));
   charts.push(autotuneChart(view, ctx, id()));
+  // Workloads run in rounds: the convergence and measurement-window plots.
+  charts.push(...roundsCharts(view, id));
   return charts;
 }
 

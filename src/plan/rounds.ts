@@ -1,0 +1,72 @@
+/**
+ * A workload's `rounds` resolved against its cases: the defaults applied (PTS's window 5, excursion 20 %,
+ * slope 10 %, at most 25 rounds), the tracked case found, and what cannot go with rounds refused. Each
+ * case's `repeat` becomes `max`: a round is one repetition of every case, numbered as the round.
+ */
+import type { SpecPath } from "../diagnostics/diagnostic.js";
+import { sameValue } from "../spec/params.js";
+import type { ParamName, Workload } from "../spec/schema.js";
+import type { DiagnosticSink } from "../spec/sink.js";
+import type { Case, PlannedRounds } from "./types.js";
+
+export const ROUND_DEFAULTS = { window: 5, excursion: 20, slope: 10, max: 25 } as const;
+
+export function planRounds(
+  workload: Workload,
+  cases: Case[],
+  base: SpecPath,
+  sink: DiagnosticSink,
+): PlannedRounds | undefined {
+  const { rounds } = workload;
+  if (!rounds) return undefined;
+  const path = [...base, "rounds"];
+  // The round is the repetition: a repeat of the workload's own would contradict it (the spec's defaults do not apply).
+  const included = workload.matrix?.include?.findIndex((entry) => entry.repeat !== undefined) ?? -1;
+  const repeatAt: SpecPath | undefined =
+    workload.repeat !== undefined
+      ? [...base, "repeat"]
+      : workload.matrix?.repeat !== undefined
+        ? [...base, "matrix", "repeat"]
+        : included >= 0
+          ? [...base, "matrix", "include", included, "repeat"]
+          : undefined;
+  if (repeatAt)
+    sink.error(
+      "conflicting-keys",
+      "a workload with rounds runs each case once per round; remove repeat (rounds.max bounds the rounds)",
+      repeatAt,
+    );
+  const grouped = cases.find((c) => c.params.hosts !== undefined);
+  if (grouped)
+    sink.error(
+      "conflicting-keys",
+      `rounds run on this machine only; case ${grouped.id} runs on host group "${grouped.params.hosts}"`,
+      path,
+    );
+  const window = rounds.window ?? ROUND_DEFAULTS.window;
+  const max = rounds.max ?? ROUND_DEFAULTS.max;
+  if (max < window)
+    sink.error("out-of-range", `max (${max}) is smaller than the window (${window})`, [...path, "max"]);
+  const where = rounds.track.where;
+  const tracked = cases.filter((c) =>
+    Object.entries(where).every(([key, value]) => sameValue(c.params[key as ParamName], value)),
+  );
+  if (tracked.length !== 1) {
+    sink.error(
+      "track-not-one-case",
+      tracked.length === 0
+        ? `rounds.track.where selects no case of workload "${workload.name}"; its cases: ${cases.map((c) => c.id).join(", ")}`
+        : `rounds.track.where selects ${tracked.length} cases (${tracked.map((c) => c.id).join(", ")}); give the parameters that tell one apart`,
+      [...path, "track", "where"],
+    );
+    return undefined;
+  }
+  for (const c of cases) c.params.repeat = max;
+  return {
+    track: { case: tracked[0]!.id, where, metric: rounds.track.metric },
+    window,
+    excursion: rounds.excursion ?? ROUND_DEFAULTS.excursion,
+    slope: rounds.slope ?? ROUND_DEFAULTS.slope,
+    max,
+  };
+}

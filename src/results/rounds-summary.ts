@@ -1,0 +1,70 @@
+/**
+ * What summary.json and the report say about a workload run in rounds: every case's tracked metric per
+ * round (the convergence plot), where the rounds stand (steady-rounds.ts) and the measurement window, whose
+ * rounds alone make the cases' figures.
+ */
+import type { PlannedRounds, Plan } from "../plan/types.js";
+import { METRIC_INFO, type MeasuredFields } from "./metrics.js";
+import type { ResultRow } from "./row.js";
+import { roundsOutcome, type RoundCriteria, type RoundStatus, type RoundWindow } from "./steady-rounds.js";
+
+export interface RoundsSummary {
+  track: PlannedRounds["track"];
+  criteria: RoundCriteria;
+  status: RoundStatus;
+  /** Rounds run, counted up to the last one with the tracked case measured. */
+  rounds: number;
+  window?: RoundWindow;
+  /** Every case's tracked metric in every measured round. */
+  values: { case: string; round: number; value: number }[];
+}
+
+type RoundRow = Pick<ResultRow, "case" | "repetition" | "warmup" | "ok"> & MeasuredFields;
+
+/** The tracked case's value in rounds 1, 2, … up to the first round it lacks. */
+export function trackedValues(rounds: PlannedRounds, rows: readonly RoundRow[]): number[] {
+  const byRound = new Map<number, number>();
+  for (const row of measuredRows(rows)) {
+    const value = METRIC_INFO[rounds.track.metric].of(row);
+    if (row.case === rounds.track.case && value !== undefined) byRound.set(row.repetition, value);
+  }
+  const values: number[] = [];
+  for (let round = 1; byRound.has(round); round++) values.push(byRound.get(round)!);
+  return values;
+}
+
+export function summarizeRounds(rounds: PlannedRounds, rows: readonly RoundRow[]): RoundsSummary {
+  const outcome = roundsOutcome(trackedValues(rounds, rows), rounds);
+  const { metric } = rounds.track;
+  const values = measuredRows(rows).flatMap((row) => {
+    const value = METRIC_INFO[metric].of(row);
+    return row.repetition <= outcome.rounds && value !== undefined
+      ? [{ case: row.case, round: row.repetition, value }]
+      : [];
+  });
+  return {
+    track: rounds.track,
+    criteria: { window: rounds.window, excursion: rounds.excursion, slope: rounds.slope, max: rounds.max },
+    status: outcome.status,
+    rounds: outcome.rounds,
+    ...(outcome.window && { window: outcome.window }),
+    values,
+  };
+}
+
+/** The rows a workload's case figures are made of: those of the measurement window's rounds only. */
+export function windowRows<R extends Pick<ResultRow, "repetition">>(
+  summary: RoundsSummary,
+  rows: readonly R[],
+): R[] {
+  const first = summary.window?.first ?? 1;
+  const last = summary.window?.last ?? summary.rounds;
+  return rows.filter((row) => row.repetition >= first && row.repetition <= last);
+}
+
+/** The workloads of a plan that run in rounds, with their rounds. */
+export const roundWorkloads = (plan: Pick<Plan, "workloads">) =>
+  Object.entries(plan.workloads).flatMap(([name, w]) => (w.rounds ? [[name, w.rounds] as const] : []));
+
+const measuredRows = <R extends Pick<ResultRow, "warmup" | "ok">>(rows: readonly R[]) =>
+  rows.filter((row) => !row.warmup && row.ok);

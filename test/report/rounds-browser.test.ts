@@ -1,0 +1,85 @@
+/**
+ * The report of a real run in rounds (real fio), opened in Chromium: the convergence and measurement-window
+ * plots draw, and the page says steady state was not reached (a zero excursion is never met).
+ */
+import { execa } from "execa";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { ROOT } from "../support/spec.js";
+
+let work = "";
+afterAll(() => work && rm(work, { recursive: true, force: true }));
+
+const cli = (args: string[]) =>
+  execa("node", [join(ROOT, "bin", "benchspec.js"), ...args], { cwd: work, reject: false, all: true });
+
+describe("report of a workload in rounds (Chromium)", () => {
+  it("draws the convergence and measurement-window plots and says steady state was not reached", async () => {
+    work = await mkdtemp(join(tmpdir(), "benchspec-rounds-report-"));
+    await mkdir(join(work, "target"));
+    const spec = join(work, "spec.yaml");
+    await writeFile(
+      spec,
+      stringify({
+        benchspec: 1,
+        name: "rounds-report",
+        targets: { scratch: { kind: "fs", path: join(work, "target") } },
+        workloads: [
+          {
+            name: "pts",
+            engine: "fio",
+            op: "randwrite",
+            ioengine: "psync",
+            size: "8MiB",
+            bs: ["4KiB", "64KiB"],
+            duration: "1s",
+            rounds: { track: { where: { bs: "4KiB" }, metric: "iops" }, window: 3, excursion: "0%", max: 4 },
+          },
+        ],
+      }),
+    );
+    const ran = await cli(["run", spec, "--out", join(work, "run"), "-q"]);
+    expect(ran.exitCode, ran.all).toBe(0);
+    const html = join(work, "report.html");
+    const reported = await cli(["report", join(work, "run"), "-o", html]);
+    expect(reported.exitCode, reported.all).toBe(0);
+
+    const context = await chromium.launchPersistentContext(join(work, "profile"), {
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+    });
+    try {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(`file://${html}`);
+      await page.waitForFunction(
+        `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
+        null,
+        { timeout: 30_000 },
+      );
+      const rounds = await page.evaluate<{ failed: boolean; marks: number; text: string }[]>(
+        `[...document.querySelectorAll('figure[data-kind="rounds"]')].map((f) => ({ failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length, text: f.innerText }))`,
+      );
+      expect(rounds).toHaveLength(2);
+      for (const chart of rounds) {
+        expect(chart.failed).toBe(false);
+        expect(chart.marks).toBeGreaterThan(0);
+        expect(chart.text).toContain("Steady state NOT reached in 4 rounds (measurement window: rounds 2–4)");
+      }
+      expect(rounds[0]!.text).toContain("steady-state convergence");
+      expect(rounds[1]!.text).toMatch(
+        /measurement window[\s\S]*max − min = [\d.]+% of the average \(allowed 0%\)/,
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 240_000);
+});

@@ -1,0 +1,149 @@
+import { execa } from "execa";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { readRows } from "../../src/results/ndjson.js";
+import type { ResultRow } from "../../src/results/row.js";
+import { roundsOutcome } from "../../src/results/steady-rounds.js";
+import type { RunSummary } from "../../src/results/summary.js";
+import { runCli } from "../support/cli.js";
+import { ROOT } from "../support/spec.js";
+
+const temps: string[] = [];
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), "benchspec-rounds-"));
+  temps.push(dir);
+  return dir;
+};
+
+const CASES = ["pts.scratch.randwrite.bs-4KiB", "pts.scratch.randwrite.bs-64KiB"];
+
+/** A 2-case matrix of real fio in rounds of 1 s repetitions: window 3, at most 5 rounds. */
+async function roundsSpec(excursion: string) {
+  const work = await tempDir();
+  const target = join(work, "target");
+  await mkdir(target);
+  const spec = join(work, "spec.yaml");
+  await writeFile(
+    spec,
+    stringify({
+      benchspec: 1,
+      name: "rounds",
+      targets: { scratch: { kind: "fs", path: target } },
+      workloads: [
+        {
+          name: "pts",
+          engine: "fio",
+          op: "randwrite",
+          ioengine: "psync",
+          size: "8MiB",
+          bs: ["4KiB", "64KiB"],
+          duration: "1s",
+          rounds: {
+            track: { where: { bs: "4KiB" }, metric: "iops" },
+            window: 3,
+            excursion,
+            slope: "10%",
+            max: 5,
+          },
+        },
+      ],
+    }),
+  );
+  return { work, spec, out: join(work, "run") };
+}
+
+const measured = (out: string) =>
+  readRows<ResultRow>(join(out, "results.ndjson")).filter((row) => !row.warmup && row.ok);
+const summaryOf = async (out: string) =>
+  JSON.parse(await readFile(join(out, "summary.json"), "utf8")) as RunSummary;
+
+/** Every round 1…n ran every case exactly once, in matrix order. */
+function expectWholeRounds(rows: readonly ResultRow[], n: number) {
+  expect(rows.map((row) => `${row.repetition}:${row.case}`)).toEqual(
+    Array.from({ length: n }, (_, i) => CASES.map((id) => `${i + 1}:${id}`)).flat(),
+  );
+}
+
+describe("rounds to steady state (real fio)", () => {
+  it("runs every case once per round, stops where the PTS criteria hold, summarises the window only", async () => {
+    const { spec, out } = await roundsSpec("20%");
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = measured(out);
+    const summary = await summaryOf(out);
+    const rounds = summary.rounds!.pts!;
+    // The rounds ended exactly where the criteria say, judged again from the rows.
+    const tracked = rows.filter((row) => row.case === CASES[0]).map((row) => row.iops!);
+    const expected = roundsOutcome(tracked, { window: 3, excursion: 20, slope: 10, max: 5 });
+    expect(rounds).toMatchObject({ status: expected.status, rounds: expected.rounds });
+    expect(rows.length).toBe(2 * rounds.rounds);
+    expectWholeRounds(rows, rounds.rounds);
+    expect(rounds.rounds).toBeGreaterThanOrEqual(3);
+    // No round past the steady one ran.
+    if (rounds.status === "steady")
+      expect(
+        roundsOutcome(tracked.slice(0, rounds.rounds - 1), { window: 3, excursion: 20, slope: 10, max: 5 })
+          .status,
+      ).toBe("incomplete");
+    expect(result.stderr).toContain(
+      rounds.status === "steady" ? "steady state reached" : "steady state not reached",
+    );
+    // Each case's figures are the mean over the window's rounds only.
+    const { first, last } = rounds.window!;
+    expect(last - first + 1).toBe(3);
+    for (const id of CASES) {
+      const inWindow = rows.filter(
+        (row) => row.case === id && row.repetition >= first && row.repetition <= last,
+      );
+      const mean = inWindow.reduce((sum, row) => sum + row.iops!, 0) / inWindow.length;
+      const c = summary.cases.find((s) => s.id === id)!;
+      expect(c.repetitions).toBe(3);
+      expect(c.metrics.iops!.mean).toBeCloseTo(mean, 6);
+    }
+    expect(rounds.values.filter((v) => v.case === CASES[1]).map((v) => v.round)).toEqual(
+      Array.from({ length: rounds.rounds }, (_, i) => i + 1),
+    );
+  }, 120_000);
+
+  it("never steady: runs max rounds, says so; --resume after Ctrl-C continues the rounds", async () => {
+    // A zero excursion is never met by real measurements: all 5 rounds run.
+    const { spec, out } = await roundsSpec("0%");
+    const child = execa("node", [join(ROOT, "bin/benchspec.js"), "run", spec, "--out", out], {
+      reject: false,
+      env: { NO_COLOR: "1" },
+    });
+    // Interrupt once round 2 is under way.
+    const deadline = Date.now() + 60_000;
+    while (readRowsSafe(out) < 3) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for round 2");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill("SIGINT");
+    expect((await child).exitCode).toBe(130);
+    const kept = measured(out);
+    expect(kept.length).toBeGreaterThanOrEqual(3);
+    expect(kept.length).toBeLessThan(10);
+
+    const resumed = await runCli(["run", "--resume", out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const rows = measured(out);
+    // The rows kept are still there; the rounds went on from where they stopped, each case once per round.
+    expect(rows.slice(0, kept.length)).toEqual(kept);
+    expectWholeRounds(rows, 5);
+    const rounds = (await summaryOf(out)).rounds!.pts!;
+    expect(rounds).toMatchObject({ status: "not reached", rounds: 5, window: { first: 3, last: 5 } });
+    expect(resumed.stderr).toContain("steady state not reached in 5 rounds");
+  }, 180_000);
+});
+
+function readRowsSafe(out: string): number {
+  try {
+    return readRows<ResultRow>(join(out, "results.ndjson")).length;
+  } catch {
+    return 0;
+  }
+}
