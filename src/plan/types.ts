@@ -21,7 +21,10 @@ export interface Case {
   id: string;
   index: number;
   workload: string;
+  /** Its target's name; for a case over several targets at once, theirs joined by "+". */
   target: string;
+  /** The targets of a case run on several at once (`target: { together }`), in the spec's order. */
+  together?: string[];
   targetKind: TargetKind;
   engine: EngineName;
   op: Op;
