@@ -24,8 +24,10 @@ import {
   FINISH_TIMEOUT_MS,
   measureRepetition,
   openCase,
+  targetsOf,
   writesToTarget,
 } from "./case-steps.js";
+import { runTogether } from "./together.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -66,10 +68,9 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   );
   const targets: Record<string, PreparedTarget> = {};
   const dead = new Map<string, string>();
-  const hosts = new HostCoordinator({
-    ...options,
-    record: (c, rep, warmup, measurement) => recordRepetition(c, rep, warmup, measurement, options),
-  });
+  const record = (c: Case, rep: number, warmup: boolean, measurement: Measurement) =>
+    recordRepetition(c, rep, warmup, measurement, options);
+  const hosts = new HostCoordinator({ ...options, record });
   try {
     for (const [position, c] of plan.cases.entries()) {
       if (signal.aborted) break;
@@ -84,6 +85,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       observer.caseStart(c, position + 1, plan.cases.length);
       if (missing.length > 0) {
         if (c.params.hosts !== undefined) await hosts.runCase(c, steps(c, missing));
+        else if (c.together)
+          await runTogether(c, steps(c, missing), { options, prepared: targets, dead, record });
         else await runCase(c, missing, targets, dead, options);
       }
       if (signal.aborted) break;
@@ -111,7 +114,7 @@ async function runCase(
     prepared: targets,
     runId: options.runId,
     spec: plan.name,
-    writes: plan.cases.some((other) => other.target === c.target && writesToTarget(other)),
+    writes: plan.cases.some((other) => targetsOf(other).includes(c.target) && writesToTarget(other)),
     env: options.env,
     created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
     // The run directory holds the compiled artifacts too.
