@@ -66,6 +66,10 @@ export interface Plan {
   report: NonNullable<Spec["report"]>;
 }
 
+/** The targets a case runs on: its one, or the group of a case over several at once. */
+export const targetsOf = (c: Pick<Case, "target" | "together">): readonly string[] =>
+  c.together ?? [c.target];
+
 /** Measured repetitions plus warm-ups: what a run will execute. */
 export function countRepetitions(plan: Plan): number {
   return plan.cases.reduce((sum, c) => sum + c.params.repeat + c.params.warmup, 0);

@@ -7,7 +7,7 @@
 import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
 import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../engines/types.js";
-import type { Case } from "../plan/types.js";
+import { targetsOf, type Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { rootCode } from "../platform/errors.js";
 import type { Target } from "../spec/schema.js";
@@ -146,8 +146,7 @@ export async function closeCase(
 export const FINISH_TIMEOUT_MS = 120_000;
 export const DEAD_TARGET_FINISH_TIMEOUT_MS = 10_000;
 
-/** The targets a case runs on: its one, or the group of a case over several at once. */
-export const targetsOf = (c: Case): readonly string[] => c.together ?? [c.target];
-
 /** Whether the case writes to its target (a block device's consent is checked for those). */
+export { targetsOf };
+
 export const writesToTarget = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;
