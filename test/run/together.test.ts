@@ -119,6 +119,38 @@ describe("one case over several targets at once (target: { together })", () => {
     }
   });
 
+  it("the report has a table and a chart per target", async () => {
+    const dirs = [await tempDir(), await tempDir()];
+    const spec = await writeSpec({
+      targets: { a: { kind: "fs", path: dirs[0] }, b: { kind: "fs", path: dirs[1] } },
+      workloads: [
+        {
+          name: "jbod",
+          engine: "fio",
+          target: { together: ["a", "b"] },
+          op: "write",
+          bs: "64KiB",
+          size: "8MiB",
+          duration: "1s",
+          sample: "250ms",
+          ioengine: "psync",
+        },
+      ],
+    });
+    const out = join(await tempDir(), "run");
+    expect((await runCli(["run", spec, "--out", out])).code).toBe(0);
+    const series = readRows<{ target?: string }>(join(out, "timeseries.ndjson"));
+    expect(new Set(series.map((p) => p.target))).toEqual(new Set(["a", "b", undefined]));
+    const html = await readFile(join(out, "report.html"), "utf8");
+    expect(html).toContain("<h3>Targets</h3>");
+    const table = /<table class="hosts">[\s\S]*?<\/table>/.exec(html)?.[0] ?? "";
+    expect(table).toContain("all 2 targets");
+    expect(table).toContain("<td>a</td>");
+    expect(table).toContain("<td>b</td>");
+    expect(html).toMatch(/<figure class="chart" id="[^"]*" data-kind="hosts">/);
+    expect(html).toContain("jbod: throughput per target over time");
+  });
+
   it("one mounted drive refuses the whole case: nothing is written to the other", async () => {
     const clean = await loopDevice(32);
     const mounted = await loopDevice(32);
