@@ -3,7 +3,8 @@
  *   1. find what is missing (all of it, or on --resume what results.ndjson lacks)
  *   2. prepare each target once (fs: an owned subdirectory; block: the safety check)
  *   3. per case: prepare (precondition, files to read), warm-ups, then the missing measured repetitions,
- *      each row appended and flushed as it is measured
+ *      each row appended and flushed as it is measured (a case on client hosts: hosts/coordinator.ts; over
+ *      several targets at once: together.ts)
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
