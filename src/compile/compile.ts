@@ -8,7 +8,7 @@
 import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan } from "../plan/types.js";
 import { BACKENDS } from "../engines/index.js";
-import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
+import { compileShellScript, SHELL_SCRIPT_PATH, SHELL_TOGETHER } from "./shell/script.js";
 import {
   ARTIFACT_FORMATS,
   type Artifact,
@@ -30,7 +30,7 @@ export const PLAN_FORMAT = "benchspec-plan/1";
 
 export interface CompileOutput {
   artifacts: Artifact[];
-  /** One line per workload the formats cannot express, naming the formats that can. */
+  /** One line per workload the formats cannot express (naming the formats that can), or express only in part. */
   leftOut: string[];
   /** How many cases were compiled. */
   compiled: number;
@@ -70,7 +70,11 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
     artifacts: [...artifacts.values()]
       .map(({ path, content }) => ({ path, content: redactUrls(content) }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-    leftOut: [...leftOut.values(), ...scriptLeftOut(plan, formats, leftOut)],
+    leftOut: [
+      ...leftOut.values(),
+      ...scriptLeftOut(plan, formats, leftOut),
+      ...shellTogether(plan.cases, formats),
+    ],
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
   };
 }
@@ -130,6 +134,14 @@ function scriptLeftOut(
  * does that (run/rounds.ts).
  */
 const inRounds = (plan: Plan, c: Case) => plan.workloads[c.workload]?.rounds !== undefined;
+
+/** The workloads whose cases over several targets at once the shell script has only as failing stubs. */
+const shellTogether = (cases: readonly Case[], formats: readonly ArtifactFormat[]): string[] =>
+  formats.includes("shell")
+    ? [...new Set(cases.filter((c) => c.together).map((c) => c.workload))].map(
+        (workload) => `workload "${workload}" in ${SHELL_SCRIPT_PATH}: ${SHELL_TOGETHER}`,
+      )
+    : [];
 
 function planIndex(
   ctx: CompileContext,

@@ -34,6 +34,8 @@ export const DIAGNOSTIC_CODES = {
   "duplicate-dimension": "a parameter is swept both as a list and in the matrix",
   "duplicate-value": "a list, a matrix dimension or include/exclude holds the same value twice",
   "engine-target-mismatch": "the engine cannot drive this kind of target",
+  "invalid-together":
+    "a { together } group of targets mixes target kinds, runs on client hosts, or has an engine that cannot run several targets at once",
   "unsupported-op": "the engine does not support the operation",
   "param-not-applicable": "the parameter has no meaning for the engine",
   "bs-exceeds-size": "the block size is larger than the data size",

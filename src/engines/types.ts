@@ -84,6 +84,7 @@ export type Measurement = Pick<
   | "autotune"
   | "histograms"
   | "hosts"
+  | "targets"
   | "startSpread"
   | "telemetry"
 > & {

@@ -27,6 +27,7 @@ import {
   type Metric,
   type ParamName,
   type ParamValue,
+  type Params,
   type Spec,
   type Workload,
 } from "../spec/schema.js";
@@ -198,21 +199,9 @@ function resolveCase(
     return fixed.get(key);
   };
 
-  const targetNames = Object.keys(spec.targets);
-  const target =
-    (userValue("target")?.value as string | undefined) ??
-    (targetNames.length === 1 ? targetNames[0] : undefined);
-  if (target === undefined) {
-    sink.error(
-      "missing-key",
-      `missing required key "target"; this spec defines ${targetNames.join(", ")}`,
-      base,
-    );
-    return undefined;
-  }
-  // Own keys only: a name such as "constructor" is not a target because every object has it.
-  const targetSpec = Object.hasOwn(spec.targets, target) ? spec.targets[target] : undefined;
-  if (!targetSpec) return undefined; // reported by the targetsExist rule
+  const resolvedTarget = resolveTarget(spec, userValue("target"), base, sink);
+  if (!resolvedTarget) return undefined;
+  const { target, together, targetSpec } = resolvedTarget;
 
   const engineChoice = userValue("engine");
   const engine = (engineChoice?.value as EngineName | undefined) ?? DEFAULT_ENGINE[targetSpec.kind];
@@ -271,10 +260,16 @@ function resolveCase(
 
   const caseParams = params as CaseParams;
   const group = caseParams.hosts === undefined ? undefined : spec.hosts?.[caseParams.hosts];
-  if (!checkCase(caseParams, origins, targetSpec, target, group, base, sink)) return undefined;
+  if (together && !checkTogether(caseParams, origins, base, sink)) return undefined;
+  // Every target of a group is checked as if the case were its alone (a block device's consent…).
+  const checked = (together ?? [target]).map((name) =>
+    checkCase(caseParams, origins, spec.targets[name]!, name, group, base, sink),
+  );
+  if (checked.includes(false)) return undefined;
   return {
     workload: workload.name,
     target,
+    ...(together && { together }),
     targetKind: targetSpec.kind,
     engine,
     op,
@@ -282,6 +277,82 @@ function resolveCase(
     sources,
     dims: PARAM_NAMES.filter((key) => cell.values[key] !== undefined),
   };
+}
+
+/**
+ * The case's target: one name, or a `{ together }` group whose targets are all of one kind. A group's name
+ * (the rows' `target`, the case id's part) is its targets joined by "+", which no target name contains.
+ */
+function resolveTarget(
+  spec: Spec,
+  choice: UserValue | undefined,
+  base: SpecPath,
+  sink: DiagnosticSink,
+): { target: string; together?: string[]; targetSpec: Spec["targets"][string] } | undefined {
+  const targetNames = Object.keys(spec.targets);
+  const value =
+    (choice?.value as Params["target"] | undefined) ??
+    (targetNames.length === 1 ? targetNames[0] : undefined);
+  if (value === undefined) {
+    sink.error(
+      "missing-key",
+      `missing required key "target"; this spec defines ${targetNames.join(", ")}`,
+      base,
+    );
+    return undefined;
+  }
+  const names = typeof value === "string" ? [value] : value.together;
+  // Own keys only: a name such as "constructor" is not a target because every object has it.
+  // An unknown name is reported by the targetsExist rule.
+  if (!names.every((name) => Object.hasOwn(spec.targets, name))) return undefined;
+  const targetSpec = spec.targets[names[0]!]!;
+  if (typeof value === "string") return { target: value, targetSpec };
+  const path = [...(choice?.origin.path ?? base), "together"];
+  const twice = names.findIndex((name, i) => names.indexOf(name) !== i);
+  if (twice >= 0) {
+    sink.error("duplicate-value", `target "${names[twice]}" is in the group twice`, [...path, twice]);
+    return undefined;
+  }
+  const other = names.findIndex((name) => spec.targets[name]!.kind !== targetSpec.kind);
+  if (other >= 0) {
+    sink.error(
+      "invalid-together",
+      `the targets of a group must be of one kind: "${names[0]}" is ${targetSpec.kind}, "${names[other]}" is ${spec.targets[names[other]!]!.kind}`,
+      [...path, other],
+    );
+    return undefined;
+  }
+  return { target: names.join("+"), together: names, targetSpec };
+}
+
+/** What a case over several targets at once needs: an engine that runs its processes per target, this machine. */
+function checkTogether(
+  params: CaseParams,
+  origins: Partial<Record<ParamName, Origin>>,
+  base: SpecPath,
+  sink: DiagnosticSink,
+): boolean {
+  const where = origins.target?.path ?? base;
+  if (!ENGINES[params.engine].together) {
+    const able = Object.entries(ENGINES)
+      .filter(([, e]) => e.together)
+      .map(([n]) => n);
+    sink.error(
+      "invalid-together",
+      `engine ${params.engine} cannot run one case over several targets at once; engines that can: ${able.join(", ")}`,
+      where,
+    );
+    return false;
+  }
+  if (params.hosts !== undefined) {
+    sink.error(
+      "invalid-together",
+      `a case over several targets at once runs on this machine only: drop "hosts" or run one target per case`,
+      origins.hosts?.path ?? where,
+    );
+    return false;
+  }
+  return true;
 }
 
 /** Parameters the user set on a workload that mean nothing to any of its cases. */

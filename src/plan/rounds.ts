@@ -43,6 +43,13 @@ export function planRounds(
       `rounds run on this machine only; case ${grouped.id} runs on host group "${grouped.params.hosts}"`,
       path,
     );
+  const together = cases.find((c) => c.together !== undefined);
+  if (together)
+    sink.error(
+      "conflicting-keys",
+      `rounds run each case on one target; case ${together.id} runs on several at once (target: { together })`,
+      path,
+    );
   const window = rounds.window ?? ROUND_DEFAULTS.window;
   const max = rounds.max ?? ROUND_DEFAULTS.max;
   if (max < window)

@@ -30,7 +30,10 @@ export interface Case {
   id: string;
   index: number;
   workload: string;
+  /** Its target's name; for a case over several targets at once, theirs joined by "+". */
   target: string;
+  /** The targets of a case run on several at once (`target: { together }`), in the spec's order. */
+  together?: string[];
   targetKind: TargetKind;
   engine: EngineName;
   op: Op;
@@ -82,6 +85,10 @@ export interface Plan {
   expect: PlannedExpect[];
   report: NonNullable<Spec["report"]>;
 }
+
+/** The targets a case runs on: its one, or the group of a case over several at once. */
+export const targetsOf = (c: Pick<Case, "target" | "together">): readonly string[] =>
+  c.together ?? [c.target];
 
 /** Measured repetitions plus warm-ups: what a run will execute (at most, for workloads run in rounds). */
 export function countRepetitions(plan: Plan): number {

@@ -41,7 +41,7 @@ export type RowLike = Pick<
   | "jobs"
   | "telemetry"
 > &
-  Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "hosts" | "startSpread">>;
+  Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "hosts" | "targets" | "startSpread">>;
 
 /**
  * Per-repetition values besides the metrics, of which the report shows the median: the client's CPU-seconds
@@ -218,7 +218,7 @@ export class RunAccumulator {
     if (acc.failures.delete(row.repetition)) acc.measured -= 1;
     acc.measured += 1;
     acc.repetitions.add(row.repetition);
-    if (row.hosts) this.hosts.add(row);
+    if (row.hosts || row.targets) this.hosts.add(row);
     if (!row.ok) {
       this.rowsFailed += 1;
       acc.failures.set(row.repetition, row.error ?? "failed");
@@ -282,12 +282,14 @@ export class RunAccumulator {
    */
   addPoint(point: TimeseriesRow & { warmup?: boolean }): void {
     if (point.warmup) return;
-    const key = point.host === undefined ? point.case : seriesKey(point.case, point.host);
+    // A target's own points (a case over several targets at once) are a series of their own as a host's are.
+    const part = point.host ?? point.target;
+    const key = part === undefined ? point.case : seriesKey(point.case, part);
     let s = this.series.get(key);
     if (!s) {
       s = {
         case: point.case,
-        ...(point.host !== undefined && { host: point.host }),
+        ...(part !== undefined && { host: part }),
         t: [],
         throughput: [],
         iops: [],

@@ -1,26 +1,33 @@
 /**
- * Cases that ran on several client hosts at once: each host's own figures (a row's `hosts`), folded in as
- * rows stream past, and per case and host the medians over its repetitions. Rows of one host add nothing
+ * Cases that ran on several client hosts — or several targets — at once: each part's own figures (a row's
+ * `hosts` or `targets`), folded in as rows stream past, and per case and part the medians over its
+ * repetitions. Rows of one host add nothing
  * here, so single-host runs cost nothing and their reports do not change.
  */
 import type { ResultRow } from "../results/row.js";
 import { median } from "../results/stats.js";
 import type { CaseHosts, HostAgg } from "./model.js";
 
-/** What each figure of a case run on several hosts is: the hosts table's tooltips, the chart's captions. */
-export const HOST_FIGURES = {
-  merged: "the hosts' summed bytes ÷ the common window",
-  window: "from the earliest host's start to the latest host's end",
-  host: "this host's own bytes ÷ its own seconds",
-  ofFastest: "this host's median throughput ÷ that of the fastest host of the case",
-  latency:
-    "all hosts: of every host's operations pooled (their merged histograms); a host: of its own operations",
-  spread: "the latest host's start − the earliest host's start",
-  offset: "this host's start − the earliest host's start",
-} as const;
+/** The parts of a merged row: the client hosts of a case, or the targets of a case over several at once. */
+export type PartAxis = "host" | "target";
+
+/** What each figure of a case run on several hosts (or targets) is: the table's tooltips, the chart's captions. */
+export function partFigures(by: PartAxis) {
+  return {
+    merged: `the ${by}s' summed bytes ÷ the common window`,
+    window: `from the earliest ${by}'s start to the latest ${by}'s end`,
+    host: `this ${by}'s own bytes ÷ its own seconds`,
+    ofFastest: `this ${by}'s median throughput ÷ that of the fastest ${by} of the case`,
+    latency: `all ${by}s: of every ${by}'s operations pooled (their merged histograms); a ${by}: of its own operations`,
+    spread: `the latest ${by}'s start − the earliest ${by}'s start`,
+    offset: `this ${by}'s start − the earliest ${by}'s start`,
+  } as const;
+}
+
+export const HOST_FIGURES = partFigures("host");
 
 /** The fields of a row this module reads. */
-export type HostsRow = Pick<ResultRow, "case" | "repetition" | "hosts" | "startSpread">;
+export type HostsRow = Pick<ResultRow, "case" | "repetition" | "hosts" | "targets" | "startSpread">;
 
 /** One host's figures in one repetition. */
 interface HostRep {
@@ -37,6 +44,7 @@ interface HostRep {
 }
 
 interface RepHosts {
+  by: PartAxis;
   spread?: number;
   hosts: HostRep[];
 }
@@ -49,9 +57,11 @@ export class HostAccumulator {
   private readonly cases = new Map<string, Map<number, RepHosts>>();
 
   add(row: HostsRow): void {
-    const hosts = row.hosts;
+    const by: PartAxis = row.hosts ? "host" : "target";
+    const hosts =
+      row.hosts?.map((h) => ({ ...h, name: h.host })) ?? row.targets?.map((t) => ({ ...t, name: t.target }));
     if (!hosts || hosts.length === 0) return;
-    // The row's start is the earliest host's (merge-hosts.ts); taken from the hosts, rows made elsewhere agree.
+    // The row's start is the earliest part's (merge-hosts.ts); taken from the parts, rows made elsewhere agree.
     const start = Math.min(...hosts.map((h) => Date.parse(h.start)));
     let reps = this.cases.get(row.case);
     if (!reps) {
@@ -60,9 +70,10 @@ export class HostAccumulator {
     }
     reps.delete(row.repetition);
     reps.set(row.repetition, {
+      by,
       ...(row.startSpread !== undefined && { spread: row.startSpread }),
       hosts: hosts.map((h) => ({
-        host: h.host,
+        host: h.name,
         ok: h.ok,
         ...(h.error !== undefined && { error: h.error }),
         throughput: h.throughput,
@@ -104,6 +115,7 @@ export class HostAccumulator {
       for (const h of hosts) byHost.set(h.host, [...(byHost.get(h.host) ?? []), h]);
     const spreads = [...reps.values()].flatMap((r) => (r.spread === undefined ? [] : [r.spread]));
     return {
+      by: [...reps.values()][0]!.by,
       hosts: [...byHost].map(([host, list]) => hostAgg(host, list)),
       ...(spreads.length > 0 && { startSpread: { median: median(spreads), max: Math.max(...spreads) } }),
     };

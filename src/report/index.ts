@@ -21,7 +21,7 @@ import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
 import { loadInputs } from "./load.js";
 import type { RunData } from "./model.js";
 import { loadLibraries, renderSvg } from "./render.js";
-import { HOST_FIGURES } from "./hosts.js";
+import { partFigures } from "./hosts.js";
 import {
   caseTable,
   compareTable,
@@ -185,14 +185,17 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
   return { html, charts, warnings };
 }
 
-/** The hosts table of a workload whose cases ran on several hosts at once, with what its figures are. */
+/** The hosts (or targets) table of a workload whose cases ran on several at once, with what its figures are. */
 function hostsHtml(view: WorkloadView, multiRun: boolean): string {
   const table = hostTable(view, multiRun);
   if (!table) return "";
+  const by = view.entries.find((e) => e.c.hosts)!.c.hosts!.by;
+  const F = partFigures(by);
+  const what = by === "host" ? "client hosts" : "targets";
   return [
-    `<h3>Hosts</h3>`,
+    `<h3>${by === "host" ? "Hosts" : "Targets"}</h3>`,
     `<p class="description">${escapeHtml(
-      `Cases run on several client hosts at once, medians over the repetitions. A case's first row is all hosts together: its throughput is the merged throughput (${HOST_FIGURES.merged}, the common window running ${HOST_FIGURES.window}) and its start is the start spread (${HOST_FIGURES.spread}; median and largest). Then a row per host with its own figures: throughput is ${HOST_FIGURES.host}, start is ${HOST_FIGURES.offset}.`,
+      `Cases run on several ${what} at once, medians over the repetitions. A case's first row is all ${by}s together: its throughput is the merged throughput (${F.merged}, the common window running ${F.window}) and its start is the start spread (${F.spread}; median and largest). Then a row per ${by} with its own figures: throughput is ${F.host}, start is ${F.offset}.`,
     )}</p>`,
     table,
   ].join("\n");

@@ -65,8 +65,9 @@ export interface CaseAgg extends Omit<CaseSummary, "params"> {
   hosts?: CaseHosts;
 }
 
-/** One host of a case run on several hosts at once, over the repetitions it took part in. */
+/** One host (or target) of a case run on several at once, over the repetitions it took part in. */
 export interface HostAgg {
+  /** The host's name, or the target's for a case over several targets at once. */
   host: string;
   repetitions: number;
   /** Repetitions this host failed, and their errors. */
@@ -83,6 +84,8 @@ export interface HostAgg {
 }
 
 export interface CaseHosts {
+  /** What the parts are: the client hosts of the case, or its targets (`target: { together }`). */
+  by: "host" | "target";
   /** In the order the rows list them. */
   hosts: HostAgg[];
   /** Seconds from the earliest host's start to the latest one's: the median and the largest. */
@@ -108,7 +111,7 @@ export interface AutotuneResult {
 /** A downsampled series: one line per case (repetitions pooled), with the min/max band of each bin. */
 export interface SeriesAgg {
   case: string;
-  /** One host's own series, of a case run on several hosts (absent: the case's, all hosts summed). */
+  /** One host's (or target's) own series, of a case run on several at once (absent: the case's, all summed). */
   host?: string;
   repetitions: number;
   rawPoints: number;

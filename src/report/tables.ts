@@ -9,7 +9,7 @@ import { METRICS, type Metric } from "../spec/metrics.js";
 import { limitsFor } from "./charts/limits.js";
 import { csvCell, escapeHtml } from "./escape.js";
 import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
-import { HOST_FIGURES } from "./hosts.js";
+import { partFigures } from "./hosts.js";
 import type { CaseAgg, HostAgg, InputKind, Limit, RunData } from "./model.js";
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
 import { engineReport } from "../engines/reports.js";
@@ -209,13 +209,15 @@ function verdictCell(c: CaseAgg): Cell {
 }
 
 /**
- * Per workload, the cases run on several hosts at once: a row of all hosts together (the row's merged
- * figures and the start spread), then a row per host with its own figures — which host was slow, late or
- * failed. Empty when no case ran on several hosts.
+ * Per workload, the cases run on several hosts (or targets) at once: a row of all of them together (the
+ * row's merged figures and the start spread), then a row per host or target with its own figures — which
+ * was slow, late or failed. Empty when no case ran on several.
  */
 export function hostTable(view: WorkloadView, multiRun: boolean): string {
   const entries = view.entries.filter((e) => e.c.hosts);
   if (entries.length === 0) return "";
+  const by = entries[0]!.c.hosts!.by;
+  const F = partFigures(by);
   const hasIops = entries.some((e) => engineReport(e.c.engine)?.iops !== false);
   const hasLatency = entries.some(
     (e) => e.c.metrics.p50 || e.c.hosts!.hosts.some((h) => h.p50 !== undefined),
@@ -224,25 +226,25 @@ export function hostTable(view: WorkloadView, multiRun: boolean): string {
   const header: Cell[] = [
     ...(multiRun ? ["run"] : []),
     "case",
-    "host",
+    by,
     "n",
     "failed",
     {
       html: "throughput median",
-      title: `all hosts: merged throughput, ${HOST_FIGURES.merged}; a host: ${HOST_FIGURES.host}`,
+      title: `all ${by}s: merged throughput, ${F.merged}; a ${by}: ${F.host}`,
     },
-    { html: "of the fastest host", title: HOST_FIGURES.ofFastest },
+    { html: `of the fastest ${by}`, title: F.ofFastest },
     ...(hasIops ? [{ html: "IOPS median", title: `operations ÷ seconds, as throughput` }] : []),
     ...(hasLatency
       ? [
-          { html: "p50 latency median", title: HOST_FIGURES.latency },
-          { html: "p99 latency median", title: HOST_FIGURES.latency },
+          { html: "p50 latency median", title: F.latency },
+          { html: "p99 latency median", title: F.latency },
         ]
       : []),
-    { html: "time median", title: `all hosts: the common window, ${HOST_FIGURES.window}; a host: its own` },
+    { html: "time median", title: `all ${by}s: the common window, ${F.window}; a ${by}: its own` },
     {
       html: "start",
-      title: `all hosts: start spread, ${HOST_FIGURES.spread} (median and largest); a host: ${HOST_FIGURES.offset} (median)`,
+      title: `all ${by}s: start spread, ${F.spread} (median and largest); a ${by}: ${F.offset} (median)`,
     },
     "errors",
   ];
@@ -256,7 +258,7 @@ export function hostTable(view: WorkloadView, multiRun: boolean): string {
       host,
     ];
     const all: Cell[] = [
-      ...lead({ html: `<b>all ${hosts.length} hosts</b>`, title: `merged: ${HOST_FIGURES.merged}` }),
+      ...lead({ html: `<b>all ${hosts.length} ${by}s</b>`, title: `merged: ${F.merged}` }),
       num(String(c.repetitions - c.failed)),
       c.failed > 0 ? { html: String(c.failed), className: "num fail" } : num("0"),
       num(formatMetric("throughput", c.metrics.throughput?.median)),
@@ -281,7 +283,7 @@ export function hostTable(view: WorkloadView, multiRun: boolean): string {
         {
           html: escapeHtml(formatMetric("throughput", h.throughput)),
           className: slow ? "num slowest" : "num",
-          ...(slow && { title: "the slowest host of this case" }),
+          ...(slow && { title: `the slowest ${by} of this case` }),
         },
         num(h.throughput !== undefined && fastest > 0 ? formatPercent(h.throughput / fastest) : "–"),
         ...(hasIops ? [num(formatMetric("iops", h.iops))] : []),

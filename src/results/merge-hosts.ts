@@ -1,14 +1,15 @@
 /**
- * One repetition of a case that ran on several hosts at once, as one row: the hosts' bytes and operations
- * over the common window (the earliest host's start to the latest host's end, each host's start and end
- * being those of its I/O), latency percentiles of all their operations from their merged histograms and
- * their exact mean, each host's own numbers kept beside. Pure: whatever
- * gathers the hosts' measurements (the run's coordinator, a merge of stored rows) calls it.
- * docs/language.md ("Rows of several hosts") defines every field the same way.
+ * One repetition of a case that ran on several hosts — or on several targets — at once, as one row: the
+ * parts' bytes and operations over the common window (the earliest part's start to the latest part's end,
+ * each part's start and end being those of its I/O), latency percentiles of all their operations from their
+ * merged histograms and their exact mean, each part's own numbers kept beside (`hosts` or `targets`). Pure:
+ * whatever gathers the parts' measurements (the run's coordinator, the runner of a `together` case, a merge
+ * of stored rows) calls it. docs/language.md ("Rows of several hosts", "Several targets at once") defines
+ * every field the same way.
  */
 import type { Measurement } from "../engines/types.js";
 import { decodeHistogram, encodeHistogram, latencyOfHistogram, mergeHistograms } from "./histogram.js";
-import { mergeHostSeries } from "./merge-series.js";
+import { mergePartSeries } from "./merge-series.js";
 import type { Latency, ResultRow } from "./row.js";
 
 /** One host's measurement of the repetition; start and end are already on one clock. */
@@ -17,15 +18,40 @@ export interface HostMeasurement {
   measurement: Measurement;
 }
 
-type HostResult = NonNullable<ResultRow["hosts"]>[number];
+/** One target's measurement of a repetition run on several targets at once. */
+export interface TargetMeasurement {
+  target: string;
+  measurement: Measurement;
+}
+
+/** What the parts of a merged row are: the client hosts of a case, or the targets of a case. */
+export type PartAxis = "host" | "target";
+
+interface Part {
+  name: string;
+  measurement: Measurement;
+}
+
+type PartFigures = Omit<NonNullable<ResultRow["hosts"]>[number], "host">;
 
 const GiB = 2 ** 30;
 
-export function mergeHostMeasurements(
-  parts: readonly HostMeasurement[],
-  sampleSeconds?: number,
-): Measurement {
-  if (parts.length === 0) throw new Error("no host measurements to merge");
+export const mergeHostMeasurements = (parts: readonly HostMeasurement[], sampleSeconds?: number) =>
+  mergeParts(
+    parts.map(({ host, measurement }) => ({ name: host, measurement })),
+    "host",
+    sampleSeconds,
+  );
+
+export const mergeTargetMeasurements = (parts: readonly TargetMeasurement[], sampleSeconds?: number) =>
+  mergeParts(
+    parts.map(({ target, measurement }) => ({ name: target, measurement })),
+    "target",
+    sampleSeconds,
+  );
+
+function mergeParts(parts: readonly Part[], by: PartAxis, sampleSeconds?: number): Measurement {
+  if (parts.length === 0) throw new Error(`no ${by} measurements to merge`);
   const measurements = parts.map((p) => p.measurement);
   const starts = measurements.map((m) => Date.parse(m.start));
   const start = Math.min(...starts);
@@ -38,7 +64,7 @@ export function mergeHostMeasurements(
   const merged: Measurement = {
     ok: failed.length === 0,
     ...(failed.length > 0 && {
-      error: failed.map((p) => `${p.host}: ${p.measurement.error ?? "failed"}`).join("; "),
+      error: failed.map((p) => `${p.name}: ${p.measurement.error ?? "failed"}`).join("; "),
     }),
     ...(errorCode && { errorCode }),
     start: new Date(start).toISOString(),
@@ -50,7 +76,9 @@ export function mergeHostMeasurements(
     throughput: seconds > 0 ? bytes / seconds : 0,
     iops: seconds > 0 ? ops / seconds : 0,
     startSpread: (Math.max(...starts) - start) / 1000,
-    hosts: parts.map(hostResult),
+    ...(by === "host"
+      ? { hosts: parts.map((p) => ({ host: p.name, ...partFigures(p.measurement) })) }
+      : { targets: parts.map((p) => ({ target: p.name, ...partFigures(p.measurement) })) }),
   };
   const latency = mergedLatency(
     measurements.map((m) => ({ latency: m.latency, histogram: m.histograms?.latency })),
@@ -67,10 +95,10 @@ export function mergeHostMeasurements(
   if (byOp) merged.byOp = byOp;
   const client = mergedClient(measurements);
   if (client) merged.client = client;
-  const jobs = parts.flatMap(({ host, measurement }) =>
-    (measurement.jobs ?? []).map((job) => ({ ...job, host })),
+  const jobs = parts.flatMap(({ name, measurement }) =>
+    (measurement.jobs ?? []).map((job) => ({ ...job, [by]: name })),
   );
-  // Each host numbers its own processes from 0: renumbered in order, the host says whose each one is.
+  // Each part numbers its own processes from 0: renumbered in order, the part says whose each one is.
   if (jobs.length > 0) merged.jobs = jobs.map((job, i) => ({ ...job, job: i }));
   if (measurements.some((m) => m.steady)) {
     merged.steady = {
@@ -80,25 +108,25 @@ export function mergeHostMeasurements(
   }
   if (measurements.some((m) => m.busyWindow))
     merged.busyWindow = {
-      reason: "each host's workers were busy over a window of their own: a row of several hosts has none",
+      reason: `each ${by}'s workers were busy over a window of their own: a row of several ${by}s has none`,
     };
-  const series = parts.flatMap(({ host, measurement }, i) =>
+  const series = parts.flatMap(({ name, measurement }, i) =>
     measurement.timeseries
-      ? [{ host, offset: (starts[i]! - start) / 1000, points: measurement.timeseries }]
+      ? [{ name, offset: (starts[i]! - start) / 1000, points: measurement.timeseries }]
       : [],
   );
-  if (series.length > 0) merged.timeseries = mergeHostSeries(series, sampleSeconds);
-  // Telemetry is each host's own (its CPU, its NIC): kept per host, never summed.
-  const samples = parts.flatMap(({ host, measurement }) =>
-    (measurement.samples ?? []).map((sample) => ({ ...sample, host })),
+  if (series.length > 0) merged.timeseries = mergePartSeries(series, by, sampleSeconds);
+  // Telemetry is each host's own (its CPU, its NIC): kept per host, never summed. Targets share one machine,
+  // whose telemetry their runner samples once.
+  const samples = parts.flatMap(({ name, measurement }) =>
+    (measurement.samples ?? []).map((sample) => ({ ...sample, ...(by === "host" && { host: name }) })),
   );
   if (samples.length > 0) merged.samples = samples;
   return merged;
 }
 
-function hostResult({ host, measurement: m }: HostMeasurement): HostResult {
+function partFigures(m: Measurement): PartFigures {
   return {
-    host,
     ok: m.ok,
     ...(m.error !== undefined && { error: m.error }),
     start: m.start,

@@ -9,9 +9,10 @@ import { median } from "./stats.js";
 
 export type SeriesPoint = Omit<TimeseriesRow, "case" | "repetition" | "warmup">;
 
-export interface HostSeries {
-  host: string;
-  /** Seconds from the earliest host's start to this host's. */
+export interface PartSeries {
+  /** The host (or target) whose points these are. */
+  name: string;
+  /** Seconds from the earliest part's start to this one's. */
   offset: number;
   /** t in seconds since this host's start. */
   points: readonly SeriesPoint[];
@@ -21,20 +22,25 @@ export interface HostSeries {
 const EPSILON = 1e-9;
 
 /**
- * Every host's points (with `host`, t on the common clock), then the summed series (no `host`) on a grid of
+ * Every host's (or target's) points (with `host` or `target`, t on the common clock), then the summed series
+ * (with neither) on a grid of
  * `step` seconds — the case's sampling interval, or when absent, the median spacing of the hosts' points.
  */
-export function mergeHostSeries(series: readonly HostSeries[], step?: number): SeriesPoint[] {
+export function mergePartSeries(
+  series: readonly PartSeries[],
+  by: "host" | "target",
+  step?: number,
+): SeriesPoint[] {
   const sorted = series.map((s) => ({ ...s, points: [...s.points].sort((a, b) => a.t - b.t) }));
-  const perHost = sorted.flatMap(({ host, offset, points }) =>
-    points.map((point) => ({ ...point, host, t: point.t + offset })),
+  const perHost = sorted.flatMap(({ name, offset, points }) =>
+    points.map((point) => ({ ...point, [by]: name, t: point.t + offset })),
   );
   const grid = step ?? inferredStep(sorted);
   if (grid === undefined || !(grid > 0)) return perHost;
   return [...perHost, ...summed(sorted, grid)];
 }
 
-function summed(series: readonly HostSeries[], step: number): SeriesPoint[] {
+function summed(series: readonly PartSeries[], step: number): SeriesPoint[] {
   const bins = new Map<number, { throughput: number; iops: number }>();
   let end = 0;
   for (const { offset, points } of series) {
@@ -66,7 +72,7 @@ function summed(series: readonly HostSeries[], step: number): SeriesPoint[] {
 }
 
 /** The median spacing of consecutive points within each host (the first point's t when none has two). */
-function inferredStep(series: readonly HostSeries[]): number | undefined {
+function inferredStep(series: readonly PartSeries[]): number | undefined {
   const gaps = series.flatMap(({ points }) =>
     points.slice(1).flatMap((point, i) => {
       const gap = point.t - points[i]!.t;

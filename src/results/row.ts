@@ -32,6 +32,8 @@ const jobResult = z.object({
   error: z.string().optional(),
   /** The host that ran it, in a row of several hosts. */
   host: z.string().optional(),
+  /** The target it ran on, in a row of several targets at once. */
+  target: z.string().optional(),
 });
 
 /** What a repetition measured: the figures a row has, and each host's share of a row of several hosts. */
@@ -50,14 +52,15 @@ const measuredShape = {
   iops: z.number(),
 };
 
-/** One host's own numbers, inside the row of a case that ran on several hosts at once. */
-const hostResult = z.object({
-  host: z.string(),
+/** One part's own numbers, inside the row of a case that ran on several hosts (or targets) at once. */
+const partShape = {
   ...measuredShape,
   latency: latency.optional(),
   histograms: histograms.optional(),
   telemetry: TelemetrySummarySchema.optional(),
-});
+};
+const hostResult = z.object({ host: z.string(), ...partShape });
+const targetResult = z.object({ target: z.string(), ...partShape });
 
 export const ResultRowSchema = z.object({
   v: z.literal(RESULT_FORMAT_VERSION),
@@ -142,7 +145,9 @@ export const ResultRowSchema = z.object({
   telemetry: TelemetrySummarySchema.optional(),
   /** A case run on several hosts at once: each host's own numbers (the row's are all hosts' together). */
   hosts: z.array(hostResult).optional(),
-  /** A case run on several hosts at once: seconds from the earliest host's start to the latest one's. */
+  /** A case run on several targets at once (`together`): each target's own numbers (the row's are their sums). */
+  targets: z.array(targetResult).optional(),
+  /** A case run on several hosts (or targets) at once: seconds from the earliest one's start to the latest one's. */
   startSpread: z.number().optional(),
 });
 
@@ -161,6 +166,8 @@ export const TimeseriesRowSchema = z.object({
    * t counts from the earliest host's start).
    */
   host: z.string().optional(),
+  /** A case run on several targets at once: this target's own point (as `host` for hosts). */
+  target: z.string().optional(),
   throughput: z.number(),
   iops: z.number(),
 });

@@ -7,7 +7,7 @@
 import { BACKENDS } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
 import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../engines/types.js";
-import type { Case } from "../plan/types.js";
+import { targetsOf, type Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { rootCode } from "../platform/errors.js";
 import type { Target } from "../spec/schema.js";
@@ -69,6 +69,8 @@ export async function armRepetition(
   warmup: boolean,
   /** Set when the runner already knows the repetition cannot work (its target stopped answering). */
   notRun?: string,
+  /** Whether its go samples the host (a case over several targets samples once around all of theirs). */
+  sampleHost = true,
 ): Promise<ArmedRepetition> {
   const start = Date.now();
   const failed = (error: unknown): ArmedRepetition => ({
@@ -83,8 +85,9 @@ export async function armRepetition(
     const armed: ArmedRepetition = executor.arm
       ? await executor.arm(c, repetition, warmup, ctx)
       : { go: () => executor.repetition(c, repetition, warmup, ctx), disarm: async () => {} };
+    const go = () => armed.go().catch((error: unknown) => failed(error).go());
     return {
-      go: () => sampled(c, () => armed.go().catch((error: unknown) => failed(error).go())),
+      go: sampleHost ? () => sampled(c, go) : go,
       disarm: () => armed.disarm(),
     };
   } catch (error) {
@@ -93,7 +96,7 @@ export async function armRepetition(
 }
 
 /** A repetition's go with the host sampled meanwhile: its telemetry over the measured window, and the samples. */
-async function sampled(c: Case, go: () => Promise<Measurement>): Promise<Measurement> {
+export async function sampled(c: Case, go: () => Promise<Measurement>): Promise<Measurement> {
   const sampler = new HostSampler({ intervalMs: telemetryIntervalMs(c) });
   sampler.start();
   const measurement = await go();
@@ -144,4 +147,6 @@ export const FINISH_TIMEOUT_MS = 120_000;
 export const DEAD_TARGET_FINISH_TIMEOUT_MS = 10_000;
 
 /** Whether the case writes to its target (a block device's consent is checked for those). */
+export { targetsOf };
+
 export const writesToTarget = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;

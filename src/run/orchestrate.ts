@@ -3,7 +3,8 @@
  *   1. find what is missing (all of it, or on --resume what results.ndjson lacks)
  *   2. prepare each target once (fs: an owned subdirectory; block: the safety check)
  *   3. per case: prepare (precondition, files to read), warm-ups, then the missing measured repetitions,
- *      each row appended and flushed as it is measured; a workload in rounds runs as a whole (rounds.ts)
+ *      each row appended and flushed as it is measured; a workload in rounds runs as a whole (rounds.ts); a
+ *      case on client hosts: hosts/coordinator.ts; over several targets at once: together.ts
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
@@ -24,9 +25,11 @@ import {
   FINISH_TIMEOUT_MS,
   measureRepetition,
   openCase,
+  targetsOf,
   writesToTarget,
 } from "./case-steps.js";
 import { runRounds, type CaseRunner } from "./rounds.js";
+import { runTogether } from "./together.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -67,10 +70,9 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   );
   const targets: Record<string, PreparedTarget> = {};
   const dead = new Map<string, string>();
-  const hosts = new HostCoordinator({
-    ...options,
-    record: (c, rep, warmup, measurement) => recordRepetition(c, rep, warmup, measurement, options),
-  });
+  const record = (c: Case, rep: number, warmup: boolean, measurement: Measurement) =>
+    recordRepetition(c, rep, warmup, measurement, options);
+  const hosts = new HostCoordinator({ ...options, record });
   try {
     const inRounds = new Set<string>();
     for (const [position, c] of plan.cases.entries()) {
@@ -102,6 +104,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       observer.caseStart(c, position + 1, plan.cases.length);
       if (missing.length > 0) {
         if (c.params.hosts !== undefined) await hosts.runCase(c, steps(c, missing));
+        else if (c.together)
+          await runTogether(c, steps(c, missing), { options, prepared: targets, dead, record });
         else await runCase(c, missing, targets, dead, options);
       }
       if (signal.aborted) break;
@@ -146,7 +150,7 @@ function localRunner(
         prepared: targets,
         runId: options.runId,
         spec: plan.name,
-        writes: plan.cases.some((other) => other.target === c.target && writesToTarget(other)),
+        writes: plan.cases.some((other) => targetsOf(other).includes(c.target) && writesToTarget(other)),
         env: options.env,
         created: (leftover) => recordLeftover(paths.dir, { ...leftover, target: c.target }),
         // The run directory holds the compiled artifacts too.

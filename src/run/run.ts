@@ -40,6 +40,7 @@ import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
 import { redactUrls } from "../platform/redact.js";
 import { describeFsError } from "../platform/fs-errors.js";
+import { targetsOf } from "./case-steps.js";
 
 export interface RunRequest {
   specFile?: string;
@@ -243,7 +244,7 @@ async function measure(plan: Plan, state: RunState, runDir: string, request: Run
  * nothing).
  */
 function checkEnvRefs(plan: Plan, env: NodeJS.ProcessEnv): void {
-  const missing = [...new Set(plan.cases.map((c) => c.target))]
+  const missing = [...new Set(plan.cases.flatMap(targetsOf))]
     .flatMap((name) => envRefsIn(plan.targets[name], `targets.${name}`))
     .filter((ref) => env[ref.name] === undefined)
     .map((ref) => `${ref.name} (used at ${ref.path})`);

@@ -38,6 +38,8 @@ export interface EngineInfo {
   defaults: Partial<Params>;
   /** The metrics its result rows carry (what `expect` can check; see src/backends/<engine>/). */
   metrics: readonly Metric[];
+  /** Whether one case may run on several targets at once (`target: { together: [...] }`): its own processes per target. */
+  together: boolean;
 }
 
 /** Parameters every engine understands. */
@@ -73,6 +75,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     ],
     defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
     metrics: METRICS,
+    together: true,
   },
   dd: {
     summary: "parallel dd processes behind a start barrier",
@@ -82,6 +85,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     defaults: { bs: 2 ** 20, count: 64, parallel: 1, direct: false },
     // dd's summary line gives bytes and seconds per process: no per-operation latency.
     metrics: ["throughput", "iops", "seconds"],
+    together: true,
   },
   s3: {
     summary:
@@ -91,6 +95,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     params: ["size", "objects", "concurrency", "threads", "multipart", "duration", "autotune", "mix"],
     defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
     metrics: METRICS,
+    together: false,
   },
   ipfs: {
     summary: "the Kubo RPC API (put = add, get = cat)",
@@ -107,6 +112,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
       pin: true,
     },
     metrics: METRICS,
+    together: false,
   },
 };
 

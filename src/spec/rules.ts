@@ -43,21 +43,28 @@ const uniqueWorkloadNames: Rule = ({ spec, sink }) => {
 /** Every place a target or host group is named: workload values and lists, matrix, include/exclude, defaults. */
 function* references(spec: Spec, param: "target" | "hosts") {
   const fromDefaults = spec.defaults?.[param];
-  if (fromDefaults !== undefined) yield { name: fromDefaults, path: ["defaults", param] };
+  if (fromDefaults !== undefined) yield* namesIn(fromDefaults, ["defaults", param]);
   for (const [index, workload] of spec.workloads.entries()) {
     const base = ["workloads", index];
     const { [param]: value, matrix } = workload;
-    if (typeof value === "string") yield { name: value, path: [...base, param] };
-    else for (const [i, name] of (value ?? []).entries()) yield { name, path: [...base, param, i] };
-    for (const [i, name] of (matrix?.[param] ?? []).entries())
-      yield { name, path: [...base, "matrix", param, i] };
+    if (Array.isArray(value))
+      for (const [i, one] of value.entries()) yield* namesIn(one, [...base, param, i]);
+    else if (value !== undefined) yield* namesIn(value, [...base, param]);
+    for (const [i, one] of (matrix?.[param] ?? []).entries())
+      yield* namesIn(one, [...base, "matrix", param, i]);
     for (const list of ["include", "exclude"] as const) {
       for (const [i, entry] of (matrix?.[list] ?? []).entries()) {
-        const name = entry[param];
-        if (name !== undefined) yield { name, path: [...base, "matrix", list, i, param] };
+        const one = entry[param];
+        if (one !== undefined) yield* namesIn(one, [...base, "matrix", list, i, param]);
       }
     }
   }
+}
+
+/** A name, or each name of a `{ together: [...] }` group of targets. */
+function* namesIn(value: string | { together: string[] }, path: (string | number)[]) {
+  if (typeof value === "string") yield { name: value, path };
+  else for (const [i, name] of value.together.entries()) yield { name, path: [...path, "together", i] };
 }
 
 const targetsExist: Rule = ({ spec, sink }) => {

@@ -317,7 +317,20 @@ const autotuneSchema = z.strictObject({
 
 /** Every workload parameter: usable in a workload, in `defaults`, as a matrix dimension and in include/exclude. */
 export const paramShape = {
-  target: name("a target name").describe("name of a target in `targets`"),
+  target: z
+    .union([
+      name("a target name"),
+      z
+        .strictObject({
+          together: z
+            .array(name("a target name"))
+            .min(2, "together needs at least two targets")
+            .max(64)
+            .describe("targets one case runs on at the same instant, each with its own jobs"),
+        })
+        .describe("one case over several targets at once (a JBOD): one aggregate row, each target's share"),
+    ])
+    .describe("name of a target in `targets`, or { together: [names] }"),
   hosts: name("a host group name").describe(
     "name of a group in `hosts`: every host of it runs each case at the same instant (default: this machine only)",
   ),

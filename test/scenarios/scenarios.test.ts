@@ -153,7 +153,14 @@ describe("scenario: MinIO-style drives and S3 speedtest", () => {
     const dd = o.rows.filter((r) => r.workload === "dd");
     expect(dd).toHaveLength(2 * 2);
     expect(dd.every((r) => r.bytes === 16 * 2 ** 20 * 4)).toBe(true);
-    expect(o.rows.filter((r) => r.workload === "jbod").every((r) => r.bytes === 2 * 8 * 2 ** 20)).toBe(true);
+    // One JBOD row over both drives at once: each drive its 2 jobs × 8 MiB, the row their sum.
+    const jbod = o.rows.filter((r) => r.workload === "jbod");
+    expect(jbod).toHaveLength(1);
+    expect(jbod[0]!.targets!.map((t) => [t.target, t.bytes])).toEqual([
+      ["drive1", 2 * 8 * 2 ** 20],
+      ["drive2", 2 * 8 * 2 ** 20],
+    ]);
+    expect(jbod[0]!.bytes).toBe(2 * 2 * 8 * 2 ** 20);
     const tuned = o.rows.filter((r) => r.workload === "speedtest");
     expect(tuned).toHaveLength(2);
     for (const row of tuned) {

@@ -11,7 +11,7 @@ const EXPECTED: Record<string, { cases: number; repetitions: number }> = {
   "quickstart.yaml": { cases: 2 * 2 + 2, repetitions: 6 * 3 },
   "cloud-disk-pts.yaml": { cases: 8 * 7 + 2 * 2 + 3 * 3 + 1, repetitions: (56 + 4 + 9) * 3 + 1 },
   "ipfs-file-sizes.yaml": { cases: 2 * 2 * 7, repetitions: 28 * 5 },
-  "minio-speedtest.yaml": { cases: 2 * 2 + 2 + 2, repetitions: 8 },
+  "minio-speedtest.yaml": { cases: 2 * 2 + 1 + 2, repetitions: 7 },
   "shared-storage-dd.yaml": { cases: 5 * 3, repetitions: 15 * 3 },
   "object-upload-download.yaml": { cases: 2 * 2, repetitions: 4 * 3 },
 };

@@ -20,7 +20,7 @@
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
 import { BACKENDS } from "../../engines/index.js";
-import type { Case, Plan } from "../../plan/types.js";
+import { targetsOf, type Case, type Plan } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
 import { unconsentedWrite } from "../../spec/target-kinds.js";
@@ -31,6 +31,14 @@ import { shellAsset } from "./assets.js";
 import { targetEnvVar } from "./words.js";
 
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
+
+/**
+ * Why a case over several targets at once is not in the script: its functions place one target per case
+ * (one set of BENCHSPEC_* variables, one row per engine call), and a row of several targets is merged by
+ * benchspec run. Its fio section (fio/<workload>.fio) still runs by hand, once per target, all at once.
+ */
+export const SHELL_TOGETHER =
+  "a case over several targets at once ({ together }) is not run by the shell script, which places one target per case; run it with benchspec run, or start its fio section (fio/<workload>.fio) once per target with that target's BENCHSPEC_DIR or BENCHSPEC_DEVICE, all at once";
 
 /** Tools every script uses besides bash builtins (coreutils are assumed; awk is checked). */
 const BASE_TOOLS = ["awk"] as const;
@@ -88,7 +96,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
       w.line(`bs_target_${index}_setup`);
     }
     for (const c of plan.cases) {
-      const index = used.find(([name]) => name === c.target)![2];
+      const index = used.find(([name]) => name === targetsOf(c)[0])![2];
       const p = c.params;
       w.line(
         `bs_run_case ${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(c))} ${p.repeat} ${p.warmup}`,
@@ -102,7 +110,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
 
 /** The targets the cases use, in the spec's order, with a stable index for function names. */
 function usedTargets(plan: Plan): [string, Target, number][] {
-  const names = new Set(plan.cases.map((c) => c.target));
+  const names = new Set(plan.cases.flatMap(targetsOf));
   return Object.entries(plan.targets)
     .filter(([name]) => names.has(name))
     .map(([name, target], index) => [name, target, index]);
@@ -151,6 +159,10 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
     `case ${c.index + 1}/${plan.cases.length}: ${c.id} (engine ${c.engine}, ${p.repeat} measured, ${p.warmup} warm-up)`,
   );
   w.block(`bs_case_${c.index}() {`, () => {
+    if (c.together) {
+      w.line(`bs_fail ${shQuote(`case ${c.id}: ${SHELL_TOGETHER}`)}`);
+      return;
+    }
     const writes = WRITING_OPS.has(c.op) || p.precondition !== undefined;
     const destroys = writes ? unconsentedWrite(plan.targets[c.target]!) : undefined;
     if (destroys) {

@@ -88,6 +88,10 @@ function writeMeasured(w: IniWriter, c: Case): void {
   w.comment(
     `case ${c.id} (target ${c.target}): ${p.repeat} measured, ${p.warmup} warm-up repetition(s) of this section`,
   );
+  if (c.together)
+    w.comment(
+      `on ${c.together.join(", ")} at once: one fio per target, each with that target's ${targetVariable(c)}, started together`,
+    );
   w.section(c.id);
   writeTarget(w, c, p.direct ?? false);
   w.option("rw", RW[c.op]!);

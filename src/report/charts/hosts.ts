@@ -1,10 +1,10 @@
 /**
- * Throughput or IOPS over time per host, for cases run on several hosts at once: in each case's panel a
- * line per host (its own rate, on the common clock) and a black line for all hosts summed — a host that
- * started late, stalled or finished early shows as its line apart from the others'.
+ * Throughput or IOPS over time per host (or per target), for cases run on several at once: in each case's
+ * panel a line per host or target (its own rate, on the common clock) and a black line for all of them
+ * summed — one that started late, stalled or finished early shows as its line apart from the others'.
  */
 import { METRIC_INFO } from "../../results/metrics.js";
-import { HOST_FIGURES } from "../hosts.js";
+import { partFigures } from "../hosts.js";
 import type { SeriesAgg } from "../model.js";
 import type { Entry, WorkloadView } from "../view.js";
 import { filterKind, metricAxisTitle, round, unitFor, type Chart, type VlSpec } from "./common.js";
@@ -13,7 +13,6 @@ import { panelsCaption, panelsOf } from "./panels.js";
 import { seriesOf } from "./timeseries-data.js";
 
 const SUM_COLOR = "#222";
-const SUM_LABEL = "all hosts (sum)";
 /** Cases drawn at most: each has a series per host besides its sum. */
 const MAX_CASES = 12;
 
@@ -25,12 +24,13 @@ export function hostsChart(view: WorkloadView, y: "throughput" | "iops", id: str
     hostSeries(e).some((s) => s.points.some((p) => p[y] !== undefined)),
   );
   if (entries.length === 0) return undefined;
+  const by = entries[0]!.c.hosts!.by;
   const panels = panelsOf(entries, entries.length > 1 ? ["case"] : [], MAX_CASES);
   const drawn = panels.shown.flatMap((e) => {
     const sum = seriesOf(e);
     return [
       ...hostSeries(e).map((s) => ({ e, s, kind: "host", label: s.host! })),
-      ...(sum ? [{ e, s: sum, kind: "sum", label: SUM_LABEL }] : []),
+      ...(sum ? [{ e, s: sum, kind: "sum", label: `all ${by}s (sum)` }] : []),
     ];
   });
   const unit = unitFor(
@@ -48,7 +48,7 @@ export function hostsChart(view: WorkloadView, y: "throughput" | "iops", id: str
   const yTitle = metricAxisTitle(y, unit);
   const x = { field: "t", type: "quantitative", title: "time (s)", scale: { zero: true } };
   const tooltip = [
-    { field: "h", title: "host" },
+    { field: "h", title: by },
     { field: "t", title: "t (s)" },
     { field: "y", title: yTitle },
   ];
@@ -73,17 +73,17 @@ export function hostsChart(view: WorkloadView, y: "throughput" | "iops", id: str
   const hostColor = {
     field: "h",
     type: "nominal",
-    title: "host",
+    title: by,
     sort: hostOrder,
     legend: { symbolType: "stroke", symbolStrokeWidth: 2, symbolOpacity: 1 },
   };
-  const title = `${view.name}: ${METRIC_INFO[y].title} per host over time`;
+  const title = `${view.name}: ${METRIC_INFO[y].title} per ${by} over time`;
   const repetitions = Math.max(...drawn.map(({ s }) => s.repetitions));
   return panelChart(id, "hosts", view, {
     title,
     caption: [
-      `Coloured lines: each host's own ${METRIC_INFO[y].title} on the common clock (seconds since the earliest host's start); black line: all hosts summed per sampling interval.${repetitions > 1 ? ` Each point is the mean of its time bin over ${repetitions} repetitions.` : ""}`,
-      `A line that begins late is a host that started late (start spread: ${HOST_FIGURES.spread}).`,
+      `Coloured lines: each ${by}'s own ${METRIC_INFO[y].title} on the common clock (seconds since the earliest ${by}'s start); black line: all ${by}s summed per sampling interval.${repetitions > 1 ? ` Each point is the mean of its time bin over ${repetitions} repetitions.` : ""}`,
+      `A line that begins late is a ${by} that started late (start spread: ${partFigures(by).spread}).`,
       ...panelsCaption(panels),
     ],
     rows,
