@@ -2,8 +2,9 @@
  * The case loop, written down once:
  *   1. find what is missing (all of it, or on --resume what results.ndjson lacks)
  *   2. prepare each target once (fs: an owned subdirectory; block: the safety check)
- *   3. per case: prepare (precondition, files to read), warm-ups, then the missing measured repetitions,
- *      each row appended and flushed as it is measured
+ *   3. per case: prepare (files to read); before a workload's first case on a target, its purge and
+ *      preconditioning (target-steps.ts); warm-ups, then the missing measured repetitions, each after the
+ *      case's idle, each row appended and flushed as it is measured
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
@@ -26,6 +27,7 @@ import {
   openCase,
   writesToTarget,
 } from "./case-steps.js";
+import { beforeCase, idleBefore, type TargetStepsDone } from "./target-steps.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -66,6 +68,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   );
   const targets: Record<string, PreparedTarget> = {};
   const dead = new Map<string, string>();
+  const stepsDone: TargetStepsDone = new Map();
   const hosts = new HostCoordinator({
     ...options,
     record: (c, rep, warmup, measurement) => recordRepetition(c, rep, warmup, measurement, options),
@@ -84,7 +87,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       observer.caseStart(c, position + 1, plan.cases.length);
       if (missing.length > 0) {
         if (c.params.hosts !== undefined) await hosts.runCase(c, steps(c, missing));
-        else await runCase(c, missing, targets, dead, options);
+        else await runCase(c, missing, targets, dead, stepsDone, options);
       }
       if (signal.aborted) break;
       observer.caseDone(c, summarizeCase(c, readResultRows(paths), nicLimits(plan)), missing.length === 0);
@@ -103,6 +106,7 @@ async function runCase(
   targets: Record<string, PreparedTarget>,
   /** Targets that stopped answering in this run, with the case that found out: their cases fail at once. */
   dead: Map<string, string>,
+  stepsDone: TargetStepsDone,
   options: ExecuteOptions,
 ) {
   const { plan, paths, signal } = options;
@@ -119,7 +123,10 @@ async function runCase(
     rawDir: paths.raw,
     signal,
   });
+  await beforeCase(open, c, stepsDone, (message) => options.observer.message(message));
   for (const { rep, warmup } of steps(c, missing)) {
+    if (signal.aborted) break;
+    await idleBefore(c, signal);
     if (signal.aborted) break;
     const deadSince = dead.get(c.target);
     const measurement = await measureRepetition(

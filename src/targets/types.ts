@@ -53,6 +53,11 @@ export type PreparedTargetOf<K extends TargetKind> = {
   location: string;
   /** Where a case works: its own subdirectory on an fs target, the target itself otherwise. */
   enterCase(caseId: string): Promise<CasePlace>;
+  /**
+   * Empties what the case at `place` works on (a workload's `purge`), saying how; kinds that cannot purge
+   * leave it out (validation keeps `purge` to the engines of kinds that can).
+   */
+  purge?(place: CasePlace, signal: AbortSignal): Promise<string>;
   details(): TargetDetails;
   cleanup(): Promise<void>;
 } & Connections[K];

@@ -21,7 +21,7 @@
  */
 import { BACKENDS } from "../../engines/index.js";
 import type { Case, Plan } from "../../plan/types.js";
-import { WRITING_OPS } from "../../spec/engines.js";
+import { targetWriter } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
 import { unconsentedWrite } from "../../spec/target-kinds.js";
 import { targetKind } from "../../targets/index.js";
@@ -151,8 +151,7 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
     `case ${c.index + 1}/${plan.cases.length}: ${c.id} (engine ${c.engine}, ${p.repeat} measured, ${p.warmup} warm-up)`,
   );
   w.block(`bs_case_${c.index}() {`, () => {
-    const writes = WRITING_OPS.has(c.op) || p.precondition !== undefined;
-    const destroys = writes ? unconsentedWrite(plan.targets[c.target]!) : undefined;
+    const destroys = targetWriter(c.op, p) !== undefined ? unconsentedWrite(plan.targets[c.target]!) : undefined;
     if (destroys) {
       // Validation already refuses this; the script refuses it again rather than trust its input.
       w.line(

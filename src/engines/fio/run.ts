@@ -56,10 +56,12 @@ async function runFio(
   ctx: ExecContext,
   cwd: string,
   extra: readonly string[] = [],
+  /** Preconditioning writes also before a read case: the measured sections alone are read-only. */
+  safety: readonly string[] = fioSafetyArgs(c),
 ) {
   const args = [
     ...FIO_OUTPUT_ARGS,
-    ...fioSafetyArgs(c),
+    ...safety,
     ...extra,
     `--output=${output}`,
     ...sectionArgs(sections),
@@ -83,10 +85,11 @@ export const fioExecutor: Executor = {
     }
   },
 
-  async prepare(c, ctx) {
-    if (!c.params.precondition) return;
-    const output = join(ctx.rawDir, `${c.id}.precondition.json`);
-    const result = await runFio(c, preconditionSections(c), output, ctx, ctx.rawDir);
+  async precondition(c, ctx) {
+    const sections = preconditionSections(c);
+    if (sections.length === 0) return;
+    const output = join(ctx.rawDir, `${c.workload}.${c.target}.precondition.json`);
+    const result = await runFio(c, sections, output, ctx, ctx.rawDir, [], []);
     if (result.aborted) throw new Error("interrupted");
     if (result.exitCode !== 0) throw new Error(`fio preconditioning failed: ${outputTail(result.output)}`);
   },
