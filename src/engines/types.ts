@@ -31,6 +31,8 @@ export interface Backend {
    * The function receives the repetition number as $1 and "true"/"false" (warm-up) as $2.
    */
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
+  /** Writes the lines that run the case's `precondition` (once per workload and target); only engines that have it. */
+  shellPrecondition?(c: Case, w: ShellScriptWriter): void;
   /** Tools whose versions go into a run's provenance when the plan uses this engine. */
   tools: readonly ProvenanceTool[];
   /** The client libraries (npm packages) the engine is built on, whose versions go into every provenance. */

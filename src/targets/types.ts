@@ -88,6 +88,8 @@ export interface ShellTargetFunctions {
   leave?: string;
   /** Default: nothing to do. */
   release?: string;
+  /** Empties the place the current case works on (a workload's `purge`; in the child, after enter). */
+  purge?: string;
 }
 
 export interface TargetShell<T> {
@@ -95,6 +97,8 @@ export interface TargetShell<T> {
   library?: URL;
   /** The script header's note on what BENCHSPEC_TARGET_<name> holds for this kind. */
   place(target: T): string;
+  /** The CLIs its purge needs, checked by the script when a case purges a target of this kind. */
+  purgeTools?: readonly string[];
   functions(t: ShellTarget<T>): ShellTargetFunctions;
 }
 

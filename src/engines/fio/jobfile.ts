@@ -41,8 +41,10 @@ export const jobfilePath = (c: Case) => `fio/${c.workload}.fio`;
  */
 export function preconditionSections(c: Case): string[] {
   const passes = c.params.precondition?.passes ?? 0;
-  return Array.from({ length: passes }, (_, pass) => `${c.workload}.${c.target}.precondition-${pass + 1}`);
+  return Array.from({ length: passes }, (_, pass) => `${preconditionPrefix(c)}-${pass + 1}`);
 }
+
+export const preconditionPrefix = (c: Case) => `${c.workload}.${c.target}.precondition`;
 
 /** `--section` arguments: fio runs only the named sections of a jobfile, in the file's order. */
 export const sectionArgs = (sections: readonly string[]) => sections.map((name) => `--section=${name}`);
