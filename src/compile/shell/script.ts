@@ -93,7 +93,8 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
     const tools = new Set<string>(BASE_TOOLS);
     for (const engine of engines) for (const tool of BACKENDS[engine].shellTools) tools.add(tool);
     for (const [name, target] of used) {
-      if (purged.has(name)) for (const tool of targetKind(target.kind).shell.purgeTools ?? []) tools.add(tool);
+      if (purged.has(name))
+        for (const tool of targetKind(target.kind).shell.purgeTools ?? []) tools.add(tool);
     }
     w.line(`bs_require_tools ${[...tools].sort().map(shQuote).join(" ")}`);
     w.line("bs_init");
@@ -182,7 +183,10 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
   else w.block(`${fn}_enter() {`, () => enter(w));
   w.line(`${fn}_leave() { ${functions.leave ?? ":"}; }`);
   w.line(`${fn}_release() { ${functions.release ?? ":"}; }`);
-  if (purged) w.line(`${fn}_purge() { ${functions.purge ?? `bs_fail ${shQuote(`target ${name} cannot be purged`)}`}; }`);
+  if (purged)
+    w.line(
+      `${fn}_purge() { ${functions.purge ?? `bs_fail ${shQuote(`target ${name} cannot be purged`)}`}; }`,
+    );
 }
 
 function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContext) {
@@ -192,7 +196,8 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
     `case ${c.index + 1}/${plan.cases.length}: ${c.id} (engine ${c.engine}, ${p.repeat} measured, ${p.warmup} warm-up)`,
   );
   w.block(`bs_case_${c.index}() {`, () => {
-    const destroys = targetWriter(c.op, p) !== undefined ? unconsentedWrite(plan.targets[c.target]!) : undefined;
+    const destroys =
+      targetWriter(c.op, p) !== undefined ? unconsentedWrite(plan.targets[c.target]!) : undefined;
     if (destroys) {
       // Validation already refuses this; the script refuses it again rather than trust its input.
       w.line(

@@ -130,7 +130,7 @@ function writePrecondition(w: IniWriter, c: Case): void {
       `target ${c.target}: ${precondition!.write} write pass ${index + 1} of ${sections.length}, once before the workload's first case on it`,
     );
     w.section(name);
-    writeTarget(w, c, true);
+    writeTarget(w, c, true, true);
     w.option("rw", precondition!.write === "seq" ? "write" : "randwrite");
     w.option("bs", precondition!.bs ?? 128 * 1024)
       .option("iodepth", 32)
@@ -140,14 +140,17 @@ function writePrecondition(w: IniWriter, c: Case): void {
   }
 }
 
-/** What every job of a case shares: engine, target, data pattern. */
-function writeTarget(w: IniWriter, c: Case, direct: boolean) {
+/**
+ * What every job of a case shares: engine, target, data pattern. `whole`: preconditioning, which covers all
+ * of a block device whatever size the case reads or writes.
+ */
+function writeTarget(w: IniWriter, c: Case, direct: boolean, whole = false) {
   const p = c.params;
   w.option("ioengine", p.ioengine!).option("direct", direct);
   if (c.targetKind === "block") {
     w.optionFromEnv("filename", targetVariable(c));
     // A block case covers the whole device unless the spec bounded it.
-    if (c.sources.size !== "builtin") w.option("size", p.size!);
+    if (c.sources.size !== "builtin" && !whole) w.option("size", p.size!);
   } else {
     w.optionFromEnv("directory", targetVariable(c));
     w.option("filename_format", "benchspec.$jobnum.$filenum");

@@ -27,7 +27,9 @@ export const fioShellCase: Backend["shellCase"] = (c: Case, w) => {
 export const fioShellPrecondition: NonNullable<Backend["shellPrecondition"]> = (c: Case, w) => {
   const passes = preconditionSections(c).length;
   w.line(
-    ["bs_fio_precondition", jobfilePath(c), preconditionPrefix(c), passes].map((value) => w.quote(value)).join(" "),
+    ["bs_fio_precondition", jobfilePath(c), preconditionPrefix(c), passes]
+      .map((value) => w.quote(value))
+      .join(" "),
   );
 };
 
