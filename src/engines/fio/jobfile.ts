@@ -132,9 +132,10 @@ function writePrecondition(w: IniWriter, c: Case): void {
     w.section(name);
     writeTarget(w, c, true, true);
     w.option("rw", precondition!.write === "seq" ? "write" : "randwrite");
+    // One job on a device: each job would write all of it, and a pass is one full write.
     w.option("bs", precondition!.bs ?? 128 * 1024)
       .option("iodepth", 32)
-      .option("numjobs", jobs!);
+      .option("numjobs", c.targetKind === "block" ? 1 : jobs!);
     if (precondition!.write === "random") w.option("norandommap").option("randrepeat", false);
     w.option("stonewall");
   }
