@@ -243,7 +243,7 @@ describe("idle and steps on a directory", () => {
     // Each repetition started at least its idle after the previous one ended.
     for (let i = 1; i < result.rows.length; i++) {
       const gap = (Date.parse(result.rows[i]!.start) - Date.parse(result.rows[i - 1]!.end)) / 1000;
-      expect(gap, `${i}`).toBeGreaterThanOrEqual(result.rows[i]!.params.idle!);
+      expect(gap, `${i}`).toBeGreaterThanOrEqual(Number(result.rows[i]!.params.idle));
     }
     expect(result.stderr.match(/ purge: emptied /g)).toHaveLength(1);
     expect(result.stderr.match(/preconditioning \(1 seq write pass/g)).toHaveLength(1);
