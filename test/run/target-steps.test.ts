@@ -177,7 +177,10 @@ describe("purge and preconditioning on a block device (real loop devices)", () =
           expect(result.rows[0]).toMatchObject({ ok: false, error: expect.stringContaining(why) });
           expect(result.stderr).not.toContain("purge: ");
           const after = sectors(device);
-          expect([after.written - before.written, after.discarded - before.discarded]).toEqual([0, 0]);
+          // Nothing discarded, nothing zeroed: the mounted ext4 writes a little of its own (lazy inode-table
+          // init, journal), far from the whole device a zeroing purge writes.
+          expect(after.discarded - before.discarded).toBe(0);
+          expect(after.written - before.written).toBeLessThan((16 * MiB) / 512 / 4);
         }
         expect(await readFile(join(mountpoint, "data.txt"), "utf8")).toBe("keep me");
       } finally {
