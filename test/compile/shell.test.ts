@@ -470,6 +470,9 @@ describe("a block device (a real loop device)", () => {
     const script = compileAll(plan).find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
     expect(script).toContain("refusing to write to the block device of target disk");
     expect(script).not.toMatch(/bs_dd write/);
+    // The "pre" workload's preconditioning, which would run before its cases, refuses too.
+    expect(script).toContain("refusing to purge or precondition the block device of target disk");
+    expect(script).not.toMatch(/bs_fio_precondition fio/);
   });
 });
 

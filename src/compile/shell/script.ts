@@ -83,7 +83,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
     w.line();
     w.comment("---------- purge and preconditioning: once per workload and target ----------");
     for (const [fn, c] of new Map([...steps.values()].map((step) => [step.fn, step.first]))) {
-      writeSteps(w, fn, c, used);
+      writeSteps(w, fn, c, plan, used);
     }
   }
 
@@ -156,11 +156,19 @@ function targetSteps(cases: readonly Case[]): Map<string, { fn: string; first: C
   return steps;
 }
 
-function writeSteps(w: ShellScriptWriter, fn: string, c: Case, used: [string, Target, number][]) {
+function writeSteps(w: ShellScriptWriter, fn: string, c: Case, plan: Plan, used: [string, Target, number][]) {
   const index = used.find(([name]) => name === c.target)![2];
   w.line();
   w.comment(`workload ${c.workload} on target ${c.target}: before its first case there, once`);
   w.block(`${fn}() {`, () => {
+    const destroys = unconsentedWrite(plan.targets[c.target]!);
+    if (destroys) {
+      // As in writeCase: refused again here rather than trusting validation.
+      w.line(
+        `bs_fail ${shQuote(`refusing to purge or precondition the ${destroys.noun} of target ${c.target}: the spec does not say destructive: true`)}`,
+      );
+      return;
+    }
     if (c.params.purge) w.line(`bs_target_${index}_purge`);
     if (c.params.precondition) BACKENDS[c.engine].shellPrecondition?.(c, w);
   });
