@@ -28,6 +28,10 @@ export const DIAGNOSTIC_CODES = {
     "a case runs on other hosts against a server only this machine can reach (launch:)",
   "unsupported-transport":
     "a case's engine or target cannot run over its host group's transport (fio's client/server runs fio on fs paths)",
+  "unsupported-with-hosts":
+    "purge or idle on a case that runs on a host group (they run on this machine's targets only)",
+  "varies-within-workload":
+    "purge or precondition differs between cases of one workload on one target (each runs once per workload and target)",
   "unknown-workload": "an expect or chart names a workload that is not defined",
   "unknown-param": "a name that is not a workload parameter",
   "duplicate-name": "two workloads share a name",

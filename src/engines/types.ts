@@ -31,6 +31,8 @@ export interface Backend {
    * The function receives the repetition number as $1 and "true"/"false" (warm-up) as $2.
    */
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
+  /** Writes the lines that run the case's `precondition` (once per workload and target); only engines that have it. */
+  shellPrecondition?(c: Case, w: ShellScriptWriter): void;
   /** Tools whose versions go into a run's provenance when the plan uses this engine. */
   tools: readonly ProvenanceTool[];
   /** The client libraries (npm packages) the engine is built on, whose versions go into every provenance. */
@@ -123,8 +125,13 @@ export interface ArmedRepetition {
 interface ExecutorSteps {
   /** Why this machine cannot run the engine (a missing tool), or undefined when it can. */
   unavailable?(): Promise<string | undefined>;
-  /** Once per case before its first repetition: preconditioning, data the reads need. */
+  /** Once per case before its first repetition: data the reads need. */
   prepare?(c: Case, ctx: ExecContext): Promise<void>;
+  /**
+   * The case's `precondition`, run once per workload and target before the workload's first case there
+   * (src/run/target-steps.ts), after the purge; engines without the parameter leave it out.
+   */
+  precondition?(c: Case, ctx: ExecContext): Promise<void>;
   /** Always after the case (also after a failure or Ctrl-C, with a fresh signal): release what prepare made. */
   finish?(c: Case, ctx: ExecContext): Promise<void>;
 }

@@ -14,7 +14,7 @@ import {
   DEFAULT_MIX,
   MIXED_OPS,
   OP_PARAMS,
-  WRITING_OPS,
+  targetWriter,
 } from "../spec/engines.js";
 import type { EngineName, Op } from "../spec/words.js";
 import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
@@ -92,6 +92,7 @@ export function expand(
       cases.push({ ...resolved, id, index: cases.length });
     }
     reportUnused(unused, used, engines, ops, sink);
+    checkTargetSteps(cases.slice(cases.length - cells.length), base, sink);
     const planned = planRounds(
       workload,
       cases.filter((c) => c.workload === workload.name),
@@ -124,6 +125,28 @@ export function expand(
     expect: planExpectations(spec, vars, cases, sink),
     report: spec.report ?? {},
   };
+}
+
+/**
+ * Purge and preconditioning run once per workload and target (src/run/target-steps.ts), so every case of a
+ * workload on one target must ask for the same ones.
+ */
+function checkTargetSteps(cases: readonly Case[], base: SpecPath, sink: DiagnosticSink): void {
+  for (const key of ["purge", "precondition"] as const) {
+    const first = new Map<string, Case>();
+    for (const c of cases) {
+      const seen = first.get(c.target);
+      if (!seen) first.set(c.target, c);
+      else if (!sameValue(seen.params[key], c.params[key])) {
+        sink.error(
+          "varies-within-workload",
+          `"${key}" runs once per workload and target, so it must be the same for every case of the workload on target "${c.target}" (${seen.id} and ${c.id} differ); put the different values in separate workloads`,
+          c.sources[key] === "matrix" ? [...base, "matrix", key] : base,
+        );
+        break;
+      }
+    }
+  }
 }
 
 function dimensionsOf(workload: Workload, base: SpecPath): Dimension[] {
@@ -405,13 +428,9 @@ function checkCase(
     );
     ok = false;
   }
-  const writes = WRITING_OPS.has(params.op) || params.precondition !== undefined;
-  const destroys = writes ? unconsentedWrite(target) : undefined;
+  const why = targetWriter(params.op, params);
+  const destroys = why !== undefined ? unconsentedWrite(target) : undefined;
   if (destroys) {
-    const why =
-      params.precondition && !WRITING_OPS.has(params.op)
-        ? "preconditioning writes"
-        : `op ${params.op} writes`;
     sink.error(
       "not-destructive",
       `${why} to ${destroys.noun} ${destroys.place}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
@@ -435,6 +454,16 @@ function checkCase(
       pathOf("hosts"),
     );
     ok = false;
+  }
+  for (const key of ["purge", "idle"] as const) {
+    if (params.hosts !== undefined && params[key] !== undefined) {
+      sink.error(
+        "unsupported-with-hosts",
+        `"${key}" is not supported for cases on a host group ("${params.hosts}"): it runs on this machine's targets only`,
+        pathOf(key),
+      );
+      ok = false;
+    }
   }
   if (params.steady && params.duration === undefined) {
     sink.error(

@@ -11,7 +11,7 @@ import { targetsOf, type Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { rootCode } from "../platform/errors.js";
 import type { Target } from "../spec/schema.js";
-import { WRITING_OPS } from "../spec/engines.js";
+import { targetWriter } from "../spec/engines.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
 import { HostSampler } from "../telemetry/sampler.js";
 import { summarizeTelemetry } from "../telemetry/summary.js";
@@ -149,4 +149,4 @@ export const DEAD_TARGET_FINISH_TIMEOUT_MS = 10_000;
 /** Whether the case writes to its target (a block device's consent is checked for those). */
 export { targetsOf };
 
-export const writesToTarget = (c: Case) => WRITING_OPS.has(c.op) || c.params.precondition !== undefined;
+export const writesToTarget = (c: Case) => targetWriter(c.op, c.params) !== undefined;

@@ -2,9 +2,10 @@
  * The case loop, written down once:
  *   1. find what is missing (all of it, or on --resume what results.ndjson lacks)
  *   2. prepare each target once (fs: an owned subdirectory; block: the safety check)
- *   3. per case: prepare (precondition, files to read), warm-ups, then the missing measured repetitions,
- *      each row appended and flushed as it is measured; a workload in rounds runs as a whole (rounds.ts); a
- *      case on client hosts: hosts/coordinator.ts; over several targets at once: together.ts
+ *   3. per case: prepare (files to read); before a workload's first case on a target, its purge and
+ *      preconditioning (target-steps.ts); warm-ups, then the missing measured repetitions, each after the
+ *      case's idle, each row appended and flushed as it is measured; a workload in rounds runs as a whole
+ *      (rounds.ts); a case on client hosts: hosts/coordinator.ts; over several targets at once: together.ts
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
@@ -30,6 +31,7 @@ import {
 } from "./case-steps.js";
 import { runRounds, type CaseRunner } from "./rounds.js";
 import { runTogether } from "./together.js";
+import { beforeCase, idleBefore, type TargetStepsDone } from "./target-steps.js";
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -70,6 +72,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   );
   const targets: Record<string, PreparedTarget> = {};
   const dead = new Map<string, string>();
+  const stepsDone: TargetStepsDone = new Map();
   const record = (c: Case, rep: number, warmup: boolean, measurement: Measurement) =>
     recordRepetition(c, rep, warmup, measurement, options);
   const hosts = new HostCoordinator({ ...options, record });
@@ -84,7 +87,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
         inRounds.add(c.workload);
         await runRounds(c.workload, rounds, {
           cases: plan.cases.filter((other) => other.workload === c.workload),
-          runner: localRunner(targets, dead, options),
+          runner: localRunner(targets, dead, stepsDone, options),
           rows: () => readResultRows(paths),
           total: plan.cases.length,
           signal,
@@ -105,8 +108,14 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
       if (missing.length > 0) {
         if (c.params.hosts !== undefined) await hosts.runCase(c, steps(c, missing));
         else if (c.together)
-          await runTogether(c, steps(c, missing), { options, prepared: targets, dead, record });
-        else await runCase(c, missing, targets, dead, options);
+          await runTogether(c, steps(c, missing), {
+            options,
+            prepared: targets,
+            dead,
+            stepsDone,
+            record,
+          });
+        else await runCase(c, missing, targets, dead, stepsDone, options);
       }
       if (signal.aborted) break;
       observer.caseDone(c, summarizeCase(c, readResultRows(paths), nicLimits(plan)), missing.length === 0);
@@ -125,9 +134,10 @@ async function runCase(
   targets: Record<string, PreparedTarget>,
   /** Targets that stopped answering in this run, with the case that found out: their cases fail at once. */
   dead: Map<string, string>,
+  stepsDone: TargetStepsDone,
   options: ExecuteOptions,
 ) {
-  const runner = localRunner(targets, dead, options);
+  const runner = localRunner(targets, dead, stepsDone, options);
   const open = await runner.open(c);
   for (const { rep, warmup } of steps(c, missing)) {
     if (options.signal.aborted) break;
@@ -140,12 +150,13 @@ async function runCase(
 function localRunner(
   targets: Record<string, PreparedTarget>,
   dead: Map<string, string>,
+  stepsDone: TargetStepsDone,
   options: ExecuteOptions,
 ): CaseRunner {
   const { plan, paths, signal } = options;
   return {
-    open: (c) =>
-      openCase(c, {
+    open: async (c) => {
+      const open = await openCase(c, {
         target: plan.targets[c.target]!,
         prepared: targets,
         runId: options.runId,
@@ -157,8 +168,14 @@ function localRunner(
         artifactsDir: paths.dir,
         rawDir: paths.raw,
         signal,
-      }),
+      });
+      await beforeCase(open, c, stepsDone, (message) => options.observer.message(message));
+      return open;
+    },
     async repetition(open, c, rep, warmup) {
+      await idleBefore(c, signal);
+      // Ctrl-C during the idle: the repetition is not run.
+      if (signal.aborted) return;
       const deadSince = dead.get(c.target);
       const measurement = await measureRepetition(
         open,

@@ -29,6 +29,7 @@ import {
   writesToTarget,
 } from "./case-steps.js";
 import type { RunObserver } from "./observer.js";
+import { beforeCase, idleBefore, type TargetStepsDone } from "./target-steps.js";
 
 export interface TogetherContext {
   /** The run's (orchestrate.ts's ExecuteOptions). */
@@ -44,6 +45,8 @@ export interface TogetherContext {
   prepared: Record<string, PreparedTarget>;
   /** Targets that stopped answering in this run, with the case that found out. */
   dead: Map<string, string>;
+  /** What each (workload, target)'s purge and preconditioning came to this run (target-steps.ts). */
+  stepsDone: TargetStepsDone;
   record(c: Case, repetition: number, warmup: boolean, measurement: Measurement): void;
 }
 
@@ -93,9 +96,14 @@ export async function runTogether(
   const opened: { target: string; c: Case; open: OpenCase }[] = [];
   for (const member of members) {
     await mkdir(member.options.rawDir, { recursive: true });
-    opened.push({ ...member, open: await openCase(member.c, member.options) });
+    const open = await openCase(member.c, member.options);
+    // Each drive's purge and preconditioning, one drive after the other.
+    await beforeCase(open, member.c, ctx.stepsDone, (message) => ctx.options.observer.message(message));
+    opened.push({ ...member, open });
   }
   for (const { rep, warmup } of steps) {
+    if (signal.aborted) break;
+    await idleBefore(c, signal);
     if (signal.aborted) break;
     const armed: ArmedRepetition[] = [];
     for (const member of opened) {

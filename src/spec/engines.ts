@@ -17,6 +17,17 @@ export const WRITING_OPS: ReadonlySet<Op> = new Set([
   "delete",
   "mixed",
 ]);
+/**
+ * What in a case writes to its target, or undefined when nothing does: its op, preconditioning or a purge
+ * (a block device needs destructive: true for any of them).
+ */
+export function targetWriter(op: Op, params: Partial<Params>): string | undefined {
+  if (WRITING_OPS.has(op)) return `op ${op} writes`;
+  if (params.purge === true) return "purge writes";
+  if (params.precondition !== undefined) return "preconditioning writes";
+  return undefined;
+}
+
 /** Operations that mix reads and writes, where the `read` percentage applies. */
 export const MIXED_OPS: ReadonlySet<Op> = new Set(["readwrite", "randrw"]);
 
@@ -52,6 +63,7 @@ export const COMMON_PARAMS: readonly ParamName[] = [
   "warmup",
   "data",
   "sample",
+  "idle",
 ];
 
 export const ENGINES: Record<EngineName, EngineInfo> = {
@@ -69,6 +81,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
       "ramp",
       "direct",
       "precondition",
+      "purge",
       "steady",
       "ioengine",
       "autotune",
@@ -81,7 +94,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     summary: "parallel dd processes behind a start barrier",
     targetKinds: ["fs", "block"],
     ops: ["read", "write"],
-    params: ["bs", "count", "parallel", "direct", "autotune"],
+    params: ["bs", "count", "parallel", "direct", "autotune", "purge"],
     defaults: { bs: 2 ** 20, count: 64, parallel: 1, direct: false },
     // dd's summary line gives bytes and seconds per process: no per-operation latency.
     metrics: ["throughput", "iops", "seconds"],

@@ -30,6 +30,8 @@ const PARAM_FORMATS: Record<ParamName, Format> = {
   mix: "plain",
   sample: "duration",
   precondition: "plain",
+  purge: "plain",
+  idle: "duration",
   steady: "plain",
   autotune: "plain",
   ioengine: "plain",

@@ -293,10 +293,11 @@ const multipartSchema = z.union([
   }),
 ]);
 
+/** PTS defaults: `precondition: {}` is two sequential passes over the whole target (2× its capacity), 128KiB each write. */
 const preconditionSchema = z.strictObject({
-  write: z.enum(["seq", "random"]).describe("sequential or random fill of the whole target"),
-  passes: count(1, 10, "passes"),
-  bs: positiveSize.optional(),
+  write: z.enum(["seq", "random"]).default("seq").describe("sequential or random fill of the whole target"),
+  passes: count(1, 10, "passes").default(2).describe("full writes of the target"),
+  bs: positiveSize.optional().describe("write size (default 128KiB)"),
 });
 
 const steadySchema = z.strictObject({
@@ -359,7 +360,15 @@ export const paramShape = {
   data: dataSchema.describe("payload: random (unique per repetition), zero, or { compressible: N% }"),
   multipart: multipartSchema,
   sample: positiveDuration.describe("interval of the throughput/IOPS time series"),
-  precondition: preconditionSchema,
+  precondition: preconditionSchema.describe(
+    "fill the target once per workload and target, before the workload's first case on it",
+  ),
+  purge: z
+    .boolean()
+    .describe(
+      "empty the target once per workload and target, before preconditioning (block: blkdiscard, else zeros written; fs: the case's files removed)",
+    ),
+  idle: duration.describe("the target left idle this long before each repetition, warm-ups too"),
   steady: steadySchema,
   autotune: autotuneSchema,
   ioengine: z.enum(["libaio", "io_uring", "psync", "sync", "pvsync2", "posixaio", "mmap"]),
@@ -395,6 +404,7 @@ export const SWEEPABLE_PARAMS = [
   "objects",
   "read",
   "duration",
+  "idle",
   "direct",
   "data",
   "ioengine",

@@ -53,6 +53,11 @@ export type PreparedTargetOf<K extends TargetKind> = {
   location: string;
   /** Where a case works: its own subdirectory on an fs target, the target itself otherwise. */
   enterCase(caseId: string): Promise<CasePlace>;
+  /**
+   * Empties what the case at `place` works on (a workload's `purge`), saying how; kinds that cannot purge
+   * leave it out (validation keeps `purge` to the engines of kinds that can).
+   */
+  purge?(place: CasePlace, signal: AbortSignal): Promise<string>;
   details(): TargetDetails;
   cleanup(): Promise<void>;
 } & Connections[K];
@@ -83,6 +88,8 @@ export interface ShellTargetFunctions {
   leave?: string;
   /** Default: nothing to do. */
   release?: string;
+  /** Empties the place the current case works on (a workload's `purge`; in the child, after enter). */
+  purge?: string;
 }
 
 export interface TargetShell<T> {
@@ -90,6 +97,8 @@ export interface TargetShell<T> {
   library?: URL;
   /** The script header's note on what BENCHSPEC_TARGET_<name> holds for this kind. */
   place(target: T): string;
+  /** The CLIs its purge needs, checked by the script when a case purges a target of this kind. */
+  purgeTools?: readonly string[];
   functions(t: ShellTarget<T>): ShellTargetFunctions;
 }
 

@@ -4,7 +4,7 @@
  * and S3/IPFS through the aws and ipfs CLIs against a launched MinIO and Kubo.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -354,10 +354,66 @@ describe("a block device (a real loop device)", () => {
       ["pre.disk.randread", true, 1024 * 1024, undefined],
       ["pre.disk.randread", true, 1024 * 1024, undefined],
     ]);
-    // Each fio case ran its own section of the workload's jobfile, preconditioned once with its own passes.
-    for (const id of ["pre.disk.read", "pre.disk.randread"]) {
-      for (const pass of [1, 2])
-        expect(run.stderr.split(`${id}.precondition-${pass}: (g=`).length - 1, `${id} pass ${pass}`).toBe(1);
+    // Each fio case ran its own section of the workload's jobfile; the workload preconditioned the target once.
+    for (const pass of [1, 2])
+      expect(run.stderr.split(`pre.disk.precondition-${pass}: (g=`).length - 1, `pass ${pass}`).toBe(1);
+  });
+
+  it("purges and preconditions once per workload and target, in that order, and idles before each repetition", async () => {
+    const idle = 0.3;
+    const { script } = await compileTo(
+      planOf({
+        benchspec: 1,
+        name: "steps",
+        targets: { disk: { kind: "block", device: "${env:BENCHSPEC_TEST_DEVICE}", destructive: true } },
+        workloads: [
+          {
+            name: "pts",
+            engine: "fio",
+            op: "randread",
+            bs: ["4KiB", "8KiB", "16KiB"],
+            size: "1MiB",
+            ioengine: "psync",
+            direct: true,
+            warmup: 1,
+            purge: true,
+            precondition: {},
+            idle: `${idle * 1000}ms`,
+          },
+        ],
+      }),
+    );
+    await shellcheck(script, "warning");
+    const stat = () => {
+      const fields = readFileSync(`/sys/block/${basename(loop)}/stat`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .map(Number);
+      return { written: fields[6]!, discarded: fields[13]! };
+    };
+    const before = stat();
+    const run = await execa(script, [], { env: { BENCHSPEC_TEST_DEVICE: loop }, reject: false });
+    const after = stat();
+    expect(run.exitCode, run.stderr).toBe(0);
+    const rows = rowsOf(run.stdout);
+    expect(rows.map((row) => [row.case, row.warmup, row.ok])).toEqual(
+      ["4KiB", "8KiB", "16KiB"].flatMap((bs) => [
+        [`pts.disk.randread.bs-${bs}`, true, true],
+        [`pts.disk.randread.bs-${bs}`, false, true],
+      ]),
+    );
+    // One discard of the whole 32MiB device, then the PTS default: 2 sequential passes over all of it.
+    expect(after.discarded - before.discarded).toBe((32 * 2 ** 20) / 512);
+    expect(after.written - before.written).toBe((2 * 32 * 2 ** 20) / 512);
+    const log = run.stderr;
+    expect(log.match(/purge: discarding/g)).toHaveLength(1);
+    expect(log.match(/preconditioning \(2 pass/g)).toHaveLength(1);
+    expect(log.indexOf("purge: discarding")).toBeLessThan(log.indexOf("preconditioning ("));
+    expect(log.indexOf("preconditioning (")).toBeLessThan(log.indexOf("warm-up 1"));
+    for (let i = 1; i < rows.length; i++) {
+      expect(Date.parse(rows[i]!.start) - Date.parse(rows[i - 1]!.end), `row ${i}`).toBeGreaterThanOrEqual(
+        idle * 1000,
+      );
     }
   });
 
@@ -414,6 +470,9 @@ describe("a block device (a real loop device)", () => {
     const script = compileAll(plan).find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
     expect(script).toContain("refusing to write to the block device of target disk");
     expect(script).not.toMatch(/bs_dd write/);
+    // The "pre" workload's preconditioning, which would run before its cases, refuses too.
+    expect(script).toContain("refusing to purge or precondition the block device of target disk");
+    expect(script).not.toMatch(/bs_fio_precondition fio/);
   });
 });
 

@@ -30,6 +30,10 @@ BS_CURL_RC=
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
 # shellcheck disable=SC2034
 declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
+# The current case's target-steps function and idle seconds (bs_run_case); what each steps function came to.
+BS_STEPS=-
+BS_IDLE=0
+declare -A BS_STEPS_DONE=()
 
 bs_log() { printf 'benchspec: %s\n' "$*" >&2; }
 bs_die() {
@@ -501,7 +505,8 @@ bs_child_exit() {
   exit "$status"
 }
 
-# bs_rep REP WARMUP: runs one repetition of the current case; prints a failure row if the child could not.
+# bs_rep REP WARMUP: runs one repetition of the current case, after its idle; prints a failure row if the
+# child could not, or if its workload's purge or preconditioning on this target failed.
 bs_rep() {
   BS_REP=$1 BS_WARM=$2
   local status=0 t0 t1 error=''
@@ -514,6 +519,17 @@ bs_rep() {
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: warm-up $BS_REP"
   else
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
+  fi
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]:-} ]]; then
+    BS_FAILURES=$((BS_FAILURES + 1))
+    bs_now t0
+    BS_LATENCY='' BS_JOBS=''
+    bs_emit false "${BS_STEPS_DONE[$BS_STEPS]}" "$t0" "$t0" 0 0
+    return
+  fi
+  if [[ $BS_IDLE != 0 ]]; then
+    bs_log "$BS_CASE: idle ${BS_IDLE}s"
+    sleep "$BS_IDLE"
   fi
   bs_now t0
   set -m
@@ -535,14 +551,48 @@ bs_rep() {
   esac
 }
 
-# bs_run_case INDEX ID TARGET META REPEAT WARMUP
+# bs_steps: the current case's workload's purge and preconditioning on its target (the function BS_STEPS),
+# once per workload and target, in a child process group like a repetition. What failed stays in
+# BS_STEPS_DONE[BS_STEPS], and every repetition of the workload's cases on that target fails with it.
+bs_steps() {
+  local status=0 error=''
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]+set} ]]; then return 0; fi
+  BS_REPDIR=$BS_STATE/rep
+  rm -rf -- "$BS_REPDIR"
+  mkdir -- "$BS_REPDIR"
+  set -m
+  bs_steps_child </dev/null &
+  BS_CHILD=$!
+  set +m
+  wait "$BS_CHILD" || status=$?
+  BS_CHILD=
+  if ((status != 0)); then
+    bs_first_error error "$BS_REPDIR/error"
+    error=${error:-the purge or preconditioning failed with exit status $status}
+  fi
+  BS_STEPS_DONE[$BS_STEPS]=$error
+}
+
+bs_steps_child() {
+  set -E
+  trap 'bs_child_err "$?" "$BASH_COMMAND"' ERR
+  trap 'bs_child_exit' EXIT
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
+  "${BS_TARGET}_enter"
+  "$BS_STEPS"
+}
+
+# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: STEPS is the function that purges and
+# preconditions the case's workload on its target ("-": none), IDLE the seconds before each repetition.
 bs_run_case() {
-  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4
+  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$7 BS_IDLE=$8
   BS_CASE_FN=bs_case_$1
   local repeat=$5 warmup=$6 rep
   BS_CASESTATE=$BS_STATE/case
   rm -rf -- "$BS_CASESTATE"
   mkdir -- "$BS_CASESTATE"
+  if [[ $BS_STEPS != - ]]; then bs_steps; fi
   for ((rep = 1; rep <= warmup; rep++)); do bs_rep "$rep" true; done
   for ((rep = 1; rep <= repeat; rep++)); do bs_rep "$rep" false; done
   "${BS_TARGET}_leave"

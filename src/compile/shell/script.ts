@@ -14,14 +14,16 @@
  *                   the safety checks), enter (per repetition, in the child), leave (after each case),
  *                   release (on exit, also after Ctrl-C)
  *   5. cases        one function per case that runs one repetition and prints its row (Backend.shellCase)
- *   6. main         tool check, targets, warm-up then measured repetitions of every case, exit status
+ *   6. steps        per (workload, target) that purges or preconditions: one function doing both, in order
+ *   7. main         tool check, targets, per case its workload's steps (once per target), then warm-up and
+ *                   measured repetitions, each after the case's idle; exit status
  *
  * Every user value reaches the script through shQuote (ShellScriptWriter.quote/assign); `${env:NAME}`
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
 import { BACKENDS } from "../../engines/index.js";
 import { targetsOf, type Case, type Plan } from "../../plan/types.js";
-import { WRITING_OPS } from "../../spec/engines.js";
+import { targetWriter } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
 import { unconsentedWrite } from "../../spec/target-kinds.js";
 import { targetKind } from "../../targets/index.js";
@@ -76,19 +78,32 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
     BACKENDS[engine].shellLibrary(w);
   }
 
+  const steps = targetSteps(plan.cases);
+  const purged = new Set(plan.cases.filter((c) => c.params.purge).map((c) => c.target));
   w.line();
   w.comment("---------- targets ----------");
-  for (const [name, target, index] of used) writeTarget(w, name, target, index);
+  for (const [name, target, index] of used) writeTarget(w, name, target, index, purged.has(name));
 
   w.line();
   w.comment("---------- cases: each function runs one repetition and prints its result row ----------");
   for (const c of plan.cases) writeCase(w, c, plan, ctx);
+  if (steps.size > 0) {
+    w.line();
+    w.comment("---------- purge and preconditioning: once per workload and target ----------");
+    for (const [fn, c] of new Map([...steps.values()].map((step) => [step.fn, step.first]))) {
+      writeSteps(w, fn, c, plan, used);
+    }
+  }
 
   w.line();
   w.comment("---------- main ----------");
   w.block("bs_main() {", () => {
     const tools = new Set<string>(BASE_TOOLS);
     for (const engine of engines) for (const tool of BACKENDS[engine].shellTools) tools.add(tool);
+    for (const [name, target] of used) {
+      if (purged.has(name))
+        for (const tool of targetKind(target.kind).shell.purgeTools ?? []) tools.add(tool);
+    }
     w.line(`bs_require_tools ${[...tools].sort().map(shQuote).join(" ")}`);
     w.line("bs_init");
     for (const [, , index] of used) {
@@ -99,7 +114,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
       const index = used.find(([name]) => name === targetsOf(c)[0])![2];
       const p = c.params;
       w.line(
-        `bs_run_case ${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(c))} ${p.repeat} ${p.warmup}`,
+        `bs_run_case ${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(c))} ${p.repeat} ${p.warmup} ${steps.get(c.id)?.fn ?? "-"} ${p.idle ?? 0}`,
       );
     }
     w.line("bs_finish");
@@ -133,7 +148,41 @@ function writeHeader(w: ShellScriptWriter, plan: Plan, used: [string, Target, nu
   w.comment("BENCHSPEC_LOG_DIR (keep fio's logs there), BENCHSPEC_RUN_ID (the run's id in S3 keys).");
 }
 
-function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: number) {
+/**
+ * The cases whose workload purges or preconditions, with the steps function of their (workload, target) and
+ * the first case there, whose purge and precondition the function runs (validation made them all equal).
+ */
+function targetSteps(cases: readonly Case[]): Map<string, { fn: string; first: Case }> {
+  const byKey = new Map<string, { fn: string; first: Case }>();
+  const steps = new Map<string, { fn: string; first: Case }>();
+  for (const c of cases) {
+    if (!c.params.purge && !c.params.precondition) continue;
+    const key = `${c.workload}\0${c.target}`;
+    if (!byKey.has(key)) byKey.set(key, { fn: `bs_steps_${c.index}`, first: c });
+    steps.set(c.id, byKey.get(key)!);
+  }
+  return steps;
+}
+
+function writeSteps(w: ShellScriptWriter, fn: string, c: Case, plan: Plan, used: [string, Target, number][]) {
+  const index = used.find(([name]) => name === c.target)![2];
+  w.line();
+  w.comment(`workload ${c.workload} on target ${c.target}: before its first case there, once`);
+  w.block(`${fn}() {`, () => {
+    const destroys = unconsentedWrite(plan.targets[c.target]!);
+    if (destroys) {
+      // As in writeCase: refused again here rather than trusting validation.
+      w.line(
+        `bs_fail ${shQuote(`refusing to purge or precondition the ${destroys.noun} of target ${c.target}: the spec does not say destructive: true`)}`,
+      );
+      return;
+    }
+    if (c.params.purge) w.line(`bs_target_${index}_purge`);
+    if (c.params.precondition) BACKENDS[c.engine].shellPrecondition?.(c, w);
+  });
+}
+
+function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: number, purged: boolean) {
   const fn = `bs_target_${index}`;
   w.line();
   w.comment(`target ${name} (${target.kind})${target.description ? `: ${target.description}` : ""}`);
@@ -150,6 +199,10 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
   else w.block(`${fn}_enter() {`, () => enter(w));
   w.line(`${fn}_leave() { ${functions.leave ?? ":"}; }`);
   w.line(`${fn}_release() { ${functions.release ?? ":"}; }`);
+  if (purged)
+    w.line(
+      `${fn}_purge() { ${functions.purge ?? `bs_fail ${shQuote(`target ${name} cannot be purged`)}`}; }`,
+    );
 }
 
 function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContext) {
@@ -163,8 +216,8 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
       w.line(`bs_fail ${shQuote(`case ${c.id}: ${SHELL_TOGETHER}`)}`);
       return;
     }
-    const writes = WRITING_OPS.has(c.op) || p.precondition !== undefined;
-    const destroys = writes ? unconsentedWrite(plan.targets[c.target]!) : undefined;
+    const destroys =
+      targetWriter(c.op, p) !== undefined ? unconsentedWrite(plan.targets[c.target]!) : undefined;
     if (destroys) {
       // Validation already refuses this; the script refuses it again rather than trust its input.
       w.line(

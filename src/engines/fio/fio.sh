@@ -3,16 +3,30 @@
 # Part of a compiled benchspec.sh that runs fio cases (src/engines/fio/shell.ts writes it). This header, up to
 # the first blank line, is not copied into the script.
 
-# bs_fio JOBFILE PRECONDITION-PASSES JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME,
-# after the sections JOBNAME.precondition-1…N once).
-bs_fio() {
-  local job=$BS_HERE/$1 passes=$2 name=$3 bs=$4 logs out t0 t1 result pass
-  local -a pre=()
+# bs_fio_env: where fio's jobs go (the jobfiles read ${BENCHSPEC_DEVICE} or ${BENCHSPEC_DIR}).
+bs_fio_env() {
   if [[ -n $BS_DEVICE ]]; then
     export BENCHSPEC_DEVICE=${BS_DEVICE//:/\\:}
   else
     export BENCHSPEC_DIR=${BS_DIR//:/\\:}
   fi
+}
+
+# bs_fio_precondition JOBFILE PREFIX PASSES: the sections PREFIX-1…PASSES of the jobfile, once per
+# workload and target (a target step, bs_steps).
+bs_fio_precondition() {
+  local job=$BS_HERE/$1 prefix=$2 passes=$3 pass
+  local -a pre=()
+  bs_fio_env
+  for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$prefix-$pass"); done
+  bs_log "$BS_CASE: preconditioning ($passes pass(es))"
+  (cd -- "$BS_REPDIR" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
+}
+
+# bs_fio JOBFILE JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME).
+bs_fio() {
+  local job=$BS_HERE/$1 name=$2 bs=$3 logs out t0 t1 result
+  bs_fio_env
   # fio writes its bandwidth/IOPS logs into the working directory: BENCHSPEC_LOG_DIR keeps them.
   if [[ -n ${BENCHSPEC_LOG_DIR:-} ]]; then
     logs=$BENCHSPEC_LOG_DIR/$BS_CASE/$BS_REPNAME
@@ -20,12 +34,6 @@ bs_fio() {
     logs=$BS_REPDIR/logs
   fi
   mkdir -p -- "$logs"
-  if ((passes > 0)) && [[ ! -e $BS_CASESTATE/preconditioned ]]; then
-    for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$name.precondition-$pass"); done
-    bs_log "$BS_CASE: preconditioning ($passes pass(es))"
-    (cd -- "$logs" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
-    : >"$BS_CASESTATE/preconditioned"
-  fi
   out=$BS_REPDIR/fio.terse
   bs_now t0
   (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {

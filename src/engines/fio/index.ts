@@ -1,6 +1,6 @@
 import type { Backend } from "../types.js";
 import { fioArtifacts } from "./jobfile.js";
-import { fioShellCase, fioShellLibrary } from "./shell.js";
+import { fioShellCase, fioShellLibrary, fioShellPrecondition } from "./shell.js";
 import { locatedTool } from "../../platform/tool-version.js";
 
 export const fioBackend: Backend = {
@@ -11,6 +11,7 @@ export const fioBackend: Backend = {
   shellTools: ["fio"],
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,
+  shellPrecondition: fioShellPrecondition,
   tools: [locatedTool("fio")],
   libraries: [],
   executor: async () => (await import("./run.js")).fioExecutor,

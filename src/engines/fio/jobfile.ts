@@ -1,9 +1,9 @@
 /**
  * fio jobfiles: one per workload (`fio/<workload>.fio`), one section per case in plan order, each behind a
- * `stonewall`. A case that preconditions has its write passes as sections just before its own
- * (`<case-id>.precondition-<n>`), so `fio <workload>.fio` runs the whole workload in order by hand, while the
- * runner and the shell script pick sections with `--section`: the passes once, then the case once per
- * repetition. Every section carries all of its options (cases differ in size, target kind, data…); [global]
+ * `stonewall`. A workload that preconditions has its write passes as sections just before its first case on
+ * each target (`<workload>.<target>.precondition-<n>`), so `fio <workload>.fio` runs the whole workload in
+ * order by hand, while the runner and the shell script pick sections with `--section`: the passes once per
+ * target, then each case once per repetition. Every section carries all of its options (cases differ in size, target kind, data…); [global]
  * holds only what every job shares. The target's place is not written into the file: fio expands
  * ${BENCHSPEC_DIR} / ${BENCHSPEC_DEVICE} from the environment, which the runner (or the compiled shell
  * script) sets after its safety checks. Sizes are written in bytes: fio reads "1MiB" as 10^6 bytes
@@ -35,11 +35,16 @@ const RW: Record<Op, string | undefined> = {
 
 export const jobfilePath = (c: Case) => `fio/${c.workload}.fio`;
 
-/** The sections that precondition a case, in the order they run. */
+/**
+ * The sections that precondition a case's workload on its target, in the order they run: written once per
+ * workload and target, before the first of its cases there (a case id never ends in "precondition-N").
+ */
 export function preconditionSections(c: Case): string[] {
   const passes = c.params.precondition?.passes ?? 0;
-  return Array.from({ length: passes }, (_, pass) => `${c.id}.precondition-${pass + 1}`);
+  return Array.from({ length: passes }, (_, pass) => `${preconditionPrefix(c)}-${pass + 1}`);
 }
+
+export const preconditionPrefix = (c: Case) => `${c.workload}.${c.target}.precondition`;
 
 /** `--section` arguments: fio runs only the named sections of a jobfile, in the file's order. */
 export const sectionArgs = (sections: readonly string[]) => sections.map((name) => `--section=${name}`);
@@ -69,14 +74,18 @@ function workloadJobfile(cases: readonly Case[], ctx: CompileContext): string {
   );
   if (cases.some((c) => c.params.precondition)) {
     w.comment(
-      `a case's preconditioning (once, before its first repetition): --section=<case>.precondition-1 …`,
+      `preconditioning (once per target, before the workload's first case on it): --section=<workload>.<target>.precondition-1 …`,
     );
   }
   w.comment(`the whole workload, each case once: ${variables} fio ${file}`);
   w.blank().section("global");
   w.option("percentile_list", PERCENTILES.join(":"));
+  const preconditioned = new Set<string>();
   for (const c of cases) {
-    if (c.params.precondition) writePrecondition(w, c);
+    if (c.params.precondition && !preconditioned.has(c.target)) {
+      preconditioned.add(c.target);
+      writePrecondition(w, c);
+    }
     writeMeasured(w, c);
   }
   return w.toString();
@@ -122,27 +131,31 @@ function writePrecondition(w: IniWriter, c: Case): void {
   for (const [index, name] of sections.entries()) {
     w.blank();
     w.comment(
-      `case ${c.id}: ${precondition!.write} write pass ${index + 1} of ${sections.length}, once before its first repetition`,
+      `target ${c.target}: ${precondition!.write} write pass ${index + 1} of ${sections.length}, once before the workload's first case on it`,
     );
     w.section(name);
-    writeTarget(w, c, true);
+    writeTarget(w, c, true, true);
     w.option("rw", precondition!.write === "seq" ? "write" : "randwrite");
+    // One job on a device: each job would write all of it, and a pass is one full write.
     w.option("bs", precondition!.bs ?? 128 * 1024)
       .option("iodepth", 32)
-      .option("numjobs", jobs!);
+      .option("numjobs", c.targetKind === "block" ? 1 : jobs!);
     if (precondition!.write === "random") w.option("norandommap").option("randrepeat", false);
     w.option("stonewall");
   }
 }
 
-/** What every job of a case shares: engine, target, data pattern. */
-function writeTarget(w: IniWriter, c: Case, direct: boolean) {
+/**
+ * What every job of a case shares: engine, target, data pattern. `whole`: preconditioning, which covers all
+ * of a block device whatever size the case reads or writes.
+ */
+function writeTarget(w: IniWriter, c: Case, direct: boolean, whole = false) {
   const p = c.params;
   w.option("ioengine", p.ioengine!).option("direct", direct);
   if (c.targetKind === "block") {
     w.optionFromEnv("filename", targetVariable(c));
     // A block case covers the whole device unless the spec bounded it.
-    if (c.sources.size !== "builtin") w.option("size", p.size!);
+    if (c.sources.size !== "builtin" && !whole) w.option("size", p.size!);
   } else {
     w.optionFromEnv("directory", targetVariable(c));
     w.option("filename_format", "benchspec.$jobnum.$filenum");
@@ -159,6 +172,6 @@ export const targetVariable = (c: Case) => (c.targetKind === "block" ? "BENCHSPE
 
 /** fio opens a device read-only for read jobs; `--readonly` on the command line makes it refuse any write too. */
 export const fioSafetyArgs = (c: Case): string[] =>
-  c.targetKind === "block" && !WRITING_OPS.has(c.op) && !c.params.precondition ? ["--readonly"] : [];
+  c.targetKind === "block" && !WRITING_OPS.has(c.op) ? ["--readonly"] : [];
 
 const milliseconds = (seconds: number) => `${Math.round(seconds * 1000)}ms`;

@@ -56,11 +56,13 @@ async function runFio(
   ctx: ExecContext,
   cwd: string,
   extra: readonly string[] = [],
+  /** Preconditioning writes also before a read case: the measured sections alone are read-only. */
+  safety: readonly string[] = fioSafetyArgs(c),
   extraEnv: Record<string, string> = {},
 ) {
   const args = [
     ...FIO_OUTPUT_ARGS,
-    ...fioSafetyArgs(c),
+    ...safety,
     ...extra,
     `--output=${output}`,
     ...sectionArgs(sections),
@@ -84,10 +86,11 @@ export const fioExecutor: Executor = {
     }
   },
 
-  async prepare(c, ctx) {
-    if (!c.params.precondition) return;
-    const output = join(ctx.rawDir, `${c.id}.precondition.json`);
-    const result = await runFio(c, preconditionSections(c), output, ctx, ctx.rawDir);
+  async precondition(c, ctx) {
+    const sections = preconditionSections(c);
+    if (sections.length === 0) return;
+    const output = join(ctx.rawDir, `${c.workload}.${c.target}.precondition.json`);
+    const result = await runFio(c, sections, output, ctx, ctx.rawDir, [], []);
     if (result.aborted) throw new Error("interrupted");
     if (result.exitCode !== 0) throw new Error(`fio preconditioning failed: ${outputTail(result.output)}`);
   },
@@ -102,7 +105,16 @@ export const fioExecutor: Executor = {
     const output = join(ctx.rawDir, `${name}.json`);
     const gate = await fioGate(c.params.jobs!);
     const spawned = Date.now();
-    const running = runFio(c, [c.id], output, ctx, ctx.rawDir, [`--exec_prerun=${gate.prerun}`], gate.env);
+    const running = runFio(
+      c,
+      [c.id],
+      output,
+      ctx,
+      ctx.rawDir,
+      [`--exec_prerun=${gate.prerun}`],
+      fioSafetyArgs(c),
+      gate.env,
+    );
     // A fio that ends before all its jobs reach the gate failed (go says why), also when it exits 0: a job
     // whose prerun fails ends without I/O and without an error.
     const atGate = await Promise.race([gate.armed.then(() => true), running.then(() => false)]).catch(

@@ -1,6 +1,6 @@
 /**
  * fio in the shell script: runs the case's section of its workload's jobfile (fio/<workload>.fio beside the
- * script), its precondition sections once before the first repetition, with BENCHSPEC_DIR / BENCHSPEC_DEVICE set (":" escaped as "\:"
+ * script), its workload's precondition sections once per target (a target step), with BENCHSPEC_DIR / BENCHSPEC_DEVICE set (":" escaped as "\:"
  * for fio), and reads fio's terse output (version 3, no jq needed) for the job named after the case id.
  *
  * Terse v3 fields (1-based, ";"-separated; fio's HOWTO, "Terse output"): 3 jobname, 5 error; read: 6 KiB,
@@ -15,13 +15,22 @@
 import type { Case } from "../../plan/types.js";
 import type { Backend } from "../types.js";
 import { shellLibrary } from "../../compile/shell/assets.js";
-import { jobfilePath, preconditionSections } from "./jobfile.js";
+import { jobfilePath, preconditionPrefix, preconditionSections } from "./jobfile.js";
 
 export const fioShellCase: Backend["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} as in the jobfile`);
+  w.line(["bs_fio", jobfilePath(c), c.id, p.bs!].map((value) => w.quote(value)).join(" "));
+};
+
+/** The workload's preconditioning on the case's target: its precondition sections, in order. */
+export const fioShellPrecondition: NonNullable<Backend["shellPrecondition"]> = (c: Case, w) => {
   const passes = preconditionSections(c).length;
-  w.line(["bs_fio", jobfilePath(c), passes, c.id, p.bs!].map((value) => w.quote(value)).join(" "));
+  w.line(
+    ["bs_fio_precondition", jobfilePath(c), preconditionPrefix(c), passes]
+      .map((value) => w.quote(value))
+      .join(" "),
+  );
 };
 
 /** The bash functions every fio case calls. */

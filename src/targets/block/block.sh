@@ -69,6 +69,20 @@ bs_block_overwrite() {
   bs_die "target $name: refusing $dev: it holds $what, which destructive: true alone does not destroy; to destroy it, add $ack to its target"
 }
 
+# bs_block_purge: the current case's device discarded (blkdiscard) when it supports discard, else zeros
+# written over all of it (blkdiscard --zeroout). bs_block_setup checked it like any write.
+bs_block_purge() {
+  local max
+  max=$(cat "/sys/class/block/${BS_DEVICE##*/}/queue/discard_max_bytes" 2>/dev/null) || max=0
+  if ((max > 0)); then
+    bs_log "$BS_CASE: purge: discarding $BS_DEVICE (blkdiscard)"
+    blkdiscard "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard exited with status $?"
+  else
+    bs_log "$BS_CASE: purge: writing zeros over $BS_DEVICE (no discard support)"
+    blkdiscard --zeroout "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard --zeroout exited with status $?"
+  fi
+}
+
 bs_block_unused() {
   local name=$1 dev=$2 base sys p h related=() numbers=() line src
   base=${dev##*/}

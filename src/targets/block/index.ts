@@ -2,6 +2,7 @@
 import { resolveEnvRefs } from "../../spec/strings.js";
 import { wholeTarget } from "../case-place.js";
 import type { TargetKindEntry } from "../types.js";
+import { purgeBlockDevice } from "./purge.js";
 import { checkBlockDevice } from "./safety.js";
 import { blockShell } from "./shell.js";
 
@@ -16,6 +17,7 @@ export const blockTarget: TargetKindEntry<"block"> = {
       kind: "block",
       location,
       enterCase: wholeTarget(location),
+      purge: (_place, signal) => purgeBlockDevice(location, signal),
       details: () => ({}),
       cleanup: async () => {},
     };

@@ -31,7 +31,7 @@ function swaps(): string[] {
 }
 
 /** The kernel name (e.g. "nvme0n1p2", "loop3", "dm-0") of a device node. */
-function kernelName(device: string): string {
+export function kernelName(device: string): string {
   const rdev = statSync(device).rdev;
   const major = Math.floor(rdev / 256) & 0xfff;
   const minor = (rdev & 0xff) | ((rdev >> 12) & 0xfff00);

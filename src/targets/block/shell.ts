@@ -7,6 +7,7 @@ import type { TargetShell } from "../types.js";
 
 export const blockShell: TargetShell<TargetOf<"block">> = {
   library: new URL("./block.sh", import.meta.url),
+  purgeTools: ["blkdiscard"],
   place: (target) =>
     `a block device${target.destructive ? " — ITS CONTENTS ARE DESTROYED" : ""} (default: the spec's device)`,
   functions: (t) => {
@@ -22,6 +23,7 @@ export const blockShell: TargetShell<TargetOf<"block">> = {
           );
       },
       enter: `BS_DEVICE=\${BS_TDEV[${name}]}`,
+      purge: "bs_block_purge",
     };
   },
 };

@@ -31,3 +31,10 @@ bs_fs_enter() {
 bs_fs_leave() {
   if [[ $2 != keep ]]; then rm -rf -- "${BS_TDIR[$1]:?}/$BS_CASE"; fi
 }
+
+# bs_fs_purge: the current case's directory emptied (a workload's purge).
+bs_fs_purge() {
+  bs_log "$BS_CASE: purge: emptying $BS_DIR"
+  rm -rf -- "${BS_DIR:?}"
+  mkdir -p -- "$BS_DIR"
+}

@@ -63,6 +63,12 @@ export async function prepareFs(
         leave: async () => (target.keep ? undefined : rm(location, { recursive: true, force: true })),
       };
     },
+    // The case's directory is new unless kept or resumed; either way its workload starts from no files.
+    purge: async (place) => {
+      await rm(place.location, { recursive: true, force: true });
+      await mkdir(place.location, { recursive: true });
+      return `emptied ${place.location}`;
+    },
     details: () => ({ ...(fsType && { fsType }) }),
     cleanup: async () => {
       if (target.keep) return;

@@ -18,6 +18,7 @@ export const fsShell: TargetShell<TargetOf<"fs">> = {
       },
       enter: `bs_fs_enter ${name}`,
       leave: `bs_fs_leave ${name} ${keep}`,
+      purge: "bs_fs_purge",
     };
   },
 };

@@ -52,6 +52,10 @@ BS_CURL_RC=
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
 # shellcheck disable=SC2034
 declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
+# The current case's target-steps function and idle seconds (bs_run_case); what each steps function came to.
+BS_STEPS=-
+BS_IDLE=0
+declare -A BS_STEPS_DONE=()
 
 bs_log() { printf 'benchspec: %s\n' "$*" >&2; }
 bs_die() {
@@ -523,7 +527,8 @@ bs_child_exit() {
   exit "$status"
 }
 
-# bs_rep REP WARMUP: runs one repetition of the current case; prints a failure row if the child could not.
+# bs_rep REP WARMUP: runs one repetition of the current case, after its idle; prints a failure row if the
+# child could not, or if its workload's purge or preconditioning on this target failed.
 bs_rep() {
   BS_REP=$1 BS_WARM=$2
   local status=0 t0 t1 error=''
@@ -536,6 +541,17 @@ bs_rep() {
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: warm-up $BS_REP"
   else
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
+  fi
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]:-} ]]; then
+    BS_FAILURES=$((BS_FAILURES + 1))
+    bs_now t0
+    BS_LATENCY='' BS_JOBS=''
+    bs_emit false "${BS_STEPS_DONE[$BS_STEPS]}" "$t0" "$t0" 0 0
+    return
+  fi
+  if [[ $BS_IDLE != 0 ]]; then
+    bs_log "$BS_CASE: idle ${BS_IDLE}s"
+    sleep "$BS_IDLE"
   fi
   bs_now t0
   set -m
@@ -557,14 +573,48 @@ bs_rep() {
   esac
 }
 
-# bs_run_case INDEX ID TARGET META REPEAT WARMUP
+# bs_steps: the current case's workload's purge and preconditioning on its target (the function BS_STEPS),
+# once per workload and target, in a child process group like a repetition. What failed stays in
+# BS_STEPS_DONE[BS_STEPS], and every repetition of the workload's cases on that target fails with it.
+bs_steps() {
+  local status=0 error=''
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]+set} ]]; then return 0; fi
+  BS_REPDIR=$BS_STATE/rep
+  rm -rf -- "$BS_REPDIR"
+  mkdir -- "$BS_REPDIR"
+  set -m
+  bs_steps_child </dev/null &
+  BS_CHILD=$!
+  set +m
+  wait "$BS_CHILD" || status=$?
+  BS_CHILD=
+  if ((status != 0)); then
+    bs_first_error error "$BS_REPDIR/error"
+    error=${error:-the purge or preconditioning failed with exit status $status}
+  fi
+  BS_STEPS_DONE[$BS_STEPS]=$error
+}
+
+bs_steps_child() {
+  set -E
+  trap 'bs_child_err "$?" "$BASH_COMMAND"' ERR
+  trap 'bs_child_exit' EXIT
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
+  "${BS_TARGET}_enter"
+  "$BS_STEPS"
+}
+
+# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: STEPS is the function that purges and
+# preconditions the case's workload on its target ("-": none), IDLE the seconds before each repetition.
 bs_run_case() {
-  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4
+  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$7 BS_IDLE=$8
   BS_CASE_FN=bs_case_$1
   local repeat=$5 warmup=$6 rep
   BS_CASESTATE=$BS_STATE/case
   rm -rf -- "$BS_CASESTATE"
   mkdir -- "$BS_CASESTATE"
+  if [[ $BS_STEPS != - ]]; then bs_steps; fi
   for ((rep = 1; rep <= warmup; rep++)); do bs_rep "$rep" true; done
   for ((rep = 1; rep <= repeat; rep++)); do bs_rep "$rep" false; done
   "${BS_TARGET}_leave"
@@ -599,6 +649,13 @@ bs_fs_enter() {
 
 bs_fs_leave() {
   if [[ $2 != keep ]]; then rm -rf -- "${BS_TDIR[$1]:?}/$BS_CASE"; fi
+}
+
+# bs_fs_purge: the current case's directory emptied (a workload's purge).
+bs_fs_purge() {
+  bs_log "$BS_CASE: purge: emptying $BS_DIR"
+  rm -rf -- "${BS_DIR:?}"
+  mkdir -p -- "$BS_DIR"
 }
 
 # bs_block_setup NAME DEVICE: refuses anything but an unused block device: not mounted, not swap, no
@@ -665,6 +722,20 @@ bs_block_overwrite() {
     bs_die "target $name: refusing $dev: the spec's overwrite names $signature${uuid:+ (uuid $uuid)}, but it holds $what; to destroy it, add $ack to its target"
   fi
   bs_die "target $name: refusing $dev: it holds $what, which destructive: true alone does not destroy; to destroy it, add $ack to its target"
+}
+
+# bs_block_purge: the current case's device discarded (blkdiscard) when it supports discard, else zeros
+# written over all of it (blkdiscard --zeroout). bs_block_setup checked it like any write.
+bs_block_purge() {
+  local max
+  max=$(cat "/sys/class/block/${BS_DEVICE##*/}/queue/discard_max_bytes" 2>/dev/null) || max=0
+  if ((max > 0)); then
+    bs_log "$BS_CASE: purge: discarding $BS_DEVICE (blkdiscard)"
+    blkdiscard "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard exited with status $?"
+  else
+    bs_log "$BS_CASE: purge: writing zeros over $BS_DEVICE (no discard support)"
+    blkdiscard --zeroout "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard --zeroout exited with status $?"
+  fi
 }
 
 bs_block_unused() {
@@ -756,16 +827,30 @@ bs_finish() {
 }
 
 # ---------- engine: fio ----------
-# bs_fio JOBFILE PRECONDITION-PASSES JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME,
-# after the sections JOBNAME.precondition-1…N once).
-bs_fio() {
-  local job=$BS_HERE/$1 passes=$2 name=$3 bs=$4 logs out t0 t1 result pass
-  local -a pre=()
+# bs_fio_env: where fio's jobs go (the jobfiles read ${BENCHSPEC_DEVICE} or ${BENCHSPEC_DIR}).
+bs_fio_env() {
   if [[ -n $BS_DEVICE ]]; then
     export BENCHSPEC_DEVICE=${BS_DEVICE//:/\\:}
   else
     export BENCHSPEC_DIR=${BS_DIR//:/\\:}
   fi
+}
+
+# bs_fio_precondition JOBFILE PREFIX PASSES: the sections PREFIX-1…PASSES of the jobfile, once per
+# workload and target (a target step, bs_steps).
+bs_fio_precondition() {
+  local job=$BS_HERE/$1 prefix=$2 passes=$3 pass
+  local -a pre=()
+  bs_fio_env
+  for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$prefix-$pass"); done
+  bs_log "$BS_CASE: preconditioning ($passes pass(es))"
+  (cd -- "$BS_REPDIR" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
+}
+
+# bs_fio JOBFILE JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME).
+bs_fio() {
+  local job=$BS_HERE/$1 name=$2 bs=$3 logs out t0 t1 result
+  bs_fio_env
   # fio writes its bandwidth/IOPS logs into the working directory: BENCHSPEC_LOG_DIR keeps them.
   if [[ -n ${BENCHSPEC_LOG_DIR:-} ]]; then
     logs=$BENCHSPEC_LOG_DIR/$BS_CASE/$BS_REPNAME
@@ -773,12 +858,6 @@ bs_fio() {
     logs=$BS_REPDIR/logs
   fi
   mkdir -p -- "$logs"
-  if ((passes > 0)) && [[ ! -e $BS_CASESTATE/preconditioned ]]; then
-    for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$name.precondition-$pass"); done
-    bs_log "$BS_CASE: preconditioning ($passes pass(es))"
-    (cd -- "$logs" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
-    : >"$BS_CASESTATE/preconditioned"
-  fi
   out=$BS_REPDIR/fio.terse
   bs_now t0
   (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
@@ -845,352 +924,359 @@ bs_target_0_release() { :; }
 
 # case 1/70: iops.disk.randrw.bs-512B.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_0() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-100 512
+  bs_fio fio/iops.fio iops.disk.randrw.bs-512B.read-100 512
 }
 
 # case 2/70: iops.disk.randrw.bs-512B.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_1() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-95 512
+  bs_fio fio/iops.fio iops.disk.randrw.bs-512B.read-95 512
 }
 
 # case 3/70: iops.disk.randrw.bs-512B.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_2() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-65 512
+  bs_fio fio/iops.fio iops.disk.randrw.bs-512B.read-65 512
 }
 
 # case 4/70: iops.disk.randrw.bs-512B.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_3() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-50 512
+  bs_fio fio/iops.fio iops.disk.randrw.bs-512B.read-50 512
 }
 
 # case 5/70: iops.disk.randrw.bs-512B.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_4() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-35 512
+  bs_fio fio/iops.fio iops.disk.randrw.bs-512B.read-35 512
 }
 
 # case 6/70: iops.disk.randrw.bs-512B.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_5() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-5 512
+  bs_fio fio/iops.fio iops.disk.randrw.bs-512B.read-5 512
 }
 
 # case 7/70: iops.disk.randrw.bs-512B.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_6() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-512B.read-0 512
+  bs_fio fio/iops.fio iops.disk.randrw.bs-512B.read-0 512
 }
 
 # case 8/70: iops.disk.randrw.bs-4KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_7() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-100 4096
+  bs_fio fio/iops.fio iops.disk.randrw.bs-4KiB.read-100 4096
 }
 
 # case 9/70: iops.disk.randrw.bs-4KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_8() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-95 4096
+  bs_fio fio/iops.fio iops.disk.randrw.bs-4KiB.read-95 4096
 }
 
 # case 10/70: iops.disk.randrw.bs-4KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_9() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-65 4096
+  bs_fio fio/iops.fio iops.disk.randrw.bs-4KiB.read-65 4096
 }
 
 # case 11/70: iops.disk.randrw.bs-4KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_10() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-50 4096
+  bs_fio fio/iops.fio iops.disk.randrw.bs-4KiB.read-50 4096
 }
 
 # case 12/70: iops.disk.randrw.bs-4KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_11() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-35 4096
+  bs_fio fio/iops.fio iops.disk.randrw.bs-4KiB.read-35 4096
 }
 
 # case 13/70: iops.disk.randrw.bs-4KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_12() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-5 4096
+  bs_fio fio/iops.fio iops.disk.randrw.bs-4KiB.read-5 4096
 }
 
 # case 14/70: iops.disk.randrw.bs-4KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_13() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-4KiB.read-0 4096
+  bs_fio fio/iops.fio iops.disk.randrw.bs-4KiB.read-0 4096
 }
 
 # case 15/70: iops.disk.randrw.bs-8KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_14() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-100 8192
+  bs_fio fio/iops.fio iops.disk.randrw.bs-8KiB.read-100 8192
 }
 
 # case 16/70: iops.disk.randrw.bs-8KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_15() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-95 8192
+  bs_fio fio/iops.fio iops.disk.randrw.bs-8KiB.read-95 8192
 }
 
 # case 17/70: iops.disk.randrw.bs-8KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_16() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-65 8192
+  bs_fio fio/iops.fio iops.disk.randrw.bs-8KiB.read-65 8192
 }
 
 # case 18/70: iops.disk.randrw.bs-8KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_17() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-50 8192
+  bs_fio fio/iops.fio iops.disk.randrw.bs-8KiB.read-50 8192
 }
 
 # case 19/70: iops.disk.randrw.bs-8KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_18() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-35 8192
+  bs_fio fio/iops.fio iops.disk.randrw.bs-8KiB.read-35 8192
 }
 
 # case 20/70: iops.disk.randrw.bs-8KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_19() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-5 8192
+  bs_fio fio/iops.fio iops.disk.randrw.bs-8KiB.read-5 8192
 }
 
 # case 21/70: iops.disk.randrw.bs-8KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_20() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-8KiB.read-0 8192
+  bs_fio fio/iops.fio iops.disk.randrw.bs-8KiB.read-0 8192
 }
 
 # case 22/70: iops.disk.randrw.bs-16KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_21() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-100 16384
+  bs_fio fio/iops.fio iops.disk.randrw.bs-16KiB.read-100 16384
 }
 
 # case 23/70: iops.disk.randrw.bs-16KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_22() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-95 16384
+  bs_fio fio/iops.fio iops.disk.randrw.bs-16KiB.read-95 16384
 }
 
 # case 24/70: iops.disk.randrw.bs-16KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_23() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-65 16384
+  bs_fio fio/iops.fio iops.disk.randrw.bs-16KiB.read-65 16384
 }
 
 # case 25/70: iops.disk.randrw.bs-16KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_24() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-50 16384
+  bs_fio fio/iops.fio iops.disk.randrw.bs-16KiB.read-50 16384
 }
 
 # case 26/70: iops.disk.randrw.bs-16KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_25() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-35 16384
+  bs_fio fio/iops.fio iops.disk.randrw.bs-16KiB.read-35 16384
 }
 
 # case 27/70: iops.disk.randrw.bs-16KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_26() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-5 16384
+  bs_fio fio/iops.fio iops.disk.randrw.bs-16KiB.read-5 16384
 }
 
 # case 28/70: iops.disk.randrw.bs-16KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_27() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-16KiB.read-0 16384
+  bs_fio fio/iops.fio iops.disk.randrw.bs-16KiB.read-0 16384
 }
 
 # case 29/70: iops.disk.randrw.bs-32KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_28() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-100 32768
+  bs_fio fio/iops.fio iops.disk.randrw.bs-32KiB.read-100 32768
 }
 
 # case 30/70: iops.disk.randrw.bs-32KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_29() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-95 32768
+  bs_fio fio/iops.fio iops.disk.randrw.bs-32KiB.read-95 32768
 }
 
 # case 31/70: iops.disk.randrw.bs-32KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_30() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-65 32768
+  bs_fio fio/iops.fio iops.disk.randrw.bs-32KiB.read-65 32768
 }
 
 # case 32/70: iops.disk.randrw.bs-32KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_31() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-50 32768
+  bs_fio fio/iops.fio iops.disk.randrw.bs-32KiB.read-50 32768
 }
 
 # case 33/70: iops.disk.randrw.bs-32KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_32() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-35 32768
+  bs_fio fio/iops.fio iops.disk.randrw.bs-32KiB.read-35 32768
 }
 
 # case 34/70: iops.disk.randrw.bs-32KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_33() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-5 32768
+  bs_fio fio/iops.fio iops.disk.randrw.bs-32KiB.read-5 32768
 }
 
 # case 35/70: iops.disk.randrw.bs-32KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_34() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-32KiB.read-0 32768
+  bs_fio fio/iops.fio iops.disk.randrw.bs-32KiB.read-0 32768
 }
 
 # case 36/70: iops.disk.randrw.bs-64KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_35() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-100 65536
+  bs_fio fio/iops.fio iops.disk.randrw.bs-64KiB.read-100 65536
 }
 
 # case 37/70: iops.disk.randrw.bs-64KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_36() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-95 65536
+  bs_fio fio/iops.fio iops.disk.randrw.bs-64KiB.read-95 65536
 }
 
 # case 38/70: iops.disk.randrw.bs-64KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_37() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-65 65536
+  bs_fio fio/iops.fio iops.disk.randrw.bs-64KiB.read-65 65536
 }
 
 # case 39/70: iops.disk.randrw.bs-64KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_38() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-50 65536
+  bs_fio fio/iops.fio iops.disk.randrw.bs-64KiB.read-50 65536
 }
 
 # case 40/70: iops.disk.randrw.bs-64KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_39() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-35 65536
+  bs_fio fio/iops.fio iops.disk.randrw.bs-64KiB.read-35 65536
 }
 
 # case 41/70: iops.disk.randrw.bs-64KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_40() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-5 65536
+  bs_fio fio/iops.fio iops.disk.randrw.bs-64KiB.read-5 65536
 }
 
 # case 42/70: iops.disk.randrw.bs-64KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_41() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-64KiB.read-0 65536
+  bs_fio fio/iops.fio iops.disk.randrw.bs-64KiB.read-0 65536
 }
 
 # case 43/70: iops.disk.randrw.bs-128KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_42() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-100 131072
+  bs_fio fio/iops.fio iops.disk.randrw.bs-128KiB.read-100 131072
 }
 
 # case 44/70: iops.disk.randrw.bs-128KiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_43() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-95 131072
+  bs_fio fio/iops.fio iops.disk.randrw.bs-128KiB.read-95 131072
 }
 
 # case 45/70: iops.disk.randrw.bs-128KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_44() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-65 131072
+  bs_fio fio/iops.fio iops.disk.randrw.bs-128KiB.read-65 131072
 }
 
 # case 46/70: iops.disk.randrw.bs-128KiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_45() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-50 131072
+  bs_fio fio/iops.fio iops.disk.randrw.bs-128KiB.read-50 131072
 }
 
 # case 47/70: iops.disk.randrw.bs-128KiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_46() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-35 131072
+  bs_fio fio/iops.fio iops.disk.randrw.bs-128KiB.read-35 131072
 }
 
 # case 48/70: iops.disk.randrw.bs-128KiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_47() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-5 131072
+  bs_fio fio/iops.fio iops.disk.randrw.bs-128KiB.read-5 131072
 }
 
 # case 49/70: iops.disk.randrw.bs-128KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_48() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-128KiB.read-0 131072
+  bs_fio fio/iops.fio iops.disk.randrw.bs-128KiB.read-0 131072
 }
 
 # case 50/70: iops.disk.randrw.bs-1MiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_49() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-100 1048576
+  bs_fio fio/iops.fio iops.disk.randrw.bs-1MiB.read-100 1048576
 }
 
 # case 51/70: iops.disk.randrw.bs-1MiB.read-95 (engine fio, 3 measured, 0 warm-up)
 bs_case_50() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-95 1048576
+  bs_fio fio/iops.fio iops.disk.randrw.bs-1MiB.read-95 1048576
 }
 
 # case 52/70: iops.disk.randrw.bs-1MiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_51() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-65 1048576
+  bs_fio fio/iops.fio iops.disk.randrw.bs-1MiB.read-65 1048576
 }
 
 # case 53/70: iops.disk.randrw.bs-1MiB.read-50 (engine fio, 3 measured, 0 warm-up)
 bs_case_52() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-50 1048576
+  bs_fio fio/iops.fio iops.disk.randrw.bs-1MiB.read-50 1048576
 }
 
 # case 54/70: iops.disk.randrw.bs-1MiB.read-35 (engine fio, 3 measured, 0 warm-up)
 bs_case_53() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-35 1048576
+  bs_fio fio/iops.fio iops.disk.randrw.bs-1MiB.read-35 1048576
 }
 
 # case 55/70: iops.disk.randrw.bs-1MiB.read-5 (engine fio, 3 measured, 0 warm-up)
 bs_case_54() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-5 1048576
+  bs_fio fio/iops.fio iops.disk.randrw.bs-1MiB.read-5 1048576
 }
 
 # case 56/70: iops.disk.randrw.bs-1MiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_55() {
-  bs_fio fio/iops.fio 2 iops.disk.randrw.bs-1MiB.read-0 1048576
+  bs_fio fio/iops.fio iops.disk.randrw.bs-1MiB.read-0 1048576
 }
 
 # case 57/70: throughput.disk.read.bs-128KiB (engine fio, 3 measured, 0 warm-up)
 bs_case_56() {
-  bs_fio fio/throughput.fio 0 throughput.disk.read.bs-128KiB 131072
+  bs_fio fio/throughput.fio throughput.disk.read.bs-128KiB 131072
 }
 
 # case 58/70: throughput.disk.read.bs-1MiB (engine fio, 3 measured, 0 warm-up)
 bs_case_57() {
-  bs_fio fio/throughput.fio 0 throughput.disk.read.bs-1MiB 1048576
+  bs_fio fio/throughput.fio throughput.disk.read.bs-1MiB 1048576
 }
 
 # case 59/70: throughput.disk.write.bs-128KiB (engine fio, 3 measured, 0 warm-up)
 bs_case_58() {
-  bs_fio fio/throughput.fio 0 throughput.disk.write.bs-128KiB 131072
+  bs_fio fio/throughput.fio throughput.disk.write.bs-128KiB 131072
 }
 
 # case 60/70: throughput.disk.write.bs-1MiB (engine fio, 3 measured, 0 warm-up)
 bs_case_59() {
-  bs_fio fio/throughput.fio 0 throughput.disk.write.bs-1MiB 1048576
+  bs_fio fio/throughput.fio throughput.disk.write.bs-1MiB 1048576
 }
 
 # case 61/70: latency.disk.randrw.bs-512B.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_60() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-512B.read-100 512
+  bs_fio fio/latency.fio latency.disk.randrw.bs-512B.read-100 512
 }
 
 # case 62/70: latency.disk.randrw.bs-512B.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_61() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-512B.read-65 512
+  bs_fio fio/latency.fio latency.disk.randrw.bs-512B.read-65 512
 }
 
 # case 63/70: latency.disk.randrw.bs-512B.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_62() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-512B.read-0 512
+  bs_fio fio/latency.fio latency.disk.randrw.bs-512B.read-0 512
 }
 
 # case 64/70: latency.disk.randrw.bs-4KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_63() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-4KiB.read-100 4096
+  bs_fio fio/latency.fio latency.disk.randrw.bs-4KiB.read-100 4096
 }
 
 # case 65/70: latency.disk.randrw.bs-4KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_64() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-4KiB.read-65 4096
+  bs_fio fio/latency.fio latency.disk.randrw.bs-4KiB.read-65 4096
 }
 
 # case 66/70: latency.disk.randrw.bs-4KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_65() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-4KiB.read-0 4096
+  bs_fio fio/latency.fio latency.disk.randrw.bs-4KiB.read-0 4096
 }
 
 # case 67/70: latency.disk.randrw.bs-8KiB.read-100 (engine fio, 3 measured, 0 warm-up)
 bs_case_66() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-8KiB.read-100 8192
+  bs_fio fio/latency.fio latency.disk.randrw.bs-8KiB.read-100 8192
 }
 
 # case 68/70: latency.disk.randrw.bs-8KiB.read-65 (engine fio, 3 measured, 0 warm-up)
 bs_case_67() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-8KiB.read-65 8192
+  bs_fio fio/latency.fio latency.disk.randrw.bs-8KiB.read-65 8192
 }
 
 # case 69/70: latency.disk.randrw.bs-8KiB.read-0 (engine fio, 3 measured, 0 warm-up)
 bs_case_68() {
-  bs_fio fio/latency.fio 0 latency.disk.randrw.bs-8KiB.read-0 8192
+  bs_fio fio/latency.fio latency.disk.randrw.bs-8KiB.read-0 8192
 }
 
 # case 70/70: wsat.disk.randwrite (engine fio, 1 measured, 0 warm-up)
 bs_case_69() {
-  bs_fio fio/wsat.fio 0 wsat.disk.randwrite 4096
+  bs_fio fio/wsat.fio wsat.disk.randwrite 4096
+}
+
+# ---------- purge and preconditioning: once per workload and target ----------
+
+# workload iops on target disk: before its first case there, once
+bs_steps_0() {
+  bs_fio_precondition fio/iops.fio iops.disk.precondition 2
 }
 
 # ---------- main ----------
@@ -1199,76 +1285,76 @@ bs_main() {
   bs_init
   BS_RELEASE+=(bs_target_0_release)
   bs_target_0_setup
-  bs_run_case 0 iops.disk.randrw.bs-512B.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 1 iops.disk.randrw.bs-512B.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 2 iops.disk.randrw.bs-512B.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 3 iops.disk.randrw.bs-512B.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 4 iops.disk.randrw.bs-512B.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 5 iops.disk.randrw.bs-512B.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 6 iops.disk.randrw.bs-512B.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 7 iops.disk.randrw.bs-4KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 8 iops.disk.randrw.bs-4KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 9 iops.disk.randrw.bs-4KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 10 iops.disk.randrw.bs-4KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 11 iops.disk.randrw.bs-4KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 12 iops.disk.randrw.bs-4KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 13 iops.disk.randrw.bs-4KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 14 iops.disk.randrw.bs-8KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 15 iops.disk.randrw.bs-8KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 16 iops.disk.randrw.bs-8KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 17 iops.disk.randrw.bs-8KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 18 iops.disk.randrw.bs-8KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 19 iops.disk.randrw.bs-8KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 20 iops.disk.randrw.bs-8KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 21 iops.disk.randrw.bs-16KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 22 iops.disk.randrw.bs-16KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 23 iops.disk.randrw.bs-16KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 24 iops.disk.randrw.bs-16KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 25 iops.disk.randrw.bs-16KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 26 iops.disk.randrw.bs-16KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 27 iops.disk.randrw.bs-16KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 28 iops.disk.randrw.bs-32KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 29 iops.disk.randrw.bs-32KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 30 iops.disk.randrw.bs-32KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 31 iops.disk.randrw.bs-32KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 32 iops.disk.randrw.bs-32KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 33 iops.disk.randrw.bs-32KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 34 iops.disk.randrw.bs-32KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 35 iops.disk.randrw.bs-64KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 36 iops.disk.randrw.bs-64KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 37 iops.disk.randrw.bs-64KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 38 iops.disk.randrw.bs-64KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 39 iops.disk.randrw.bs-64KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 40 iops.disk.randrw.bs-64KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 41 iops.disk.randrw.bs-64KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 42 iops.disk.randrw.bs-128KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 43 iops.disk.randrw.bs-128KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 44 iops.disk.randrw.bs-128KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 45 iops.disk.randrw.bs-128KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 46 iops.disk.randrw.bs-128KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 47 iops.disk.randrw.bs-128KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 48 iops.disk.randrw.bs-128KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 49 iops.disk.randrw.bs-1MiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 50 iops.disk.randrw.bs-1MiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 51 iops.disk.randrw.bs-1MiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 52 iops.disk.randrw.bs-1MiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 53 iops.disk.randrw.bs-1MiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 54 iops.disk.randrw.bs-1MiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 55 iops.disk.randrw.bs-1MiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 56 throughput.disk.read.bs-128KiB bs_target_0 '"case":"throughput.disk.read.bs-128KiB","workload":"throughput","target":"disk","engine":"fio","op":"read","params":{"op":"read","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 57 throughput.disk.read.bs-1MiB bs_target_0 '"case":"throughput.disk.read.bs-1MiB","workload":"throughput","target":"disk","engine":"fio","op":"read","params":{"op":"read","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 58 throughput.disk.write.bs-128KiB bs_target_0 '"case":"throughput.disk.write.bs-128KiB","workload":"throughput","target":"disk","engine":"fio","op":"write","params":{"op":"write","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 59 throughput.disk.write.bs-1MiB bs_target_0 '"case":"throughput.disk.write.bs-1MiB","workload":"throughput","target":"disk","engine":"fio","op":"write","params":{"op":"write","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 60 latency.disk.randrw.bs-512B.read-100 bs_target_0 '"case":"latency.disk.randrw.bs-512B.read-100","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 61 latency.disk.randrw.bs-512B.read-65 bs_target_0 '"case":"latency.disk.randrw.bs-512B.read-65","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 62 latency.disk.randrw.bs-512B.read-0 bs_target_0 '"case":"latency.disk.randrw.bs-512B.read-0","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 63 latency.disk.randrw.bs-4KiB.read-100 bs_target_0 '"case":"latency.disk.randrw.bs-4KiB.read-100","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 64 latency.disk.randrw.bs-4KiB.read-65 bs_target_0 '"case":"latency.disk.randrw.bs-4KiB.read-65","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 65 latency.disk.randrw.bs-4KiB.read-0 bs_target_0 '"case":"latency.disk.randrw.bs-4KiB.read-0","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 66 latency.disk.randrw.bs-8KiB.read-100 bs_target_0 '"case":"latency.disk.randrw.bs-8KiB.read-100","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 67 latency.disk.randrw.bs-8KiB.read-65 bs_target_0 '"case":"latency.disk.randrw.bs-8KiB.read-65","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 68 latency.disk.randrw.bs-8KiB.read-0 bs_target_0 '"case":"latency.disk.randrw.bs-8KiB.read-0","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0
-  bs_run_case 69 wsat.disk.randwrite bs_target_0 '"case":"wsat.disk.randwrite","workload":"wsat","target":"disk","engine":"fio","op":"randwrite","params":{"op":"randwrite","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"duration":1800,"warmup":0,"repeat":1,"direct":true,"data":"random","sample":1,"ioengine":"libaio","target":"disk","engine":"fio"}' 1 0
+  bs_run_case 0 iops.disk.randrw.bs-512B.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 1 iops.disk.randrw.bs-512B.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 2 iops.disk.randrw.bs-512B.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 3 iops.disk.randrw.bs-512B.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 4 iops.disk.randrw.bs-512B.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 5 iops.disk.randrw.bs-512B.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 6 iops.disk.randrw.bs-512B.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-512B.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 7 iops.disk.randrw.bs-4KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 8 iops.disk.randrw.bs-4KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 9 iops.disk.randrw.bs-4KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 10 iops.disk.randrw.bs-4KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 11 iops.disk.randrw.bs-4KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 12 iops.disk.randrw.bs-4KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 13 iops.disk.randrw.bs-4KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-4KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 14 iops.disk.randrw.bs-8KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 15 iops.disk.randrw.bs-8KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 16 iops.disk.randrw.bs-8KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 17 iops.disk.randrw.bs-8KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 18 iops.disk.randrw.bs-8KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 19 iops.disk.randrw.bs-8KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 20 iops.disk.randrw.bs-8KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-8KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 21 iops.disk.randrw.bs-16KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 22 iops.disk.randrw.bs-16KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 23 iops.disk.randrw.bs-16KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 24 iops.disk.randrw.bs-16KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 25 iops.disk.randrw.bs-16KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 26 iops.disk.randrw.bs-16KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 27 iops.disk.randrw.bs-16KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-16KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":16384,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 28 iops.disk.randrw.bs-32KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 29 iops.disk.randrw.bs-32KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 30 iops.disk.randrw.bs-32KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 31 iops.disk.randrw.bs-32KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 32 iops.disk.randrw.bs-32KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 33 iops.disk.randrw.bs-32KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 34 iops.disk.randrw.bs-32KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-32KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":32768,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 35 iops.disk.randrw.bs-64KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 36 iops.disk.randrw.bs-64KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 37 iops.disk.randrw.bs-64KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 38 iops.disk.randrw.bs-64KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 39 iops.disk.randrw.bs-64KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 40 iops.disk.randrw.bs-64KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 41 iops.disk.randrw.bs-64KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-64KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":65536,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 42 iops.disk.randrw.bs-128KiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 43 iops.disk.randrw.bs-128KiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 44 iops.disk.randrw.bs-128KiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 45 iops.disk.randrw.bs-128KiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 46 iops.disk.randrw.bs-128KiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 47 iops.disk.randrw.bs-128KiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 48 iops.disk.randrw.bs-128KiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-128KiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 49 iops.disk.randrw.bs-1MiB.read-100 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-100","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":100,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 50 iops.disk.randrw.bs-1MiB.read-95 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-95","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":95,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 51 iops.disk.randrw.bs-1MiB.read-65 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-65","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":65,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 52 iops.disk.randrw.bs-1MiB.read-50 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-50","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":50,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 53 iops.disk.randrw.bs-1MiB.read-35 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-35","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":35,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 54 iops.disk.randrw.bs-1MiB.read-5 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-5","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":5,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 55 iops.disk.randrw.bs-1MiB.read-0 bs_target_0 '"case":"iops.disk.randrw.bs-1MiB.read-0","workload":"iops","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"read":0,"duration":300,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"steady":{"metric":"iops","window":60,"slope":10,"ramp":30},"ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 bs_steps_0 0
+  bs_run_case 56 throughput.disk.read.bs-128KiB bs_target_0 '"case":"throughput.disk.read.bs-128KiB","workload":"throughput","target":"disk","engine":"fio","op":"read","params":{"op":"read","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 57 throughput.disk.read.bs-1MiB bs_target_0 '"case":"throughput.disk.read.bs-1MiB","workload":"throughput","target":"disk","engine":"fio","op":"read","params":{"op":"read","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 58 throughput.disk.write.bs-128KiB bs_target_0 '"case":"throughput.disk.write.bs-128KiB","workload":"throughput","target":"disk","engine":"fio","op":"write","params":{"op":"write","size":67108864,"bs":131072,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 59 throughput.disk.write.bs-1MiB bs_target_0 '"case":"throughput.disk.write.bs-1MiB","workload":"throughput","target":"disk","engine":"fio","op":"write","params":{"op":"write","size":67108864,"bs":1048576,"iodepth":64,"jobs":1,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 60 latency.disk.randrw.bs-512B.read-100 bs_target_0 '"case":"latency.disk.randrw.bs-512B.read-100","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 61 latency.disk.randrw.bs-512B.read-65 bs_target_0 '"case":"latency.disk.randrw.bs-512B.read-65","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 62 latency.disk.randrw.bs-512B.read-0 bs_target_0 '"case":"latency.disk.randrw.bs-512B.read-0","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 63 latency.disk.randrw.bs-4KiB.read-100 bs_target_0 '"case":"latency.disk.randrw.bs-4KiB.read-100","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 64 latency.disk.randrw.bs-4KiB.read-65 bs_target_0 '"case":"latency.disk.randrw.bs-4KiB.read-65","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 65 latency.disk.randrw.bs-4KiB.read-0 bs_target_0 '"case":"latency.disk.randrw.bs-4KiB.read-0","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 66 latency.disk.randrw.bs-8KiB.read-100 bs_target_0 '"case":"latency.disk.randrw.bs-8KiB.read-100","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 67 latency.disk.randrw.bs-8KiB.read-65 bs_target_0 '"case":"latency.disk.randrw.bs-8KiB.read-65","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 68 latency.disk.randrw.bs-8KiB.read-0 bs_target_0 '"case":"latency.disk.randrw.bs-8KiB.read-0","workload":"latency","target":"disk","engine":"fio","op":"randrw","params":{"op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":10,"warmup":0,"repeat":3,"direct":true,"data":"random","ioengine":"libaio","target":"disk","engine":"fio"}' 3 0 - 0
+  bs_run_case 69 wsat.disk.randwrite bs_target_0 '"case":"wsat.disk.randwrite","workload":"wsat","target":"disk","engine":"fio","op":"randwrite","params":{"op":"randwrite","size":67108864,"bs":4096,"iodepth":64,"jobs":1,"duration":1800,"warmup":0,"repeat":1,"direct":true,"data":"random","sample":1,"ioengine":"libaio","target":"disk","engine":"fio"}' 1 0 - 0
   bs_finish
 }
 bs_main "$@"

@@ -52,6 +52,10 @@ BS_CURL_RC=
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
 # shellcheck disable=SC2034
 declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
+# The current case's target-steps function and idle seconds (bs_run_case); what each steps function came to.
+BS_STEPS=-
+BS_IDLE=0
+declare -A BS_STEPS_DONE=()
 
 bs_log() { printf 'benchspec: %s\n' "$*" >&2; }
 bs_die() {
@@ -523,7 +527,8 @@ bs_child_exit() {
   exit "$status"
 }
 
-# bs_rep REP WARMUP: runs one repetition of the current case; prints a failure row if the child could not.
+# bs_rep REP WARMUP: runs one repetition of the current case, after its idle; prints a failure row if the
+# child could not, or if its workload's purge or preconditioning on this target failed.
 bs_rep() {
   BS_REP=$1 BS_WARM=$2
   local status=0 t0 t1 error=''
@@ -536,6 +541,17 @@ bs_rep() {
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: warm-up $BS_REP"
   else
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
+  fi
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]:-} ]]; then
+    BS_FAILURES=$((BS_FAILURES + 1))
+    bs_now t0
+    BS_LATENCY='' BS_JOBS=''
+    bs_emit false "${BS_STEPS_DONE[$BS_STEPS]}" "$t0" "$t0" 0 0
+    return
+  fi
+  if [[ $BS_IDLE != 0 ]]; then
+    bs_log "$BS_CASE: idle ${BS_IDLE}s"
+    sleep "$BS_IDLE"
   fi
   bs_now t0
   set -m
@@ -557,14 +573,48 @@ bs_rep() {
   esac
 }
 
-# bs_run_case INDEX ID TARGET META REPEAT WARMUP
+# bs_steps: the current case's workload's purge and preconditioning on its target (the function BS_STEPS),
+# once per workload and target, in a child process group like a repetition. What failed stays in
+# BS_STEPS_DONE[BS_STEPS], and every repetition of the workload's cases on that target fails with it.
+bs_steps() {
+  local status=0 error=''
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]+set} ]]; then return 0; fi
+  BS_REPDIR=$BS_STATE/rep
+  rm -rf -- "$BS_REPDIR"
+  mkdir -- "$BS_REPDIR"
+  set -m
+  bs_steps_child </dev/null &
+  BS_CHILD=$!
+  set +m
+  wait "$BS_CHILD" || status=$?
+  BS_CHILD=
+  if ((status != 0)); then
+    bs_first_error error "$BS_REPDIR/error"
+    error=${error:-the purge or preconditioning failed with exit status $status}
+  fi
+  BS_STEPS_DONE[$BS_STEPS]=$error
+}
+
+bs_steps_child() {
+  set -E
+  trap 'bs_child_err "$?" "$BASH_COMMAND"' ERR
+  trap 'bs_child_exit' EXIT
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
+  "${BS_TARGET}_enter"
+  "$BS_STEPS"
+}
+
+# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: STEPS is the function that purges and
+# preconditions the case's workload on its target ("-": none), IDLE the seconds before each repetition.
 bs_run_case() {
-  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4
+  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$7 BS_IDLE=$8
   BS_CASE_FN=bs_case_$1
   local repeat=$5 warmup=$6 rep
   BS_CASESTATE=$BS_STATE/case
   rm -rf -- "$BS_CASESTATE"
   mkdir -- "$BS_CASESTATE"
+  if [[ $BS_STEPS != - ]]; then bs_steps; fi
   for ((rep = 1; rep <= warmup; rep++)); do bs_rep "$rep" true; done
   for ((rep = 1; rep <= repeat; rep++)); do bs_rep "$rep" false; done
   "${BS_TARGET}_leave"
@@ -599,6 +649,13 @@ bs_fs_enter() {
 
 bs_fs_leave() {
   if [[ $2 != keep ]]; then rm -rf -- "${BS_TDIR[$1]:?}/$BS_CASE"; fi
+}
+
+# bs_fs_purge: the current case's directory emptied (a workload's purge).
+bs_fs_purge() {
+  bs_log "$BS_CASE: purge: emptying $BS_DIR"
+  rm -rf -- "${BS_DIR:?}"
+  mkdir -p -- "$BS_DIR"
 }
 
 # bs_block_setup NAME DEVICE: refuses anything but an unused block device: not mounted, not swap, no
@@ -665,6 +722,20 @@ bs_block_overwrite() {
     bs_die "target $name: refusing $dev: the spec's overwrite names $signature${uuid:+ (uuid $uuid)}, but it holds $what; to destroy it, add $ack to its target"
   fi
   bs_die "target $name: refusing $dev: it holds $what, which destructive: true alone does not destroy; to destroy it, add $ack to its target"
+}
+
+# bs_block_purge: the current case's device discarded (blkdiscard) when it supports discard, else zeros
+# written over all of it (blkdiscard --zeroout). bs_block_setup checked it like any write.
+bs_block_purge() {
+  local max
+  max=$(cat "/sys/class/block/${BS_DEVICE##*/}/queue/discard_max_bytes" 2>/dev/null) || max=0
+  if ((max > 0)); then
+    bs_log "$BS_CASE: purge: discarding $BS_DEVICE (blkdiscard)"
+    blkdiscard "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard exited with status $?"
+  else
+    bs_log "$BS_CASE: purge: writing zeros over $BS_DEVICE (no discard support)"
+    blkdiscard --zeroout "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard --zeroout exited with status $?"
+  fi
 }
 
 bs_block_unused() {
@@ -1136,10 +1207,10 @@ bs_main() {
   bs_init
   BS_RELEASE+=(bs_target_0_release)
   bs_target_0_setup
-  bs_run_case 0 transfer.store.put.concurrency-1.objects-1 bs_target_0 '"case":"transfer.store.put.concurrency-1.objects-1","workload":"transfer","target":"store","engine":"s3","op":"put","params":{"target":"store","op":"put","size":1073741824,"concurrency":1,"threads":"auto","objects":1,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0
-  bs_run_case 1 transfer.store.put.concurrency-50.objects-50 bs_target_0 '"case":"transfer.store.put.concurrency-50.objects-50","workload":"transfer","target":"store","engine":"s3","op":"put","params":{"target":"store","op":"put","size":1073741824,"concurrency":50,"threads":"auto","objects":50,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0
-  bs_run_case 2 transfer.store.get.concurrency-1.objects-1 bs_target_0 '"case":"transfer.store.get.concurrency-1.objects-1","workload":"transfer","target":"store","engine":"s3","op":"get","params":{"target":"store","op":"get","size":1073741824,"concurrency":1,"threads":"auto","objects":1,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0
-  bs_run_case 3 transfer.store.get.concurrency-50.objects-50 bs_target_0 '"case":"transfer.store.get.concurrency-50.objects-50","workload":"transfer","target":"store","engine":"s3","op":"get","params":{"target":"store","op":"get","size":1073741824,"concurrency":50,"threads":"auto","objects":50,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0
+  bs_run_case 0 transfer.store.put.concurrency-1.objects-1 bs_target_0 '"case":"transfer.store.put.concurrency-1.objects-1","workload":"transfer","target":"store","engine":"s3","op":"put","params":{"target":"store","op":"put","size":1073741824,"concurrency":1,"threads":"auto","objects":1,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0 - 0
+  bs_run_case 1 transfer.store.put.concurrency-50.objects-50 bs_target_0 '"case":"transfer.store.put.concurrency-50.objects-50","workload":"transfer","target":"store","engine":"s3","op":"put","params":{"target":"store","op":"put","size":1073741824,"concurrency":50,"threads":"auto","objects":50,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0 - 0
+  bs_run_case 2 transfer.store.get.concurrency-1.objects-1 bs_target_0 '"case":"transfer.store.get.concurrency-1.objects-1","workload":"transfer","target":"store","engine":"s3","op":"get","params":{"target":"store","op":"get","size":1073741824,"concurrency":1,"threads":"auto","objects":1,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0 - 0
+  bs_run_case 3 transfer.store.get.concurrency-50.objects-50 bs_target_0 '"case":"transfer.store.get.concurrency-50.objects-50","workload":"transfer","target":"store","engine":"s3","op":"get","params":{"target":"store","op":"get","size":1073741824,"concurrency":50,"threads":"auto","objects":50,"warmup":0,"repeat":3,"data":"random","multipart":{"partSize":134217728,"queue":8},"sample":1,"engine":"s3"}' 3 0 - 0
   bs_finish
 }
 bs_main "$@"

@@ -52,6 +52,10 @@ BS_CURL_RC=
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
 # shellcheck disable=SC2034
 declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
+# The current case's target-steps function and idle seconds (bs_run_case); what each steps function came to.
+BS_STEPS=-
+BS_IDLE=0
+declare -A BS_STEPS_DONE=()
 
 bs_log() { printf 'benchspec: %s\n' "$*" >&2; }
 bs_die() {
@@ -523,7 +527,8 @@ bs_child_exit() {
   exit "$status"
 }
 
-# bs_rep REP WARMUP: runs one repetition of the current case; prints a failure row if the child could not.
+# bs_rep REP WARMUP: runs one repetition of the current case, after its idle; prints a failure row if the
+# child could not, or if its workload's purge or preconditioning on this target failed.
 bs_rep() {
   BS_REP=$1 BS_WARM=$2
   local status=0 t0 t1 error=''
@@ -536,6 +541,17 @@ bs_rep() {
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: warm-up $BS_REP"
   else
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
+  fi
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]:-} ]]; then
+    BS_FAILURES=$((BS_FAILURES + 1))
+    bs_now t0
+    BS_LATENCY='' BS_JOBS=''
+    bs_emit false "${BS_STEPS_DONE[$BS_STEPS]}" "$t0" "$t0" 0 0
+    return
+  fi
+  if [[ $BS_IDLE != 0 ]]; then
+    bs_log "$BS_CASE: idle ${BS_IDLE}s"
+    sleep "$BS_IDLE"
   fi
   bs_now t0
   set -m
@@ -557,14 +573,48 @@ bs_rep() {
   esac
 }
 
-# bs_run_case INDEX ID TARGET META REPEAT WARMUP
+# bs_steps: the current case's workload's purge and preconditioning on its target (the function BS_STEPS),
+# once per workload and target, in a child process group like a repetition. What failed stays in
+# BS_STEPS_DONE[BS_STEPS], and every repetition of the workload's cases on that target fails with it.
+bs_steps() {
+  local status=0 error=''
+  if [[ -n ${BS_STEPS_DONE[$BS_STEPS]+set} ]]; then return 0; fi
+  BS_REPDIR=$BS_STATE/rep
+  rm -rf -- "$BS_REPDIR"
+  mkdir -- "$BS_REPDIR"
+  set -m
+  bs_steps_child </dev/null &
+  BS_CHILD=$!
+  set +m
+  wait "$BS_CHILD" || status=$?
+  BS_CHILD=
+  if ((status != 0)); then
+    bs_first_error error "$BS_REPDIR/error"
+    error=${error:-the purge or preconditioning failed with exit status $status}
+  fi
+  BS_STEPS_DONE[$BS_STEPS]=$error
+}
+
+bs_steps_child() {
+  set -E
+  trap 'bs_child_err "$?" "$BASH_COMMAND"' ERR
+  trap 'bs_child_exit' EXIT
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
+  "${BS_TARGET}_enter"
+  "$BS_STEPS"
+}
+
+# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: STEPS is the function that purges and
+# preconditions the case's workload on its target ("-": none), IDLE the seconds before each repetition.
 bs_run_case() {
-  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4
+  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$7 BS_IDLE=$8
   BS_CASE_FN=bs_case_$1
   local repeat=$5 warmup=$6 rep
   BS_CASESTATE=$BS_STATE/case
   rm -rf -- "$BS_CASESTATE"
   mkdir -- "$BS_CASESTATE"
+  if [[ $BS_STEPS != - ]]; then bs_steps; fi
   for ((rep = 1; rep <= warmup; rep++)); do bs_rep "$rep" true; done
   for ((rep = 1; rep <= repeat; rep++)); do bs_rep "$rep" false; done
   "${BS_TARGET}_leave"
@@ -599,6 +649,13 @@ bs_fs_enter() {
 
 bs_fs_leave() {
   if [[ $2 != keep ]]; then rm -rf -- "${BS_TDIR[$1]:?}/$BS_CASE"; fi
+}
+
+# bs_fs_purge: the current case's directory emptied (a workload's purge).
+bs_fs_purge() {
+  bs_log "$BS_CASE: purge: emptying $BS_DIR"
+  rm -rf -- "${BS_DIR:?}"
+  mkdir -p -- "$BS_DIR"
 }
 
 # bs_block_setup NAME DEVICE: refuses anything but an unused block device: not mounted, not swap, no
@@ -665,6 +722,20 @@ bs_block_overwrite() {
     bs_die "target $name: refusing $dev: the spec's overwrite names $signature${uuid:+ (uuid $uuid)}, but it holds $what; to destroy it, add $ack to its target"
   fi
   bs_die "target $name: refusing $dev: it holds $what, which destructive: true alone does not destroy; to destroy it, add $ack to its target"
+}
+
+# bs_block_purge: the current case's device discarded (blkdiscard) when it supports discard, else zeros
+# written over all of it (blkdiscard --zeroout). bs_block_setup checked it like any write.
+bs_block_purge() {
+  local max
+  max=$(cat "/sys/class/block/${BS_DEVICE##*/}/queue/discard_max_bytes" 2>/dev/null) || max=0
+  if ((max > 0)); then
+    bs_log "$BS_CASE: purge: discarding $BS_DEVICE (blkdiscard)"
+    blkdiscard "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard exited with status $?"
+  else
+    bs_log "$BS_CASE: purge: writing zeros over $BS_DEVICE (no discard support)"
+    blkdiscard --zeroout "$BS_DEVICE" || bs_fail "purge of $BS_DEVICE failed: blkdiscard --zeroout exited with status $?"
+  fi
 }
 
 bs_block_unused() {
@@ -836,16 +907,30 @@ bs_dd_results() {
 }
 
 # ---------- engine: fio ----------
-# bs_fio JOBFILE PRECONDITION-PASSES JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME,
-# after the sections JOBNAME.precondition-1…N once).
-bs_fio() {
-  local job=$BS_HERE/$1 passes=$2 name=$3 bs=$4 logs out t0 t1 result pass
-  local -a pre=()
+# bs_fio_env: where fio's jobs go (the jobfiles read ${BENCHSPEC_DEVICE} or ${BENCHSPEC_DIR}).
+bs_fio_env() {
   if [[ -n $BS_DEVICE ]]; then
     export BENCHSPEC_DEVICE=${BS_DEVICE//:/\\:}
   else
     export BENCHSPEC_DIR=${BS_DIR//:/\\:}
   fi
+}
+
+# bs_fio_precondition JOBFILE PREFIX PASSES: the sections PREFIX-1…PASSES of the jobfile, once per
+# workload and target (a target step, bs_steps).
+bs_fio_precondition() {
+  local job=$BS_HERE/$1 prefix=$2 passes=$3 pass
+  local -a pre=()
+  bs_fio_env
+  for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$prefix-$pass"); done
+  bs_log "$BS_CASE: preconditioning ($passes pass(es))"
+  (cd -- "$BS_REPDIR" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
+}
+
+# bs_fio JOBFILE JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME).
+bs_fio() {
+  local job=$BS_HERE/$1 name=$2 bs=$3 logs out t0 t1 result
+  bs_fio_env
   # fio writes its bandwidth/IOPS logs into the working directory: BENCHSPEC_LOG_DIR keeps them.
   if [[ -n ${BENCHSPEC_LOG_DIR:-} ]]; then
     logs=$BENCHSPEC_LOG_DIR/$BS_CASE/$BS_REPNAME
@@ -853,12 +938,6 @@ bs_fio() {
     logs=$BS_REPDIR/logs
   fi
   mkdir -p -- "$logs"
-  if ((passes > 0)) && [[ ! -e $BS_CASESTATE/preconditioned ]]; then
-    for ((pass = 1; pass <= passes; pass++)); do pre+=("--section=$name.precondition-$pass"); done
-    bs_log "$BS_CASE: preconditioning ($passes pass(es))"
-    (cd -- "$logs" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
-    : >"$BS_CASESTATE/preconditioned"
-  fi
   out=$BS_REPDIR/fio.terse
   bs_now t0
   (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
@@ -945,12 +1024,12 @@ bs_case_3() {
 
 # case 5/6: fio-4k.scratch.randread (engine fio, 3 measured, 0 warm-up)
 bs_case_4() {
-  bs_fio fio/fio-4k.fio 0 fio-4k.scratch.randread 4096
+  bs_fio fio/fio-4k.fio fio-4k.scratch.randread 4096
 }
 
 # case 6/6: fio-4k.scratch.randwrite (engine fio, 3 measured, 0 warm-up)
 bs_case_5() {
-  bs_fio fio/fio-4k.fio 0 fio-4k.scratch.randwrite 4096
+  bs_fio fio/fio-4k.fio fio-4k.scratch.randwrite 4096
 }
 
 # ---------- main ----------
@@ -959,12 +1038,12 @@ bs_main() {
   bs_init
   BS_RELEASE+=(bs_target_0_release)
   bs_target_0_setup
-  bs_run_case 0 dd-seq.scratch.write.parallel-1 bs_target_0 '"case":"dd-seq.scratch.write.parallel-1","workload":"dd-seq","target":"scratch","engine":"dd","op":"write","params":{"engine":"dd","op":"write","bs":1048576,"count":16,"parallel":1,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0
-  bs_run_case 1 dd-seq.scratch.write.parallel-4 bs_target_0 '"case":"dd-seq.scratch.write.parallel-4","workload":"dd-seq","target":"scratch","engine":"dd","op":"write","params":{"engine":"dd","op":"write","bs":1048576,"count":16,"parallel":4,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0
-  bs_run_case 2 dd-seq.scratch.read.parallel-1 bs_target_0 '"case":"dd-seq.scratch.read.parallel-1","workload":"dd-seq","target":"scratch","engine":"dd","op":"read","params":{"engine":"dd","op":"read","bs":1048576,"count":16,"parallel":1,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0
-  bs_run_case 3 dd-seq.scratch.read.parallel-4 bs_target_0 '"case":"dd-seq.scratch.read.parallel-4","workload":"dd-seq","target":"scratch","engine":"dd","op":"read","params":{"engine":"dd","op":"read","bs":1048576,"count":16,"parallel":4,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0
-  bs_run_case 4 fio-4k.scratch.randread bs_target_0 '"case":"fio-4k.scratch.randread","workload":"fio-4k","target":"scratch","engine":"fio","op":"randread","params":{"engine":"fio","op":"randread","size":33554432,"bs":4096,"iodepth":1,"jobs":1,"duration":2,"warmup":0,"repeat":3,"direct":false,"data":"random","sample":0.5,"ioengine":"psync","target":"scratch"}' 3 0
-  bs_run_case 5 fio-4k.scratch.randwrite bs_target_0 '"case":"fio-4k.scratch.randwrite","workload":"fio-4k","target":"scratch","engine":"fio","op":"randwrite","params":{"engine":"fio","op":"randwrite","size":33554432,"bs":4096,"iodepth":1,"jobs":1,"duration":2,"warmup":0,"repeat":3,"direct":false,"data":"random","sample":0.5,"ioengine":"psync","target":"scratch"}' 3 0
+  bs_run_case 0 dd-seq.scratch.write.parallel-1 bs_target_0 '"case":"dd-seq.scratch.write.parallel-1","workload":"dd-seq","target":"scratch","engine":"dd","op":"write","params":{"engine":"dd","op":"write","bs":1048576,"count":16,"parallel":1,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0 - 0
+  bs_run_case 1 dd-seq.scratch.write.parallel-4 bs_target_0 '"case":"dd-seq.scratch.write.parallel-4","workload":"dd-seq","target":"scratch","engine":"dd","op":"write","params":{"engine":"dd","op":"write","bs":1048576,"count":16,"parallel":4,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0 - 0
+  bs_run_case 2 dd-seq.scratch.read.parallel-1 bs_target_0 '"case":"dd-seq.scratch.read.parallel-1","workload":"dd-seq","target":"scratch","engine":"dd","op":"read","params":{"engine":"dd","op":"read","bs":1048576,"count":16,"parallel":1,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0 - 0
+  bs_run_case 3 dd-seq.scratch.read.parallel-4 bs_target_0 '"case":"dd-seq.scratch.read.parallel-4","workload":"dd-seq","target":"scratch","engine":"dd","op":"read","params":{"engine":"dd","op":"read","bs":1048576,"count":16,"parallel":4,"warmup":0,"repeat":3,"direct":false,"data":"random","target":"scratch"}' 3 0 - 0
+  bs_run_case 4 fio-4k.scratch.randread bs_target_0 '"case":"fio-4k.scratch.randread","workload":"fio-4k","target":"scratch","engine":"fio","op":"randread","params":{"engine":"fio","op":"randread","size":33554432,"bs":4096,"iodepth":1,"jobs":1,"duration":2,"warmup":0,"repeat":3,"direct":false,"data":"random","sample":0.5,"ioengine":"psync","target":"scratch"}' 3 0 - 0
+  bs_run_case 5 fio-4k.scratch.randwrite bs_target_0 '"case":"fio-4k.scratch.randwrite","workload":"fio-4k","target":"scratch","engine":"fio","op":"randwrite","params":{"engine":"fio","op":"randwrite","size":33554432,"bs":4096,"iodepth":1,"jobs":1,"duration":2,"warmup":0,"repeat":3,"direct":false,"data":"random","sample":0.5,"ioengine":"psync","target":"scratch"}' 3 0 - 0
   bs_finish
 }
 bs_main "$@"
