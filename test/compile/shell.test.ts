@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { execa } from "execa";
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compilePlan } from "../../src/compile/compile.js";
 import { launchKubo, type KuboNode } from "../../src/targets/ipfs/kubo-server.js";
@@ -784,6 +786,57 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     for (const row of rows) expect(row.seconds, row.case).toBeLessThan(1.5);
   }, 300_000);
 
+  it("one shared queue: while one transfer is stalled, the other connection takes every remaining object", async () => {
+    // Each proxy stalls the first object request of the run and lets it go once the 19 others have been
+    // requested. Through one shared queue (2 in flight) the free connection takes all of them meanwhile;
+    // with a fixed list per worker, the stalled worker's other objects would wait behind it (the stall then
+    // ends only at the proxy's 30 s deadline, and the check fails).
+    const objects = 20;
+    const s3Proxy = await stallingProxy(
+      minio.endpoint,
+      (req) => req.method === "GET" && /\/obj-\d+$/.test(req.url ?? ""),
+      objects - 1,
+    );
+    const ipfsProxy = await stallingProxy(
+      kubo.api,
+      (req) => (req.url ?? "").startsWith("/api/v0/cat?"),
+      objects - 1,
+    );
+    try {
+      const plan = planOf({
+        benchspec: 1,
+        name: "queue",
+        targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
+        workloads: [
+          { name: "obj", target: "store", op: "get", size: "4KiB", objects, concurrency: 2 },
+          { name: "cat", target: "node", op: "get", size: "4KiB", objects, concurrency: 2 },
+        ],
+      });
+      const { script } = await compileTo(plan);
+      const run = await execa(script, [], {
+        env: {
+          ...awsEnv(minio),
+          PATH: `${dirname(kuboPath)}:${process.env.PATH}`,
+          TMPDIR: await tempDir(),
+          [targetEnvVar("store")]: s3Proxy.url,
+          [targetEnvVar("node")]: ipfsProxy.url,
+          BENCHSPEC_RUN_ID: "shell-queue",
+        },
+        reject: false,
+        timeout: 240_000,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(rowsOf(run.stdout).map((row) => [row.case, row.ok, row.ops])).toEqual([
+        ["obj.store.get", true, objects],
+        ["cat.node.get", true, objects],
+      ]);
+      expect(s3Proxy.stalls).toEqual([{ othersMeanwhile: objects - 1, endedBy: "the others" }]);
+      expect(ipfsProxy.stalls).toEqual([{ othersMeanwhile: objects - 1, endedBy: "the others" }]);
+    } finally {
+      await Promise.all([s3Proxy.close(), ipfsProxy.close()]);
+    }
+  }, 300_000);
+
   it("a multipart upload that fails is aborted, and its row says which request failed and why", async () => {
     const client = s3Client(minio);
     try {
@@ -872,3 +925,72 @@ it("the test environment has the tools the shell tests need", async () => {
     expect(await which(tool), tool).toBe(true);
   expect(existsSync("/proc/mounts")).toBe(true);
 });
+
+interface Stall {
+  /** how many other matching requests arrived while the first was held */
+  othersMeanwhile: number;
+  endedBy: "the others" | "the deadline";
+}
+
+/**
+ * An HTTP proxy to UPSTREAM (headers passed unchanged, so SigV4 signatures still hold) that holds the first
+ * request matching IS_OP (only that one) until OTHERS more matching requests have arrived, or 30 s have passed.
+ */
+async function stallingProxy(upstream: string, isOp: (req: IncomingMessage) => boolean, others: number) {
+  const target = new URL(upstream);
+  const agent = new Agent({ keepAlive: true });
+  const stalls: Stall[] = [];
+  let stall: { stall: Stall; release: () => void } | undefined;
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const out = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on("error", () => res.destroy());
+    req.pipe(out);
+  };
+  const server = createServer((req, res) => {
+    if (!isOp(req)) return forward(req, res);
+    if (stalls.length === 0) {
+      const held: Stall = { othersMeanwhile: 0, endedBy: "the deadline" };
+      stalls.push(held);
+      const timer = setTimeout(() => go(), 30_000);
+      const go = () => {
+        clearTimeout(timer);
+        stall = undefined;
+        forward(req, res);
+      };
+      stall = { stall: held, release: go };
+      return;
+    }
+    if (!stall) return forward(req, res);
+    stall.stall.othersMeanwhile++;
+    if (stall.stall.othersMeanwhile === others) {
+      stall.stall.endedBy = "the others";
+      stall.release();
+    }
+    forward(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stalls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        agent.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
