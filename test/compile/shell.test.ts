@@ -837,6 +837,44 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     }
   }, 300_000);
 
+  it("keeps `concurrency` requests in flight beyond the 300 one curl runs at once", async () => {
+    // 301 objects at concurrency 301: the proxy holds the object requests until all 301 are in flight
+    // together. One curl runs at most 300 (a single curl got 300 there and the proxy's deadline ended the
+    // wait), so the script splits them over two curl processes.
+    const n = 301;
+    const s3Proxy = await gatheringProxy(
+      minio.endpoint,
+      (req) => req.method === "GET" && /\/obj-\d+$/.test(req.url ?? ""),
+      n,
+    );
+    try {
+      const plan = planOf({
+        benchspec: 1,
+        name: "wide",
+        targets: { store: { kind: "s3", launch: "minio" } },
+        workloads: [{ name: "obj", target: "store", op: "get", size: "1KiB", objects: n, concurrency: n }],
+      });
+      const { script } = await compileTo(plan);
+      const run = await execa(script, [], {
+        env: {
+          ...awsEnv(minio),
+          TMPDIR: await tempDir(),
+          [targetEnvVar("store")]: s3Proxy.url,
+          BENCHSPEC_RUN_ID: "shell-wide",
+        },
+        reject: false,
+        timeout: 240_000,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(rowsOf(run.stdout).map((row) => [row.case, row.ok, row.ops])).toEqual([
+        ["obj.store.get", true, n],
+      ]);
+      expect(s3Proxy.result).toEqual({ gathered: n, endedBy: "the count" });
+    } finally {
+      await s3Proxy.close();
+    }
+  }, 300_000);
+
   it("a multipart upload that fails is aborted, and its row says which request failed and why", async () => {
     const client = s3Client(minio);
     try {
@@ -932,15 +970,19 @@ interface Stall {
   endedBy: "the others" | "the deadline";
 }
 
+type Forward = () => void;
+
 /**
- * An HTTP proxy to UPSTREAM (headers passed unchanged, so SigV4 signatures still hold) that holds the first
- * request matching IS_OP (only that one) until OTHERS more matching requests have arrived, or 30 s have passed.
+ * An HTTP proxy to UPSTREAM (headers passed unchanged, so SigV4 signatures still hold); each request
+ * matching IS_OP goes to HOLD with the function that forwards it, every other request straight through.
  */
-async function stallingProxy(upstream: string, isOp: (req: IncomingMessage) => boolean, others: number) {
+async function holdingProxy(
+  upstream: string,
+  isOp: (req: IncomingMessage) => boolean,
+  hold: (go: Forward) => void,
+) {
   const target = new URL(upstream);
   const agent = new Agent({ keepAlive: true });
-  const stalls: Stall[] = [];
-  let stall: { stall: Stall; release: () => void } | undefined;
   const forward = (req: IncomingMessage, res: ServerResponse) => {
     const out = request(
       {
@@ -959,38 +1001,76 @@ async function stallingProxy(upstream: string, isOp: (req: IncomingMessage) => b
     out.on("error", () => res.destroy());
     req.pipe(out);
   };
-  const server = createServer((req, res) => {
-    if (!isOp(req)) return forward(req, res);
-    if (stalls.length === 0) {
-      const held: Stall = { othersMeanwhile: 0, endedBy: "the deadline" };
-      stalls.push(held);
-      const timer = setTimeout(() => go(), 30_000);
-      const go = () => {
-        clearTimeout(timer);
-        stall = undefined;
-        forward(req, res);
-      };
-      stall = { stall: held, release: go };
-      return;
-    }
-    if (!stall) return forward(req, res);
-    stall.stall.othersMeanwhile++;
-    if (stall.stall.othersMeanwhile === others) {
-      stall.stall.endedBy = "the others";
-      stall.release();
-    }
-    forward(req, res);
-  });
+  const server = createServer((req, res) => (isOp(req) ? hold(() => forward(req, res)) : forward(req, res)));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    stalls,
     close: () =>
       new Promise<void>((resolve) => {
         agent.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** Holds the first op request (only that one) until OTHERS more have arrived, or 30 s have passed. */
+async function stallingProxy(upstream: string, isOp: (req: IncomingMessage) => boolean, others: number) {
+  const stalls: Stall[] = [];
+  let stall: { stall: Stall; release: Forward } | undefined;
+  const proxy = await holdingProxy(upstream, isOp, (go) => {
+    if (stalls.length === 0) {
+      const held: Stall = { othersMeanwhile: 0, endedBy: "the deadline" };
+      stalls.push(held);
+      const timer = setTimeout(() => release(), 30_000);
+      const release = () => {
+        clearTimeout(timer);
+        stall = undefined;
+        go();
+      };
+      stall = { stall: held, release };
+      return;
+    }
+    go();
+    if (!stall) return;
+    stall.stall.othersMeanwhile++;
+    if (stall.stall.othersMeanwhile === others) {
+      stall.stall.endedBy = "the others";
+      stall.release();
+    }
+  });
+  return { ...proxy, stalls };
+}
+
+/**
+ * Holds the op requests until COUNT of them are held at once (or 30 s have passed), then lets them all
+ * go and every later one straight through: `gathered` is how many were held at once.
+ */
+async function gatheringProxy(upstream: string, isOp: (req: IncomingMessage) => boolean, count: number) {
+  const result = { gathered: 0, endedBy: "the deadline" as "the count" | "the deadline" };
+  let held: Forward[] | undefined = [];
+  const release = () => {
+    clearTimeout(timer);
+    for (const go of held ?? []) go();
+    held = undefined;
+  };
+  const timer = setTimeout(release, 30_000);
+  const proxy = await holdingProxy(upstream, isOp, (go) => {
+    if (!held) return go();
+    held.push(go);
+    result.gathered = held.length;
+    if (held.length === count) {
+      result.endedBy = "the count";
+      release();
+    }
+  });
+  return {
+    ...proxy,
+    result,
+    close: () => {
+      release();
+      return proxy.close();
+    },
   };
 }
