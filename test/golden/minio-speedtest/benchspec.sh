@@ -412,9 +412,9 @@ bs_curl_record() {
 }
 
 # bs_ops_end: BS_T1 from the last op end of the pool's records, when there are any (the time workers took
-# to exit is not the store's). BS_T0 stays the release: every worker's first curl is started and connected
-# by then and sends its first request at once (bs_curl_exec), so the window holds all the time between
-# requests, as benchspec run's does.
+# to exit is not the store's). BS_T0 stays the release: every first curl is started and connected by then
+# and sends its first requests at once (bs_curl_exec), so the window holds all the time between requests,
+# as benchspec run's does.
 bs_ops_end() {
   local t1
   read -r t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
