@@ -465,6 +465,7 @@ bs_pool_stats() {
       err="$who $w: $err"
     fi
     if [[ -n $err ]]; then
+      # shellcheck disable=SC2034 # for the caller (a script without object engines never reads it)
       BS_ERROR=$err
       break
     fi
