@@ -31,8 +31,8 @@ bs_ipfs_target_check() {
 
 # bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN CLEANUP: one repetition.
 # CLEANUP: keep (nothing), unpin (what the repetition pinned) or remove (unpin, then remove its blocks).
-# The timed requests go to the RPC API over HTTP, each worker's all in one curl process (bs_curl_run), as
-# `ipfs add`/`ipfs cat` would send them; the CLI would time its own start-up per object.
+# The timed requests go to the RPC API over HTTP, all in one shared queue of one curl process (bs_curl_run),
+# as `ipfs add`/`ipfs cat` would send them; the CLI would time its own start-up per object.
 bs_ipfs_case() {
   local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error='' chunker addq
   bs_urlencode chunker "$8"
@@ -56,15 +56,11 @@ bs_ipfs_case() {
   for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
   if [[ $op != put ]]; then
     BS_IPFS_ADDQ="$addq&pin=true"
-    bs_curl_pool "$conc" bs_ipfs_worker put "$objects" "$conc" "$size"
-    bs_ops_end
-    bs_pool_stats "$conc"
+    bs_ipfs_pool put "$objects" "$conc" "$size"
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "adding the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_curl_pool "$conc" bs_ipfs_worker "$op" "$objects" "$conc" "$size"
-  bs_ops_end
-  bs_pool_stats "$conc"
+  bs_ipfs_pool "$op" "$objects" "$conc" "$size"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then
@@ -89,12 +85,23 @@ bs_ipfs_cid() {
   if [[ $json =~ \"Hash\":\"([^\"]+)\" ]]; then printf -v "$1" '%s' "${BASH_REMATCH[1]}"; else printf -v "$1" ''; fi
 }
 
-# bs_ipfs_worker WORKER OP OBJECTS CONCURRENCY SIZE: objects WORKER, WORKER + CONCURRENCY, … in one curl.
-# put: POST /api/v0/add (multipart form), its JSON answer in cid/INDEX; get: POST /api/v0/cat?arg=CID.
-bs_ipfs_worker() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 i cid file
-  bs_curl_begin "$w"
-  for ((i = w; i < objects; i += conc)); do
+# bs_ipfs_pool OP OBJECTS CONCURRENCY SIZE: the repetition's requests through one shared queue, timed; sets
+# BS_T0, BS_T1 and the pool's totals (bs_pool_stats).
+bs_ipfs_pool() {
+  bs_curl_queues "$3"
+  bs_curl_pool "$BS_CURL_QUEUES" bs_ipfs_queue "$@"
+  bs_ops_end
+  bs_pool_stats "$BS_CURL_QUEUES"
+}
+
+# bs_ipfs_queue QUEUE OP OBJECTS CONCURRENCY SIZE: objects QUEUE, QUEUE + BS_CURL_QUEUES, … in one curl process
+# that keeps its share of CONCURRENCY in flight. put: POST /api/v0/add (multipart form), its JSON answer in
+# cid/INDEX; get: POST /api/v0/cat?arg=CID.
+bs_ipfs_queue() {
+  local q=$1 op=$2 objects=$3 conc=$4 size=$5 i cid file slots
+  bs_curl_slots slots "$conc" "$q"
+  bs_curl_begin "$q" "$slots"
+  for ((i = q; i < objects; i += BS_CURL_QUEUES)); do
     case $op in
       put)
         file=$BS_REPDIR/data/obj-$i

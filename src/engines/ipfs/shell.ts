@@ -1,16 +1,15 @@
 /**
  * IPFS in the shell script, against the target's Kubo RPC API (given as a URL or a multiaddr). The timed
- * requests go over HTTP through curl, each worker's all in one curl process that times every transfer
- * (as for S3: `ipfs add`/`ipfs cat` per object would measure the CLI's start-up, and made a study's script
+ * requests go over HTTP through one curl process that keeps `concurrency` of them in flight as one shared
+ * queue and times every transfer (as for S3: `ipfs add`/`ipfs cat` per object would measure the CLI's start-up, and made a study's script
  * report IPFS 10× faster than S3 where `benchspec run` found the opposite): put = POST /api/v0/add
  * (multipart form) with the case's cid-version/raw-leaves/chunker/pin, get = POST /api/v0/cat?arg=CID to
  * /dev/null of objects added first (unmeasured). The add requests are benchspec run's (rpc.ts): the same
  * query (stream-channels, progress=false) and no `Expect: 100-continue`. The timed window runs from the
- * barrier's release, every curl started and connected, to the last transfer's end; run's from its first
- * request, its connections opened and its add path run once before (run.ts), to its last response's end. The `ipfs` CLI does the untimed work (the node check,
- * pins, clean-up). Payload files are fresh random data per repetition, so the node cannot deduplicate one
- * repetition against another. `concurrency` workers start together behind the barrier and take objects
- * i ≡ worker (mod concurrency).
+ * barrier's release, the curl started and its connections opened, to the last transfer's end; run's from
+ * its first request, its connections opened and its add path run once before (run.ts), to its last
+ * response's end. The `ipfs` CLI does the untimed work (the node check, pins, clean-up). Payload files are
+ * fresh random data per repetition, so the node cannot deduplicate one repetition against another.
  *
  * Afterwards — also after a failure or Ctrl-C, and unless the target says `keep: true` — exactly what the
  * repetition added is removed, as the sdk call sequence's `block/rm` on an external node (docs/sdk-format.md):

@@ -39,15 +39,11 @@ bs_s3() {
   mkdir -- "$BS_REPDIR/data"
   for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
   if [[ $op != put ]]; then
-    bs_curl_pool "$conc" bs_s3_worker put "$objects" "$conc" "$size" 0
-    bs_ops_end
-    bs_pool_stats "$conc"
+    bs_s3_pool put "$objects" "$conc" "$size" 0
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_curl_pool "$conc" bs_s3_worker "$op" "$objects" "$conc" "$size" "$duration"
-  bs_ops_end
-  bs_pool_stats "$conc"
+  bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then
@@ -95,21 +91,34 @@ bs_s3_payload() {
   fi
 }
 
-# bs_s3_worker WORKER OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects WORKER, WORKER + CONCURRENCY, …, all
-# in one curl process (bs_curl_run); when DURATION is set, round and round until it has passed, each round
-# one curl process over as many passes as the time left is expected to take (1, then at most twice the last).
-# Multipart uploads take a few curl processes per object (bs_s3_worker_multipart).
-bs_s3_worker() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline=0 passes=1 pass per left
-  if [[ $op == put ]] && ((BS_S3_PART > 0)); then
-    bs_s3_worker_multipart "$@"
-    return
+# bs_s3_pool OP OBJECTS CONCURRENCY SIZE DURATION-µs: the repetition's requests, timed; sets BS_T0, BS_T1
+# and the pool's totals (bs_pool_stats). Single requests go through one shared queue (bs_s3_queue);
+# multipart uploads through CONCURRENCY workers, each upload a chain of requests (bs_s3_worker_multipart).
+bs_s3_pool() {
+  if [[ $1 == put ]] && ((BS_S3_PART > 0)); then
+    bs_curl_pool "$3" bs_s3_worker_multipart "$@"
+    bs_ops_end
+    bs_pool_stats "$3" worker
+  else
+    bs_curl_queues "$3"
+    bs_curl_pool "$BS_CURL_QUEUES" bs_s3_queue "$@"
+    bs_ops_end
+    bs_pool_stats "$BS_CURL_QUEUES"
   fi
-  if ((w >= objects)); then return 0; fi
+}
+
+# bs_s3_queue QUEUE OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects QUEUE, QUEUE + BS_CURL_QUEUES, … in one
+# curl process that keeps its share of CONCURRENCY in flight (bs_curl_run); when DURATION is set, round and
+# round until it has passed, each round one curl process over as many passes as the time left is expected
+# to take (1, then at most twice the last).
+bs_s3_queue() {
+  local q=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline=0 passes=1 pass per left slots
+  if ((q >= objects)); then return 0; fi
+  bs_curl_slots slots "$conc" "$q"
   while :; do
-    bs_curl_begin "$w"
+    bs_curl_begin "$q" "$slots"
     for ((pass = 0; pass < passes; pass++)); do
-      for ((i = w; i < objects; i += conc)); do bs_s3_transfer "$w" "$op" "$i" "$size"; done
+      for ((i = q; i < objects; i += BS_CURL_QUEUES)); do bs_s3_transfer "$q" "$op" "$i" "$size"; done
     done
     bs_now start
     bs_curl_run
@@ -127,7 +136,7 @@ bs_s3_worker() {
   done
 }
 
-# bs_s3_transfer WORKER OP INDEX SIZE: one request of the worker's curl list.
+# bs_s3_transfer QUEUE OP INDEX SIZE: one request of the queue's curl list.
 bs_s3_transfer() {
   local w=$1 key=$BS_S3_PREFIX/obj-$3 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$3
   case $2 in
@@ -203,8 +212,7 @@ bs_s3_multipart() {
   bs_urlencode qid "$id"
   # UploadPart, QUEUE at a time; each part's ETag from its answer's header. The -w lines come in the order
   # the parts finish, so each names its part by its URL; the ETag is followed by curl's message, if any.
-  bs_curl_begin "$w"
-  bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_S3_QUEUE"
+  bs_curl_begin "$w" "$BS_S3_QUEUE"
   for p in "$file".part.*; do
     n=$((n + 1))
     bs_curl_add 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
@@ -262,7 +270,7 @@ bs_s3_multipart_failed() {
   printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
   if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
   if (($# > 4)); then
-    read -r code _ ex _ msg <"$5.out" || true
+    read -r code _ ex _ _ msg <"$5.out" || true
     read -r -d '' answer <"$6" || true
     if [[ -z $ex ]]; then
       read -r msg <"$5.err" || true

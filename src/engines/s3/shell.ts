@@ -3,18 +3,19 @@
  * target's endpoint), everything untimed through the AWS CLI (`aws s3api`, awscli v1 or v2).
  *
  * Every repetition works under its own key prefix `benchspec/<spec>/<run-id>/<case-id>/<r1|w1…>/`, with
- * fresh payload files (unique data per repetition). `concurrency` workers start together behind the
- * barrier and take objects i ≡ worker (mod concurrency). Each worker hands all its requests to ONE curl
- * process (a config file, one connection kept alive) and curl times every transfer (`-w`): a CLI process
- * per request would measure the CLI's start-up (hundreds of ms of Python for `aws`: an upload study's
- * script took 9 min 52 s where `benchspec run` took 28 s), and one curl with `--parallel` for all workers
- * could not place overlapping transfers in time nor keep each worker's figures (runtime.sh, bs_curl_run).
+ * fresh payload files (unique data per repetition).
+ * All the repetition's requests go to ONE curl process (a config file, connections kept alive) that keeps
+ * `concurrency` of them in flight as one shared queue (`--parallel`; a further curl per 300 in flight), and
+ * curl times every transfer (`-w`): a CLI process per request would measure the CLI's start-up (hundreds of
+ * ms of Python for `aws`: an upload study's script took 9 min 52 s where `benchspec run` took 28 s), and a
+ * fixed list per worker left idle tails as workers finished apart (runtime.sh, bs_curl_run).
  * put = PutObject; get, delete, stat (HeadObject) and list (one ListObjectsV2 of the repetition's prefix
- * per object) upload the objects first, unmeasured. Every worker's first curl is started and connected
- * before the start barrier releases, so the timed window (release → last request's end) holds no process
+ * per object) upload the objects first, unmeasured. The curl is started and its connections opened before
+ * the start barrier releases, so the timed window (release → last request's end) holds no process
  * start-up. A multipart upload is one op from its CreateMultipartUpload to its CompleteMultipartUpload, in
  * three curl processes, as each needs the answer of the one before (the upload id, then the parts' ETags;
- * the start-up of the second and third is in the op): the parts go `queue` at a time (`--parallel`).
+ * the start-up of the second and third is in the op): `concurrency` workers each upload objects
+ * i ≡ worker (mod concurrency), the parts `queue` at a time (`--parallel`).
  * Afterwards — also after a failure or Ctrl-C — exactly the
  * keys the repetition wrote are deleted and its incomplete multipart uploads aborted; a bucket is never
  * emptied wholesale, and a bucket is only deleted when this run created it (and only once it is empty).

@@ -224,20 +224,35 @@ bs_pool_run() {
   bs_now BS_T1
 }
 
-# ---------- timed transfers through one long-lived curl per worker (the S3 and IPFS engines) ----------
+# ---------- timed transfers through long-lived curl processes (the S3 and IPFS engines) ----------
 # A CLI process per request would time the CLI's start-up, not the store (hundreds of ms of Python for aws).
-# Instead each worker hands all its requests to ONE curl process (a config file, -K): curl runs them one
-# after another over a kept-alive connection, and its -w line after each transfer gives that transfer's
-# own time. curl has no wall-clock timestamp per transfer, so the ops are placed backwards from the moment
-# curl exits: the last ends then, each starts its time_total before it ends, each earlier one ends where
-# the next starts. Why not one curl with --parallel for all workers: overlapping transfers could not be
-# placed in time, and each worker's bytes and seconds ("jobs") would be lost.
-# The window runs from the start barrier's release to the last op's end, so any gap between transfers
-# counts against the store, never for it. Nothing but curl may run in it: each worker's first curl is
-# started, and its connection opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are
-# recorded after the pool. Starting the curls after the release spread their first requests over the
-# window (the last began 200 ms in, at 32 workers on 2 CPUs), and an awk per worker as its curl ended took
-# CPU from the workers still timing: 4 KiB GETs at concurrency 32 came out at half of benchspec run's rate.
+# Instead a repetition's requests go to ONE curl process (a config file, -K) as one shared queue: curl keeps
+# `concurrency` transfers in flight (--parallel-max) over kept-alive connections, each next request taken by
+# whichever connection is free, as benchspec run's requests in flight take the next operation; its -w line
+# after each transfer gives that transfer's own time. Fixed per-worker lists (one sequential curl per worker)
+# lost 15-30 % of small-object rates to their idle tails: workers finished tens of ms apart while the others
+# had nothing left to take. curl runs at most 300 transfers at once, so a larger concurrency is split over
+# several curl processes, each a queue of its share (bs_curl_queues).
+# curl has no wall-clock timestamp per transfer, so a queued op's own end is not known: its record ends at
+# its list's end (curl's exit) and starts its time_total before; the latencies are exact and the window's
+# end is the last transfer's, which is all the row needs.
+# The window runs from the start barrier's release to the last list's end, so any gap between transfers
+# counts against the store, never for it. Nothing but curl may run in it: the curl is started, and its
+# connections opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are recorded after the
+# pool. Starting curls after the release spread their first requests over the window (the last began 200 ms
+# in, at 32 workers on 2 CPUs), and an awk per list as its curl ended took CPU from the transfers still
+# timing: 4 KiB GETs at concurrency 32 came out at half of benchspec run's rate.
+
+# The most transfers one curl runs at once (curl's own limit on --parallel-max).
+BS_CURL_MAX=300
+
+# bs_curl_queues N: BS_CURL_QUEUES, the curl processes that keep N transfers in flight.
+bs_curl_queues() { BS_CURL_QUEUES=$((($1 + BS_CURL_MAX - 1) / BS_CURL_MAX)); }
+
+# bs_curl_slots VAR N QUEUE: how many of the N transfers in flight queue QUEUE (of BS_CURL_QUEUES) runs.
+bs_curl_slots() {
+  printf -v "$1" '%s' "$(($2 / BS_CURL_QUEUES + ($3 < $2 % BS_CURL_QUEUES ? 1 : 0)))"
+}
 
 # bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
 bs_curl_str() {
@@ -280,41 +295,53 @@ bs_curl_options() {
   done >>"$f"
 }
 
-# bs_curl_begin WORKER: starts a new list of transfers of worker WORKER: BS_CURL_LIST (curl.WORKER.N), the
-# bytes each moves in BS_CURL_LIST.bytes.
+# bs_curl_begin WORKER [SLOTS]: starts a new list of transfers of worker WORKER (BS_CURL_LIST, curl.WORKER.N).
+# With SLOTS, the list is a queue: curl runs SLOTS of its transfers at once, each on its own connection
+# (parallel-immediate: a new transfer opens one rather than waiting to see if it could share one), the next
+# one starting as soon as one ends; without, one after another.
 bs_curl_begin() {
   BS_CURL_N=$((BS_CURL_N + 1))
   BS_CURL_LIST=$BS_REPDIR/curl.$1.$BS_CURL_N
+  BS_CURL_SLOTS=${2:-0}
+  BS_CURL_COUNT=0
   : >"$BS_CURL_LIST"
-  : >"$BS_CURL_LIST.bytes"
+  if ((BS_CURL_SLOTS > 0)); then
+    bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_CURL_SLOTS" parallel-immediate
+  fi
 }
 
 # bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
 # (credentials among them: the config file is in the run's private temp directory, never on a command line).
-# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE URL ERROR-MESSAGE", unless its options give a write-out.
+# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE BYTES URL ERROR-MESSAGE" (BYTES: what the op moves when it
+# succeeds; a queue's lines come in the order its transfers end), unless its options give a write-out.
 bs_curl_add() {
-  local bytes=$1 f=$BS_CURL_LIST
+  local bytes=$1
   shift
-  if [[ -s $f.bytes ]]; then printf 'next\n' >>"$f"; fi
-  bs_curl_options "$f" $'write-out=%{http_code} %{time_total} %{exitcode} %{url_effective} %{errormsg}\n' \
+  if ((BS_CURL_COUNT > 0)); then printf 'next\n' >>"$BS_CURL_LIST"; fi
+  bs_curl_options "$BS_CURL_LIST" \
+    "write-out=%{http_code} %{time_total} %{exitcode} $bytes %{url_effective} %{errormsg}"$'\n' \
     "$@" "${BS_CURL_COMMON[@]}"
-  printf '%s\n' "$bytes" >>"$f.bytes"
+  BS_CURL_COUNT=$((BS_CURL_COUNT + 1))
 }
 
 # bs_curl_exec: runs the list in one curl process, its -w lines into BS_CURL_LIST.out and its messages into
 # BS_CURL_LIST.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
-# A bs_curl_pool worker not yet past the barrier passes it in this curl, before the list: a warm-up request
-# (BS_CURL_WARMUP's options) opens the connection the list then uses, curl writes the worker's ready file,
-# then reads its stdin, the barrier FIFO, until the release closes it. A list with `parallel` must not be
-# the worker's first: its transfers would not wait for the gate.
+# A bs_curl_pool worker not yet past the barrier passes it in this curl, before the list: warm-up requests
+# (BS_CURL_WARMUP's options; one per connection the list will use) open the connections, curl writes the
+# worker's ready file, then reads its stdin, the barrier FIFO, until the release closes it. curl does a
+# file:// transfer without returning to its other transfers, so in a queue too nothing of the list starts
+# before the release (a warm-up answered meanwhile is read after it: its connection is open by then).
 bs_curl_exec() {
-  local f=$BS_CURL_LIST path
+  local f=$BS_CURL_LIST path i warm=1
   BS_CURL_RC=0
   # -q: a ~/.curlrc must not change the requests or the -w lines.
   if [[ -n $BS_GATE ]]; then
     : >"$f.gate"
-    # Bounded well below the barrier's 60 s: a store that does not answer fails the list's requests instead.
-    bs_curl_options "$f.gate" "${BS_CURL_WARMUP[@]}" "${BS_CURL_COMMON[@]}" output=/dev/null max-time=20 next
+    if ((BS_CURL_SLOTS > 1)); then warm=$((BS_CURL_SLOTS < BS_CURL_COUNT ? BS_CURL_SLOTS : BS_CURL_COUNT)); fi
+    for ((i = 0; i < warm; i++)); do
+      # Bounded well below the barrier's 60 s: a store that does not answer fails the list's requests instead.
+      bs_curl_options "$f.gate" "${BS_CURL_WARMUP[@]}" "${BS_CURL_COMMON[@]}" output=/dev/null max-time=20 next
+    done
     bs_urlencode path "$BS_BARRIER/one" /
     bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
     bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
@@ -330,11 +357,11 @@ bs_curl_exec() {
 }
 
 # bs_curl_run: runs the list (bs_curl_exec), each transfer an op that bs_curl_pool records once every worker
-# is done: an awk here would take CPU from the workers still timing their requests.
+# is done: an awk here would take CPU from the transfers still timing.
 bs_curl_run() {
-  if [[ ! -s $BS_CURL_LIST.bytes ]]; then return 0; fi
+  if ((BS_CURL_COUNT == 0)); then return 0; fi
   bs_curl_exec
-  printf '%s %s\n' "$BS_CURL_END" "$BS_CURL_RC" >"$BS_CURL_LIST.end"
+  printf '%s %s %s\n' "$BS_CURL_END" "$BS_CURL_RC" "$BS_CURL_COUNT" >"$BS_CURL_LIST.end"
 }
 
 # bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
@@ -354,43 +381,42 @@ bs_curl_pool() {
 }
 
 # bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
-# end bytes ok"): ok when curl succeeded with an HTTP 2xx. The worker's first error goes to error.WORKER.
+# end bytes ok"): ok when curl succeeded with an HTTP 2xx; each ends at the list's end (see above). A
+# transfer curl never reported (it stopped early) is a failed op. The worker's first error goes to
+# error.WORKER.
 bs_curl_record() {
-  local w=$1 f=$2 t1 rc haserr=0
-  read -r t1 rc <"$f.end"
+  local w=$1 f=$2 t1 rc count haserr=0
+  read -r t1 rc count <"$f.end"
   if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
-  awk -v w="$w" -v t1="$t1" -v rc="$rc" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
-    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$f.err" '
-    FILENAME == ARGV[1] { bytes[++n] = $1; next }
+  awk -v w="$w" -v t1="$t1" -v rc="$rc" -v count="$count" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$2.err" '
     {
-      got++; code[got] = $1; tt[got] = $2; ex[got] = $3; url[got] = $4
-      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m); msg[got] = m
+      got++
+      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
+      start = t1 - int($2 * 1e6 + 0.5)
+      if ($3 == 0 && $1 ~ /^2/) {
+        printf "%s %.0f %.0f %s 1\n", w, start, t1, $4 >> ops
+      } else {
+        printf "%s %.0f %.0f 0 0\n", w, start, t1 >> ops
+        if (err == "") err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : "HTTP status " $1) " for " $5
+      }
     }
     END {
-      end = t1
-      for (i = got; i >= 1; i--) { e[i] = end; s[i] = end - int(tt[i] * 1e6 + 0.5); end = s[i] }
-      for (i = 1; i <= n; i++) {
-        if (i > got) {
-          printf "%s %.0f %.0f 0 0\n", w, t1, t1 >> ops
-          if (err == "") {
-            line = ""; getline line < stderrfile
-            err = "curl stopped before all its transfers (exit " rc ")" (line != "" ? ": " line : "")
-          }
-        } else if (ex[i] == 0 && code[i] ~ /^2/) {
-          printf "%s %.0f %.0f %s 1\n", w, s[i], e[i], bytes[i] >> ops
-        } else {
-          printf "%s %.0f %.0f 0 0\n", w, s[i], e[i] >> ops
-          if (err == "") err = (ex[i] != 0 ? "curl: " msg[i] " (exit " ex[i] ")" : "HTTP status " code[i]) " for " url[i]
+      for (i = got + 1; i <= count; i++) {
+        printf "%s %.0f %.0f 0 0\n", w, t1, t1 >> ops
+        if (err == "") {
+          line = ""; getline line < stderrfile
+          err = "curl stopped before all its transfers (exit " rc ")" (line != "" ? ": " line : "")
         }
       }
       if (err != "" && !haserr) print substr(err, 1, 500) > errfile
-    }' "$f.bytes" "$f.out"
+    }' "$f.out"
 }
 
 # bs_ops_end: BS_T1 from the last op end of the pool's records, when there are any (the time workers took
-# to exit is not the store's). BS_T0 stays the release: every worker's first curl is started and connected
-# by then and sends its first request at once (bs_curl_exec), so the window holds all the time between
-# requests, as benchspec run's does.
+# to exit is not the store's). BS_T0 stays the release: every first curl is started and connected by then
+# and sends its first requests at once (bs_curl_exec), so the window holds all the time between requests,
+# as benchspec run's does.
 bs_ops_end() {
   local t1
   read -r t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
@@ -410,10 +436,12 @@ bs_job_json() {
   printf -v "$1" '{"job":%s,"bytes":%s,"seconds":%s,"throughput":%s%s}' "$2" "$3" "$4" "$tp" "$e"
 }
 
-# bs_pool_stats N: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY, BS_JOBS,
-# BS_ERROR (the first worker error).
+# bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY and
+# BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No per-process "jobs": a
+# queue's processes share their operations, so none has bytes or seconds of its own (benchspec run's s3 and
+# ipfs rows have none either).
 bs_pool_stats() {
-  local n=$1 all=$BS_REPDIR/ops.all w line bytes seconds err job
+  local n=$1 who=${2:-} all=$BS_REPDIR/ops.all w err
   BS_ERROR=
   : >"$all"
   for ((w = 0; w < n; w++)); do
@@ -433,17 +461,19 @@ bs_pool_stats() {
   fi
   BS_JOBS=
   for ((w = 0; w < n; w++)); do
-    read -r bytes seconds < <(awk -v w="$w" -v t0="$BS_T0" '
-      $1 == w { if ($5 == 1) b += $4; if ($3 > end) end = $3 }
-      END { printf "%.0f %.9g\n", b, (end > t0 ? (end - t0) / 1e6 : 0) }' "$all")
     err=
     if [[ -s $BS_REPDIR/error.$w ]]; then bs_first_error err "$BS_REPDIR/error.$w"; fi
-    if [[ -z $err && ${BS_POOL_RC[w]:-0} != 0 ]]; then err="worker exited with status ${BS_POOL_RC[w]}"; fi
-    if [[ -n $err && -z $BS_ERROR ]]; then BS_ERROR="worker $w: $err"; fi
-    bs_job_json job "$w" "$bytes" "$seconds" "$err"
-    BS_JOBS+=${BS_JOBS:+,}$job
+    if [[ -z $err && ${BS_POOL_RC[w]:-0} != 0 ]]; then
+      err="${who:-process} $w exited with status ${BS_POOL_RC[w]}"
+    elif [[ -n $err && -n $who ]]; then
+      err="$who $w: $err"
+    fi
+    if [[ -n $err ]]; then
+      # shellcheck disable=SC2034 # for the caller (a script without object engines never reads it)
+      BS_ERROR=$err
+      break
+    fi
   done
-  BS_JOBS="[$BS_JOBS]"
 }
 
 # bs_emit OK ERROR T0 T1 BYTES OPS [SECONDS]: prints the repetition's result row (latency and jobs from
@@ -863,15 +893,11 @@ bs_s3() {
   mkdir -- "$BS_REPDIR/data"
   for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
   if [[ $op != put ]]; then
-    bs_curl_pool "$conc" bs_s3_worker put "$objects" "$conc" "$size" 0
-    bs_ops_end
-    bs_pool_stats "$conc"
+    bs_s3_pool put "$objects" "$conc" "$size" 0
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_curl_pool "$conc" bs_s3_worker "$op" "$objects" "$conc" "$size" "$duration"
-  bs_ops_end
-  bs_pool_stats "$conc"
+  bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then
@@ -919,21 +945,34 @@ bs_s3_payload() {
   fi
 }
 
-# bs_s3_worker WORKER OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects WORKER, WORKER + CONCURRENCY, …, all
-# in one curl process (bs_curl_run); when DURATION is set, round and round until it has passed, each round
-# one curl process over as many passes as the time left is expected to take (1, then at most twice the last).
-# Multipart uploads take a few curl processes per object (bs_s3_worker_multipart).
-bs_s3_worker() {
-  local w=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline=0 passes=1 pass per left
-  if [[ $op == put ]] && ((BS_S3_PART > 0)); then
-    bs_s3_worker_multipart "$@"
-    return
+# bs_s3_pool OP OBJECTS CONCURRENCY SIZE DURATION-µs: the repetition's requests, timed; sets BS_T0, BS_T1
+# and the pool's totals (bs_pool_stats). Single requests go through one shared queue (bs_s3_queue);
+# multipart uploads through CONCURRENCY workers, each upload a chain of requests (bs_s3_worker_multipart).
+bs_s3_pool() {
+  if [[ $1 == put ]] && ((BS_S3_PART > 0)); then
+    bs_curl_pool "$3" bs_s3_worker_multipart "$@"
+    bs_ops_end
+    bs_pool_stats "$3" worker
+  else
+    bs_curl_queues "$3"
+    bs_curl_pool "$BS_CURL_QUEUES" bs_s3_queue "$@"
+    bs_ops_end
+    bs_pool_stats "$BS_CURL_QUEUES"
   fi
-  if ((w >= objects)); then return 0; fi
+}
+
+# bs_s3_queue QUEUE OP OBJECTS CONCURRENCY SIZE DURATION-µs: objects QUEUE, QUEUE + BS_CURL_QUEUES, … in one
+# curl process that keeps its share of CONCURRENCY in flight (bs_curl_run); when DURATION is set, round and
+# round until it has passed, each round one curl process over as many passes as the time left is expected
+# to take (1, then at most twice the last).
+bs_s3_queue() {
+  local q=$1 op=$2 objects=$3 conc=$4 size=$5 duration=$6 i now start deadline=0 passes=1 pass per left slots
+  if ((q >= objects)); then return 0; fi
+  bs_curl_slots slots "$conc" "$q"
   while :; do
-    bs_curl_begin "$w"
+    bs_curl_begin "$q" "$slots"
     for ((pass = 0; pass < passes; pass++)); do
-      for ((i = w; i < objects; i += conc)); do bs_s3_transfer "$w" "$op" "$i" "$size"; done
+      for ((i = q; i < objects; i += BS_CURL_QUEUES)); do bs_s3_transfer "$q" "$op" "$i" "$size"; done
     done
     bs_now start
     bs_curl_run
@@ -951,7 +990,7 @@ bs_s3_worker() {
   done
 }
 
-# bs_s3_transfer WORKER OP INDEX SIZE: one request of the worker's curl list.
+# bs_s3_transfer QUEUE OP INDEX SIZE: one request of the queue's curl list.
 bs_s3_transfer() {
   local w=$1 key=$BS_S3_PREFIX/obj-$3 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$3
   case $2 in
@@ -1027,8 +1066,7 @@ bs_s3_multipart() {
   bs_urlencode qid "$id"
   # UploadPart, QUEUE at a time; each part's ETag from its answer's header. The -w lines come in the order
   # the parts finish, so each names its part by its URL; the ETag is followed by curl's message, if any.
-  bs_curl_begin "$w"
-  bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_S3_QUEUE"
+  bs_curl_begin "$w" "$BS_S3_QUEUE"
   for p in "$file".part.*; do
     n=$((n + 1))
     bs_curl_add 0 "url=$url?partNumber=$n&uploadId=$qid" "upload-file=$p" output=/dev/null \
@@ -1086,7 +1124,7 @@ bs_s3_multipart_failed() {
   printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
   if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
   if (($# > 4)); then
-    read -r code _ ex _ msg <"$5.out" || true
+    read -r code _ ex _ _ msg <"$5.out" || true
     read -r -d '' answer <"$6" || true
     if [[ -z $ex ]]; then
       read -r msg <"$5.err" || true
