@@ -53,26 +53,40 @@ export async function benchWarp(
   log(`warp: ${shared}; ${seconds} s per op, ${rounds} rounds after a warm-up round`);
   const engine = emptySamples();
   const warp = emptySamples();
+  let failed = 0;
   // Round 0 is the warm-up: same work, figures logged, not counted.
   for (let round = 0; round <= rounds; round++) {
-    const into = round === 0 ? { engine: emptySamples(), warp: emptySamples() } : { engine, warp };
     for (const size of ["large", "small"] as const) {
+      // A side that fails (a timeout on an overloaded machine) drops the pair: rounds stay paired.
+      const these = { engine: emptySamples(), warp: emptySamples() };
       const sides = [
-        () => engineRound(servers, scratch, size, into.engine),
-        () => warpRound(servers, scratch, size, into.warp),
+        () => engineRound(servers, scratch, size, these.engine),
+        () => warpRound(servers, scratch, size, these.warp),
       ];
       if (round % 2 === 0) sides.reverse();
-      for (const side of sides) await side();
+      const name = round === 0 ? "warm-up" : `round ${round}`;
+      try {
+        for (const side of sides) await side();
+      } catch (error) {
+        log(`warp ${name} ${size} failed, not counted: ${(error as Error).message.split("\n")[0]}`);
+        if (++failed > rounds) throw error;
+        continue;
+      }
       const figure = (s: Sample | undefined) =>
         !s
           ? "—"
           : size === "large"
             ? `${(s.throughput / MB).toFixed(0)} MB/s`
             : `${s.opsPerSecond.toFixed(0)} ops/s`;
-      const [e, w] = [into.engine[size], into.warp[size]];
+      const [e, w] = [these.engine[size], these.warp[size]];
       log(
-        `warp ${round === 0 ? "warm-up" : `round ${round}`} ${size}: engine PUT ${figure(e.put.at(-1))} GET ${figure(e.get.at(-1))}, warp PUT ${figure(w.put.at(-1))} GET ${figure(w.get.at(-1))}`,
+        `warp ${name} ${size}: engine PUT ${figure(e.put[0])} GET ${figure(e.get[0])}, warp PUT ${figure(w.put[0])} GET ${figure(w.get[0])}`,
       );
+      if (round === 0) continue;
+      for (const op of ["put", "get"] as const) {
+        engine[size][op].push(...e[op]);
+        warp[size][op].push(...w[op]);
+      }
     }
   }
 
