@@ -15,6 +15,18 @@ export const config = {
     large: { size: 64 * MiB, objects: quick ? 8 : 16, concurrency: 8 },
     small: { size: 4096, objects: quick ? 400 : 1000, concurrency: 32 },
   },
+  /**
+   * The engine against warp (warp.ts): the same size, objects in flight and seconds per op on both sides.
+   * 5 s: warp reports the seconds between its first and last full second, and wants three of them.
+   */
+  warp: {
+    rounds: quick ? 1 : 5,
+    seconds: 5,
+    // More objects than the engine writes in the window here: warp's PUTs are all new keys, and a pass over
+    // the same keys again would be overwrites, which cost MinIO more. Not more: they sit on tmpfs, in RAM.
+    large: { size: 64 * MiB, objects: 32, concurrency: 8 },
+    small: { size: 4096, objects: 8000, concurrency: 16 },
+  },
   ipfs: {
     large: { size: 64 * MiB, objects: quick ? 2 : 4 },
     small: { size: 1 * MiB, objects: quick ? 8 : 32 },

@@ -2,6 +2,7 @@
  * `npm run bench`: benchspec's engines side by side with the dedicated tools, in one run (the targets are
  * in the README's performance section). Starts one MinIO and one Kubo on tmpfs, then measures
  *   - S3 PUT/GET, 64 MiB and 4 KiB objects: the engine via `benchspec run` vs s5cmd      (s3.ts)
+ *   - S3 PUT/GET, 64 MiB and 4 KiB objects for a fixed time: the engine vs warp          (warp.ts)
  *   - IPFS add/cat, 64 MiB and 1 MiB files: the engine via `benchspec run` vs `ipfs`     (ipfs.ts)
  *   - fio and dd through `benchspec run` vs the same jobs run by hand, overhead per case  (fs.ts)
  *   - payload generator GB/s, peak RSS of a 16 × 256 MiB multipart upload               (memory.ts)
@@ -13,7 +14,7 @@
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
  * targets; the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only s3,ipfs,fs,memory,compile,report,compare,hosts,telemetry.
+ * Options: --quick (small sizes, one round: checks the harness), --only s3,warp,ipfs,fs,memory,compile,report,compare,hosts,telemetry.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
 import { execa } from "execa";
@@ -31,6 +32,7 @@ import { failedLine, type BenchLine } from "./lines.js";
 import { benchMemory } from "./memory.js";
 import { benchspecCommand, makeScratch, ROOT } from "./paths.js";
 import { benchS3 } from "./s3.js";
+import { benchWarp } from "./warp.js";
 import { benchTelemetry } from "./telemetry.js";
 import { startServers, type Servers } from "./servers.js";
 import { renderTable, writeResults } from "./table.js";
@@ -103,7 +105,8 @@ async function benchReportHook(scratch: string, log: (line: string) => void): Pr
   return lines;
 }
 
-type Section = "s3" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts" | "telemetry";
+type Section =
+  "s3" | "warp" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts" | "telemetry";
 
 const only = (() => {
   const index = process.argv.indexOf("--only");
@@ -122,7 +125,7 @@ async function main() {
   );
   if (load.start[0]! > availableParallelism())
     log(`load average ${load.start[0]!.toFixed(1)} on ${availableParallelism()} CPUs: expect noisy numbers`);
-  const needsServers = !only || ["s3", "ipfs", "memory"].some((s) => only.has(s as Section));
+  const needsServers = !only || ["s3", "warp", "ipfs", "memory"].some((s) => only.has(s as Section));
   let servers: Servers | undefined;
   const stop = async () => {
     await servers?.stop();
@@ -137,6 +140,7 @@ async function main() {
       ["compile", "compile", () => benchCompile(scratch)],
       ["memory", "payload and memory", () => benchMemory(servers!, scratch, log)],
       ["s3", "S3 vs s5cmd", () => benchS3(servers!, scratch, log)],
+      ["warp", "S3 vs warp", () => benchWarp(servers!, scratch, log)],
       ["ipfs", "IPFS vs ipfs CLI", () => benchIpfs(servers!, scratch, log)],
       ["fs", "fio/dd vs direct", () => benchFs(scratch, log)],
       ["report", "report", () => benchReportHook(scratch, log)],

@@ -16,13 +16,19 @@ export const RESULTS_DIR = join(ROOT, "bench", "results");
 /** Kept in sync with S5CMD_VERSION in scripts/setup-tools.sh. */
 export const S5CMD_VERSION = "v2.3.0";
 
-export function s5cmdBinary(): string {
-  const file = join(toolsDir(), `s5cmd-${S5CMD_VERSION}`, "s5cmd");
+/** Kept in sync with WARP_VERSION in scripts/setup-tools.sh. */
+export const WARP_VERSION = "v1.3.1";
+
+export const s5cmdBinary = () => toolBinary("s5cmd", S5CMD_VERSION, "s5cmd");
+export const warpBinary = () => toolBinary("warp", WARP_VERSION, "warp");
+
+function toolBinary(tool: string, version: string, binary: string): string {
+  const file = join(toolsDir(), `${tool}-${version}`, binary);
   try {
     accessSync(file, constants.X_OK);
   } catch {
     throw new Error(
-      `s5cmd ${S5CMD_VERSION} not found at ${file}: run \`npm run setup\` (scripts/setup-tools.sh)`,
+      `${tool} ${version} not found at ${file}: run \`npm run setup\` (scripts/setup-tools.sh)`,
     );
   }
   return file;

@@ -51,6 +51,8 @@ export function makePayload(identity: string, size: number, data: SdkData): Payl
   const digest = createHash("sha256").update(identity).digest();
   const start = digest.readUInt32LE(0) % POOL_SIZE;
   const id = digest.subarray(0, 8);
+  const idLow = id.readUInt32LE(0);
+  const idHigh = id.readUInt32LE(4);
   const zeroShare = data === "zero" ? 1 : typeof data === "object" ? data.compressible / 100 : 0;
   const zeroFrom = Math.round(BLOCK * (1 - zeroShare));
 
@@ -68,8 +70,21 @@ export function makePayload(identity: string, size: number, data: SdkData): Payl
     id.copy(stamp, 0);
     for (let block = Math.floor(offset / BLOCK); block * BLOCK < offset + length; block++) {
       const blockStart = block * BLOCK;
-      stamp.writeBigUInt64LE(BigInt(block), 8);
-      copyClipped(stamp, out, blockStart - offset, length);
+      const at = blockStart - offset;
+      // The block number as a 64-bit little-endian integer, in two halves (a BigInt per block costs more).
+      const low = block % 2 ** 32;
+      const high = Math.floor(block / 2 ** 32);
+      if (at >= 0 && at + STAMP <= length) {
+        // Whole stamps (all but a range's edges) are written in place, without a copy call each.
+        out.writeUInt32LE(idLow, at);
+        out.writeUInt32LE(idHigh, at + 4);
+        out.writeUInt32LE(low, at + 8);
+        out.writeUInt32LE(high, at + 12);
+      } else {
+        stamp.writeUInt32LE(low, 8);
+        stamp.writeUInt32LE(high, 12);
+        copyClipped(stamp, out, at, length);
+      }
       if (zeroFrom < BLOCK) {
         const zeroStart = Math.max(blockStart + zeroFrom, offset) - offset;
         const zeroEnd = Math.min(blockStart + BLOCK, offset + length) - offset;
