@@ -12,10 +12,18 @@ import { filterKind, LIMIT_COLOR, type VlSpec } from "./common.js";
 export function limitsFor(
   limits: readonly Limit[],
   family: MetricFamily,
-): { label: string; value: number }[] {
+): { label: string; value: number; target?: string; text?: string }[] {
   return limits.flatMap((limit) => {
     const value = family === "throughput" ? limit.throughput : family === "iops" ? limit.iops : limit.latency;
-    return value !== undefined ? [{ label: limit.label, value }] : [];
+    if (value === undefined) return [];
+    return [
+      {
+        label: limit.label,
+        value,
+        ...(limit.target !== undefined && { target: limit.target }),
+        ...(limit.text !== undefined && { text: limit.text }),
+      },
+    ];
   });
 }
 
