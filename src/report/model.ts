@@ -112,6 +112,16 @@ export interface SeriesAgg {
   repetitions: number;
   rawPoints: number;
   points: SeriesPoint[];
+  /** The case's measured repetitions one by one, on the clock (for `x: elapsed` and `x: written`). */
+  timeline?: RepetitionSeries[];
+}
+
+/** One measured repetition's points as sampled (a rate is NaN where it is no sample), and its start. */
+export interface RepetitionSeries {
+  repetition: number;
+  /** Its row's start (epoch ms). */
+  start: number;
+  points: { t: number; throughput: number; iops: number }[];
 }
 
 export interface SeriesPoint {
