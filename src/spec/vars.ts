@@ -10,14 +10,20 @@ import type { DiagnosticSink } from "./sink.js";
  * `vars` replace the spec's expressions of the same names, in the spec's order: the vars that use them
  * (iopsLimit over capacityGiB) follow.
  */
-export function resolveVars(spec: Spec, sink: DiagnosticSink, target?: string): Record<string, number> {
+export function resolveVars(
+  spec: Spec,
+  sink: Pick<DiagnosticSink, "error">,
+  target?: string,
+): Record<string, number> {
   const values: Record<string, number> = Object.create(null);
   const all = Object.keys(spec.vars ?? {});
   const own = target !== undefined ? (spec.targets[target]?.vars ?? {}) : {};
   for (const [index, [name, value]] of Object.entries(spec.vars ?? {}).entries()) {
     const mine = Object.hasOwn(own, name);
     const path = mine ? ["targets", target!, "vars", name] : ["vars", name];
-    const result = evaluate(mine ? own[name]! : value, values, path, sink, all, all.slice(index));
+    // The spec's own vars were reported by the spec's pass; here, only what follows from the target's.
+    const to = mine || target === undefined ? sink : SILENT;
+    const result = evaluate(mine ? own[name]! : value, values, path, to, all, all.slice(index));
     if (result !== undefined) values[name] = result;
   }
   return values;
@@ -41,10 +47,14 @@ export function resolveTargetVars(spec: Spec, sink: DiagnosticSink): Record<stri
         { at: "key" },
       );
     }
-    out[target] = resolveVars(spec, sink, target);
+    const values = resolveVars(spec, sink, target);
+    // A target whose vars did not all evaluate has its error; nothing evaluated with them would add to it.
+    if (declared.every((name) => Object.hasOwn(values, name))) out[target] = values;
   }
   return out;
 }
+
+const SILENT: Pick<DiagnosticSink, "error"> = { error: () => undefined };
 
 /** The vars a formula uses (none for a number or a formula that does not parse). */
 export function varsOf(value: number | string): string[] {
@@ -62,7 +72,7 @@ export function evaluate(
   value: number | string,
   vars: Readonly<Record<string, number>>,
   path: SpecPath,
-  sink: DiagnosticSink,
+  sink: Pick<DiagnosticSink, "error">,
   /** Every var of the spec, to tell "failed" and "defined later" from "not defined". */
   declared: readonly string[] = [],
   /** The vars not evaluated yet (while evaluating vars: this one and the ones below it). */
