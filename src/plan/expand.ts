@@ -40,7 +40,7 @@ import {
 import type { DiagnosticSink } from "../spec/sink.js";
 import { formatDuration } from "../spec/units.js";
 import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
-import { evaluate, resolveTargetVars } from "../spec/vars.js";
+import { evaluate, resolveTargetVars, SILENT } from "../spec/vars.js";
 import { planLimits } from "./limits.js";
 import { refusedBy } from "../hosts/transports.js";
 
@@ -483,7 +483,8 @@ function planExpectations(
       for (const key of ["atLeast", "atMost"] as const) {
         const value = expect[key];
         if (value === undefined) continue;
-        const result = evaluate(value, own, ["targets", c.target, "vars"], sink, declared);
+        // Its errors are the formula's, reported with the spec's vars above.
+        const result = evaluate(value, own, [...path, key], SILENT, declared);
         if (result !== undefined) bounds[key] = result;
       }
       const plain = bound("atLeast").atLeast === bounds.atLeast && bound("atMost").atMost === bounds.atMost;

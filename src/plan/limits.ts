@@ -36,13 +36,19 @@ export function planLimits(
       }
       return result;
     };
-    const base = {
-      label: limit.label,
-      ...(limit.interface !== undefined && { interface: limit.interface }),
-      ...(typeof formula === "string" && { text: formula }),
-    };
+    // In the schema's order, so that a limit without a formula is as written.
     const of = (value: number | undefined, target?: string): PlannedLimit[] =>
-      value === undefined ? [] : [{ ...base, [key]: value, ...(target !== undefined && { target }) }];
+      value === undefined
+        ? []
+        : [
+            {
+              label: limit.label,
+              [key]: value,
+              ...(limit.interface !== undefined && { interface: limit.interface }),
+              ...(target !== undefined && { target }),
+              ...(typeof formula === "string" && { text: formula }),
+            },
+          ];
     if (limit.target !== undefined) {
       if (!Object.hasOwn(spec.targets, limit.target)) return []; // reported by the rules
       return of(valueWith(targetVars[limit.target] ?? vars), limit.target);

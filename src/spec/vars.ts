@@ -54,7 +54,8 @@ export function resolveTargetVars(spec: Spec, sink: DiagnosticSink): Record<stri
   return out;
 }
 
-const SILENT: Pick<DiagnosticSink, "error"> = { error: () => undefined };
+/** For evaluating again what was reported once already. */
+export const SILENT: Pick<DiagnosticSink, "error"> = { error: () => undefined };
 
 /** The vars a formula uses (none for a number or a formula that does not parse). */
 export function varsOf(value: number | string): string[] {
