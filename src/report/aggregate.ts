@@ -474,7 +474,8 @@ export class RunAccumulator {
       const acc = this.cases.get(s.case);
       const warmups = typeof acc?.info.params.warmup === "number" ? acc.info.params.warmup : 0;
       const sample = typeof acc?.info.params.sample === "number" ? acc.info.params.sample : undefined;
-      const timeline = s.host === undefined ? repetitionSeries(s, warmups, this.starts.of(s.case)) : undefined;
+      const timeline =
+        s.host === undefined ? repetitionSeries(s, warmups, this.starts.of(s.case)) : undefined;
       series.push({ ...downsample(s, warmups, sample), ...(timeline && { timeline }) });
     }
     return { cases, expect: evaluateExpectations(expect, summaries), series };

@@ -8,7 +8,7 @@ import type { SteadyWindow } from "../results/import-fio.js";
 import type { CaseSummary, ExpectResult } from "../results/summary.js";
 import type { Provenance, RunState } from "../results/run-dir.js";
 import type { Stats } from "../results/stats.js";
-import type { Metric, Spec } from "../spec/schema.js";
+import type { Metric } from "../spec/schema.js";
 import type { TelemetryRow } from "../telemetry/types.js";
 
 export type ReportSection = PlannedReport;

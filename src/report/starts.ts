@@ -28,8 +28,7 @@ export class RepetitionStarts {
   /** Adds the starts of rows that follow those folded in so far. */
   merge(partial: StartsPartial): void {
     for (const [id, pairs] of partial)
-      for (let i = 0; i + 1 < pairs.length; i += 2)
-        this.set(id, pairs[i]!, pairs[i + 1]!);
+      for (let i = 0; i + 1 < pairs.length; i += 2) this.set(id, pairs[i]!, pairs[i + 1]!);
   }
 
   /** Per repetition of the case, its start (epoch ms). */

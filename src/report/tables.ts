@@ -72,7 +72,8 @@ function limitColumns(
     return [...byLabel].map(([label, list]) => ({
       title: `${prefix}% of ${label}`,
       metric,
-      valueFor: (target: string) => (list.find((l) => l.target === target) ?? list.find((l) => !l.target))?.value,
+      valueFor: (target: string) =>
+        (list.find((l) => l.target === target) ?? list.find((l) => !l.target))?.value,
     }));
   };
   return [
@@ -313,7 +314,8 @@ export function expectTable(runs: readonly RunData[]): string {
       const bounds = [
         result.atLeast !== undefined &&
           `≥ ${formatMetric(family, result.atLeast)}${formula(planned?.atLeastText)}`,
-        result.atMost !== undefined && `≤ ${formatMetric(family, result.atMost)}${formula(planned?.atMostText)}`,
+        result.atMost !== undefined &&
+          `≤ ${formatMetric(family, result.atMost)}${formula(planned?.atMostText)}`,
       ].filter(Boolean) as string[];
       const bound = result.atLeast ?? result.atMost;
       rows.push([

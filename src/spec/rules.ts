@@ -294,7 +294,6 @@ const charts: Rule = ({ spec, sink }) => {
   const names = spec.workloads.map((w) => w.name);
   const axes = [...PARAM_NAMES, "time"];
   (spec.report?.charts ?? []).forEach((chart, index) => {
-
     const path = ["report", "charts", index];
     if (!names.includes(chart.workload)) {
       sink.error(

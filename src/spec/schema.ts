@@ -104,7 +104,9 @@ const exprSchema = z.union([z.number(), z.string().min(1).max(1000)], {
 const targetVars = z
   .record(varName, exprSchema)
   .optional()
-  .describe("values of the spec's vars for this target's cases (e.g. its capacityGiB): expect and limit formulas use them");
+  .describe(
+    "values of the spec's vars for this target's cases (e.g. its capacityGiB): expect and limit formulas use them",
+  );
 
 const fsTarget = z.strictObject({
   kind: z.literal("fs"),
@@ -512,7 +514,9 @@ export const SpecSchema = z
     vars: z
       .record(varName, exprSchema)
       .optional()
-      .describe("named numbers and expressions, usable in expect and limit formulas; a target's vars override them"),
+      .describe(
+        "named numbers and expressions, usable in expect and limit formulas; a target's vars override them",
+      ),
     targets: z.record(name("a target name"), TargetSchema).describe("the storage to benchmark, by name"),
     hosts: z
       .record(name("a host group name"), HostGroupSchema)

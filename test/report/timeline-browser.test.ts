@@ -107,7 +107,10 @@ describe("the workload's clocks and per-target limits in Chromium (a real fio ru
     expect(errors).toEqual([]);
     const series = page.locator('figure[data-kind="timeseries"]');
     expect(await series.count()).toBe(2);
-    const svgs = [await series.nth(0).locator(".live svg").innerHTML(), await series.nth(1).locator(".live svg").innerHTML()];
+    const svgs = [
+      await series.nth(0).locator(".live svg.marks").innerHTML(),
+      await series.nth(1).locator(".live svg.marks").innerHTML(),
+    ];
     expect(svgs[0]).toContain("written since the workload's first repetition (GiB)");
     expect(svgs[1]).toContain("time since the workload's first repetition (s)");
     // The throughput chart: a rule per target, labelled with the target, its value and the formula, in
@@ -116,7 +119,7 @@ describe("the workload's clocks and per-target limits in Chromium (a real fio ru
     expect(svgs[0]).toContain(`large: vendor 80.00 MB/s = ${FORMULA}`);
     const ruleStrokes = await series
       .nth(0)
-      .locator(".live svg g.mark-rule path, .live svg g.mark-rule line")
+      .locator(".live svg.marks g.mark-rule path, .live svg.marks g.mark-rule line")
       .evaluateAll((els) => els.map((el) => el.getAttribute("stroke")));
     expect(new Set(ruleStrokes)).toEqual(new Set([CATEGORY_COLORS[0], CATEGORY_COLORS[1]]));
     // Both charts drew their points: two repetitions per target.

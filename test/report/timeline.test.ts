@@ -36,7 +36,9 @@ describe("timeline points", () => {
     {
       id: "b",
       writeShare: 0.5,
-      repetitions: [{ repetition: 0, start: T0 + 20_000, points: [{ t: 2, throughput: 1024 * MiB, iops: 50 }] }],
+      repetitions: [
+        { repetition: 0, start: T0 + 20_000, points: [{ t: 2, throughput: 1024 * MiB, iops: 50 }] },
+      ],
     },
   ];
 

@@ -47,8 +47,18 @@ describe("target vars", () => {
     const plan = planOf(spec());
     const MB = 1e6;
     expect(plan.report.limits).toEqual([
-      { label: "vendor", text: "min(50 + 0.1 * capacityGiB, 80) * 1MB/s", throughput: 60 * MB, target: "small" },
-      { label: "vendor", text: "min(50 + 0.1 * capacityGiB, 80) * 1MB/s", throughput: 80 * MB, target: "large" },
+      {
+        label: "vendor",
+        text: "min(50 + 0.1 * capacityGiB, 80) * 1MB/s",
+        throughput: 60 * MB,
+        target: "small",
+      },
+      {
+        label: "vendor",
+        text: "min(50 + 0.1 * capacityGiB, 80) * 1MB/s",
+        throughput: 80 * MB,
+        target: "large",
+      },
     ]);
     const named = planOf(spec({ limits: [{ label: "rated", iops: "iopsLimit", target: "large" }] }));
     expect(named.report.limits).toEqual([{ label: "rated", iops: 3000, text: "iopsLimit", target: "large" }]);

@@ -37,8 +37,7 @@ export function requestedChart(
   // Dimensions the request leaves out would draw several cases on one spot: they become facets (or colour).
   const leftovers = view.dims.filter((d) => !used.includes(d));
   let color = request.color !== undefined && request.color !== "time" ? request.color : undefined;
-  if (color === undefined && !series && leftovers.length > 0)
-    color = chooseLayout(leftovers).color;
+  if (color === undefined && !series && leftovers.length > 0) color = chooseLayout(leftovers).color;
   // On the workload's clock (elapsed, written) every case shares one axis: no panels unless asked for.
   const timeline = series && request.x !== "time";
   const facets = [

@@ -92,7 +92,11 @@ export function timelinePoints(
         const value = p[y];
         if (!Number.isFinite(value)) continue;
         const instant = at(r, p.t);
-        points.push({ x: axis === "elapsed" ? instant : writtenBy(instant) / GIB, y: value, r: r.repetition });
+        points.push({
+          x: axis === "elapsed" ? instant : writtenBy(instant) / GIB,
+          y: value,
+          r: r.repetition,
+        });
       }
     out.set(c.id, points);
   }
@@ -107,7 +111,7 @@ export function thinned(points: readonly TimelinePoint[], bins: number): Timelin
   if (points.length <= bins) return [...points];
   const size = Math.ceil(points.length / bins);
   const out: TimelinePoint[] = [];
-  for (let i = 0; i < points.length; ) {
+  for (let i = 0; i < points.length;) {
     let end = i + 1;
     while (end < points.length && end - i < size && points[end]!.r === points[i]!.r) end += 1;
     const run = points.slice(i, end);

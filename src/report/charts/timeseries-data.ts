@@ -15,7 +15,13 @@ import {
 } from "../view.js";
 import { round, unitFor, type VlSpec } from "./common.js";
 import { panelsOf, type Panels } from "./panels.js";
-import { thinned, timelinePoints, writeShare, type TimelineAxis, type TimelinePoint } from "./timeline-data.js";
+import {
+  thinned,
+  timelinePoints,
+  writeShare,
+  type TimelineAxis,
+  type TimelinePoint,
+} from "./timeline-data.js";
 import { SERIES_BINS } from "../aggregate.js";
 
 export interface TimeseriesRequest {

@@ -63,8 +63,8 @@ function timeseriesCaption(data: TimeseriesData, request: TimeseriesRequest): st
     request.x
       ? TIMELINE_CAPTIONS[request.x]
       : data.repetitions > 1
-      ? `Lines and points: the mean of each time bin over ${data.repetitions} repetitions; band: their minimum and maximum.`
-      : "Lines and points: the measured samples (time bins when there are many).",
+        ? `Lines and points: the mean of each time bin over ${data.repetitions} repetitions; band: their minimum and maximum.`
+        : "Lines and points: the measured samples (time bins when there are many).",
     ...panelsCaption(data.panels),
     ...(data.steady.length > 0
       ? [
