@@ -3,6 +3,7 @@ import { METRIC_INFO } from "../results/metrics.js";
 import type { RunSummary } from "../results/summary.js";
 import { formatMetric } from "../report/format.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
+import { varsOf } from "../spec/vars.js";
 import { collect, EXIT, nonEmptyPath, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
 
 interface RunOptions {
@@ -114,17 +115,21 @@ export function describeVerdict(summary: RunSummary): { ok: boolean; lines: stri
     const c = summary.cases.find((x) => x.id === id)!;
     lines.push(`failed: ${id}: ${c.failed} of ${c.repetitions} repetitions (${c.errors.join("; ")})`);
   }
-  for (const e of summary.expect.filter((x) => x.status === "not met")) {
+  // Unmet expectations, and every one whose bound its target's vars made its own (each disk's number).
+  for (const e of summary.expect.filter((x) => x.status === "not met" || (x.target && x.status === "met"))) {
     const { family } = METRIC_INFO[e.metric];
+    // A formula over vars is said with its value; a plain "1000GB/s" says nothing more.
+    const formula = (text: string | undefined) =>
+      text && varsOf(text).length > 0 ? ` = ${text}${e.target ? ` with ${e.target}'s vars` : ""}` : "";
     const bound = [
-      e.atLeast !== undefined && `≥ ${formatMetric(family, e.atLeast)}`,
-      e.atMost !== undefined && `≤ ${formatMetric(family, e.atMost)}`,
+      e.atLeast !== undefined && `≥ ${formatMetric(family, e.atLeast)}${formula(e.atLeastText)}`,
+      e.atMost !== undefined && `≤ ${formatMetric(family, e.atMost)}${formula(e.atMostText)}`,
     ]
       .filter(Boolean)
       .join(" and ");
     const measured = e.measured !== undefined ? formatMetric(family, e.measured) : e.reason;
     lines.push(
-      `expectation not met: expect[${e.index}] ${e.case} ${e.metric} ${measured} (expected ${bound})`,
+      `expectation ${e.status}: expect[${e.index}] ${e.case} ${e.metric} ${measured} (expected ${bound})`,
     );
   }
   const passed = summary.expect.filter((e) => e.pass).length;

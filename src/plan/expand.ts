@@ -4,7 +4,16 @@
  * and the rules that need a resolved case (engine vs target, op, bs vs size, destructive…) run here.
  */
 import type { SpecPath } from "../diagnostics/diagnostic.js";
-import type { Case, CaseParams, ParamSource, Plan, PlannedExpect, PlannedRounds } from "./types.js";
+import type {
+  Case,
+  CaseParams,
+  ParamSource,
+  Plan,
+  PlannedExpect,
+  PlannedLimit,
+  PlannedReport,
+  PlannedRounds,
+} from "./types.js";
 import { planRounds } from "./rounds.js";
 import {
   COMMON_DEFAULTS,
@@ -34,7 +43,8 @@ import {
 import type { DiagnosticSink } from "../spec/sink.js";
 import { formatDuration } from "../spec/units.js";
 import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
-import { evaluate } from "../spec/vars.js";
+import { evaluate, resolveTargetVars, SILENT } from "../spec/vars.js";
+import { planLimits } from "./limits.js";
 import { refusedBy } from "../hosts/transports.js";
 
 export const MAX_CASES = 100_000;
@@ -101,12 +111,15 @@ export function expand(
     );
     if (planned) rounds.set(workload.name, planned);
   }
+  const targetVars = resolveTargetVars(spec, sink);
+  const limits = planLimits(spec, vars, targetVars, cases, sink);
   return {
     benchspec: 1,
     name: spec.name,
     ...(spec.description !== undefined && { description: spec.description }),
     specHash,
     vars,
+    ...(Object.keys(targetVars).length > 0 && { targetVars }),
     targets: spec.targets,
     hosts: spec.hosts ?? {},
     workloads: Object.fromEntries(
@@ -122,8 +135,8 @@ export function expand(
       }),
     ),
     cases,
-    expect: planExpectations(spec, vars, cases, sink),
-    report: spec.report ?? {},
+    expect: planExpectations(spec, vars, targetVars, cases, sink),
+    report: plannedReport(spec.report, limits),
   };
 }
 
@@ -147,6 +160,13 @@ function checkTargetSteps(cases: readonly Case[], base: SpecPath, sink: Diagnost
       }
     }
   }
+}
+
+function plannedReport(report: Spec["report"], limits: PlannedLimit[] | undefined): PlannedReport {
+  // In the order written (plan.json's bytes stay those of a spec without formulas).
+  return Object.fromEntries(
+    Object.entries(report ?? {}).map(([key, value]) => [key, key === "limits" ? limits : value]),
+  ) as PlannedReport;
 }
 
 function dimensionsOf(workload: Workload, base: SpecPath): Dimension[] {
@@ -542,9 +562,11 @@ function checkMetric(metric: Metric, cases: readonly Case[], path: SpecPath, sin
 function planExpectations(
   spec: Spec,
   vars: Record<string, number>,
+  targetVars: Record<string, Record<string, number>>,
   cases: Case[],
   sink: DiagnosticSink,
 ): PlannedExpect[] {
+  const declared = Object.keys(spec.vars ?? {});
   return (spec.expect ?? []).map((expect, index) => {
     const path = ["expect", index];
     const where = expect.where ?? {};
@@ -565,12 +587,28 @@ function planExpectations(
     const bound = (key: "atLeast" | "atMost") => {
       const value = expect[key];
       if (value === undefined) return {};
-      const result = evaluate(value, vars, [...path, key], sink, Object.keys(spec.vars ?? {}));
+      const result = evaluate(value, vars, [...path, key], sink, declared);
       return {
         ...(result !== undefined && { [key]: result }),
         ...(typeof value === "string" && { [`${key}Text`]: value }),
       };
     };
+    // A case on a target with vars of its own gets its own bounds where they differ from the spec's.
+    const byCase: NonNullable<PlannedExpect["byCase"]> = {};
+    for (const c of matching) {
+      const own = targetVars[c.target];
+      if (!own) continue;
+      const bounds: { atLeast?: number; atMost?: number } = {};
+      for (const key of ["atLeast", "atMost"] as const) {
+        const value = expect[key];
+        if (value === undefined) continue;
+        // Its errors are the formula's, reported with the spec's vars above.
+        const result = evaluate(value, own, [...path, key], SILENT, declared);
+        if (result !== undefined) bounds[key] = result;
+      }
+      const plain = bound("atLeast").atLeast === bounds.atLeast && bound("atMost").atMost === bounds.atMost;
+      if (!plain) byCase[c.id] = { ...bounds, target: c.target };
+    }
     return {
       index,
       workload: expect.workload,
@@ -580,6 +618,7 @@ function planExpectations(
       ...bound("atMost"),
       ...(expect.description !== undefined && { description: expect.description }),
       cases: matching.map((c) => c.id),
+      ...(Object.keys(byCase).length > 0 && { byCase }),
     };
   });
 }

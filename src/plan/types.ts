@@ -56,6 +56,11 @@ export interface PlannedExpect {
   description?: string;
   /** Ids of the cases the assertion applies to. */
   cases: string[];
+  /**
+   * The bounds of the cases whose target's vars give them other values than `atLeast`/`atMost` (the
+   * spec's vars), by case id.
+   */
+  byCase?: Record<string, { atLeast?: number; atMost?: number; target: string }>;
 }
 
 /** A workload run in rounds to steady state, its defaults applied (docs/language.md, "Rounds"). */
@@ -69,6 +74,21 @@ export interface PlannedRounds {
   max: number;
 }
 
+/** A `report.limits` entry, evaluated: one per target when its formula uses a var a target sets. */
+export interface PlannedLimit {
+  label: string;
+  throughput?: number;
+  iops?: number;
+  latency?: number;
+  interface?: string;
+  /** The target it is of: named in the spec, or whose vars it was evaluated with. */
+  target?: string;
+  /** The expression as written ("min(50 + 0.1 * capacityGiB, 80) * 1MB/s"). */
+  text?: string;
+}
+
+export type PlannedReport = Omit<NonNullable<Spec["report"]>, "limits"> & { limits?: PlannedLimit[] };
+
 export interface Plan {
   benchspec: 1;
   name: string;
@@ -76,6 +96,8 @@ export interface Plan {
   /** sha256 of the spec's canonical JSON (after --set), so formatting and comments do not change it. */
   specHash: string;
   vars: Record<string, number>;
+  /** Per target that sets `vars`: the spec's vars as its cases see them. */
+  targetVars?: Record<string, Record<string, number>>;
   targets: Record<string, Target>;
   /** The spec's groups of client hosts; a case whose `hosts` names one runs on every host of it at once. */
   hosts: Record<string, HostGroup>;
@@ -83,7 +105,7 @@ export interface Plan {
   workloads: Record<string, { description?: string; rounds?: PlannedRounds }>;
   cases: Case[];
   expect: PlannedExpect[];
-  report: NonNullable<Spec["report"]>;
+  report: PlannedReport;
 }
 
 /** The targets a case runs on: its one, or the group of a case over several at once. */

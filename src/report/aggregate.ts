@@ -11,7 +11,16 @@ import { median, statWarnings, summarize } from "../results/stats.js";
 import { METRICS, type Metric } from "../spec/metrics.js";
 import type { NicLimit } from "../telemetry/verdict.js";
 import { HostAccumulator, type HostsPartial } from "./hosts.js";
-import type { AutotuneResult, AutotuneRound, CaseAgg, PlanCase, SeriesAgg, SeriesPoint } from "./model.js";
+import type {
+  AutotuneResult,
+  AutotuneRound,
+  CaseAgg,
+  PlanCase,
+  RepetitionSeries,
+  SeriesAgg,
+  SeriesPoint,
+} from "./model.js";
+import { RepetitionStarts, type StartsPartial } from "./starts.js";
 import { TelemetryAccumulator, type TelemetryPartial } from "./telemetry.js";
 
 /**
@@ -41,7 +50,7 @@ export type RowLike = Pick<
   | "jobs"
   | "telemetry"
 > &
-  Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "hosts" | "targets" | "startSpread">>;
+  Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "hosts" | "targets" | "startSpread" | "start">>;
 
 /**
  * Per-repetition values besides the metrics, of which the report shows the median: the client's CPU-seconds
@@ -154,6 +163,8 @@ export interface AccumulatorPartial {
   hosts?: HostsPartial;
   /** The telemetry of the rows, per case and host (absent when they had none). */
   telemetry?: TelemetryPartial;
+  /** The measured repetitions' start instants (absent when no row had one). */
+  starts?: StartsPartial;
 }
 
 const CASE_HEADER = 7;
@@ -188,6 +199,7 @@ export class RunAccumulator {
   private readonly series = new Map<string, SeriesAcc>();
   private readonly hosts = new HostAccumulator();
   private readonly telemetry = new TelemetryAccumulator();
+  private readonly starts = new RepetitionStarts();
   rowsTotal = 0;
   rowsWarmup = 0;
   rowsFailed = 0;
@@ -218,6 +230,7 @@ export class RunAccumulator {
     if (acc.failures.delete(row.repetition)) acc.measured -= 1;
     acc.measured += 1;
     acc.repetitions.add(row.repetition);
+    this.starts.add(row.case, row.repetition, row.start);
     if (row.hosts || row.targets) this.hosts.add(row);
     if (!row.ok) {
       this.rowsFailed += 1;
@@ -362,6 +375,7 @@ export class RunAccumulator {
     const flat = Float64Array.from(layout);
     const hosts = this.hosts.partial();
     const telemetry = this.telemetry.partial();
+    const starts = this.starts.partial();
     const partial: AccumulatorPartial = {
       rowsTotal: this.rowsTotal,
       rowsWarmup: this.rowsWarmup,
@@ -374,6 +388,7 @@ export class RunAccumulator {
       errors,
       ...(hosts && { hosts }),
       ...(telemetry && { telemetry }),
+      ...(starts && { starts }),
     };
     return { partial, transfer: [flat.buffer, values.buffer] };
   }
@@ -404,6 +419,7 @@ export class RunAccumulator {
     for (const source of partial.sources) this.sources.add(source);
     if (partial.hosts) this.hosts.merge(partial.hosts);
     if (partial.telemetry) this.telemetry.merge(partial.telemetry);
+    if (partial.starts) this.starts.merge(partial.starts);
     const { layout, values } = partial;
     let errors = 0;
     let from = 0;
@@ -460,7 +476,9 @@ export class RunAccumulator {
       const acc = this.cases.get(s.case);
       const warmups = typeof acc?.info.params.warmup === "number" ? acc.info.params.warmup : 0;
       const sample = typeof acc?.info.params.sample === "number" ? acc.info.params.sample : undefined;
-      series.push(downsample(s, warmups, sample));
+      const timeline =
+        s.host === undefined ? repetitionSeries(s, warmups, this.starts.of(s.case)) : undefined;
+      series.push({ ...downsample(s, warmups, sample), ...(timeline && { timeline }) });
     }
     return { cases, expect: evaluateExpectations(expect, summaries), series };
   }
@@ -623,13 +641,45 @@ function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
   };
 }
 
-/** At most SERIES_BINS points: the mean of each time bin over all repetitions, with its min and max. */
-function downsample(s: SeriesAcc, warmups: number, sample: number | undefined): SeriesAgg {
-  // Which series are warm-ups: segment 0 of repetitions 1…w that also have a segment 1.
+/** Which series are warm-ups: segment 0 of repetitions 1…w that also have a segment 1. */
+function warmupKeys(s: SeriesAcc, warmups: number): Set<number> {
   const dropped = new Set<number>();
   if (warmups > 0) {
     for (const [rep, seg] of s.segments) if (rep <= warmups && seg.segment > 0) dropped.add(rep * 1024);
   }
+  return dropped;
+}
+
+/**
+ * Each measured repetition's own points with its start instant, in the order they started (none when a
+ * repetition's start is unknown: rows of older runs, imports).
+ */
+function repetitionSeries(
+  s: SeriesAcc,
+  warmups: number,
+  starts: ReadonlyMap<number, number> | undefined,
+): RepetitionSeries[] | undefined {
+  if (!starts) return undefined;
+  const dropped = warmupKeys(s, warmups);
+  const byKey = new Map<number, RepetitionSeries>();
+  for (let i = 0; i < s.t.length; i += 1) {
+    const key = s.keys[i]!;
+    if (dropped.has(key)) continue;
+    let rep = byKey.get(key);
+    if (!rep) {
+      const repetition = Math.floor(key / 1024);
+      const start = starts.get(repetition);
+      if (start === undefined) return undefined;
+      byKey.set(key, (rep = { repetition, start, points: [] }));
+    }
+    rep.points.push({ t: s.t[i]!, throughput: s.throughput[i]!, iops: s.iops[i]! });
+  }
+  return [...byKey.values()].sort((a, b) => a.start - b.start);
+}
+
+/** At most SERIES_BINS points: the mean of each time bin over all repetitions, with its min and max. */
+function downsample(s: SeriesAcc, warmups: number, sample: number | undefined): SeriesAgg {
+  const dropped = warmupKeys(s, warmups);
   const keys = s.keys;
   const reps = new Set<number>();
   let tMax = 0;

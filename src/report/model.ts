@@ -3,18 +3,18 @@
  * here is already aggregated (per case statistics, downsampled series), so its size does not grow with
  * the number of result rows.
  */
-import type { PlannedExpect } from "../plan/types.js";
+import type { PlannedExpect, PlannedLimit, PlannedReport } from "../plan/types.js";
 import type { SteadyWindow } from "../results/import-fio.js";
 import type { CaseSummary, ExpectResult } from "../results/summary.js";
 import type { RoundsSummary } from "../results/rounds-summary.js";
 import type { Provenance, RunState } from "../results/run-dir.js";
 import type { Stats } from "../results/stats.js";
-import type { Metric, Spec } from "../spec/schema.js";
+import type { Metric } from "../spec/schema.js";
 import type { TelemetryRow } from "../telemetry/types.js";
 
-export type ReportSection = NonNullable<Spec["report"]>;
+export type ReportSection = PlannedReport;
 export type ChartRequest = NonNullable<ReportSection["charts"]>[number];
-export type Limit = NonNullable<ReportSection["limits"]>[number];
+export type Limit = PlannedLimit;
 
 /** A case as plan.json lists it (or as derived from result rows when there is no plan). */
 export interface PlanCase {
@@ -116,6 +116,16 @@ export interface SeriesAgg {
   repetitions: number;
   rawPoints: number;
   points: SeriesPoint[];
+  /** The case's measured repetitions one by one, on the clock (for `x: elapsed` and `x: written`). */
+  timeline?: RepetitionSeries[];
+}
+
+/** One measured repetition's points as sampled (a rate is NaN where it is no sample), and its start. */
+export interface RepetitionSeries {
+  repetition: number;
+  /** Its row's start (epoch ms). */
+  start: number;
+  points: { t: number; throughput: number; iops: number }[];
 }
 
 export interface SeriesPoint {

@@ -3,7 +3,7 @@
  */
 import type { PlannedExpect } from "../plan/types.js";
 import type { Comparison } from "../results/compare.js";
-import { METRIC_INFO } from "../results/metrics.js";
+import { METRIC_INFO, type MetricFamily } from "../results/metrics.js";
 import type { Stats } from "../results/stats.js";
 import { METRICS, type Metric } from "../spec/metrics.js";
 import { limitsFor } from "./charts/limits.js";
@@ -59,24 +59,27 @@ function meanCi(metric: Metric, s: Stats | undefined): string {
   return `${formatMetric(family, s.mean)} ± ${formatMetric(family, (s.ci95[1] - s.ci95[0]) / 2)}`;
 }
 
-/** "% of limit" cells for the limits that apply to throughput or IOPS. */
-function limitColumns(limits: readonly Limit[]): { title: string; metric: Metric; value: number }[] {
+/**
+ * "% of limit" cells for the limits that apply to throughput or IOPS: a limit evaluated per target is one
+ * column, each case measured against its own target's value.
+ */
+function limitColumns(
+  limits: readonly Limit[],
+): { title: string; metric: Metric; valueFor: (target: string) => number | undefined }[] {
+  const columns = (family: MetricFamily, metric: Metric, prefix: string) => {
+    const byLabel = new Map<string, ReturnType<typeof limitsFor>>();
+    for (const l of limitsFor(limits, family)) byLabel.set(l.label, [...(byLabel.get(l.label) ?? []), l]);
+    return [...byLabel].map(([label, list]) => ({
+      title: `${prefix}% of ${label}`,
+      metric,
+      valueFor: (target: string) =>
+        (list.find((l) => l.target === target) ?? list.find((l) => !l.target))?.value,
+    }));
+  };
   return [
-    ...limitsFor(limits, "throughput").map((l) => ({
-      title: `% of ${l.label}`,
-      metric: "throughput" as Metric,
-      value: l.value,
-    })),
-    ...limitsFor(limits, "iops").map((l) => ({
-      title: `% of ${l.label}`,
-      metric: "iops" as Metric,
-      value: l.value,
-    })),
-    ...limitsFor(limits, "time").map((l) => ({
-      title: `p99 % of ${l.label}`,
-      metric: "p99" as Metric,
-      value: l.value,
-    })),
+    ...columns("throughput", "throughput", ""),
+    ...columns("iops", "iops", ""),
+    ...columns("time", "p99", "p99 "),
   ];
 }
 
@@ -173,7 +176,8 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
         : []),
       ...limitCols.map((l) => {
         const median = c.metrics[l.metric]?.median;
-        return num(median !== undefined ? formatPercent(median / l.value) : "–");
+        const value = l.valueFor(c.target);
+        return num(median !== undefined && value !== undefined ? formatPercent(median / value) : "–");
       }),
       c.steady
         ? badge(c.steady.attained === c.steady.total, `${c.steady.attained} of ${c.steady.total} attained`)
@@ -306,11 +310,14 @@ export function expectTable(runs: readonly RunData[]): string {
     for (const result of run.expect) {
       const planned: PlannedExpect | undefined = run.plan.expect.find((e) => e.index === result.index);
       const { family } = METRIC_INFO[result.metric];
+      // A bound its target's vars made its own says whose: each disk's number beside the formula.
+      const formula = (text: string | undefined) =>
+        text ? ` (${text}${result.target ? ` with ${result.target}'s vars` : ""})` : "";
       const bounds = [
         result.atLeast !== undefined &&
-          `≥ ${formatMetric(family, result.atLeast)}${planned?.atLeastText ? ` (${planned.atLeastText})` : ""}`,
+          `≥ ${formatMetric(family, result.atLeast)}${formula(planned?.atLeastText)}`,
         result.atMost !== undefined &&
-          `≤ ${formatMetric(family, result.atMost)}${planned?.atMostText ? ` (${planned.atMostText})` : ""}`,
+          `≤ ${formatMetric(family, result.atMost)}${formula(planned?.atMostText)}`,
       ].filter(Boolean) as string[];
       const bound = result.atLeast ?? result.atMost;
       rows.push([
@@ -360,6 +367,8 @@ export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): 
     let best: { c: CaseAgg; run: RunData; v: number } | undefined;
     for (const run of runs) {
       for (const c of run.cases) {
+        // A target's limit is its own cases' limit.
+        if (limit.target !== undefined && c.target !== limit.target) continue;
         const v = c.metrics[metric]?.median;
         if (v === undefined) continue;
         const better = metric === "p99" ? !best || v < best.v : !best || v > best.v;
@@ -368,8 +377,8 @@ export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): 
     }
     const { family } = METRIC_INFO[metric];
     return [
-      limit.label,
-      num(formatMetric(family, value)),
+      limit.target !== undefined ? `${limit.label} (${limit.target})` : limit.label,
+      num(`${formatMetric(family, value)}${limit.text ? ` = ${limit.text}` : ""}`),
       best
         ? {
             html: `<code>${escapeHtml(best.c.id)}</code>${runs.length > 1 ? ` (${escapeHtml(best.run.label)})` : ""}`,

@@ -53,6 +53,11 @@ export interface ExpectResult {
   measured?: number;
   atLeast?: number;
   atMost?: number;
+  /** The bounds as written, when formulas ("min(1000 + 6 * capacityGiB, 3000)"). */
+  atLeastText?: string;
+  atMostText?: string;
+  /** The target whose vars gave this case its bounds (absent: the spec's vars). */
+  target?: string;
   /** Met or not met by the median; not run when the case has no measured repetition (interrupted, skipped). */
   status: ExpectStatus;
   /** status === "met". */
@@ -157,13 +162,18 @@ export function evaluateExpectations(
     expect.cases.map((id): ExpectResult => {
       const summary = cases.find((c) => c.id === id);
       const measured = summary?.metrics[expect.metric]?.median;
+      // A case on a target with vars of its own has its own bounds.
+      const bounds = expect.byCase?.[id] ?? expect;
       const base = {
         index: expect.index,
         workload: expect.workload,
         case: id,
         metric: expect.metric,
-        ...(expect.atLeast !== undefined && { atLeast: expect.atLeast }),
-        ...(expect.atMost !== undefined && { atMost: expect.atMost }),
+        ...(bounds.atLeast !== undefined && { atLeast: bounds.atLeast }),
+        ...(bounds.atMost !== undefined && { atMost: bounds.atMost }),
+        ...(bounds.atLeast !== undefined && expect.atLeastText && { atLeastText: expect.atLeastText }),
+        ...(bounds.atMost !== undefined && expect.atMostText && { atMostText: expect.atMostText }),
+        ...(expect.byCase?.[id] && { target: expect.byCase[id].target }),
       };
       // A case the run never reached (Ctrl-C, an unavailable engine) has not failed its expectation.
       if (!summary || summary.repetitions === 0)
@@ -172,8 +182,8 @@ export function evaluateExpectations(
         return { ...base, status: "not met", pass: false, reason: "no successful measurement" };
       }
       const pass =
-        (expect.atLeast === undefined || measured >= expect.atLeast) &&
-        (expect.atMost === undefined || measured <= expect.atMost);
+        (bounds.atLeast === undefined || measured >= bounds.atLeast) &&
+        (bounds.atMost === undefined || measured <= bounds.atMost);
       return { ...base, measured, status: pass ? "met" : "not met", pass };
     }),
   );

@@ -17,6 +17,7 @@ import type { DiagnosticSink } from "./sink.js";
 import { targetKindFacts, targetValue } from "./target-kinds.js";
 import { hasLiteralUrlCredentials } from "../platform/redact.js";
 import { evaluate } from "./vars.js";
+import { SERIES_AXES } from "./words.js";
 
 export interface RuleContext {
   spec: Spec;
@@ -308,8 +309,16 @@ const charts: Rule = ({ spec, sink }) => {
         [...path, "workload"],
       );
     }
+    // A time series' other x axes (WSAT, HIR): an x only, never a colour or a panel.
+    const seriesAxis = chart.x !== "time" && (SERIES_AXES as readonly string[]).includes(chart.x);
+    if (seriesAxis && chart.y !== "throughput" && chart.y !== "iops")
+      sink.error("invalid-value", `x: ${chart.x} is a time series: y must be throughput or iops`, [
+        ...path,
+        "y",
+      ]);
     for (const key of ["x", "color", "facet"] as const) {
       const value = chart[key];
+      if (key === "x" && seriesAxis) continue;
       if (value !== undefined && !axes.includes(value)) {
         const hint =
           didYouMean(value, axes) || ' (use a parameter name such as bs or concurrency, or "time")';
@@ -325,6 +334,16 @@ const charts: Rule = ({ spec, sink }) => {
         `a limit sets exactly one of throughput, iops, latency (found ${set.length})`,
         ["report", "limits", index],
       );
+    }
+    if (limit.target !== undefined && !Object.hasOwn(spec.targets, limit.target)) {
+      const known = Object.keys(spec.targets);
+      const hint = didYouMean(limit.target, known) || ` (defined targets: ${known.join(", ")})`;
+      sink.error("unknown-target", `no target named "${limit.target}"${hint}`, [
+        "report",
+        "limits",
+        index,
+        "target",
+      ]);
     }
     if (limit.interface !== undefined && limit.throughput === undefined) {
       sink.error(

@@ -90,9 +90,28 @@ const httpUrl = (example: string) =>
 
 const keep = z.boolean().optional().describe("keep the data the run created instead of removing it");
 
+/** A var name: what `vars` keys and a target's `vars` keys must look like. */
+const varName = z.string().refine((key) => VAR_PATTERN.test(key), {
+  message: 'a variable name must be a letter or "_" followed by letters, digits or "_"',
+  params: { code: "invalid-name" },
+});
+
+/** A number, or an expression over vars with units: "min(1000 + 6 * capacityGiB, 3000)", "80MB/s". */
+const exprSchema = z.union([z.number(), z.string().min(1).max(1000)], {
+  error: 'expected a number or an expression such as "min(1000 + 6 * capacityGiB, 3000)"',
+});
+
+const targetVars = z
+  .record(varName, exprSchema)
+  .optional()
+  .describe(
+    "values of the spec's vars for this target's cases (e.g. its capacityGiB): expect and limit formulas use them",
+  );
+
 const fsTarget = z.strictObject({
   kind: z.literal("fs"),
   description: text.optional(),
+  vars: targetVars,
   path: envString.optional().describe("directory to benchmark in (default: a fresh temp dir)"),
   keep,
 });
@@ -111,6 +130,7 @@ const blkidWord = (what: string) =>
 const blockTarget = z.strictObject({
   kind: z.literal("block"),
   description: text.optional(),
+  vars: targetVars,
   device: envString.describe("block device, e.g. /dev/nvme1n1 or /dev/disk/by-id/…"),
   destructive: z.boolean().optional().describe("required for any workload that writes to the device"),
   overwrite: z
@@ -136,6 +156,7 @@ const BUCKET_RULE = (value: string) =>
 const s3Target = z.strictObject({
   kind: z.literal("s3"),
   description: text.optional(),
+  vars: targetVars,
   endpoint: httpUrl("https://s3.example.com")
     .optional()
     .describe("S3 endpoint URL, e.g. https://s3.example.com or ${env:S3_ENDPOINT}"),
@@ -158,6 +179,7 @@ const s3Target = z.strictObject({
 const ipfsTarget = z.strictObject({
   kind: z.literal("ipfs"),
   description: text.optional(),
+  vars: targetVars,
   api: httpUrl("http://127.0.0.1:5001").optional().describe("Kubo RPC API URL, e.g. http://127.0.0.1:5001"),
   launch: z.literal("kubo").optional().describe("start a throwaway offline Kubo node"),
   fresh: z
@@ -487,11 +509,6 @@ export type Workload = z.output<typeof WorkloadSchema>;
 
 export { METRICS, type Metric } from "./metrics.js";
 
-/** A number, or an expression over vars with units: "min(1000 + 6 * capacityGiB, 3000)", "80MB/s". */
-const exprSchema = z.union([z.number(), z.string().min(1).max(1000)], {
-  error: 'expected a number or an expression such as "min(1000 + 6 * capacityGiB, 3000)"',
-});
-
 const expectSchema = z.strictObject({
   workload: name("a workload name"),
   description: text.optional(),
@@ -504,9 +521,15 @@ export type Expect = z.output<typeof expectSchema>;
 
 const limitSchema = z.strictObject({
   label: text.min(1),
-  throughput: rate.optional(),
-  iops: z.number().positive().optional(),
-  latency: positiveDuration.optional(),
+  throughput: z
+    .union([rate, exprSchema])
+    .optional()
+    .describe('a rate, or an expression over vars: "min(50 + 0.1 * capacityGiB, 80) * 1MB/s"'),
+  iops: z.union([z.number().positive(), exprSchema]).optional(),
+  latency: z.union([positiveDuration, exprSchema]).optional(),
+  target: name("a target name")
+    .optional()
+    .describe("the target this limit is of: drawn on its cases' charts, its formula evaluated with its vars"),
   interface: z
     .string()
     .regex(/^[A-Za-z0-9_.:@-]{1,15}$/, "a network interface name: 1 to 15 of A-Z a-z 0-9 _ . : @ -")
@@ -538,15 +561,11 @@ export const SpecSchema = z
     name: name("the spec name"),
     description: text.optional(),
     vars: z
-      .record(
-        z.string().refine((key) => VAR_PATTERN.test(key), {
-          message: 'a variable name must be a letter or "_" followed by letters, digits or "_"',
-          params: { code: "invalid-name" },
-        }),
-        exprSchema,
-      )
+      .record(varName, exprSchema)
       .optional()
-      .describe("named numbers and expressions, usable in expect formulas"),
+      .describe(
+        "named numbers and expressions, usable in expect and limit formulas; a target's vars override them",
+      ),
     targets: z.record(name("a target name"), TargetSchema).describe("the storage to benchmark, by name"),
     hosts: z
       .record(name("a host group name"), HostGroupSchema)

@@ -5,15 +5,67 @@ import { evalExpr, ExprError, exprVars, parseExpr } from "./expr.js";
 import type { Spec } from "./schema.js";
 import type { DiagnosticSink } from "./sink.js";
 
-/** Evaluates vars in the order written; a var may use the ones before it. */
-export function resolveVars(spec: Spec, sink: DiagnosticSink): Record<string, number> {
+/**
+ * Evaluates vars in the order written; a var may use the ones before it. With a target, the target's
+ * `vars` replace the spec's expressions of the same names, in the spec's order: the vars that use them
+ * (iopsLimit over capacityGiB) follow.
+ */
+export function resolveVars(
+  spec: Spec,
+  sink: Pick<DiagnosticSink, "error">,
+  target?: string,
+): Record<string, number> {
   const values: Record<string, number> = Object.create(null);
   const all = Object.keys(spec.vars ?? {});
+  const own = target !== undefined ? (spec.targets[target]?.vars ?? {}) : {};
   for (const [index, [name, value]] of Object.entries(spec.vars ?? {}).entries()) {
-    const result = evaluate(value, values, ["vars", name], sink, all, all.slice(index));
+    const mine = Object.hasOwn(own, name);
+    const path = mine ? ["targets", target!, "vars", name] : ["vars", name];
+    // The spec's own vars were reported by the spec's pass; here, only what follows from the target's.
+    const to = mine || target === undefined ? sink : SILENT;
+    const result = evaluate(mine ? own[name]! : value, values, path, to, all, all.slice(index));
     if (result !== undefined) values[name] = result;
   }
   return values;
+}
+
+/** Per target that sets `vars`: the vars its cases see. A target var the spec does not declare is an error. */
+export function resolveTargetVars(spec: Spec, sink: DiagnosticSink): Record<string, Record<string, number>> {
+  const declared = Object.keys(spec.vars ?? {});
+  const out: Record<string, Record<string, number>> = {};
+  for (const [target, { vars }] of Object.entries(spec.targets)) {
+    if (!vars) continue;
+    for (const name of Object.keys(vars)) {
+      if (declared.includes(name)) continue;
+      const hint =
+        didYouMean(name, declared) ||
+        (declared.length ? ` (the spec's vars: ${declared.join(", ")})` : " (the spec declares no vars)");
+      sink.error(
+        "unknown-var",
+        `"${name}" is not one of the spec's vars; a target's vars give its own values of them${hint}`,
+        ["targets", target, "vars", name],
+        { at: "key" },
+      );
+    }
+    const values = resolveVars(spec, sink, target);
+    // A target whose vars did not all evaluate has its error; nothing evaluated with them would add to it.
+    if (declared.every((name) => Object.hasOwn(values, name))) out[target] = values;
+  }
+  return out;
+}
+
+/** For evaluating again what was reported once already. */
+export const SILENT: Pick<DiagnosticSink, "error"> = { error: () => undefined };
+
+/** The vars a formula uses (none for a number or a formula that does not parse). */
+export function varsOf(value: number | string): string[] {
+  if (typeof value === "number") return [];
+  try {
+    return exprVars(parseExpr(value)).map((v) => v.name);
+  } catch (error) {
+    if (error instanceof ExprError) return [];
+    throw error;
+  }
 }
 
 /** A number or expression evaluated against vars; undefined (with a diagnostic) when it cannot be. */
@@ -21,7 +73,7 @@ export function evaluate(
   value: number | string,
   vars: Readonly<Record<string, number>>,
   path: SpecPath,
-  sink: DiagnosticSink,
+  sink: Pick<DiagnosticSink, "error">,
   /** Every var of the spec, to tell "failed" and "defined later" from "not defined". */
   declared: readonly string[] = [],
   /** The vars not evaluated yet (while evaluating vars: this one and the ones below it). */

@@ -20,3 +20,10 @@ export const OPS = [
   "mixed",
 ] as const;
 export type Op = (typeof OPS)[number];
+
+/**
+ * A time series' x axes in `report.charts`: time from each repetition's start, or over the workload as a
+ * whole — seconds since its first repetition (`elapsed`, HIR) or GiB written since (`written`, WSAT).
+ */
+export const SERIES_AXES = ["time", "elapsed", "written"] as const;
+export type SeriesAxis = (typeof SERIES_AXES)[number];

@@ -12,13 +12,17 @@ import { hasPercentiles, latencyChart } from "./latency.js";
 import { processesChart } from "./processes.js";
 import { roundsCharts } from "./rounds.js";
 import { sweepChart } from "./sweep.js";
+import { SERIES_AXES } from "../../spec/words.js";
 import { seriesOf } from "./timeseries-data.js";
 import { seriesMetricFor, timeseriesChart } from "./timeseries.js";
 
 /** Beyond this many series a time-series chart is faceted by the swept parameter. */
 const MAX_SERIES_COLORS = 10;
 
-/** `asked`: the workload's own `report.charts`; a sweep or time series asked for replaces the default one. */
+/**
+ * `asked`: the workload's own `report.charts`; a sweep or time series (on any clock) asked for replaces the
+ * default one.
+ */
 export function defaultCharts(
   view: WorkloadView,
   asked: readonly ChartRequest[],
@@ -31,7 +35,8 @@ export function defaultCharts(
   // A single case with a time series (WSAT) says everything in its series; one bar would add nothing.
   const seriesOnly = view.entries.length === 1 && series === 1;
   const metric = primaryMetric(view);
-  if (!asked.some((r) => r.x !== "time") && !seriesOnly && metric) {
+  const isSeries = (r: ChartRequest) => (SERIES_AXES as readonly string[]).includes(r.x);
+  if (!asked.some((r) => !isSeries(r)) && !seriesOnly && metric) {
     charts.push(
       sweepChart(
         view,
@@ -52,7 +57,7 @@ export function defaultCharts(
     const facets = [layout.color, ...layout.facets].filter((d): d is string => d !== undefined);
     charts.push(latencyChart(view, { ...(layout.x && { x: layout.x }), facets }, ctx, id()));
   }
-  if (!asked.some((r) => r.x === "time") && series > 0) {
+  if (!asked.some(isSeries) && series > 0) {
     // With fio steady-state windows: one panel per case, its window shaded (as SNIA PTS plots them).
     const steady = view.entries.some((e) => e.run.steady.some((w) => w.case === e.c.id));
     const facets = steady ? view.dims : series > MAX_SERIES_COLORS && layout.x ? [layout.x] : [];

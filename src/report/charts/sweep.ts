@@ -4,10 +4,10 @@
  * interval; limits are dashed rules; expect bounds are markers on their case, shaped by pass/fail.
  */
 import { METRIC_INFO } from "../../results/metrics.js";
-import type { WorkloadView } from "../view.js";
 import type { Chart, ChartContext } from "./common.js";
 import { compose } from "./compose.js";
-import { limitRows } from "./limits.js";
+import { dimLabel, type WorkloadView } from "../view.js";
+import { limitRows, targetPlaces } from "./limits.js";
 import { panelsCaption } from "./panels.js";
 import { sweepData, type SweepData, type SweepRequest } from "./sweep-data.js";
 import { isGrouped, sweepLayers, sweepMark, type SweepMark } from "./sweep-layers.js";
@@ -21,7 +21,15 @@ export function sweepChart(
   const data = sweepData(view, request);
   if (!data) return undefined;
   const { panels } = data;
-  const limits = limitRows(ctx.limits, request.y, data.unit, data.max, panels.limitFacets);
+  const color = request.color;
+  const limits = limitRows(
+    ctx.limits,
+    request.y,
+    data.unit,
+    data.max,
+    panels.limitFacets,
+    targetPlaces(panels.shown, panels.field, color ? (e) => dimLabel(e, color) : undefined, data.colorOrder),
+  );
   const mark = sweepMark(request, data);
   const grouped = isGrouped(mark, request);
   const layers = sweepLayers(request, data, {

@@ -15,9 +15,19 @@ import {
 } from "../view.js";
 import { round, unitFor, type VlSpec } from "./common.js";
 import { panelsOf, type Panels } from "./panels.js";
+import {
+  thinned,
+  timelinePoints,
+  writeShare,
+  type TimelineAxis,
+  type TimelinePoint,
+} from "./timeline-data.js";
+import { SERIES_BINS } from "../aggregate.js";
 
 export interface TimeseriesRequest {
   y: "throughput" | "iops";
+  /** The workload's clock instead of each repetition's: seconds or GiB written since its first repetition. */
+  x?: TimelineAxis;
   /** A dimension for colour; without it, every case is its own colour (labelled by its varying dims). */
   color?: string;
   facets: string[];
@@ -28,6 +38,8 @@ export interface TimeseriesData {
   /** The dimensions the colour stands for (none: the case id). */
   colorDims: string[];
   colorOrder: string[];
+  /** A case's colour label (the `c` of its points). */
+  colorOf: (e: Entry) => string;
   panels: Panels;
   unit: DisplayUnit;
   /** The highest value drawn (base units), the top of a band included. */
@@ -60,7 +72,9 @@ const MAX_SERIES = 48;
 
 export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): TimeseriesData | undefined {
   const { y } = request;
-  const withSeries = view.entries.filter((e) => seriesOf(e)?.points.some((p) => p[y] !== undefined));
+  const withSeries = view.entries.filter((e) =>
+    request.x ? seriesOf(e)?.timeline : seriesOf(e)?.points.some((p) => p[y] !== undefined),
+  );
   if (withSeries.length === 0) return undefined;
   const colorDims = request.color ? [request.color] : view.dims.filter((d) => !request.facets.includes(d));
   const colorOrder =
@@ -70,17 +84,46 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
         : compositeOrder(withSeries, colorDims)
       : withSeries.map((e) => e.c.id);
   const panels = panelsOf(withSeries, request.facets, MAX_SERIES);
+  const colorOf = (e: Entry) => (colorDims.length > 0 ? compositeLabel(e, colorDims) : e.c.id);
+  if (request.x) {
+    // On the clock of all the workload's sampled cases, drawn or not.
+    const points = onTimeline(withSeries, request.x, y);
+    const values = panels.shown.flatMap((e) => points.get(e)!.map((p) => p.y));
+    const unit = unitFor(y, values);
+    return {
+      colorDims,
+      colorOrder,
+      colorOf,
+      panels,
+      unit,
+      max: Math.max(0, ...values),
+      points: panels.shown.flatMap((e) =>
+        thinned(points.get(e)!, SERIES_BINS).map((p) => ({
+          k: "ts",
+          t: round(p.x),
+          y: round(p.y / unit.factor),
+          r: p.r,
+          c: colorOf(e),
+          ...panels.field(e),
+        })),
+      ),
+      steady: [],
+      banded: false,
+      repetitions: Math.max(0, ...panels.shown.map((e) => seriesOf(e)!.timeline!.length)),
+      cases: panels.shown.map((e) => ({ entry: e, label: namedLabel(e, [...colorDims, ...request.facets]) })),
+    };
+  }
   const values: number[] = [];
   for (const e of panels.shown)
     for (const p of seriesOf(e)!.points) if (p[y] !== undefined) values.push(p[BAND[y].max] ?? p[y]!);
   const unit = unitFor(y, values);
-  const colorOf = (e: Entry) => (colorDims.length > 0 ? compositeLabel(e, colorDims) : e.c.id);
   const series = panels.shown.map((e) =>
     seriesRows(seriesOf(e)!, y, unit, { c: colorOf(e), ...panels.field(e) }),
   );
   return {
     colorDims,
     colorOrder,
+    colorOf,
     panels,
     unit,
     max: Math.max(0, ...values),
@@ -90,6 +133,29 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
     repetitions: Math.max(0, ...panels.shown.map((e) => seriesOf(e)!.repetitions)),
     cases: panels.shown.map((e) => ({ entry: e, label: namedLabel(e, [...colorDims, ...request.facets]) })),
   };
+}
+
+/** The entries' points on their workload's clock: each run's cases on that run's own. */
+function onTimeline(
+  entries: readonly Entry[],
+  axis: TimelineAxis,
+  y: TimeseriesRequest["y"],
+): Map<Entry, TimelinePoint[]> {
+  const out = new Map<Entry, TimelinePoint[]>();
+  for (const run of new Set(entries.map((e) => e.run))) {
+    const mine = entries.filter((e) => e.run === run);
+    const points = timelinePoints(
+      mine.map((e) => ({
+        id: e.c.id,
+        writeShare: writeShare(e.c.op, e.c.params),
+        repetitions: seriesOf(e)!.timeline!,
+      })),
+      axis,
+      y,
+    );
+    for (const e of mine) out.set(e, points.get(e.c.id) ?? []);
+  }
+  return out;
 }
 
 const namedLabel = (e: Entry, dims: readonly string[]) =>

@@ -7,7 +7,18 @@ import { limitLayers } from "./limits.js";
 import type { TimeseriesData, TimeseriesRequest } from "./timeseries-data.js";
 
 const STEADY_COLOR = "#2e7d32";
-const TIME = { field: "t", type: "quantitative", title: "time (s)", scale: { zero: true } };
+/** The x axis: each repetition's clock, or the workload's. */
+const X_TITLES = {
+  time: "time (s)",
+  elapsed: "time since the workload's first repetition (s)",
+  written: "written since the workload's first repetition (GiB)",
+} as const;
+const xEncoding = (request: TimeseriesRequest) => ({
+  field: "t",
+  type: "quantitative",
+  title: X_TITLES[request.x ?? "time"],
+  scale: { zero: true },
+});
 
 function steadyLayers(): VlSpec[] {
   return [
@@ -32,12 +43,12 @@ function steadyLayers(): VlSpec[] {
   ];
 }
 
-function bandLayer(yTitle: string, color: VlSpec): VlSpec {
+function bandLayer(x: VlSpec, yTitle: string, color: VlSpec): VlSpec {
   return {
     transform: [filterKind("ts"), { filter: { field: "lo", valid: true } }],
     mark: { type: "area", opacity: 0.18 },
     encoding: {
-      x: TIME,
+      x,
       y: { field: "lo", type: "quantitative", title: yTitle },
       y2: { field: "hi" },
       color,
@@ -46,14 +57,14 @@ function bandLayer(yTitle: string, color: VlSpec): VlSpec {
 }
 
 /** The line, and small points on it: a series of one time bin (a short GET) has no line to draw. */
-function seriesLayers(yTitle: string, color: VlSpec): VlSpec[] {
+function seriesLayers(x: VlSpec, yTitle: string, color: VlSpec, timeline: boolean): VlSpec[] {
   const encoding = {
-    x: TIME,
+    x,
     y: { field: "y", type: "quantitative", title: yTitle },
     color,
     tooltip: [
       { field: "c", title: "case" },
-      { field: "t", title: "t (s)" },
+      { field: "t", title: x.title },
       { field: "y", title: yTitle },
     ],
   };
@@ -61,7 +72,8 @@ function seriesLayers(yTitle: string, color: VlSpec): VlSpec[] {
     {
       transform: [filterKind("ts")],
       mark: { type: "line", strokeWidth: 1.5, interpolate: "linear" },
-      encoding,
+      // On the workload's clock, a line per repetition: none across the gap between two.
+      encoding: timeline ? { ...encoding, detail: { field: "r", type: "nominal" } } : encoding,
     },
     { transform: [filterKind("ts")], mark: { type: "point", filled: true, size: 12, opacity: 1 }, encoding },
   ];
@@ -73,6 +85,7 @@ export function timeseriesLayers(
   options: { limits: readonly VlSpec[] },
 ): VlSpec[] {
   const yTitle = metricAxisTitle(request.y, data.unit);
+  const x = xEncoding(request);
   const color = {
     field: "c",
     type: "nominal",
@@ -82,8 +95,8 @@ export function timeseriesLayers(
   };
   return [
     ...(data.steady.length > 0 ? steadyLayers() : []),
-    ...(data.banded ? [bandLayer(yTitle, color)] : []),
-    ...seriesLayers(yTitle, color),
+    ...(data.banded ? [bandLayer(x, yTitle, color)] : []),
+    ...seriesLayers(x, yTitle, color, request.x !== undefined),
     ...limitLayers(options.limits),
   ];
 }

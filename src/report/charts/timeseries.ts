@@ -6,7 +6,7 @@ import { METRIC_INFO } from "../../results/metrics.js";
 import type { WorkloadView } from "../view.js";
 import type { Chart, ChartContext } from "./common.js";
 import { compose } from "./compose.js";
-import { limitRows } from "./limits.js";
+import { limitRows, targetPlaces } from "./limits.js";
 import { panelsCaption } from "./panels.js";
 import { timeseriesData, type TimeseriesData, type TimeseriesRequest } from "./timeseries-data.js";
 import { timeseriesLayers } from "./timeseries-layers.js";
@@ -20,17 +20,27 @@ export function timeseriesChart(
   const data = timeseriesData(view, request);
   if (!data) return undefined;
   const { panels } = data;
-  const limits = limitRows(ctx.limits, request.y, data.unit, data.max, panels.limitFacets);
-  const title = request.title ?? `${view.name}: ${METRIC_INFO[request.y].title} over time`;
+  const limits = limitRows(
+    ctx.limits,
+    request.y,
+    data.unit,
+    data.max,
+    panels.limitFacets,
+    targetPlaces(panels.shown, panels.field, data.colorOf, data.colorOrder),
+  );
+  const title =
+    request.title ??
+    `${view.name}: ${METRIC_INFO[request.y].title} ${request.x === "written" ? "by data written" : "over time"}`;
   const rows = [...data.steady, ...data.points, ...limits.rows];
   return {
     id,
     kind: "timeseries",
     workload: view.name,
     title,
-    caption: [...timeseriesCaption(data), ...limits.caption],
+    caption: [...timeseriesCaption(data, request), ...limits.caption],
     points: rows.length,
-    seriesCases: data.cases,
+    // The host telemetry under it is on each repetition's clock: not under a chart on the workload's.
+    ...(!request.x && { seriesCases: data.cases }),
     spec: compose({
       title,
       ...(view.description && { subtitle: view.description }),
@@ -41,11 +51,20 @@ export function timeseriesChart(
   };
 }
 
-function timeseriesCaption(data: TimeseriesData): string[] {
+const TIMELINE_CAPTIONS = {
+  elapsed:
+    "Lines and points: each measured repetition's samples, placed by the instant it started: x is the seconds since the workload's first repetition started, so idle time between repetitions shows as a gap.",
+  written:
+    "Lines and points: each measured repetition's samples, in the order they were taken: x is the GiB the workload had written by then, since its first repetition started (each sample's write throughput × its interval, summed over all its cases).",
+} as const;
+
+function timeseriesCaption(data: TimeseriesData, request: TimeseriesRequest): string[] {
   return [
-    data.repetitions > 1
-      ? `Lines and points: the mean of each time bin over ${data.repetitions} repetitions; band: their minimum and maximum.`
-      : "Lines and points: the measured samples (time bins when there are many).",
+    request.x
+      ? TIMELINE_CAPTIONS[request.x]
+      : data.repetitions > 1
+        ? `Lines and points: the mean of each time bin over ${data.repetitions} repetitions; band: their minimum and maximum.`
+        : "Lines and points: the measured samples (time bins when there are many).",
     ...panelsCaption(data.panels),
     ...(data.steady.length > 0
       ? [
