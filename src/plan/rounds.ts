@@ -1,7 +1,7 @@
 /**
  * A workload's `rounds` resolved against its cases: the defaults applied (PTS's window 5, excursion 20 %,
- * slope 10 %, at most 25 rounds), the tracked case found, and what cannot go with rounds refused. Each
- * case's `repeat` becomes `max`: a round is one repetition of every case, numbered as the round.
+ * slope 10 %, at most 25 rounds), the tracked case of each target found, and what cannot go with rounds
+ * refused. Each case's `repeat` becomes `max`: a round is one repetition of every case, numbered as the round.
  */
 import type { SpecPath } from "../diagnostics/diagnostic.js";
 import { sameValue } from "../spec/params.js";
@@ -54,23 +54,29 @@ export function planRounds(
   const max = rounds.max ?? ROUND_DEFAULTS.max;
   if (max < window)
     sink.error("out-of-range", `max (${max}) is smaller than the window (${window})`, [...path, "max"]);
+  // PTS judges each device on its own: `where` must select one case on every target of the workload.
   const where = rounds.track.where;
-  const tracked = cases.filter((c) =>
-    Object.entries(where).every(([key, value]) => sameValue(c.params[key as ParamName], value)),
-  );
-  if (tracked.length !== 1) {
-    sink.error(
-      "track-not-one-case",
-      tracked.length === 0
-        ? `rounds.track.where selects no case of workload "${workload.name}"; its cases: ${cases.map((c) => c.id).join(", ")}`
-        : `rounds.track.where selects ${tracked.length} cases (${tracked.map((c) => c.id).join(", ")}); give the parameters that tell one apart`,
-      [...path, "track", "where"],
+  const targets = [...new Set(cases.map((c) => c.target))];
+  const tracked: Record<string, string> = {};
+  for (const target of targets) {
+    const own = cases.filter((c) => c.target === target);
+    const selected = own.filter((c) =>
+      Object.entries(where).every(([key, value]) => sameValue(c.params[key as ParamName], value)),
     );
-    return undefined;
+    if (selected.length === 1) tracked[target] = selected[0]!.id;
+    else
+      sink.error(
+        "track-not-one-case",
+        selected.length === 0
+          ? `rounds.track.where selects no case of workload "${workload.name}" on target "${target}" (each target's rounds track one case); its cases there: ${own.map((c) => c.id).join(", ")}`
+          : `rounds.track.where selects ${selected.length} cases on target "${target}" (${selected.map((c) => c.id).join(", ")}); give the parameters that tell one apart`,
+        [...path, "track", "where"],
+      );
   }
+  if (Object.keys(tracked).length !== targets.length) return undefined;
   for (const c of cases) c.params.repeat = max;
   return {
-    track: { case: tracked[0]!.id, where, metric: rounds.track.metric },
+    track: { where, metric: rounds.track.metric, cases: tracked },
     window,
     excursion: rounds.excursion ?? ROUND_DEFAULTS.excursion,
     slope: rounds.slope ?? ROUND_DEFAULTS.slope,

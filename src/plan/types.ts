@@ -63,16 +63,33 @@ export interface PlannedExpect {
   byCase?: Record<string, { atLeast?: number; atMost?: number; target: string }>;
 }
 
-/** A workload run in rounds to steady state, its defaults applied (docs/language.md, "Rounds"). */
+/**
+ * A workload run in rounds to steady state, its defaults applied (docs/language.md, "Rounds"). PTS judges
+ * each device on its own: every target of the workload has its own round loop and tracked case.
+ */
 export interface PlannedRounds {
-  /** The tracked case (the one `track.where` selects) and its metric. */
-  track: { case: string; where: Partial<Params>; metric: RoundMetric };
+  /** What `track` says, and per target (in the order its cases come) the one case `where` selects there. */
+  track: { where: Partial<Params>; metric: RoundMetric; cases: Record<string, string> };
   window: number;
   /** Percentages (0–100) of the window's average. */
   excursion: number;
   slope: number;
   max: number;
 }
+
+/** One target's round loop of a workload: its tracked case and the workload's criteria. */
+export type TargetRounds = Omit<PlannedRounds, "track"> & {
+  target: string;
+  track: { case: string; where: Partial<Params>; metric: RoundMetric };
+};
+
+/** A workload's round loops, one per target, in the order the targets' cases come. */
+export const targetRounds = ({ track, ...criteria }: PlannedRounds): TargetRounds[] =>
+  Object.entries(track.cases).map(([target, tracked]) => ({
+    ...criteria,
+    target,
+    track: { case: tracked, where: track.where, metric: track.metric },
+  }));
 
 /** A `report.limits` entry, evaluated: one per target when its formula uses a var a target sets. */
 export interface PlannedLimit {

@@ -6,7 +6,7 @@
 import type { PlannedExpect, PlannedLimit, PlannedReport } from "../plan/types.js";
 import type { SteadyWindow } from "../results/import-fio.js";
 import type { CaseSummary, ExpectResult } from "../results/summary.js";
-import type { RoundsSummary } from "../results/rounds-summary.js";
+import type { RoundsByWorkload } from "../results/rounds-summary.js";
 import type { Provenance, RunState } from "../results/run-dir.js";
 import type { Stats } from "../results/stats.js";
 import type { Metric } from "../spec/schema.js";
@@ -153,8 +153,8 @@ export interface RunData {
   expect: ExpectResult[];
   series: SeriesAgg[];
   steady: SteadyWindow[];
-  /** Workloads run in rounds to steady state, by name (summary.json's; absent for other inputs). */
-  rounds?: Record<string, RoundsSummary>;
+  /** Workloads run in rounds to steady state, by name, then target (summary.json's; absent for other inputs). */
+  rounds?: RoundsByWorkload;
   /**
    * Where the host telemetry samples are (a run directory's telemetry.ndjson, or rows in memory): read
    * only for the cases a time-series chart draws (charts/telemetry.ts). Absent: no samples.

@@ -1,15 +1,17 @@
 /**
- * What summary.json and the report say about a workload run in rounds: every case's tracked metric per
- * round (the convergence plot), where the rounds stand (steady-rounds.ts) and the measurement window, whose
- * rounds alone make the cases' figures.
+ * What summary.json and the report say about a workload run in rounds, per target (each target's rounds are
+ * judged on their own): every case's tracked metric per round (the convergence plot), where the rounds
+ * stand (steady-rounds.ts) and the measurement window, whose rounds alone make the cases' figures.
  */
-import type { PlannedRounds, Plan } from "../plan/types.js";
+import { targetRounds, type Plan, type TargetRounds } from "../plan/types.js";
 import { METRIC_INFO, type MeasuredFields } from "./metrics.js";
 import type { ResultRow } from "./row.js";
 import { roundsOutcome, type RoundCriteria, type RoundStatus, type RoundWindow } from "./steady-rounds.js";
 
 export interface RoundsSummary {
-  track: PlannedRounds["track"];
+  /** The target these rounds ran on. */
+  target: string;
+  track: TargetRounds["track"];
   criteria: RoundCriteria;
   status: RoundStatus;
   /** Rounds run, counted up to the last one with the tracked case measured. */
@@ -19,10 +21,13 @@ export interface RoundsSummary {
   values: { case: string; round: number; value: number }[];
 }
 
-type RoundRow = Pick<ResultRow, "case" | "repetition" | "warmup" | "ok"> & MeasuredFields;
+/** summary.json's `rounds`: per workload, per target. */
+export type RoundsByWorkload = Record<string, Record<string, RoundsSummary>>;
+
+type RoundRow = Pick<ResultRow, "case" | "target" | "repetition" | "warmup" | "ok"> & MeasuredFields;
 
 /** The tracked case's value in rounds 1, 2, … up to the first round it lacks. */
-export function trackedValues(rounds: PlannedRounds, rows: readonly RoundRow[]): number[] {
+export function trackedValues(rounds: TargetRounds, rows: readonly RoundRow[]): number[] {
   const byRound = new Map<number, number>();
   for (const row of measuredRows(rows)) {
     const value = METRIC_INFO[rounds.track.metric].of(row);
@@ -33,16 +38,19 @@ export function trackedValues(rounds: PlannedRounds, rows: readonly RoundRow[]):
   return values;
 }
 
-export function summarizeRounds(rounds: PlannedRounds, rows: readonly RoundRow[]): RoundsSummary {
+/** One target's rounds of a workload, from the workload's rows (those of other targets are left out). */
+export function summarizeRounds(rounds: TargetRounds, rows: readonly RoundRow[]): RoundsSummary {
   const outcome = roundsOutcome(trackedValues(rounds, rows), rounds);
   const { metric } = rounds.track;
-  const values = measuredRows(rows).flatMap((row) => {
+  const own = rows.filter((row) => row.target === rounds.target);
+  const values = measuredRows(own).flatMap((row) => {
     const value = METRIC_INFO[metric].of(row);
     return row.repetition <= outcome.rounds && value !== undefined
       ? [{ case: row.case, round: row.repetition, value }]
       : [];
   });
   return {
+    target: rounds.target,
     track: rounds.track,
     criteria: { window: rounds.window, excursion: rounds.excursion, slope: rounds.slope, max: rounds.max },
     status: outcome.status,
@@ -62,9 +70,20 @@ export function windowRows<R extends Pick<ResultRow, "repetition">>(
   return rows.filter((row) => row.repetition >= first && row.repetition <= last);
 }
 
-/** The workloads of a plan that run in rounds, with their rounds. */
-export const roundWorkloads = (plan: Pick<Plan, "workloads">) =>
-  Object.entries(plan.workloads).flatMap(([name, w]) => (w.rounds ? [[name, w.rounds] as const] : []));
+/** Every workload of the plan that runs in rounds, each target's rounds summarised. */
+export function summarizeAllRounds(
+  plan: Pick<Plan, "workloads">,
+  rows: readonly (RoundRow & Pick<ResultRow, "workload">)[],
+): RoundsByWorkload {
+  return Object.fromEntries(
+    Object.entries(plan.workloads).flatMap(([name, w]) => {
+      if (!w.rounds) return [];
+      const own = rows.filter((row) => row.workload === name);
+      const byTarget = targetRounds(w.rounds).map((r) => [r.target, summarizeRounds(r, own)] as const);
+      return [[name, Object.fromEntries(byTarget)] as const];
+    }),
+  );
+}
 
 const measuredRows = <R extends Pick<ResultRow, "warmup" | "ok">>(rows: readonly R[]) =>
   rows.filter((row) => !row.warmup && row.ok);

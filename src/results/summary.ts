@@ -11,7 +11,7 @@ import { combineSummaries } from "../telemetry/summary.js";
 import { SELF, type TelemetrySummary } from "../telemetry/types.js";
 import { describeSaturation, saturation, type NicLimit } from "../telemetry/verdict.js";
 import type { ResultRow } from "./row.js";
-import { roundWorkloads, summarizeRounds, windowRows, type RoundsSummary } from "./rounds-summary.js";
+import { summarizeAllRounds, windowRows, type RoundsByWorkload } from "./rounds-summary.js";
 import { statWarnings, summarize, type Stats } from "./stats.js";
 
 export interface CaseSummary {
@@ -74,8 +74,11 @@ export interface RunSummary {
   /** Expectations not met; those of cases that did not run are counted apart. */
   failedExpectations: number;
   unrunExpectations: number;
-  /** Per workload run in rounds: the rounds, the steady-state verdict and the measurement window. */
-  rounds?: Record<string, RoundsSummary>;
+  /**
+   * Per workload run in rounds, per target (each target's rounds are judged on their own): the rounds, the
+   * steady-state verdict and the measurement window.
+   */
+  rounds?: RoundsByWorkload;
 }
 
 /**
@@ -193,19 +196,11 @@ export function buildSummary(plan: Plan, rows: readonly ResultRow[]): RunSummary
   const byCase = new Map<string, ResultRow[]>();
   for (const row of rows) byCase.set(row.case, [...(byCase.get(row.case) ?? []), row]);
   const nics = nicLimits(plan);
-  const rounds = Object.fromEntries(
-    roundWorkloads(plan).map(([name, planned]) => [
-      name,
-      summarizeRounds(
-        planned,
-        rows.filter((row) => row.workload === name),
-      ),
-    ]),
-  );
-  // A workload run in rounds is summarised over its measurement window's rounds only.
+  const rounds = summarizeAllRounds(plan, rows);
+  // A workload run in rounds is summarised over its target's measurement window's rounds only.
   const caseRows = (c: Case) => {
     const own = byCase.get(c.id) ?? [];
-    const summary = rounds[c.workload];
+    const summary = rounds[c.workload]?.[c.target];
     return summary ? windowRows(summary, own) : own;
   };
   const cases = plan.cases.map((c) => summarizeCase(c, caseRows(c), nics));

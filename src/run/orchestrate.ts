@@ -4,14 +4,14 @@
  *   2. prepare each target once (fs: an owned subdirectory; block: the safety check)
  *   3. per case: prepare (files to read); before a workload's first case on a target, its purge and
  *      preconditioning (target-steps.ts); warm-ups, then the missing measured repetitions, each after the
- *      case's idle, each row appended and flushed as it is measured; a workload in rounds runs as a whole
- *      (rounds.ts); a case on client hosts: hosts/coordinator.ts; over several targets at once: together.ts
+ *      case's idle, each row appended and flushed as it is measured; a workload in rounds runs as a whole,
+ *      target by target (rounds.ts); a case on client hosts: hosts/coordinator.ts; over several targets at once: together.ts
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
 import { BACKENDS } from "../engines/index.js";
 import type { Measurement } from "../engines/types.js";
-import type { Case, Plan } from "../plan/types.js";
+import { targetRounds, type Case, type Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
 import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
@@ -80,13 +80,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
     const inRounds = new Set<string>();
     for (const [position, c] of plan.cases.entries()) {
       if (signal.aborted) break;
-      const rounds = plan.workloads[c.workload]?.rounds;
-      if (rounds) {
-        // A workload in rounds runs as a whole at its first case: every case once per round.
-        if (inRounds.has(c.workload)) continue;
-        inRounds.add(c.workload);
+      const planned = plan.workloads[c.workload]?.rounds;
+      if (planned) {
+        // A workload in rounds runs at its first case on each target: that target's cases once per round.
+        const loop = `${c.workload}\0${c.target}`;
+        if (inRounds.has(loop)) continue;
+        inRounds.add(loop);
+        const rounds = targetRounds(planned).find((r) => r.target === c.target)!;
         await runRounds(c.workload, rounds, {
-          cases: plan.cases.filter((other) => other.workload === c.workload),
+          cases: plan.cases.filter((other) => other.workload === c.workload && other.target === c.target),
           runner: localRunner(targets, dead, stepsDone, options),
           rows: () => readResultRows(paths),
           total: plan.cases.length,

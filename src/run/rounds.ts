@@ -1,12 +1,14 @@
 /**
- * A workload run in rounds to steady state (SNIA PTS): each round runs every case of the workload once, in
- * matrix order, as the repetition numbered like the round; after each round the tracked case's values are
+ * One target's rounds of a workload run to steady state (SNIA PTS judges each device on its own; a workload
+ * over several targets runs one such loop per target, one after the other): each round runs every case of
+ * the workload on that target once, in matrix order, as the repetition numbered like the round; after each
+ * round the tracked case's values are
  * checked (results/steady-rounds.ts) and the rounds stop at the first steady window or at `max`. Everything
  * is read back from results.ndjson, so --resume continues where the rows end: a round cut short is completed
  * (its missing cases only), then the rounds go on.
  */
 import type { Measurement } from "../engines/types.js";
-import type { Case, PlannedRounds } from "../plan/types.js";
+import type { Case, TargetRounds } from "../plan/types.js";
 import { summarizeRounds, trackedValues, windowRows } from "../results/rounds-summary.js";
 import type { ResultRow } from "../results/row.js";
 import { roundsOutcome, type RoundsOutcome } from "../results/steady-rounds.js";
@@ -23,7 +25,7 @@ export interface CaseRunner {
 }
 
 export interface RoundsOptions {
-  /** The workload's cases, in matrix order. */
+  /** The workload's cases on the rounds' target, in matrix order. */
   cases: readonly Case[];
   runner: CaseRunner;
   /** The run's rows so far (results.ndjson). */
@@ -37,11 +39,13 @@ export interface RoundsOptions {
 
 export async function runRounds(
   workload: string,
-  rounds: PlannedRounds,
+  rounds: TargetRounds,
   options: RoundsOptions,
 ): Promise<RoundsOutcome> {
   const { cases, runner, signal, observer } = options;
-  const rows = () => options.rows().filter((row) => row.workload === workload);
+  const rows = () =>
+    options.rows().filter((row) => row.workload === workload && row.target === rounds.target);
+  const name = `workload ${workload} on ${rounds.target}`;
   const opened = new Map<string, OpenCase>();
   let outcome = roundsOutcome(trackedValues(rounds, rows()), rounds);
   const resumed = outcome.rounds;
@@ -62,12 +66,12 @@ export async function runRounds(
       if (round === undefined) {
         // The tracked case failed in the last round: without its value the rounds cannot be judged.
         observer.message(
-          `workload ${workload}: rounds stopped in round ${outcome.rounds + 1}: the tracked case ${rounds.track.case} failed`,
+          `${name}: rounds stopped in round ${outcome.rounds + 1}: the tracked case ${rounds.track.case} failed`,
         );
         break;
       }
       attempted.add(round);
-      observer.message(`workload ${workload}: round ${round} (at most ${rounds.max})`);
+      observer.message(`${name}: round ${round} (at most ${rounds.max})`);
       for (const c of cases) {
         if (signal.aborted) break;
         if (done.get(round)?.has(c.id)) continue;
@@ -104,14 +108,15 @@ async function openWithWarmups(c: Case, runner: CaseRunner, signal: AbortSignal)
   return open;
 }
 
-export function describeOutcome(workload: string, outcome: RoundsOutcome, rounds: PlannedRounds): string {
+export function describeOutcome(workload: string, outcome: RoundsOutcome, rounds: TargetRounds): string {
+  const name = `workload ${workload} on ${rounds.target}`;
   const window = outcome.window ? ` (window: rounds ${outcome.window.first}–${outcome.window.last})` : "";
   switch (outcome.status) {
     case "steady":
-      return `workload ${workload}: steady state reached in round ${outcome.rounds}${window}`;
+      return `${name}: steady state reached in round ${outcome.rounds}${window}`;
     case "not reached":
-      return `workload ${workload}: steady state not reached in ${rounds.max} rounds${window}`;
+      return `${name}: steady state not reached in ${rounds.max} rounds${window}`;
     case "incomplete":
-      return `workload ${workload}: rounds stopped after round ${outcome.rounds}, steady state not judged`;
+      return `${name}: rounds stopped after round ${outcome.rounds}, steady state not judged`;
   }
 }

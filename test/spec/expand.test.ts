@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { targetRounds } from "../../src/plan/types.js";
 import { diagnosticsOf, fsSpec, planOf } from "../support/spec.js";
 
 describe("expansion", () => {
@@ -120,7 +121,7 @@ describe("rounds", () => {
   it("applies the PTS defaults, finds the tracked case and makes max the cases' repetitions", () => {
     const plan = planOf(rounds());
     expect(plan.workloads.w?.rounds).toEqual({
-      track: { case: "w.scratch.randwrite.bs-4KiB", where: { bs: 4096 }, metric: "iops" },
+      track: { where: { bs: 4096 }, metric: "iops", cases: { scratch: "w.scratch.randwrite.bs-4KiB" } },
       window: 5,
       excursion: 20,
       slope: 10,
@@ -161,6 +162,54 @@ describe("rounds", () => {
     expect(diagnosticsOf(spec)).toContainEqual(
       expect.objectContaining({ code: "conflicting-keys", path: ["workloads", 0, "repeat"] }),
     );
+  });
+
+  describe("on several targets", () => {
+    const twoTargets = (where: object) =>
+      fsSpec(
+        [
+          {
+            name: "w",
+            op: "randwrite",
+            target: ["disk1", "disk2"],
+            bs: ["4KiB", "64KiB"],
+            rounds: { track: { where, metric: "iops" } },
+          },
+        ],
+        { targets: { disk1: { kind: "fs" }, disk2: { kind: "fs" } } },
+      );
+
+    it("tracks one case per target, in the order the cases come", () => {
+      const plan = planOf(twoTargets({ bs: "4KiB" }));
+      expect(plan.workloads.w?.rounds?.track.cases).toEqual({
+        disk1: "w.disk1.randwrite.bs-4KiB",
+        disk2: "w.disk2.randwrite.bs-4KiB",
+      });
+      expect(Object.keys(plan.workloads.w!.rounds!.track.cases)).toEqual(["disk1", "disk2"]);
+      expect(targetRounds(plan.workloads.w!.rounds!).map((r) => [r.target, r.track.case, r.max])).toEqual([
+        ["disk1", "w.disk1.randwrite.bs-4KiB", 25],
+        ["disk2", "w.disk2.randwrite.bs-4KiB", 25],
+      ]);
+    });
+
+    it("refuses a where that selects two cases of one target, naming it", () => {
+      const diagnostics = diagnosticsOf(twoTargets({}));
+      for (const target of ["disk1", "disk2"])
+        expect(diagnostics).toContainEqual(
+          expect.objectContaining({
+            code: "track-not-one-case",
+            path: ["workloads", 0, "rounds", "track", "where"],
+            message: expect.stringContaining(`selects 2 cases on target "${target}"`),
+          }),
+        );
+    });
+
+    it("refuses a where that names one target: the other has no tracked case", () => {
+      const diagnostics = diagnosticsOf(twoTargets({ bs: "4KiB", target: "disk1" }));
+      const refused = diagnostics.filter((d) => d.code === "track-not-one-case");
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.message).toContain('selects no case of workload "w" on target "disk2"');
+    });
   });
 
   it("refuses a window larger than max", () => {

@@ -2,7 +2,8 @@
  * Rounds to steady state, drawn as SNIA PTS reports draw them: the convergence plot (every case's tracked
  * metric per round, the measurement window shaded) and the measurement-window plot (the tracked value in
  * each round of the window, its average, the ±excursion band around it and the fitted least-squares line).
- * Both say whether steady state was reached.
+ * Both say whether steady state was reached. Each target's rounds are judged on their own, so each target
+ * of the workload has its own pair of plots.
  */
 import { METRIC_INFO } from "../../results/metrics.js";
 import type { RoundsSummary } from "../../results/rounds-summary.js";
@@ -22,15 +23,17 @@ export function roundsCharts(view: WorkloadView, id: () => string): Chart[] {
   return view.entries
     .map((e) => e.run)
     .filter((run, i, runs) => runs.indexOf(run) === i)
-    .flatMap((run) => {
-      const rounds = run.rounds?.[view.name];
-      if (!rounds || rounds.values.length === 0) return [];
-      const suffix = view.multiRun ? ` (${run.label})` : "";
-      return [
-        convergenceChart(view.name, rounds, suffix, id()),
-        windowChart(view.name, rounds, suffix, id()),
-      ].filter((chart): chart is Chart => chart !== undefined);
-    });
+    .flatMap((run) =>
+      Object.values(run.rounds?.[view.name] ?? {}).flatMap((rounds) => {
+        if (rounds.values.length === 0) return [];
+        const suffix = view.multiRun ? ` (${run.label})` : "";
+        const name = `${view.name} on ${rounds.target}`;
+        return [
+          convergenceChart(view.name, name, rounds, suffix, id()),
+          windowChart(view.name, name, rounds, suffix, id()),
+        ].filter((chart): chart is Chart => chart !== undefined);
+      }),
+    );
 }
 
 /** "steady state reached in round 7 (window: rounds 3–7)", or why not. */
@@ -48,7 +51,14 @@ export function roundsVerdict(rounds: RoundsSummary): string {
   }
 }
 
-function convergenceChart(workload: string, rounds: RoundsSummary, suffix: string, chartId: string): Chart {
+/** `name` is the title's: the workload and the target its rounds ran on. */
+function convergenceChart(
+  workload: string,
+  name: string,
+  rounds: RoundsSummary,
+  suffix: string,
+  chartId: string,
+): Chart {
   const { metric } = rounds.track;
   const unit = unitFor(
     metric,
@@ -64,7 +74,7 @@ function convergenceChart(workload: string, rounds: RoundsSummary, suffix: strin
   const window = rounds.window && [
     { k: "window", x0: rounds.window.first - 0.5, x1: rounds.window.last + 0.5 },
   ];
-  const title = `${workload}: steady-state convergence${suffix}`;
+  const title = `${name}: steady-state convergence${suffix}`;
   const x = { field: "round", type: "quantitative", title: "round", axis: { tickMinStep: 1, format: "d" } };
   const layers: VlSpec[] = [
     ...(window
@@ -119,6 +129,7 @@ function convergenceChart(workload: string, rounds: RoundsSummary, suffix: strin
 
 function windowChart(
   workload: string,
+  name: string,
   rounds: RoundsSummary,
   suffix: string,
   chartId: string,
@@ -137,7 +148,7 @@ function windowChart(
     low: scale(w.average * (1 - half)),
     high: scale(w.average * (1 + half)),
   }));
-  const title = `${workload}: measurement window${suffix}`;
+  const title = `${name}: measurement window${suffix}`;
   const x = { field: "round", type: "quantitative", title: "round", axis: { tickMinStep: 1, format: "d" } };
   const y = { type: "quantitative", title: metricAxisTitle(metric, unit) };
   const pct = (value: number) => `${round((value / Math.abs(w.average)) * 100)}%`;
