@@ -75,7 +75,8 @@ describe("rounds to steady state (real fio)", () => {
     expect(result.code, result.stderr).toBe(0);
     const rows = measured(out);
     const summary = await summaryOf(out);
-    const rounds = summary.rounds!.pts!;
+    const rounds = summary.rounds!.pts!.scratch!;
+    expect(Object.keys(summary.rounds!.pts!)).toEqual(["scratch"]);
     // The rounds ended exactly where the criteria say, judged again from the rows.
     const tracked = rows.filter((row) => row.case === CASES[0]).map((row) => row.iops!);
     const expected = roundsOutcome(tracked, { window: 3, excursion: 20, slope: 10, max: 5 });
@@ -134,9 +135,92 @@ describe("rounds to steady state (real fio)", () => {
     // The rows kept are still there; the rounds went on from where they stopped, each case once per round.
     expect(rows.slice(0, kept.length)).toEqual(kept);
     expectWholeRounds(rows, 5);
-    const rounds = (await summaryOf(out)).rounds!.pts!;
+    const rounds = (await summaryOf(out)).rounds!.pts!.scratch!;
     expect(rounds).toMatchObject({ status: "not reached", rounds: 5, window: { first: 3, last: 5 } });
-    expect(resumed.stderr).toContain("steady state not reached in 5 rounds");
+    expect(resumed.stderr).toContain("workload pts on scratch: steady state not reached in 5 rounds");
+  }, 180_000);
+
+  it("on two targets runs and judges each target's rounds apart, one target after the other", async () => {
+    const work = await tempDir();
+    const dirs = { disk1: join(work, "disk1"), disk2: join(work, "disk2") };
+    await Promise.all(Object.values(dirs).map((dir) => mkdir(dir)));
+    const spec = join(work, "spec.yaml");
+    // Lenient criteria: each target may settle in its own round (2 or 3), judged on its own values.
+    await writeFile(
+      spec,
+      stringify({
+        benchspec: 1,
+        name: "rounds-targets",
+        targets: {
+          disk1: { kind: "fs", path: dirs.disk1 },
+          disk2: { kind: "fs", path: dirs.disk2 },
+        },
+        workloads: [
+          {
+            name: "pts",
+            engine: "fio",
+            op: "randwrite",
+            ioengine: "psync",
+            size: "8MiB",
+            target: ["disk1", "disk2"],
+            bs: ["4KiB", "64KiB"],
+            duration: "1s",
+            rounds: {
+              track: { where: { bs: "4KiB" }, metric: "iops" },
+              window: 2,
+              excursion: "30%",
+              slope: "30%",
+              max: 3,
+            },
+          },
+        ],
+      }),
+    );
+    const out = join(work, "run");
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = measured(out);
+    const summary = await summaryOf(out);
+    expect(Object.keys(summary.rounds!.pts!)).toEqual(["disk1", "disk2"]);
+    const criteria = { window: 2, excursion: 30, slope: 30, max: 3 };
+    let before = 0;
+    for (const target of ["disk1", "disk2"]) {
+      const own = rows.filter((row) => row.target === target);
+      const ids = [`pts.${target}.randwrite.bs-4KiB`, `pts.${target}.randwrite.bs-64KiB`];
+      const rounds = summary.rounds!.pts![target]!;
+      // Judged on this target's tracked case alone.
+      expect(rounds.track.case).toBe(ids[0]);
+      const tracked = own.filter((row) => row.case === ids[0]).map((row) => row.iops!);
+      expect(rounds).toMatchObject({ target, ...roundsOutcome(tracked, criteria) });
+      expect(rounds.status).not.toBe("incomplete");
+      // No round past this target's steady one: the rounds stopped at its own verdict.
+      expect(tracked).toHaveLength(rounds.rounds);
+      // One row per round per case of this target, the target's rounds run before the next target's.
+      expect(own.map((row) => `${row.repetition}:${row.case}`)).toEqual(
+        Array.from({ length: rounds.rounds }, (_, i) => ids.map((id) => `${i + 1}:${id}`)).flat(),
+      );
+      expect(rows.slice(before, before + own.length)).toEqual(own);
+      before += own.length;
+      expect(new Set(rounds.values.map((v) => v.case))).toEqual(new Set(ids));
+      // Each case's figures are over its own target's window.
+      const { first, last } = rounds.window!;
+      for (const id of ids) {
+        const inWindow = own.filter(
+          (row) => row.case === id && row.repetition >= first && row.repetition <= last,
+        );
+        const c = summary.cases.find((s) => s.id === id)!;
+        expect(c.repetitions).toBe(2);
+        expect(c.metrics.iops!.mean).toBeCloseTo(
+          inWindow.reduce((sum, row) => sum + row.iops!, 0) / inWindow.length,
+          6,
+        );
+      }
+      expect(result.stderr).toContain(
+        rounds.status === "steady"
+          ? `workload pts on ${target}: steady state reached in round ${rounds.rounds}`
+          : `workload pts on ${target}: steady state not reached in 3 rounds`,
+      );
+    }
   }, 180_000);
 });
 
