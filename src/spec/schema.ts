@@ -476,7 +476,9 @@ export type RoundMetric = (typeof ROUND_METRICS)[number];
 const roundsSchema = z.strictObject({
   track: z
     .strictObject({
-      where: partialParams.describe("parameters that select exactly one case of the workload on each of its targets"),
+      where: partialParams.describe(
+        "parameters that select exactly one case of the workload on each of its targets",
+      ),
       metric: z.enum(ROUND_METRICS).describe("the tracked figure of that case (latency: its mean)"),
     })
     .describe("the tracking variable: one case's metric per target, checked after every round"),

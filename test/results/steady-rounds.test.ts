@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { summarizeAllRounds } from "../../src/results/rounds-summary.js";
 import { checkWindow, roundsOutcome } from "../../src/results/steady-rounds.js";
 
 const PTS = { window: 5, excursion: 20, slope: 10, max: 25 };
@@ -64,5 +65,56 @@ describe("PTS steady state over rounds", () => {
     expect(window.range).toBe(200);
     expect(window.rangeAllowed).toBe(200);
     expect(window.steady).toBe(true);
+  });
+});
+
+describe("rounds summary per target", () => {
+  it("judges each target's tracked case on its own rows", () => {
+    const criteria = { window: 2, excursion: 10, slope: 10, max: 4 };
+    const plan = {
+      workloads: {
+        w: {
+          rounds: {
+            track: { where: {}, metric: "iops" as const, cases: { a: "w.a", b: "w.b" } },
+            ...criteria,
+          },
+        },
+        other: {},
+      },
+    };
+    // a settles in round 2; b keeps moving and is not steady in 4 rounds.
+    const series = { a: [100, 101, 100, 101], b: [100, 200, 100, 200] };
+    const rows = Object.entries(series).flatMap(([target, values]) =>
+      values.map((iops, i) => ({
+        workload: "w",
+        case: `w.${target}`,
+        target,
+        repetition: i + 1,
+        warmup: false,
+        ok: true,
+        iops,
+        throughput: iops * 4096,
+        seconds: 1,
+      })),
+    );
+    const summary = summarizeAllRounds(plan, rows);
+    expect(Object.keys(summary)).toEqual(["w"]);
+    expect(Object.keys(summary.w!)).toEqual(["a", "b"]);
+    expect(summary.w!.a).toMatchObject({
+      target: "a",
+      track: { case: "w.a" },
+      status: "steady",
+      rounds: 2,
+      window: { first: 1, last: 2 },
+    });
+    // The rounds past a's steady one are not its values.
+    expect(summary.w!.a!.values.map((v) => v.round)).toEqual([1, 2]);
+    expect(summary.w!.b).toMatchObject({
+      target: "b",
+      status: "not reached",
+      rounds: 4,
+      window: { first: 3, last: 4 },
+    });
+    expect(summary.w!.b!.values.every((v) => v.case === "w.b")).toBe(true);
   });
 });
