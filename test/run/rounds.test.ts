@@ -20,6 +20,11 @@ const tempDir = async () => {
 };
 
 const CASES = ["pts.scratch.randwrite.bs-4KiB", "pts.scratch.randwrite.bs-64KiB"];
+const TARGETS = ["disk1", "disk2"];
+const targetCases = (target: string) => [
+  `pts.${target}.randwrite.bs-4KiB`,
+  `pts.${target}.randwrite.bs-64KiB`,
+];
 
 /** A 2-case matrix of real fio in rounds of 1 s repetitions: window 3, at most 5 rounds. */
 async function roundsSpec(excursion: string) {
@@ -141,52 +146,18 @@ describe("rounds to steady state (real fio)", () => {
   }, 180_000);
 
   it("on two targets runs and judges each target's rounds apart, one target after the other", async () => {
-    const work = await tempDir();
-    const dirs = { disk1: join(work, "disk1"), disk2: join(work, "disk2") };
-    await Promise.all(Object.values(dirs).map((dir) => mkdir(dir)));
-    const spec = join(work, "spec.yaml");
     // Lenient criteria: each target may settle in its own round (2 or 3), judged on its own values.
-    await writeFile(
-      spec,
-      stringify({
-        benchspec: 1,
-        name: "rounds-targets",
-        targets: {
-          disk1: { kind: "fs", path: dirs.disk1 },
-          disk2: { kind: "fs", path: dirs.disk2 },
-        },
-        workloads: [
-          {
-            name: "pts",
-            engine: "fio",
-            op: "randwrite",
-            ioengine: "psync",
-            size: "8MiB",
-            target: ["disk1", "disk2"],
-            bs: ["4KiB", "64KiB"],
-            duration: "1s",
-            rounds: {
-              track: { where: { bs: "4KiB" }, metric: "iops" },
-              window: 2,
-              excursion: "30%",
-              slope: "30%",
-              max: 3,
-            },
-          },
-        ],
-      }),
-    );
-    const out = join(work, "run");
+    const { spec, out } = await twoTargetSpec("30%");
     const result = await runCli(["run", spec, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
     const rows = measured(out);
     const summary = await summaryOf(out);
-    expect(Object.keys(summary.rounds!.pts!)).toEqual(["disk1", "disk2"]);
+    expect(Object.keys(summary.rounds!.pts!)).toEqual(TARGETS);
     const criteria = { window: 2, excursion: 30, slope: 30, max: 3 };
     let before = 0;
-    for (const target of ["disk1", "disk2"]) {
+    for (const target of TARGETS) {
       const own = rows.filter((row) => row.target === target);
-      const ids = [`pts.${target}.randwrite.bs-4KiB`, `pts.${target}.randwrite.bs-64KiB`];
+      const ids = targetCases(target);
       const rounds = summary.rounds!.pts![target]!;
       // Judged on this target's tracked case alone.
       expect(rounds.track.case).toBe(ids[0]);
@@ -222,7 +193,85 @@ describe("rounds to steady state (real fio)", () => {
       );
     }
   }, 180_000);
+
+  it("--resume on two targets leaves the judged target alone and continues the other's rounds", async () => {
+    // Never steady: each target runs 3 rounds of 2 cases.
+    const { spec, out } = await twoTargetSpec("0%");
+    const child = execa("node", [join(ROOT, "bin/benchspec.js"), "run", spec, "--out", out], {
+      reject: false,
+      env: { NO_COLOR: "1" },
+    });
+    // Interrupt once disk1's rounds are over and disk2's first round is under way.
+    const deadline = Date.now() + 90_000;
+    while (readRowsSafe(out) < 7) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for disk2's rounds");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill("SIGINT");
+    expect((await child).exitCode).toBe(130);
+    const kept = measured(out);
+    expect(kept.filter((row) => row.target === "disk1")).toHaveLength(6);
+    expect(kept.length).toBeLessThan(12);
+
+    const resumed = await runCli(["run", "--resume", out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const rows = measured(out);
+    expect(rows.slice(0, kept.length)).toEqual(kept);
+    // disk1 ran no more rounds; disk2's went on from where they stopped, each case once per round.
+    expect(resumed.stderr).not.toContain("workload pts on disk1: round");
+    expect(rows.map((row) => `${row.repetition}:${row.case}`)).toEqual(
+      TARGETS.flatMap((target) =>
+        [1, 2, 3].flatMap((round) => targetCases(target).map((id) => `${round}:${id}`)),
+      ),
+    );
+    const summary = await summaryOf(out);
+    for (const target of TARGETS) {
+      expect(summary.rounds!.pts![target]).toMatchObject({
+        status: "not reached",
+        rounds: 3,
+        window: { first: 2, last: 3 },
+      });
+      expect(resumed.stderr).toContain(`workload pts on ${target}: steady state not reached in 3 rounds`);
+    }
+  }, 180_000);
 });
+
+/** One workload in rounds on two fs targets (two directories): window 2, at most 3 rounds. */
+async function twoTargetSpec(excursion: string) {
+  const work = await tempDir();
+  await Promise.all(TARGETS.map((target) => mkdir(join(work, target))));
+  const spec = join(work, "spec.yaml");
+  await writeFile(
+    spec,
+    stringify({
+      benchspec: 1,
+      name: "rounds-targets",
+      targets: Object.fromEntries(
+        TARGETS.map((target) => [target, { kind: "fs", path: join(work, target) }]),
+      ),
+      workloads: [
+        {
+          name: "pts",
+          engine: "fio",
+          op: "randwrite",
+          ioengine: "psync",
+          size: "8MiB",
+          target: TARGETS,
+          bs: ["4KiB", "64KiB"],
+          duration: "1s",
+          rounds: {
+            track: { where: { bs: "4KiB" }, metric: "iops" },
+            window: 2,
+            excursion,
+            slope: "30%",
+            max: 3,
+          },
+        },
+      ],
+    }),
+  );
+  return { spec, out: join(work, "run") };
+}
 
 function readRowsSafe(out: string): number {
   try {
