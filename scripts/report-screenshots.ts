@@ -6,7 +6,8 @@
  *     cloud-disk-pts=runs/…-cloud-disk-pts compare=runs/base,runs/new
  *
  * A value with a comma is a comparison (base,new). A name ending in `@telemetry` saves the first time-series
- * chart and the host telemetry under it instead of the top of the page. The runs behind the committed
+ * chart and the host telemetry under it instead of the top of the page; one ending in `@id1+id2…` saves the
+ * charts with those figure ids (from the first one's top to the last one's bottom). The runs behind the committed
  * screenshots:
  *   quickstart         benchspec run specs/quickstart.yaml
  *   shared-storage-dd  benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]' --set repeat=2
@@ -38,7 +39,12 @@ const jobs = process.argv.slice(2).map((arg) => {
   const at = arg.indexOf("=");
   if (at < 1) throw new Error(`expected name=run-dir[,run-dir], got ${arg}`);
   const [name, part] = arg.slice(0, at).split("@");
-  return { name: name!, telemetry: part === "telemetry", inputs: arg.slice(at + 1).split(",") };
+  return {
+    name: name!,
+    telemetry: part === "telemetry",
+    figures: part && part !== "telemetry" ? part.split("+") : [],
+    inputs: arg.slice(at + 1).split(","),
+  };
 });
 if (jobs.length === 0) throw new Error("usage: report-screenshots.ts name=run-dir[,new-run-dir]…");
 
@@ -83,6 +89,16 @@ try {
         .boundingBox();
       if (!top || !bottom) throw new Error(`${job.name}: no time series with host telemetry under it`);
       const clip = { x: 0, y: top.y - 8, width: WIDTH, height: bottom.y + bottom.height - top.y + 16 };
+      await page.screenshot({ path: out, clip, fullPage: true });
+    } else if (job.figures.length > 0) {
+      // The named charts (their figure ids), from the first one's top to the last one's bottom.
+      const boxes = await Promise.all(
+        job.figures.map((id) => page.locator(`figure[id="${id}"]`).first().boundingBox()),
+      );
+      if (boxes.some((box) => !box)) throw new Error(`${job.name}: no chart with id ${job.figures.join(" / ")}`);
+      const top = Math.min(...boxes.map((box) => box!.y));
+      const bottom = Math.max(...boxes.map((box) => box!.y + box!.height));
+      const clip = { x: 0, y: top - 8, width: WIDTH, height: Math.min(MAX_HEIGHT, bottom - top + 16) };
       await page.screenshot({ path: out, clip, fullPage: true });
     } else {
       const height = Math.min(

@@ -6,6 +6,7 @@
 import type { SpecPath } from "../diagnostics/diagnostic.js";
 import type { Spec } from "../spec/schema.js";
 import type { DiagnosticSink } from "../spec/sink.js";
+import { parseUnit } from "../spec/units.js";
 import { evaluate } from "../spec/vars.js";
 import type { Case, PlannedLimit } from "./types.js";
 
@@ -29,6 +30,11 @@ export function planLimits(
     const formula = limit[key]!;
     const path: SpecPath = ["report", "limits", index, key];
     const valueWith = (values: Record<string, number>) => {
+      const misspelt = misspeltQuantity(key, formula);
+      if (misspelt) {
+        sink.error("invalid-unit", misspelt, path);
+        return undefined;
+      }
       const result = evaluate(formula, values, path, sink, declared);
       if (result !== undefined && !(result > 0)) {
         sink.error("out-of-range", `the ${key} limit must be larger than 0 (it is ${result})`, path);
@@ -58,4 +64,18 @@ export function planLimits(
     if (perTarget.every(({ value }) => value === plain)) return of(plain);
     return perTarget.flatMap(({ t, value }) => of(value, t));
   });
+}
+
+/** Units of the limits that have one. */
+const LIMIT_UNITS = { throughput: "rate", latency: "duration" } as const;
+
+/**
+ * Why a formula that is a bare quantity ("10 Gbps") is not one of the limit's unit, if it is not: said as a
+ * unit error (what would be valid), not as a formula that does not parse.
+ */
+function misspeltQuantity(key: (typeof LIMIT_KEYS)[number], formula: string | number): string | undefined {
+  if (typeof formula !== "string" || key === "iops" || !/^\s*[\d.]+\s*[A-Za-z/%]+\s*$/.test(formula))
+    return undefined;
+  const parsed = parseUnit(LIMIT_UNITS[key], formula);
+  return parsed.ok ? undefined : parsed.message;
 }

@@ -20,6 +20,7 @@ const interrupted = (atLeast: number) =>
         },
       ],
       report: {},
+      workloads: { w: {} },
     } as unknown as Plan,
     [objectRow("ran", 1, { throughput: 101e6 }), objectRow("ran", 2, { throughput: 102e6 })],
   );

@@ -104,6 +104,7 @@ describe("escaping of user strings", () => {
       "k",
       "st",
       "lab",
+      "lc",
       "case",
       "run",
       "mean",
@@ -132,7 +133,7 @@ describe("escaping of user strings", () => {
         expect(["expr", "labelExpr", "calculate", "signal", "test", "update", "tooltipExpr"]).not.toContain(
           key,
         );
-        if (key === "field") expect(SAFE.has(value as string)).toBe(true);
+        if (key === "field") expect(SAFE.has(value as string), `field ${String(value)}`).toBe(true);
         if (key === "filter") expect(typeof value).not.toBe("string");
       });
     }
