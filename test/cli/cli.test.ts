@@ -51,7 +51,7 @@ describe("benchspec CLI", () => {
     );
     expect(table.stdout).toContain("quickstart: 6 cases, 18 repetitions");
     const json = await runCli(["plan", "specs/cloud-disk-pts.yaml", "--json"]);
-    expect(JSON.parse(json.stdout).cases).toHaveLength(70);
+    expect(JSON.parse(json.stdout).cases).toHaveLength(156);
   });
 
   it("plan --set: overrides are validated like the spec", async () => {

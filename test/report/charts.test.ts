@@ -77,7 +77,7 @@ describe("charts chosen from the plan's shape", () => {
     await expectCleanRender([run]);
   });
 
-  it("cloud disks: IOPS lines by bs coloured by read share, WSAT over time, latency percentiles faceted, both expectations", async () => {
+  it("cloud disks: IOPS lines by bs coloured by read share, WSAT over time, latency percentiles faceted by disk and read share, both expectations", async () => {
     const { plan } = await scenario("cloud-disk-pts");
     const run = runFromRows("pts", plan, synthRows(plan, { reps: 2 }), {
       series: synthSeries(plan, { points: 1800, reps: 1 }),
@@ -92,23 +92,23 @@ describe("charts chosen from the plan's shape", () => {
       title: "read",
       sort: ["0%", "5%", "35%", "50%", "65%", "95%", "100%"],
     });
-    expect(rowsOf(iops!, "m")).toHaveLength(56);
+    expect(rowsOf(iops!, "m")).toHaveLength(2 * 56);
     const [wsat] = find(charts, "timeseries", "wsat");
-    expect(rowsOf(wsat!, "ts").length).toBeLessThanOrEqual(300);
+    expect(rowsOf(wsat!, "ts").length).toBeLessThanOrEqual(2 * 300); // at most 300 points per disk
     // Throughput workload: bs on x, read/write as colour; latency workload: IOPS (small random I/O).
     const [tp] = find(charts, "sweep", "throughput");
     expect(encodingOf(tp!).x).toMatchObject({ title: "bs" });
     expect(encodingOf(tp!).color).toMatchObject({ title: "op" });
     const [lat] = find(charts, "latency", "latency");
-    expect(facetOf(lat!)).toMatchObject({ field: "f", title: "read" });
+    expect(facetOf(lat!)).toMatchObject({ field: "f", title: "target · read" });
     expect(primaryMetric(workloadViews([run]).find((v) => v.name === "latency")!)).toBe("iops");
     const [expectChart] = find(charts, "expect");
-    expect(rowsOf(expectChart!)).toHaveLength(2);
+    expect(rowsOf(expectChart!)).toHaveLength(2 * 2); // each expectation has its bound per disk
     await expectCleanRender([run]);
   });
 
   it("steady-state windows are shaded on the series of the case", async () => {
-    const plan = await scenarioPlan("cloud-disk-pts", ["iops.bs=[4KiB]", "iops.read=[100]"]);
+    const plan = await scenarioPlan("cloud-disk-pts", ["iops.bs=[4KiB]", "iops.read=[0]"]);
     const id = plan.cases[0]!.id;
     const run = runFromRows("pts", plan, synthRows(plan), {
       series: synthSeries(plan, { cases: [id], points: 10 }),

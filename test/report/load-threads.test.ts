@@ -23,7 +23,7 @@ async function tempDir() {
 
 /** fio cases with steady-state results and a time series, and an autotuned object case. */
 async function mixedPlan(): Promise<Plan> {
-  const pts = await scenarioPlan("cloud-disk-pts");
+  const pts = await scenarioPlan("cloud-disk-pts", ["iops.steady={metric: iops, window: 60s, slope: 10%}"]);
   const speedtest = await scenarioPlan("minio-speedtest");
   const sampled = pts.cases.find((c) => c.params.sample !== undefined)!;
   const tuned = speedtest.cases.find((c) => c.params.autotune !== undefined)!;

@@ -4,7 +4,7 @@
  * checked for what its author needed: the rows, the statistics, the time series, the expect results and
  * the charts — chart by chart.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -90,52 +90,93 @@ describe("scenario: IPFS file sizes vs S3 (launched Kubo and MinIO)", () => {
   });
 });
 
-describe("scenario: cloud disk, SNIA PTS style (a loop device)", () => {
-  it("sweeps bs × read mix with steady-state detection, records WSAT over time, checks the vendor formulas", async () => {
-    const loop = await loopDevice(256);
-    try {
-      const o = await runScenario(
-        "cloud-disk-pts",
-        [
-          "duration=2s",
-          "ramp=0s",
-          "iops.bs=[4KiB, 64KiB]",
-          "iops.read=[100, 0]",
-          "iops.steady={metric: iops, window: 1s, slope: 10%}",
-          "latency.bs=[4KiB]",
-          "latency.read=[100]",
-          "throughput.bs=[1MiB]",
-          "wsat.duration=5s",
-          "precondition={write: seq, passes: 1}",
-          "repeat=2",
-        ],
-        { BENCH_DEVICE: loop.device },
-      );
-      expect(o.stderr).not.toContain("FAILED");
-      const iops = o.rows.filter((r) => r.workload === "iops");
-      expect(iops).toHaveLength(4 * 2);
-      expect(iops.every((r) => r.steady !== undefined && r.iops > 0 && r.latency?.p99 !== undefined)).toBe(
-        true,
-      );
-      const wsat = o.series.filter((p) => p.case === "wsat.disk.randwrite");
-      expect(wsat.length).toBeGreaterThanOrEqual(4);
-      expect(o.summary.expect.map((e) => [e.workload, e.metric, typeof e.measured])).toEqual([
-        ["iops", "iops", "number"],
-        ["throughput", "throughput", "number"],
-      ]);
-      expect(o.summary.expect[0]?.atLeast).toBe(Math.min(1000 + 6 * 100, 3000));
-      expect(o.summary.expect[1]?.atLeast).toBe(Math.min(50 + 0.1 * 100, 80) * 1e6);
-      expect(o.code).toBe(o.summary.expect.every((e) => e.pass) ? 0 : 1);
+describe("scenario: cloud disks, SNIA PTS (two loop devices)", () => {
+  it(
+    "purges and preconditions once per test and disk, runs rounds to steady state per disk, WSAT, HIR and XSR, and checks each disk against its own vendor formulas",
+    { timeout: 600_000 },
+    async () => {
+      const disks = [await loopDevice(64), await loopDevice(64)];
+      try {
+        const o = await runScenario(
+          "cloud-disk-pts",
+          [
+            "duration=1s",
+            "ramp=0s",
+            "iodepth=4",
+            "iops.matrix.bs=[4KiB, 64KiB]",
+            "iops.matrix.read=[100, 0]",
+            "iops.rounds={track: {where: {bs: 4KiB, read: 0}, metric: iops}, window: 2, max: 3}",
+            "throughput.bs=[1MiB]",
+            "throughput.rounds={track: {where: {bs: 1MiB, op: write}, metric: throughput}, window: 2, max: 3}",
+            "latency.iodepth=1",
+            "latency.matrix.bs=[4KiB]",
+            "latency.matrix.read=[100, 0]",
+            "latency.rounds={track: {where: {bs: 4KiB, read: 0}, metric: latency}, window: 2, max: 3}",
+            "wsat.duration=4s",
+            "hir.repeat=2",
+            "hir.idle=[1s, 2s]",
+            "xsr-disk1.duration=2s",
+            "xsr-disk1-return.duration=2s",
+            "xsr-disk2.duration=2s",
+            "xsr-disk2-return.duration=2s",
+          ],
+          { BENCH_DEVICE: disks[0]!.device, BENCH_DEVICE2: disks[1]!.device },
+        );
+        expect(o.stderr).not.toContain("FAILED");
+        // Rounds: judged per disk, every round ran every case of that disk once.
+        for (const workload of ["iops", "throughput", "latency"]) {
+          for (const disk of ["disk1", "disk2"]) {
+            const rounds = o.summary.rounds![workload]![disk]!;
+            expect(["steady", "not reached"]).toContain(rounds.status);
+            expect(rounds.rounds).toBeGreaterThanOrEqual(2);
+            expect(rounds.rounds).toBeLessThanOrEqual(3);
+            const rows = o.rows.filter((r) => r.workload === workload && r.target === disk);
+            const cases = new Set(rows.map((r) => r.case));
+            expect(rows).toHaveLength(cases.size * rounds.rounds);
+          }
+        }
+        // Purge and preconditioning ran once per test and disk (their raw outputs), not once per case.
+        const raw = await readdir(join(o.dir, "raw"));
+        expect(raw.filter((name) => name.endsWith(".precondition.json")).sort()).toEqual(
+          ["hir", "iops", "latency", "throughput"].flatMap((w) =>
+            ["disk1", "disk2"].map((d) => `${w}.${d}.precondition.json`),
+          ),
+        );
+        // HIR: each burst came after its case's idle time.
+        for (const c of new Set(o.rows.filter((r) => r.workload === "hir").map((r) => r.case))) {
+          const bursts = o.rows.filter((r) => r.case === c).sort((a, b) => a.repetition - b.repetition);
+          const idle = Number(bursts[0]!.params.idle);
+          for (let i = 1; i < bursts.length; i++)
+            expect(Date.parse(bursts[i]!.start) - Date.parse(bursts[i - 1]!.end)).toBeGreaterThanOrEqual(
+              idle * 1000 - 50,
+            );
+        }
+        // XSR: both stimuli and the return, one after the other on each disk, every second sampled.
+        for (const disk of ["disk1", "disk2"])
+          for (const c of [`xsr-${disk}.${disk}.write.bs-1MiB`, `xsr-${disk}.${disk}.randwrite.bs-8KiB`])
+            expect(o.series.filter((p) => p.case === c).length).toBeGreaterThanOrEqual(1);
+        // The vendor formulas with each disk's own size: 100 GiB and 500 GiB.
+        const iopsBounds = o.summary.expect
+          .filter((e) => e.workload === "iops")
+          .map((e) => [e.case.split(".")[1], e.atLeast]);
+        expect(iopsBounds).toEqual([
+          ["disk1", 1000 + 6 * 100],
+          ["disk2", 3000],
+        ]);
+        const tpBounds = o.summary.expect.filter((e) => e.workload === "throughput").map((e) => e.atLeast);
+        expect(tpBounds).toEqual([(50 + 0.1 * 100) * 1e6, 80e6]);
+        expect(o.code).toBe(o.summary.expect.every((e) => e.pass) ? 0 : 1);
 
-      const bsSweep = titled(o, "sweep", /^iops: IOPS by bs/);
-      expect(bsSweep.points).toBeGreaterThanOrEqual(4); // bs × read, plus the expect marker
-      titled(o, "timeseries", /^wsat: IOPS over time$/);
-      titled(o, "latency", /^latency: latency percentiles$/);
-      expect(shown(titled(o, "expect", /measured vs expected/))).toContain("iops");
-    } finally {
-      await loop.detach();
-    }
-  });
+        titled(o, "rounds", /^iops on disk1: steady-state convergence/);
+        titled(o, "rounds", /^iops on disk2: .*measurement window/);
+        titled(o, "timeseries", /^wsat: IOPS by data written$/);
+        titled(o, "timeseries", /^hir: IOPS over time$/);
+        expect(shown(titled(o, "sweep", /^iops: IOPS by bs/))).toContain("vendor IOPS");
+      } finally {
+        for (const disk of disks) await disk.detach();
+      }
+    },
+  );
 });
 
 describe("scenario: MinIO-style drives and S3 speedtest", () => {

@@ -9,7 +9,12 @@ import { ROOT, specFiles } from "../support/spec.js";
 /** Cases and repetitions each shipped spec expands to, worked out by hand from the spec. */
 const EXPECTED: Record<string, { cases: number; repetitions: number }> = {
   "quickstart.yaml": { cases: 2 * 2 + 2, repetitions: 6 * 3 },
-  "cloud-disk-pts.yaml": { cases: 8 * 7 + 2 * 2 + 3 * 3 + 1, repetitions: (56 + 4 + 9) * 3 + 1 },
+  // Two disks: IOPS 8 bs × 7 mixes, throughput 2 × 2, latency 3 × 3 in at most 25 rounds each; WSAT; HIR 5
+  // idle times × 360 bursts; XSR 2 + 1 accesses.
+  "cloud-disk-pts.yaml": {
+    cases: 2 * (8 * 7 + 2 * 2 + 3 * 3 + 1 + 5 + 3),
+    repetitions: 2 * ((56 + 4 + 9) * 25 + 1 + 5 * 360 + 3),
+  },
   "ipfs-file-sizes.yaml": { cases: 2 * 2 * 7, repetitions: 28 * 5 },
   "minio-speedtest.yaml": { cases: 2 * 2 + 1 + 2, repetitions: 7 },
   "shared-storage-dd.yaml": { cases: 5 * 3, repetitions: 15 * 3 },
