@@ -11,10 +11,9 @@
  * screenshots:
  *   quickstart         benchspec run specs/quickstart.yaml
  *   shared-storage-dd  benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]' --set repeat=2
- *   cloud-disk-pts     on a 256 MiB loop device over a sparse file (losetup --find --show disk.img):
- *                      BENCH_DEVICE=/dev/loopN benchspec run specs/cloud-disk-pts.yaml --set duration=4s --set ramp=0s \
- *                        --set 'iops.bs=[4KiB, 64KiB]' --set 'iops.read=[100, 0]' --set wsat.duration=10s \
- *                        --set 'precondition={write: seq, passes: 1}' --set 'iops.steady={metric: iops, window: 2s, slope: 20%}'
+ *   cloud-disk-pts     on two 256 MiB loop devices with direct I/O (losetup --find --show --direct-io=on dN.img),
+ *   (and @chart-5+chart-6 as cloud-disk-pts-rounds, @chart-19 as -wsat, @chart-24 as -hir)
+ *                      the command in docs/scenarios.md, scenario 2
  *   compare            two runs of the quickstart
  *   object-upload-telemetry@telemetry
  *                      benchspec run specs/object-upload-download.yaml --set size=1GiB \
@@ -95,7 +94,8 @@ try {
       const boxes = await Promise.all(
         job.figures.map((id) => page.locator(`figure[id="${id}"]`).first().boundingBox()),
       );
-      if (boxes.some((box) => !box)) throw new Error(`${job.name}: no chart with id ${job.figures.join(" / ")}`);
+      if (boxes.some((box) => !box))
+        throw new Error(`${job.name}: no chart with id ${job.figures.join(" / ")}`);
       const top = Math.min(...boxes.map((box) => box!.y));
       const bottom = Math.max(...boxes.map((box) => box!.y + box!.height));
       const clip = { x: 0, y: top - 8, width: WIDTH, height: Math.min(MAX_HEIGHT, bottom - top + 16) };

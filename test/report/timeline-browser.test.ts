@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { VERSION } from "../../src/cli/context.js";
 import { CATEGORY_COLORS } from "../../src/report/charts/limits.js";
+import { buildReport, loadInputs } from "../../src/report/index.js";
 import { ROOT } from "../support/spec.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -93,6 +95,24 @@ describe("the workload's clocks and per-target limits in Chromium (a real fio ru
     );
   });
 
+  it("each target's data written and time are counted from its own first repetition", async () => {
+    const { charts } = await buildReport(await loadInputs([join(work, "run")]), { version: VERSION });
+    for (const title of [/by data written$/, /over time$/]) {
+      const chart = charts.find((c) => c.kind === "timeseries" && title.test(c.title))!;
+      const points = (chart.spec.data as { values: { k: string; t: number; c: string }[] }).values.filter(
+        (v) => v.k === "ts",
+      );
+      const targets = [...new Set(points.map((p) => p.c))];
+      expect(targets).toHaveLength(2);
+      // The targets ran one after the other: on one clock the second would start where the first ended.
+      for (const target of targets) {
+        const first = Math.min(...points.filter((p) => p.c === target).map((p) => p.t));
+        const last = Math.max(...points.filter((p) => p.c === target).map((p) => p.t));
+        expect(first).toBeLessThan(last / 2);
+      }
+    }
+  });
+
   it("x: written and x: elapsed draw, with each target's limit rule in its colour", async () => {
     const page = await context.newPage();
     const errors: string[] = [];
@@ -111,8 +131,8 @@ describe("the workload's clocks and per-target limits in Chromium (a real fio ru
       await series.nth(0).locator(".live svg.marks").innerHTML(),
       await series.nth(1).locator(".live svg.marks").innerHTML(),
     ];
-    expect(svgs[0]).toContain("written since the workload's first repetition (GiB)");
-    expect(svgs[1]).toContain("time since the workload's first repetition (s)");
+    expect(svgs[0]).toContain("written to the target since the workload's first repetition there (GiB)");
+    expect(svgs[1]).toContain("time since the workload's first repetition on the target (s)");
     // The throughput chart: a rule per target, labelled with the target, its value and the formula, in
     // the colour its cases have (the chart colours by target: small first, large second).
     expect(svgs[0]).toContain(`small: vendor 60.00 MB/s = ${FORMULA}`);

@@ -1,7 +1,7 @@
 /**
- * A workload's time series on one clock: every measured repetition of its cases placed by its start, for
- * the x axes `elapsed` (seconds since the workload's first repetition started, idle gaps included: HIR)
- * and `written` (GiB written since then: WSAT).
+ * A workload's time series on one target's clock: every measured repetition of its cases there placed by
+ * its start, for the x axes `elapsed` (seconds since the workload's first repetition on the target started,
+ * idle gaps included: HIR) and `written` (GiB written to the target since then: WSAT).
  */
 import { DEFAULT_MIX, MIXED_OPS, WRITING_OPS } from "../../spec/engines.js";
 import type { Op } from "../../spec/words.js";
@@ -17,7 +17,7 @@ export interface TimelineCase {
 }
 
 export interface TimelinePoint {
-  /** Seconds (elapsed) or GiB (written) since the workload's first repetition started. */
+  /** Seconds (elapsed) or GiB (written) since the first repetition of the cases on this clock started. */
   x: number;
   y: number;
   /** The repetition it is of. */

@@ -135,15 +135,20 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
   };
 }
 
-/** The entries' points on their workload's clock: each run's cases on that run's own. */
+/**
+ * The entries' points on their workload's clock: each run's cases, and each target's, on their own (a
+ * device's data written and its time since its own first repetition: PTS draws each device apart).
+ */
 function onTimeline(
   entries: readonly Entry[],
   axis: TimelineAxis,
   y: TimeseriesRequest["y"],
 ): Map<Entry, TimelinePoint[]> {
   const out = new Map<Entry, TimelinePoint[]>();
-  for (const run of new Set(entries.map((e) => e.run))) {
-    const mine = entries.filter((e) => e.run === run);
+  const runs = [...new Set(entries.map((e) => e.run))];
+  const clockOf = (e: Entry) => `${runs.indexOf(e.run)}\0${e.c.target}`;
+  for (const clock of new Set(entries.map(clockOf))) {
+    const mine = entries.filter((e) => clockOf(e) === clock);
     const points = timelinePoints(
       mine.map((e) => ({
         id: e.c.id,

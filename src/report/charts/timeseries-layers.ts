@@ -10,8 +10,8 @@ const STEADY_COLOR = "#2e7d32";
 /** The x axis: each repetition's clock, or the workload's. */
 const X_TITLES = {
   time: "time (s)",
-  elapsed: "time since the workload's first repetition (s)",
-  written: "written since the workload's first repetition (GiB)",
+  elapsed: "time since the workload's first repetition on the target (s)",
+  written: "written to the target since the workload's first repetition there (GiB)",
 } as const;
 const xEncoding = (request: TimeseriesRequest) => ({
   field: "t",

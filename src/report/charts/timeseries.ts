@@ -53,9 +53,9 @@ export function timeseriesChart(
 
 const TIMELINE_CAPTIONS = {
   elapsed:
-    "Lines and points: each measured repetition's samples, placed by the instant it started: x is the seconds since the workload's first repetition started, so idle time between repetitions shows as a gap.",
+    "Lines and points: each measured repetition's samples, placed by the instant it started: x is the seconds since the workload's first repetition on the target started, so idle time between repetitions shows as a gap.",
   written:
-    "Lines and points: each measured repetition's samples, in the order they were taken: x is the GiB the workload had written by then, since its first repetition started (each sample's write throughput × its interval, summed over all its cases).",
+    "Lines and points: each measured repetition's samples, in the order they were taken: x is the GiB the workload had written to the target by then, since its first repetition there started (each sample's write throughput × its interval, summed over its cases on that target).",
 } as const;
 
 function timeseriesCaption(data: TimeseriesData, request: TimeseriesRequest): string[] {
