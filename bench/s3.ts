@@ -20,23 +20,8 @@ import { s5cmdBinary } from "./paths.js";
 import { timed } from "./proc.js";
 import type { Servers } from "./servers.js";
 import { BUCKET } from "./servers.js";
+import { emptySamples, figureOf, type Op, type Sample, type Samples, type Size } from "./s3-samples.js";
 import { MB, medianOf } from "./stats.js";
-
-type Size = "large" | "small";
-type Op = "put" | "get";
-
-interface Sample {
-  /** bytes per second over the wall time */
-  throughput: number;
-  opsPerSecond: number;
-  cpuPerGiB: number;
-  /** engine only */
-  busyThroughput?: number;
-  elu?: number;
-}
-
-type Samples = Record<Size, Record<Op, Sample[]>>;
-const emptySamples = (): Samples => ({ large: { put: [], get: [] }, small: { put: [], get: [] } });
 
 const SECTION = "S3 vs s5cmd";
 const SCRIPT_SECTION = "S3: compiled script vs benchspec run";
@@ -108,10 +93,7 @@ export async function benchS3(
   for (const size of ["large", "small"] as const) {
     for (const op of ["put", "get"] as const) {
       const [s, e] = [script[size][op], engine[size][op]];
-      const [unit, of] =
-        size === "large"
-          ? (["MB/s", (x: Sample) => x.throughput / MB] as const)
-          : (["ops/s", (x: Sample) => x.opsPerSecond] as const);
+      const [unit, of] = figureOf(size);
       lines.push(
         ratioLine(
           {

@@ -24,20 +24,8 @@ import { ratioLine, type BenchLine } from "./lines.js";
 import { s5cmdBinary, scratchParent, warpBinary, WARP_VERSION } from "./paths.js";
 import { timed } from "./proc.js";
 import type { Servers } from "./servers.js";
+import { emptySamples, figureOf, type Op, type Sample, type Samples, type Size } from "./s3-samples.js";
 import { MB, median, medianOf } from "./stats.js";
-
-type Size = "large" | "small";
-type Op = "put" | "get";
-
-interface Sample {
-  /** bytes per second */
-  throughput: number;
-  opsPerSecond: number;
-  cpuPerGiB: number;
-}
-
-type Samples = Record<Size, Record<Op, Sample[]>>;
-const emptySamples = (): Samples => ({ large: { put: [], get: [] }, small: { put: [], get: [] } });
 
 const SECTION = `S3 vs warp ${WARP_VERSION}`;
 /** warp's own bucket: what a warp round leaves is deleted after it without touching the engine's. */
@@ -99,10 +87,7 @@ export async function benchWarp(
   for (const size of ["large", "small"] as const) {
     for (const op of ["put", "get"] as const) {
       const [e, w] = [engine[size][op], warp[size][op]];
-      const [unit, of] =
-        size === "large"
-          ? (["MB/s", (s: Sample) => s.throughput / MB] as const)
-          : (["ops/s", (s: Sample) => s.opsPerSecond] as const);
+      const [unit, of] = figureOf(size);
       lines.push(
         ratioLine(
           {
