@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { freePort } from "../../platform/ports.js";
+import { freePorts } from "../../platform/ports.js";
 import { startGroup } from "../../platform/process.js";
 import { kuboBinary } from "../../platform/tools.js";
 import { waitForHttp } from "../../platform/wait.js";
@@ -40,7 +40,7 @@ export async function launchKubo(options: LaunchKuboOptions = {}): Promise<KuboN
   options.created?.(repoPath);
   // IPFS_TELEMETRY=off: Kubo ≥0.37 ships a telemetry plugin that would otherwise report home.
   const env = { IPFS_PATH: repoPath, IPFS_TELEMETRY: "off" };
-  const [apiPort, gatewayPort] = [await freePort(), await freePort()];
+  const [apiPort, gatewayPort] = await freePorts(["127.0.0.1", "127.0.0.1"]);
   const apiMultiaddr = `/ip4/127.0.0.1/tcp/${apiPort}`;
   const api = `http://127.0.0.1:${apiPort}`;
 

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "../../platform/ports.js";
+import { freePorts } from "../../platform/ports.js";
 import { startGroup } from "../../platform/process.js";
 import { minioBinary } from "../../platform/tools.js";
 import { waitForHttp } from "../../platform/wait.js";
@@ -44,7 +44,7 @@ export async function launchMinio(options: LaunchMinioOptions = {}): Promise<Min
   const accessKey = `bs${randomBytes(9).toString("hex")}`;
   const secretKey = randomBytes(24).toString("base64url");
   const host = options.host ?? "127.0.0.1";
-  const [port, consolePort] = [await freePort(host), await freePort()];
+  const [port, consolePort] = await freePorts([host, "127.0.0.1"]);
   const endpoint = `http://${host}:${port}`;
 
   let server;
