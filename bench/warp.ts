@@ -15,7 +15,8 @@
  *   npm run bench -- --only warp
  */
 import { execa } from "execa";
-import { rm } from "node:fs/promises";
+import { rm, statfs } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { runBenchspec, rowsOf } from "./benchspec.js";
@@ -42,6 +43,7 @@ export async function benchWarp(
   const engine = emptySamples();
   const warp = emptySamples();
   let failed = 0;
+  const baseline = await tmpfsUsed();
   // Round 0 is the warm-up: same work, figures logged, not counted.
   for (let round = 0; round <= rounds; round++) {
     for (const size of ["large", "small"] as const) {
@@ -54,7 +56,10 @@ export async function benchWarp(
       if (round % 2 === 0) sides.reverse();
       const name = round === 0 ? "warm-up" : `round ${round}`;
       try {
-        for (const side of sides) await side();
+        for (const side of sides) {
+          await side();
+          await drained(baseline, log);
+        }
       } catch (error) {
         log(`warp ${name} ${size} failed, not counted: ${(error as Error).message.split("\n")[0]}`);
         if (++failed > rounds) throw error;
@@ -227,3 +232,23 @@ async function warpRound(servers: Servers, scratch: string, size: Size, into: Sa
     });
   }
 }
+
+/** Bytes used on the tmpfs holding MinIO's data. */
+async function tmpfsUsed(): Promise<number> {
+  const fs = await statfs(scratchParent());
+  return (fs.blocks - fs.bfree) * fs.bsize;
+}
+
+/**
+ * Waits (at most DRAIN_LIMIT_MS) until MinIO has freed what a side deleted: it empties its trash in the
+ * background, and tmpfs filling the machine's RAM would make the next side's figures swap figures.
+ */
+async function drained(baseline: number, log: (line: string) => void): Promise<void> {
+  const until = Date.now() + DRAIN_LIMIT_MS;
+  while ((await tmpfsUsed()) > baseline + DRAIN_SLACK && Date.now() < until) await sleep(500);
+  const left = (await tmpfsUsed()) - baseline;
+  if (left > DRAIN_SLACK)
+    log(`warp: ${(left / GiB).toFixed(1)} GiB still on tmpfs after ${DRAIN_LIMIT_MS / 1000} s`);
+}
+const DRAIN_LIMIT_MS = 60_000;
+const DRAIN_SLACK = 3 * GiB;
