@@ -18,7 +18,7 @@
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
 import { execa } from "execa";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
@@ -30,7 +30,7 @@ import { benchHosts } from "./hosts.js";
 import { benchIpfs } from "./ipfs.js";
 import { failedLine, type BenchLine } from "./lines.js";
 import { benchMemory } from "./memory.js";
-import { benchspecCommand, makeScratch, ROOT } from "./paths.js";
+import { benchspecCommand, makeScratch, removeBenchRoot, ROOT } from "./paths.js";
 import { benchS3 } from "./s3.js";
 import { benchWarp } from "./warp.js";
 import { benchTelemetry } from "./telemetry.js";
@@ -129,9 +129,13 @@ async function main() {
   let servers: Servers | undefined;
   const stop = async () => {
     await servers?.stop();
-    await rm(scratch, { recursive: true, force: true });
+    removeBenchRoot();
   };
-  process.once("SIGINT", () => void stop().finally(() => process.exit(130)));
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)
+    process.once(signal, () => void stop().finally(() => process.exit(code)));
   const lines: BenchLine[] = [];
   const timings: Record<string, number> = {};
   try {

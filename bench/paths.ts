@@ -3,7 +3,7 @@
  * (servers' data and reference tools' files live in memory, so the storage is not what is compared), and how
  * to start `benchspec` — the built CLI, or the sources through tsx when dist/ is missing or older than src/.
  */
-import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -41,7 +41,41 @@ export function scratchParent(): string {
   return existsSync("/dev/shm") && statSync("/dev/shm").isDirectory() ? "/dev/shm" : tmpdir();
 }
 
-export const makeScratch = (name: string) => mkdtemp(join(scratchParent(), `benchspec-bench-${name}-`));
+const ROOT_PREFIX = "benchspec-bench-pid";
+
+/**
+ * This bench's own directory under scratchParent(), named by its pid: the servers' data and every scratch
+ * directory live in it. A bench that was killed (SIGKILL leaves no chance to clean) left a directory whose
+ * pid is gone — on tmpfs that is RAM held until reboot — so each bench removes those first.
+ */
+export function benchRoot(): string {
+  if (root) return root;
+  const parent = scratchParent();
+  for (const name of readdirSync(parent)) {
+    const pid = Number(name.slice(ROOT_PREFIX.length));
+    if (name.startsWith(ROOT_PREFIX) && Number.isInteger(pid) && pid > 0 && !alive(pid))
+      rmSync(join(parent, name), { recursive: true, force: true });
+  }
+  root = join(parent, `${ROOT_PREFIX}${process.pid}`);
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  return root;
+}
+let root: string | undefined;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export const removeBenchRoot = () => {
+  if (root) rmSync(root, { recursive: true, force: true });
+};
+
+export const makeScratch = (name: string) => mkdtemp(join(benchRoot(), `${name}-`));
 
 export interface BenchspecCommand {
   file: string;

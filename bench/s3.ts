@@ -43,7 +43,10 @@ export async function benchS3(
       () => scriptRound(servers, scratch, script),
     ];
     if (round % 2 === 0) sides.reverse();
-    for (const side of sides) await side();
+    for (const side of sides) {
+      await side();
+      await servers.emptyTrash();
+    }
     log(
       `s3 round ${round}: engine PUT ${mbs(engine.large.put.at(-1))} GET ${mbs(engine.large.get.at(-1))}, s5cmd PUT ${mbs(reference.large.put.at(-1))} GET ${mbs(reference.large.get.at(-1))}, script PUT ${mbs(script.large.put.at(-1))} GET ${mbs(script.large.get.at(-1))}`,
     );

@@ -4,10 +4,12 @@
  * under BENCH_* for the generated specs' `${env:…}` references.
  */
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { launchKubo, type KuboNode } from "../src/targets/ipfs/kubo-server.js";
 import { makeS3Client } from "../src/targets/s3/client.js";
 import { launchMinio, type MinioServer } from "../src/targets/s3/minio-server.js";
-import { scratchParent } from "./paths.js";
+import { benchRoot } from "./paths.js";
 
 export const BUCKET = "bench";
 
@@ -16,11 +18,17 @@ export interface Servers {
   kubo: KuboNode;
   /** Variables for the engine's specs and the reference tools alike. */
   env: Record<string, string>;
+  /**
+   * Empties MinIO's trash: MinIO renames deleted objects into it and frees them in the background, slower
+   * than a round deletes them; on tmpfs that filled the machine's RAM (21 GiB after the s3 section) and the
+   * next section ran in swap. Called after every side, so each side starts with the same free memory.
+   */
+  emptyTrash(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startServers(): Promise<Servers> {
-  const parentDir = scratchParent();
+  const parentDir = benchRoot();
   const [minio, kubo] = await Promise.all([launchMinio({ parentDir }), launchKubo({ parentDir })]);
   const stop = async () => {
     await Promise.allSettled([minio.stop(), kubo.stop()]);
@@ -49,5 +57,10 @@ export async function startServers(): Promise<Servers> {
     BENCH_S3_BUCKET: BUCKET,
     BENCH_IPFS_API: kubo.api,
   };
-  return { minio, kubo, env, stop };
+  const trash = join(minio.dataDir, ".minio.sys", "tmp", ".trash");
+  const emptyTrash = async () => {
+    const entries = await readdir(trash).catch(() => []);
+    await Promise.all(entries.map((entry) => rm(join(trash, entry), { recursive: true, force: true })));
+  };
+  return { minio, kubo, env, emptyTrash, stop };
 }

@@ -10,13 +10,12 @@
  * MinIO keeps its data on tmpfs, which fills RAM (a 5 s PUT of 64 MiB objects writes ~3 GB), and memory
  * this VM has not touched recently is first written at ~230 MB/s: a warm-up round (not counted) touches
  * the pages the later rounds reuse, and each side's objects are deleted after it, so no counted round
- * pays first-touch page faults. The warm-up's figures are logged beside the counted ones to show it.
+ * pays first-touch page faults (MinIO's trash is emptied after every side, too). The warm-up's figures are logged beside the counted ones to show it.
  *
  *   npm run bench -- --only warp
  */
 import { execa } from "execa";
-import { rm, statfs } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
+import { rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { runBenchspec, rowsOf } from "./benchspec.js";
@@ -43,7 +42,6 @@ export async function benchWarp(
   const engine = emptySamples();
   const warp = emptySamples();
   let failed = 0;
-  const baseline = await tmpfsUsed();
   // Round 0 is the warm-up: same work, figures logged, not counted.
   for (let round = 0; round <= rounds; round++) {
     for (const size of ["large", "small"] as const) {
@@ -58,7 +56,7 @@ export async function benchWarp(
       try {
         for (const side of sides) {
           await side();
-          await drained(baseline, log);
+          await servers.emptyTrash();
         }
       } catch (error) {
         log(`warp ${name} ${size} failed, not counted: ${(error as Error).message.split("\n")[0]}`);
@@ -232,23 +230,3 @@ async function warpRound(servers: Servers, scratch: string, size: Size, into: Sa
     });
   }
 }
-
-/** Bytes used on the tmpfs holding MinIO's data. */
-async function tmpfsUsed(): Promise<number> {
-  const fs = await statfs(scratchParent());
-  return (fs.blocks - fs.bfree) * fs.bsize;
-}
-
-/**
- * Waits (at most DRAIN_LIMIT_MS) until MinIO has freed what a side deleted: it empties its trash in the
- * background, and tmpfs filling the machine's RAM would make the next side's figures swap figures.
- */
-async function drained(baseline: number, log: (line: string) => void): Promise<void> {
-  const until = Date.now() + DRAIN_LIMIT_MS;
-  while ((await tmpfsUsed()) > baseline + DRAIN_SLACK && Date.now() < until) await sleep(500);
-  const left = (await tmpfsUsed()) - baseline;
-  if (left > DRAIN_SLACK)
-    log(`warp: ${(left / GiB).toFixed(1)} GiB still on tmpfs after ${DRAIN_LIMIT_MS / 1000} s`);
-}
-const DRAIN_LIMIT_MS = 60_000;
-const DRAIN_SLACK = 3 * GiB;

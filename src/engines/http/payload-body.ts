@@ -1,42 +1,68 @@
 /** Request bodies from the payload generator, for the raw HTTP/1.1 client (http1.ts). */
-import type { Payload } from "../load/payload.js";
+import { STREAM_ALIGN, type Payload } from "../load/payload.js";
 import type { WriteChunk } from "./http1.js";
 
-/** Streamed bodies go out in chunks of this size from a few reused buffers. */
-const STREAM_CHUNK = 1 << 20;
+/** Streamed bodies go out in chunks of this size, each buffer reused as soon as the socket let go of it. */
+const STREAM_CHUNK = STREAM_ALIGN;
 const STREAM_BUFFERS = 4;
 
 /**
- * Chunk buffers no request holds: taken by the next body, so a run allocates STREAM_BUFFERS per request in
- * flight once. A fresh 1 MiB buffer is fresh pages: first written, they fault (~256 per MiB), which cost
- * more than filling them (npm run bench: 64 MiB PUTs spent more CPU in the copy into fresh chunks than in
- * the socket writes).
+ * Chunk buffers no write holds, by the layout of the bytes they hold (Payload.layout). A chunk whose layout
+ * has a spare is that buffer restamped — 16 bytes per 4 KiB written, no copy (objects start on a pool
+ * chunk, so a few layouts serve every object). Otherwise a new buffer is made while fewer than SPARES are
+ * idle, else an idle one of another layout is refilled by a copy: the buffers stay at most SPARES beyond
+ * the most writes in flight at once, and the idle ones cover every layout (with none idle, nearly every
+ * chunk was a copy: the writes hold most buffers most of the time). A fresh 1 MiB buffer is fresh pages,
+ * which cost more to fault in than to fill (npm run bench), so buffers are kept rather than made again.
  */
-const spare: Buffer[] = [];
+const spares = new Map<string | undefined, Buffer[]>();
+let spareCount = 0;
+const SPARES = 16;
+
+function takeChunk(payload: Payload, offset: number, length: number): Buffer {
+  const layout = payload.layout(offset, length);
+  const same = layout !== undefined ? spares.get(layout)?.pop() : undefined;
+  if (same) {
+    spareCount--;
+    return payload.restamp(same, offset, length);
+  }
+  let other: Buffer | undefined;
+  if (spareCount >= SPARES) {
+    for (const list of spares.values()) if ((other = list.pop())) break;
+    spareCount--;
+  }
+  return payload.slice(offset, length, other ?? Buffer.allocUnsafe(STREAM_CHUNK));
+}
+
+function giveBack(payload: Payload, offset: number, chunk: Buffer) {
+  const layout = payload.layout(offset, chunk.length);
+  // The whole buffer goes back; its layout is that of the bytes it holds (a short last chunk is keyed by
+  // its length, so a later short chunk of the same length and pool offset finds it).
+  const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, STREAM_CHUNK);
+  const list = spares.get(layout) ?? [];
+  list.push(buffer);
+  spares.set(layout, list);
+  spareCount++;
+}
 
 /**
- * A request body producer that writes `before`, the payload in STREAM_CHUNK pieces, then `after`; a piece's
- * buffer is refilled only once the socket has let go of it, so a body of any size costs STREAM_BUFFERS
- * buffers, reused by the next body once every write is done (after a failed write they are left to the GC:
- * the socket may still hold them).
+ * A request body producer that writes `before`, the payload in STREAM_CHUNK pieces, then `after`, with at
+ * most STREAM_BUFFERS pieces in flight; a piece's buffer goes back to the spares once the socket has let go
+ * of it (after a failed write it is left to the GC: the socket may still hold it).
  */
 export function payloadBody(payload: Payload, before?: Buffer, after?: Buffer) {
   return async (write: WriteChunk) => {
-    const buffers = Array.from(
-      { length: STREAM_BUFFERS },
-      () => spare.pop() ?? Buffer.allocUnsafe(STREAM_CHUNK),
-    );
     const inFlight: Promise<void>[] = [];
     if (before) inFlight.push(settledLater(write(before)));
     for (let offset = 0, i = 0; offset < payload.size; offset += STREAM_CHUNK, i++) {
       const slot = i % STREAM_BUFFERS;
       await inFlight[slot];
-      const chunk = payload.slice(offset, Math.min(STREAM_CHUNK, payload.size - offset), buffers[slot]);
-      inFlight[slot] = settledLater(write(chunk));
+      const chunk = takeChunk(payload, offset, Math.min(STREAM_CHUNK, payload.size - offset));
+      const at = offset;
+      inFlight[slot] = settledLater(write(chunk).then(() => giveBack(payload, at, chunk)));
     }
     if (after) inFlight.push(settledLater(write(after)));
     await Promise.all(inFlight);
-    spare.push(...buffers);
   };
 }
 
