@@ -41,7 +41,7 @@ async function streamed(payloads: Payload[]): Promise<Buffer[]> {
 
 describe("payloads", () => {
   it("streamed bodies are byte-exact though their chunk buffers are reused across objects", async () => {
-    // Sizes on and off the 1 MiB chunk, several objects at once, compressible and zero ones among them.
+    // Sizes on and off the 2 MiB chunk, several objects at once, compressible and zero ones among them.
     const payloads = [
       makePayload("s1", 9 * MiB, "random"),
       makePayload("s2", 7 * MiB + 12_345, "random"),

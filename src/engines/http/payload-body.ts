@@ -4,7 +4,9 @@ import type { WriteChunk } from "./http1.js";
 
 /** Streamed bodies go out in chunks of this size, each buffer reused as soon as the socket let go of it. */
 const STREAM_CHUNK = STREAM_ALIGN;
-const STREAM_BUFFERS = 4;
+// 2 MiB pieces, two per body in flight (4 MiB a request, as with 1 MiB × 4 before): half the writes and
+// callbacks per GiB, ~8 % less client CPU on 64 MiB PUTs; more pieces in flight measured no better.
+const STREAM_BUFFERS = 2;
 
 /**
  * Chunk buffers no write holds, by the layout of the bytes they hold (Payload.layout). A chunk whose layout
@@ -12,7 +14,7 @@ const STREAM_BUFFERS = 4;
  * chunk, so a few layouts serve every object). Otherwise a new buffer is made while fewer than SPARES are
  * idle, else an idle one of another layout is refilled by a copy: the buffers stay at most SPARES beyond
  * the most writes in flight at once, and the idle ones cover every layout (with none idle, nearly every
- * chunk was a copy: the writes hold most buffers most of the time). A fresh 1 MiB buffer is fresh pages,
+ * chunk was a copy: the writes hold most buffers most of the time). A fresh 2 MiB buffer is fresh pages,
  * which cost more to fault in than to fill (npm run bench), so buffers are kept rather than made again.
  */
 const spares = new Map<string | undefined, Buffer[]>();
@@ -21,17 +23,27 @@ const SPARES = 16;
 
 function takeChunk(payload: Payload, offset: number, length: number): Buffer {
   const layout = payload.layout(offset, length);
-  const same = layout !== undefined ? spares.get(layout)?.pop() : undefined;
-  if (same) {
-    spareCount--;
-    return payload.restamp(same, offset, length);
-  }
+  const same = layout !== undefined ? takeSpare(layout) : undefined;
+  if (same) return payload.restamp(same, offset, length);
   let other: Buffer | undefined;
   if (spareCount >= SPARES) {
-    for (const list of spares.values()) if ((other = list.pop())) break;
-    spareCount--;
+    // From the layout with the most idle: taking from any one would leave it short, and its chunks would
+    // then miss in turn.
+    let fullest: [string | undefined, number] = [undefined, 0];
+    for (const [key, list] of spares) if (list.length > fullest[1]) fullest = [key, list.length];
+    other = takeSpare(fullest[0]);
   }
   return payload.slice(offset, length, other ?? Buffer.allocUnsafe(STREAM_CHUNK));
+}
+
+/** An idle buffer of this layout, if any; a layout without idle buffers leaves no entry behind. */
+function takeSpare(layout: string | undefined): Buffer | undefined {
+  const list = spares.get(layout);
+  const buffer = list?.pop();
+  if (!buffer) return undefined;
+  if (list!.length === 0) spares.delete(layout);
+  spareCount--;
+  return buffer;
 }
 
 function giveBack(payload: Payload, offset: number, chunk: Buffer) {

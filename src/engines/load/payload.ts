@@ -1,7 +1,7 @@
 /**
  * Benchmark payloads: unique, incompressible bytes at near-memcpy speed, never a whole object in memory.
  * A pool of pseudo-random bytes, the same in every process, is made once; an object's byte range is a copy
- * of the pool (from a 1 MiB-aligned offset derived from the object's identity) with a 16-byte stamp —
+ * of the pool (from a 2 MiB-aligned offset derived from the object's identity) with a 16-byte stamp —
  * identity hash and block number — at the start of every 4 KiB block, so no two blocks of a run, repetition or object are equal
  * (content-addressed stores such as IPFS cannot dedupe them). The same (runId, seed, pass) always gives the
  * same bytes, in any process.
@@ -15,7 +15,7 @@ const BLOCK = 4096;
 const STAMP = 16;
 const LITTLE_ENDIAN = endianness() === "LE";
 /** Where an object's bytes start in the pool: a multiple of this (the streamed body's chunk size). */
-export const STREAM_ALIGN = 2 ** 20;
+export const STREAM_ALIGN = 2 * 2 ** 20;
 
 let pool: Buffer | undefined;
 /**
