@@ -8,6 +8,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { processAlive } from "../src/platform/process.js";
 import { kuboBinary, toolsDir } from "../src/platform/tools.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -53,7 +54,7 @@ export function benchRoot(): string {
   const parent = scratchParent();
   for (const name of readdirSync(parent)) {
     const pid = Number(name.slice(ROOT_PREFIX.length));
-    if (name.startsWith(ROOT_PREFIX) && Number.isInteger(pid) && pid > 0 && !alive(pid))
+    if (name.startsWith(ROOT_PREFIX) && Number.isInteger(pid) && pid > 0 && !processAlive(pid))
       rmSync(join(parent, name), { recursive: true, force: true });
   }
   root = join(parent, `${ROOT_PREFIX}${process.pid}`);
@@ -61,15 +62,6 @@ export function benchRoot(): string {
   return root;
 }
 let root: string | undefined;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export const removeBenchRoot = () => {
   if (root) rmSync(root, { recursive: true, force: true });

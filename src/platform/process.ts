@@ -229,3 +229,13 @@ export async function runGroup(
     options.signal.removeEventListener("abort", onAbort);
   }
 }
+
+/** Whether process `pid` exists on this host (EPERM: it does, someone else's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

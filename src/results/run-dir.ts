@@ -8,6 +8,7 @@ import { appendFileSync, linkSync, readFileSync, unlinkSync, writeFileSync } fro
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { writeFileAtomic } from "../platform/atomic-write.js";
+import { processAlive } from "../platform/process.js";
 import type { Leftover, TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
@@ -252,16 +253,6 @@ export interface RunLock {
   since: string;
 }
 
-/** Whether process `pid` exists on this host (EPERM: it does, someone else's). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Takes the run directory for this process, so two processes (a run and a --resume, two resumes) never
  * append to the same files. The lock file appears whole (linked from a file already written), so its holder
@@ -289,7 +280,7 @@ export function lockRunDir(dir: string, notice: (message: string) => void): () =
       const held = readLockText(path);
       if (held === undefined) continue; // released meanwhile: try again
       const holder = parseLock(held);
-      if (!holder || holder.host !== hostname() || alive(holder.pid)) {
+      if (!holder || holder.host !== hostname() || processAlive(holder.pid)) {
         const who = holder
           ? `benchspec (pid ${holder.pid} on ${holder.host}, since ${holder.since})`
           : "an unreadable lock";
