@@ -21,8 +21,7 @@ const spares = new Map<string | undefined, Buffer[]>();
 let spareCount = 0;
 const SPARES = 16;
 
-function takeChunk(payload: Payload, offset: number, length: number): Buffer {
-  const layout = payload.layout(offset, length);
+function takeChunk(payload: Payload, layout: string | undefined, offset: number, length: number): Buffer {
   const same = layout !== undefined ? takeSpare(layout) : undefined;
   if (same) return payload.restamp(same, offset, length);
   let other: Buffer | undefined;
@@ -46,8 +45,7 @@ function takeSpare(layout: string | undefined): Buffer | undefined {
   return buffer;
 }
 
-function giveBack(payload: Payload, offset: number, chunk: Buffer) {
-  const layout = payload.layout(offset, chunk.length);
+function giveBack(layout: string | undefined, chunk: Buffer) {
   // The whole buffer goes back; its layout is that of the bytes it holds (a short last chunk is keyed by
   // its length, so a later short chunk of the same length and pool offset finds it).
   const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, STREAM_CHUNK);
@@ -69,9 +67,10 @@ export function payloadBody(payload: Payload, before?: Buffer, after?: Buffer) {
     for (let offset = 0, i = 0; offset < payload.size; offset += STREAM_CHUNK, i++) {
       const slot = i % STREAM_BUFFERS;
       await inFlight[slot];
-      const chunk = takeChunk(payload, offset, Math.min(STREAM_CHUNK, payload.size - offset));
-      const at = offset;
-      inFlight[slot] = settledLater(write(chunk).then(() => giveBack(payload, at, chunk)));
+      const length = Math.min(STREAM_CHUNK, payload.size - offset);
+      const layout = payload.layout(offset, length);
+      const chunk = takeChunk(payload, layout, offset, length);
+      inFlight[slot] = settledLater(write(chunk).then(() => giveBack(layout, chunk)));
     }
     if (after) inFlight.push(settledLater(write(after)));
     await Promise.all(inFlight);
