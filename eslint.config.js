@@ -15,6 +15,12 @@ const WHY =
  * Engine and target-kind knowledge stays in its backend: outside the backends' folders and the registries,
  * no comparison and no `case` label names an engine or a target kind.
  */
+/** `Math.max(...values)` puts every value on the stack and overflows past ~120,000 of them (a run's requests). */
+const spreadExtremes = {
+  selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
+  message: "use maxOf / minOf (src/results/stats.ts): a spread overflows the stack on large arrays",
+};
+
 const nameBranches = {
   files: ["src/**/*.ts"],
   ignores: [
@@ -33,6 +39,7 @@ const nameBranches = {
       "error",
       { selector: `BinaryExpression[operator=/^[!=]==?$/] > Literal[value=${NAME}]`, message: WHY },
       { selector: `SwitchCase > Literal.test[value=${NAME}]`, message: WHY },
+      spreadExtremes,
     ],
   },
 };
@@ -47,5 +54,7 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", ignoreRestSiblings: true }],
     },
   },
+  // nameBranches repeats spreadExtremes: a later block's no-restricted-syntax replaces an earlier one's.
+  { files: ["src/**/*.ts", "bench/**/*.ts"], rules: { "no-restricted-syntax": ["error", spreadExtremes] } },
   nameBranches,
 );

@@ -18,6 +18,7 @@ import { ratioLine, type BenchLine } from "./lines.js";
 import { benchspecCommand } from "./paths.js";
 import { timed } from "./proc.js";
 import { MB, median, medianOf } from "./stats.js";
+import { maxOf } from "../src/results/stats.js";
 
 const SECTION = "fio/dd vs by hand";
 
@@ -182,7 +183,7 @@ function roundOf(run: BenchspecRun, byHand: Record<string, Figure>): Round {
   const ends = rows.map((row) => Date.parse(row.end));
   const measured = rows.reduce((sum, row) => sum + row.seconds, 0);
   const beforeFirst = (starts[0]! - run.startedAt) / 1000;
-  const afterLast = (run.endedAt - Math.max(...ends)) / 1000;
+  const afterLast = (run.endedAt - maxOf(ends)) / 1000;
   return {
     benchspec: Object.fromEntries(
       rows.map((row) => [

@@ -18,6 +18,7 @@ import { config, MiB } from "./config.js";
 import { failedLine, type BenchLine } from "./lines.js";
 import { benchspecCommand, ROOT } from "./paths.js";
 import { MB, medianOf } from "./stats.js";
+import { maxOf, minOf } from "../src/results/stats.js";
 
 const SECTION = "multi-host";
 const HOST_COUNTS = [1, 3] as const;
@@ -48,7 +49,7 @@ interface Round {
 export async function benchHosts(scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
   if (process.getuid?.() !== 0)
     return [failedLine(SECTION, "hosts", new Error("needs root: its hosts are made of namespaces"))];
-  const hosts = await startHosts({ count: Math.max(...HOST_COUNTS), size: HOST_TMPFS });
+  const hosts = await startHosts({ count: maxOf(HOST_COUNTS), size: HOST_TMPFS });
   try {
     log(`hosts ${hosts.hosts.map((host) => host.name).join(", ")} up in ${hosts.dir}`);
     const rounds: Round[] = [];
@@ -134,8 +135,8 @@ function overheadOf(run: BenchspecRun) {
   return {
     wall: run.wall,
     measured: run.rows.reduce((sum, row) => sum + row.seconds, 0),
-    beforeFirst: (Math.min(...starts) - run.startedAt) / 1000,
-    afterLast: (run.endedAt - Math.max(...ends)) / 1000,
+    beforeFirst: (minOf(starts) - run.startedAt) / 1000,
+    afterLast: (run.endedAt - maxOf(ends)) / 1000,
   };
 }
 

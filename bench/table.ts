@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { BenchLine } from "./lines.js";
 import { RESULTS_DIR } from "./paths.js";
 import { fmt } from "./stats.js";
+import { maxOf } from "../src/results/stats.js";
 
 export function renderTable(lines: readonly BenchLine[]): string {
   const header = ["metric", "unit", "benchspec", "reference", "ratio", "target", "verdict"];
@@ -27,7 +28,10 @@ export function renderTable(lines: readonly BenchLine[]): string {
     ]);
   }
   const widths = header.map((h, i) =>
-    Math.max(h.length, ...rows.filter((_, r) => !sectionRows.includes(r)).map((row) => row[i]!.length)),
+    maxOf(
+      rows.filter((_, r) => !sectionRows.includes(r)).map((row) => row[i]!.length),
+      h.length,
+    ),
   );
   const right = new Set([2, 3, 4]);
   const format = (row: string[]) =>

@@ -1,7 +1,12 @@
+import { maxOf } from "../results/stats.js";
+
 /** A plain text table: columns padded to their widest cell, nothing else. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+    maxOf(
+      rows.map((row) => (row[column] ?? "").length),
+      title.length,
+    ),
   );
   const line = (cells: readonly string[]) =>
     cells

@@ -21,6 +21,7 @@ import { writesToTarget } from "../run/case-steps.js";
 import type { ErrorCode } from "../platform/errors.js";
 import { PROTOCOL_VERSION, type FromWorker } from "./protocol.js";
 import { HostSession, within, type ClockReading, type WorkerLink } from "./session.js";
+import { maxOf } from "../results/stats.js";
 
 export interface CoordinatorOptions {
   plan: Plan;
@@ -41,7 +42,7 @@ export const MAX_CLOCK_ERROR_MS = 50;
  * they wait on nothing else) — a few of its measured round trips, within 25–250 ms.
  */
 const startLeadMs = (clocks: readonly ClockReading[]) =>
-  Math.min(250, 25 + 8 * Math.max(...clocks.map((clock) => clock.errorMs)));
+  Math.min(250, 25 + 8 * maxOf(clocks.map((clock) => clock.errorMs)));
 /** How long hosts get to finish a case after Ctrl-C, and to confirm their cleanup at the end. */
 const INTERRUPTED_FINISH_MS = 10_000;
 const FINISH_MS = 120_000;
@@ -206,7 +207,7 @@ export class HostCoordinator {
             )
             .join("; "),
         );
-      const at = Date.now() + startLeadMs(clocks) + 2 * Math.max(...clocks.map((clock) => clock.errorMs));
+      const at = Date.now() + startLeadMs(clocks) + 2 * maxOf(clocks.map((clock) => clock.errorMs));
       links.forEach((link, i) =>
         link.send({ t: "start", case: c.id, repetition: rep, warmup, at: at + clocks[i]!.offsetMs }),
       );

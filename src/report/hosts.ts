@@ -5,7 +5,7 @@
  * here, so single-host runs cost nothing and their reports do not change.
  */
 import type { ResultRow } from "../results/row.js";
-import { median } from "../results/stats.js";
+import { maxOf, median, minOf } from "../results/stats.js";
 import type { CaseHosts, HostAgg } from "./model.js";
 
 /** The parts of a merged row: the client hosts of a case, or the targets of a case over several at once. */
@@ -62,7 +62,7 @@ export class HostAccumulator {
       row.hosts?.map((h) => ({ ...h, name: h.host })) ?? row.targets?.map((t) => ({ ...t, name: t.target }));
     if (!hosts || hosts.length === 0) return;
     // The row's start is the earliest part's (merge-hosts.ts); taken from the parts, rows made elsewhere agree.
-    const start = Math.min(...hosts.map((h) => Date.parse(h.start)));
+    const start = minOf(hosts.map((h) => Date.parse(h.start)));
     let reps = this.cases.get(row.case);
     if (!reps) {
       reps = new Map();
@@ -117,7 +117,7 @@ export class HostAccumulator {
     return {
       by: [...reps.values()][0]!.by,
       hosts: [...byHost].map(([host, list]) => hostAgg(host, list)),
-      ...(spreads.length > 0 && { startSpread: { median: median(spreads), max: Math.max(...spreads) } }),
+      ...(spreads.length > 0 && { startSpread: { median: median(spreads), max: maxOf(spreads) } }),
     };
   }
 }

@@ -14,6 +14,7 @@ import type { CaseAgg, HostAgg, InputKind, Limit, RunData } from "./model.js";
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
 import { engineReport } from "../engines/reports.js";
 import { SATURATED } from "../telemetry/verdict.js";
+import { maxOf, minOf } from "../results/stats.js";
 
 /** Above this many rows an HTML table is cut (each row is about 0.4 kB of the page). */
 export const MAX_TABLE_ROWS = 1000;
@@ -254,8 +255,11 @@ export function hostTable(view: WorkloadView, multiRun: boolean): string {
   ];
   const rows = entries.flatMap(({ run, c }): Cell[][] => {
     const { hosts, startSpread } = c.hosts!;
-    const fastest = Math.max(0, ...hosts.map((h) => h.throughput ?? 0));
-    const slowest = Math.min(...hosts.map((h) => h.throughput ?? Infinity));
+    const fastest = maxOf(
+      hosts.map((h) => h.throughput ?? 0),
+      0,
+    );
+    const slowest = minOf(hosts.map((h) => h.throughput ?? Infinity));
     const lead = (host: Cell): Cell[] => [
       ...(multiRun ? [run.label] : []),
       { html: `<code>${escapeHtml(c.id)}</code>` },

@@ -7,6 +7,7 @@ import { readNdjson } from "../results/ndjson.js";
 import type { TelemetryRow } from "../telemetry/types.js";
 import { SERIES_BINS } from "./aggregate.js";
 import type { RunData } from "./model.js";
+import { maxOf } from "../results/stats.js";
 
 /** One time bin: the means over the samples in it (an interface a sample lacks was idle: 0). */
 export interface TelemetryPoint {
@@ -53,7 +54,7 @@ export async function telemetrySeries(
 
 function binned(rows: TelemetryRow[]): TelemetrySeries {
   const first = rows[0]!;
-  const tMax = Math.max(...rows.map((r) => r.t));
+  const tMax = maxOf(rows.map((r) => r.t));
   // Bins one sampling interval wide, centred on the sample instants (the repetitions' samples meet in
   // one); equal-width bins when that would make more than SERIES_BINS.
   const interval = rows.map((r) => r.seconds).sort((a, b) => a - b)[rows.length >> 1]!;

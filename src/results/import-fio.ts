@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import type { FioOutput } from "../engines/fio/results.js";
 import { measurementFromFio, parseFioJson } from "../engines/fio/results.js";
 import type { ResultRow, TimeseriesRow } from "./row.js";
+import { maxOf } from "./stats.js";
 
 /** A result row that came from a foreign tool's output: the row format, with its own `source`. */
 export type ImportedRow = ResultRow & { source: "fio-import" };
@@ -130,7 +131,7 @@ function mergeThreads(jobs: readonly FioJobFull[]): FioJobFull[] {
           error: group.find((j) => j.error !== 0)?.error ?? 0,
           read: mergeSides(group.map((j) => j.read)),
           write: mergeSides(group.map((j) => j.write)),
-          job_runtime: Math.max(...group.map((j) => j.job_runtime ?? 0)),
+          job_runtime: maxOf(group.map((j) => j.job_runtime ?? 0)),
         },
   );
 }
@@ -150,7 +151,10 @@ function mergeSides(sides: FioSide[]): FioSide {
     io_bytes: present.reduce((n, s) => n + s.io_bytes, 0),
     bw_bytes: present.reduce((n, s) => n + s.bw_bytes, 0),
     iops: present.reduce((n, s) => n + s.iops, 0),
-    runtime: Math.max(0, ...present.map((s) => s.runtime)),
+    runtime: maxOf(
+      present.map((s) => s.runtime),
+      0,
+    ),
     total_ios: total,
   };
   if (total > 0 && present.some((s) => s.clat_ns)) {

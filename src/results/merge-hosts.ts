@@ -10,6 +10,7 @@
 import type { Measurement } from "../engines/types.js";
 import { decodeHistogram, encodeHistogram, latencyOfHistogram, mergeHistograms } from "./histogram.js";
 import { mergePartSeries } from "./merge-series.js";
+import { maxOf, minOf } from "./stats.js";
 import type { Latency, ResultRow } from "./row.js";
 
 /** One host's measurement of the repetition; start and end are already on one clock. */
@@ -54,8 +55,8 @@ function mergeParts(parts: readonly Part[], by: PartAxis, sampleSeconds?: number
   if (parts.length === 0) throw new Error(`no ${by} measurements to merge`);
   const measurements = parts.map((p) => p.measurement);
   const starts = measurements.map((m) => Date.parse(m.start));
-  const start = Math.min(...starts);
-  const end = Math.max(...measurements.map((m) => Date.parse(m.end)));
+  const start = minOf(starts);
+  const end = maxOf(measurements.map((m) => Date.parse(m.end)));
   const seconds = (end - start) / 1000;
   const bytes = sum(measurements.map((m) => m.bytes));
   const ops = sum(measurements.map((m) => m.ops));
@@ -75,7 +76,7 @@ function mergeParts(parts: readonly Part[], by: PartAxis, sampleSeconds?: number
     // What a reader checks with a calculator, as for one host: the sums over the common window.
     throughput: seconds > 0 ? bytes / seconds : 0,
     iops: seconds > 0 ? ops / seconds : 0,
-    startSpread: (Math.max(...starts) - start) / 1000,
+    startSpread: (maxOf(starts) - start) / 1000,
     ...(by === "host"
       ? { hosts: parts.map((p) => ({ host: p.name, ...partFigures(p.measurement) })) }
       : { targets: parts.map((p) => ({ target: p.name, ...partFigures(p.measurement) })) }),
@@ -198,7 +199,7 @@ function mergedClient(measurements: readonly Measurement[]): Measurement["client
   return {
     cpuSeconds,
     cpuPerGiB: bytes > 0 ? cpuSeconds / (bytes / GiB) : 0,
-    eventLoopUtilization: Math.max(...costed.map((m) => m.client!.eventLoopUtilization)),
+    eventLoopUtilization: maxOf(costed.map((m) => m.client!.eventLoopUtilization)),
     ...(threads.length > 0 && { threads: sum(threads) }),
   };
 }

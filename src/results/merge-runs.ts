@@ -33,6 +33,7 @@ import {
   type RunState,
 } from "./run-dir.js";
 import { buildSummary } from "./summary.js";
+import { minOf } from "./stats.js";
 
 export interface MergeInput {
   dir: string;
@@ -314,7 +315,7 @@ function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]
     if (!first.warmup) {
       const absent = runs.filter((run) => !present.includes(run)).map((run) => run.host);
       if (absent.length > 0) missing.add(row.case, row.repetition, `not on ${absent.join(", ")}`);
-      const shortest = Math.min(...present.map((run) => run.rows.get(key)!.seconds));
+      const shortest = minOf(present.map((run) => run.rows.get(key)!.seconds));
       const spread = merged.startSpread ?? 0;
       if (present.length > 1 && spread > shortest) {
         const seen = apart.get(row.case) ?? { reps: [], spread, shortest };

@@ -28,6 +28,24 @@ export function median(values: ArrayLike<number>): number {
   return middle(Float64Array.from(values));
 }
 
+/**
+ * The largest of `values`, or `floor` when there are none or all are smaller. A loop, not
+ * `Math.max(...values)`: spreading passes every value on the stack, which overflows past ~120,000 values
+ * (a repetition's requests, a series' points).
+ */
+export function maxOf(values: Iterable<number>, floor = -Infinity): number {
+  let max = floor;
+  for (const v of values) if (v > max) max = v;
+  return max;
+}
+
+/** The smallest of `values`, or `ceiling` when there are none or all are larger (see maxOf). */
+export function minOf(values: Iterable<number>, ceiling = Infinity): number {
+  let min = ceiling;
+  for (const v of values) if (v < min) min = v;
+  return min;
+}
+
 /** Loops and selection instead of sorts: a million values summarize in well under a second. */
 export function summarize(values: readonly number[]): Stats | undefined {
   const n = values.length;

@@ -6,6 +6,7 @@
  * (the second is the PTS reading: the fitted line's max − min over the window). The first round where both
  * hold ends the rounds; otherwise they end at `max` with steady state not reached.
  */
+import { maxOf, minOf } from "./stats.js";
 
 export interface RoundCriteria {
   window: number;
@@ -58,7 +59,7 @@ export function checkWindow(values: readonly number[], first: number, criteria: 
     sxx += (xs[i]! - xMean) ** 2;
   }
   const slope = sxx === 0 ? 0 : sxy / sxx;
-  const range = Math.max(...values) - Math.min(...values);
+  const range = maxOf(values) - minOf(values);
   const slopeExcursion = Math.abs(slope) * (n - 1);
   const rangeAllowed = (criteria.excursion / 100) * Math.abs(average);
   const slopeAllowed = (criteria.slope / 100) * Math.abs(average);

@@ -5,6 +5,7 @@
  */
 import { BenchspecError } from "../platform/errors.js";
 import { unitFactor } from "./units.js";
+import { maxOf, minOf } from "../results/stats.js";
 
 export type Expr =
   | { type: "num"; value: number }
@@ -14,8 +15,8 @@ export type Expr =
   | { type: "call"; fn: FunctionName; args: Expr[] };
 
 const FUNCTIONS = {
-  min: (args: number[]) => Math.min(...args),
-  max: (args: number[]) => Math.max(...args),
+  min: (args: number[]) => minOf(args),
+  max: (args: number[]) => maxOf(args),
 } as const;
 type FunctionName = keyof typeof FUNCTIONS;
 

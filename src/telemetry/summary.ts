@@ -4,6 +4,7 @@
  * what moved divided by how long.
  */
 import type { Level, TelemetrySample, TelemetrySummary } from "./types.js";
+import { maxOf } from "../results/stats.js";
 
 /**
  * The samples' figures; with a window (Unix ms), only over it: each sample weighted by the part of its
@@ -50,7 +51,7 @@ export function combineSummaries(summaries: readonly TelemetrySummary[]): Teleme
   if (summaries.length === 0 || seconds <= 0) return undefined;
   const level = (pick: (s: TelemetrySummary) => Level | undefined): Level => ({
     mean: summaries.reduce((total, s) => total + (pick(s)?.mean ?? 0) * s.seconds, 0) / seconds,
-    peak: Math.max(...summaries.map((s) => pick(s)?.peak ?? 0)),
+    peak: maxOf(summaries.map((s) => pick(s)?.peak ?? 0)),
   });
   const keys = (pick: (s: TelemetrySummary) => Record<string, unknown>) =>
     [...new Set(summaries.flatMap((s) => Object.keys(pick(s))))].sort();

@@ -140,3 +140,18 @@ describe("the time series follows the bytes as they move", () => {
     expect(bytesWithin(record, 90, 200)).toBe(100);
   });
 });
+
+describe("a repetition of many small operations", () => {
+  it("measures 300,000 of them (more than a spread into Math.min/max can hold)", async () => {
+    const count = 300_000;
+    const result = await runLoad([{ count }], async () => 4096, {
+      concurrency: 16,
+      signal: new AbortController().signal,
+    });
+    expect(result.records).toHaveLength(count);
+    const measured = measure(result);
+    expect(measured).toMatchObject({ ok: true, ops: count, bytes: count * 4096 });
+    // From the start (or an earlier first request) to the end of the last one to finish.
+    expect(measured.seconds).toBeGreaterThanOrEqual((result.records.at(-1)!.end - result.startedAt) / 1000);
+  });
+});

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { median, summarize } from "../../src/results/stats.js";
+import { maxOf, median, minOf, summarize } from "../../src/results/stats.js";
 
 /** The definitions, by sorting: what the selection-based statistics must agree with. */
 function sortedMedian(values: readonly number[]): number {
@@ -39,5 +39,24 @@ describe("statistics", () => {
     expect(stats.stddev).toBeCloseTo(Math.sqrt(2.5), 12);
     expect(stats.ci95![0]).toBeCloseTo(11 - (2.776 * Math.sqrt(2.5)) / Math.sqrt(5), 9);
     expect([stats.min, stats.max]).toEqual([9, 13]);
+  });
+});
+
+describe("maxOf / minOf", () => {
+  it("take the ends of a million values, where spreading them into Math.max overflows the stack", () => {
+    const values = Array.from({ length: 1_000_000 }, (_, i) => ((i * 7919) % 1_000_003) - 500_000);
+    expect(() => Math.max(...values)).toThrow(RangeError);
+    const sorted = Float64Array.from(values).sort();
+    expect(maxOf(values)).toBe(sorted[sorted.length - 1]);
+    expect(minOf(values)).toBe(sorted[0]);
+  });
+
+  it("give the bound when there are no values or all are beyond it", () => {
+    expect(maxOf([])).toBe(-Infinity);
+    expect(minOf([])).toBe(Infinity);
+    expect(maxOf([], 0)).toBe(0);
+    expect(maxOf([-3, -1], 0)).toBe(0);
+    expect(minOf([5, 7], 2)).toBe(2);
+    expect(maxOf([-3, 4, 1], 0)).toBe(4);
   });
 });

@@ -11,6 +11,7 @@ import { trackGroup } from "../../platform/process.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
 import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../types.js";
 import { payloadSource, writePayloadFile, type SourceFile } from "./source.js";
+import { maxOf } from "../../results/stats.js";
 
 const SUMMARY = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m;
 
@@ -87,7 +88,7 @@ async function armBarrier(jobs: DdJob[], signal: AbortSignal) {
         const results = await Promise.all(
           children.map(async (child) => ({ result: await child, end: performance.now() })),
         );
-        const last = Math.max(...results.map((r) => r.end));
+        const last = maxOf(results.map((r) => r.end));
         return { start, seconds: (last - released) / 1000, results: results.map((r) => r.result) };
       } finally {
         done();

@@ -5,6 +5,7 @@
  */
 import { encodeHistogram, newHistogram, recordSeconds } from "../../results/histogram.js";
 import type { Measurement } from "../types.js";
+import { maxOf } from "../../results/stats.js";
 
 interface FioSide {
   io_bytes: number;
@@ -75,7 +76,11 @@ export function measurementFromFio(
   const sides = [job.read, job.write].filter((side) => side.total_ios > 0 || side.io_bytes > 0);
   const bytes = sum(sides.map((s) => s.io_bytes));
   const ops = sum(sides.map((s) => s.total_ios));
-  const seconds = Math.max(...sides.map((s) => s.runtime), 0) / 1000;
+  const seconds =
+    maxOf(
+      sides.map((s) => s.runtime),
+      0,
+    ) / 1000;
   const measurement: Measurement = {
     ok: job.error === 0,
     ...(job.error !== 0 && { error: `fio job error ${job.error}` }),

@@ -22,6 +22,7 @@ import { addDirectoryBlock } from "./add-directory.js";
 import { KuboRpc, type Added } from "./rpc.js";
 import type { IpfsConnection } from "../../targets/ipfs/connection.js";
 import { preparedAs } from "../../targets/index.js";
+import { maxOf } from "../../results/stats.js";
 
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];
 type CleanupStep = IpfsRepetition["cleanup"][number];
@@ -125,7 +126,7 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
  */
 async function warm(rpc: KuboRpc, doc: IpfsSdkDocument, signal: AbortSignal) {
   warmPayloads();
-  await rpc.warm(Math.max(...doc.repetitions.map(maxConcurrency)), signal);
+  await rpc.warm(maxOf(doc.repetitions.map(maxConcurrency)), signal);
   const add = doc.repetitions.flatMap((r) => [...(r.setup?.ops ?? []), ...r.measured.ops]).find(isAdd);
   if (add)
     await rpc.add(

@@ -15,6 +15,7 @@ import { cleanupSignal } from "../../platform/cleanup-bound.js";
 import { encodeSeconds } from "../../results/histogram.js";
 import { failedMeasurement } from "../measurement.js";
 import type { ArmedRepetition, Measurement } from "../types.js";
+import { maxOf, minOf } from "../../results/stats.js";
 
 export interface OpRecord {
   worker: number;
@@ -247,8 +248,14 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
   const { records, startedAt, epochStart } = result;
   const ok = records.filter((r) => !r.error);
   const errors = records.filter((r) => r.error);
-  const first = Math.min(...records.map((r) => r.start), startedAt);
-  const last = Math.max(...records.map((r) => r.end), startedAt);
+  const first = minOf(
+    records.map((r) => r.start),
+    startedAt,
+  );
+  const last = maxOf(
+    records.map((r) => r.end),
+    startedAt,
+  );
   const wall = (last - first) / 1000;
   const bytes = ok.reduce((sum, r) => sum + r.bytes, 0);
   const latencies = ok.map((r) => (r.end - r.start) / 1000);
@@ -336,8 +343,8 @@ function busyWindow(
   }
   const spans = [...byWorker.values()];
   if (spans.length === 0) return undefined;
-  const start = Math.max(...spans.map((s) => s.first));
-  const end = Math.min(...spans.map((s) => s.last));
+  const start = maxOf(spans.map((s) => s.first));
+  const end = minOf(spans.map((s) => s.last));
   return end > start ? { start, end, workers: spans.length } : undefined;
 }
 
@@ -452,7 +459,7 @@ export interface RepetitionPlan<O> {
 
 /** The most workers a repetition runs at once: its concurrency, autotune's rounds, its setup's. */
 export const maxConcurrency = (r: RepetitionPlan<unknown>) =>
-  Math.max(r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1);
+  maxOf([r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1]);
 
 /**
  * Runs a measured group; with autotune, one round per concurrency until the throughput gain falls below

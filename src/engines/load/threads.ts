@@ -19,6 +19,7 @@ import {
   type OpRecord,
   type RunLoadOptions,
 } from "./load.js";
+import { maxOf } from "../../results/stats.js";
 
 /** Sent to a thread: import `module` and call its `makeThreadExecute(input)`. */
 export interface ThreadInit {
@@ -138,7 +139,7 @@ export class LoadThreads<O> implements LoadDriver<O> {
         // process.cpuUsage covers every thread of the process.
         cpuSeconds: (used.user + used.system) / 1e6,
         // The busiest thread decides whether the client was the limit.
-        elu: Math.max(...results.map((r) => r.elu)),
+        elu: maxOf(results.map((r) => r.elu)),
         threads: active.length,
       };
     } finally {

@@ -22,6 +22,7 @@ import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
 import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
 import { openClients, s3Operations, warmClients, type S3Clients, type S3Wiring } from "./ops.js";
+import { maxOf } from "../../results/stats.js";
 
 interface Session {
   doc: S3SdkDocument;
@@ -42,14 +43,14 @@ export const s3Executor: Executor = {
   async prepare(c, ctx) {
     const { connection } = preparedAs(ctx.target, "s3");
     const doc = await readSdkDocument(S3SdkDocumentSchema, ctx.artifactsDir, c.id);
-    const concurrency = Math.max(...doc.repetitions.map((r) => maxConcurrency(r)));
+    const concurrency = maxOf(doc.repetitions.map((r) => maxConcurrency(r)));
     const threadCount = resolveThreads(c.params.threads ?? "auto", concurrency);
     const wiring: S3Wiring = {
       connection,
       prefix: doc.prefix.replace(RUN_ID_PLACEHOLDER, ctx.runId),
       runId: ctx.runId,
       data: doc.data,
-      sockets: Math.max(...doc.repetitions.map((r) => maxInFlight(r))),
+      sockets: maxOf(doc.repetitions.map((r) => maxInFlight(r))),
     };
     const clients = openClients(wiring);
     const session: Session = {
@@ -108,7 +109,7 @@ function maxInFlight(r: S3Repetition): number {
   const queues = [...r.measured.ops, ...(r.setup?.ops ?? [])].map((op) =>
     op.op === "MultipartUpload" ? op.calls[1].queue : op.op === "GetObject" ? (op.ranges?.queue ?? 1) : 1,
   );
-  return concurrency * Math.max(1, ...queues);
+  return concurrency * maxOf(queues, 1);
 }
 
 async function cleanup(session: Session, plan: S3Repetition, signal: AbortSignal) {

@@ -6,6 +6,7 @@ import { formatMetric, type DisplayUnit } from "../format.js";
 import type { AutotuneResult } from "../model.js";
 import type { WorkloadView } from "../view.js";
 import { round, unitFor, type VlSpec } from "./common.js";
+import { maxOf } from "../../results/stats.js";
 
 export interface AutotuneData {
   metric: "throughput" | "iops";
@@ -39,7 +40,7 @@ export function autotuneData(view: WorkloadView, multiRun: boolean): AutotuneDat
     tried: tried.sort((a, b) => a - b),
     threshold: entries[0]!.c.autotune!.stopWhenGainBelow,
     unit,
-    max: Math.max(0, ...values),
+    max: maxOf(values, 0),
     rows: entries.flatMap((e) => {
       const label = `${multiRun ? `${e.run.label}: ` : ""}${e.c.id}`;
       return caseRows(e.c.autotune!, metric, unit, param, label);

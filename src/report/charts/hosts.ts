@@ -11,6 +11,7 @@ import { filterKind, metricAxisTitle, round, unitFor, type Chart, type VlSpec } 
 import { panelChart } from "./compose.js";
 import { panelsCaption, panelsOf } from "./panels.js";
 import { seriesOf } from "./timeseries-data.js";
+import { maxOf } from "../../results/stats.js";
 
 const SUM_COLOR = "#222";
 /** Cases drawn at most: each has a series per host besides its sum. */
@@ -78,7 +79,7 @@ export function hostsChart(view: WorkloadView, y: "throughput" | "iops", id: str
     legend: { symbolType: "stroke", symbolStrokeWidth: 2, symbolOpacity: 1 },
   };
   const title = `${view.name}: ${METRIC_INFO[y].title} per ${by} over time`;
-  const repetitions = Math.max(...drawn.map(({ s }) => s.repetitions));
+  const repetitions = maxOf(drawn.map(({ s }) => s.repetitions));
   return panelChart(id, "hosts", view, {
     title,
     caption: [

@@ -18,6 +18,7 @@ import {
 import { panelChart } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
 import { panelsCaption, panelsOf } from "./panels.js";
+import { maxOf } from "../../results/stats.js";
 
 export interface LatencyRequest {
   x?: string;
@@ -89,7 +90,7 @@ export function latencyChart(
     }
   }
   if (rows.length === 0) return undefined;
-  const limits = limitRows(ctx.limits, "p99", unit, Math.max(...values), panels.limitFacets);
+  const limits = limitRows(ctx.limits, "p99", unit, maxOf(values), panels.limitFacets);
   caption.unshift(
     `Latency percentiles, the median over the repetitions; logarithmic scale. ${latencySources(view, shown)}`,
   );

@@ -8,6 +8,7 @@ import { formatMetric, type DisplayUnit } from "../format.js";
 import type { Limit, RunData } from "../model.js";
 import type { Entry } from "../view.js";
 import { filterKind, LIMIT_COLOR, type VlSpec } from "./common.js";
+import { maxOf } from "../../results/stats.js";
 
 /** The limits that apply to a metric's family, with their value in base units. */
 export function limitsFor(
@@ -108,7 +109,10 @@ export function limitRows(
   }
   const places = labelPlaces(
     drawn.map((l) => l.value),
-    Math.max(max, ...drawn.map((l) => l.value)),
+    maxOf(
+      drawn.map((l) => l.value),
+      max,
+    ),
   );
   drawn.forEach((limit, i) => {
     for (const f of limit.place?.facets ?? facets)

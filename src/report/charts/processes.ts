@@ -12,6 +12,7 @@ import type { ChartContext, VlSpec } from "./common.js";
 import { panelChart } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
 import { panelsCaption, panelsOf } from "./panels.js";
+import { maxOf } from "../../results/stats.js";
 
 const hasProcesses = (e: Entry) => e.c.processes !== undefined;
 
@@ -25,7 +26,7 @@ export function processesChart(view: WorkloadView, layout: Layout, ctx: ChartCon
     "throughput",
     shown.map((e) => e.c.processes!.max),
   );
-  const max = Math.max(...shown.map((e) => e.c.processes!.max));
+  const max = maxOf(shown.map((e) => e.c.processes!.max));
   const rows: VlSpec[] = shown.map((e) => {
     const p = e.c.processes!;
     const scaled = (v: number) => round(v / unit.factor);

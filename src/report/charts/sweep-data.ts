@@ -10,6 +10,7 @@ import { dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
 import { round, unitFor, type VlSpec } from "./common.js";
 import { expectBounds } from "./expect-data.js";
 import { panelsOf, type Panels } from "./panels.js";
+import { maxOf } from "../../results/stats.js";
 
 export interface SweepRequest {
   x?: string;
@@ -41,7 +42,7 @@ export function sweepData(view: WorkloadView, request: SweepRequest): SweepData 
   const xDim = request.x ?? "case";
   const panels = panelsOf(entries, request.facets);
   const { shown } = panels;
-  const max = Math.max(...shown.map((e) => e.c.metrics[y]!.ci95?.[1] ?? e.c.metrics[y]!.max));
+  const max = maxOf(shown.map((e) => e.c.metrics[y]!.ci95?.[1] ?? e.c.metrics[y]!.max));
   const unit = unitFor(
     y,
     shown.map((e) => e.c.metrics[y]!.ci95?.[1] ?? e.c.metrics[y]!.mean),

@@ -5,6 +5,7 @@
 import type { DisplayUnit } from "../format.js";
 import type { TelemetrySeries } from "../telemetry-series.js";
 import { round, unitFor, type VlSpec } from "./common.js";
+import { maxOf } from "../../results/stats.js";
 
 /** Interfaces drawn at most per case and host: the busiest (the caption names the others). */
 export const MAX_INTERFACES = 4;
@@ -42,7 +43,7 @@ export function telemetryData(
   const total = [...traffic.values()].reduce((sum, v) => sum + v, 0);
   const loopback = named.has(LOOPBACK) || (traffic.get(LOOPBACK) ?? 0) > total / 2;
   // An interface with under 1 % of the busiest one's traffic (a bridge's chatter) would be a flat line.
-  const busiest = Math.max(...[...traffic].map(([n, v]) => (n !== LOOPBACK || loopback ? v : 0)));
+  const busiest = maxOf([...traffic].map(([n, v]) => (n !== LOOPBACK || loopback ? v : 0)));
   const candidates = [...traffic.keys()]
     .filter((n) => named.has(n) || ((n !== LOOPBACK || loopback) && traffic.get(n)! >= QUIET * busiest))
     .sort((a, b) => Number(named.has(b)) - Number(named.has(a)) || traffic.get(b)! - traffic.get(a)!);
@@ -70,9 +71,12 @@ export function telemetryData(
   return {
     rows,
     unit,
-    max: Math.max(0, ...rates),
-    tMax: Math.max(0, ...series.flatMap(({ series: s }) => s.points.map((p) => p.t))),
-    repetitions: Math.max(...series.map(({ series: s }) => s.repetitions)),
+    max: maxOf(rates, 0),
+    tMax: maxOf(
+      series.flatMap(({ series: s }) => s.points.map((p) => p.t)),
+      0,
+    ),
+    repetitions: maxOf(series.map(({ series: s }) => s.repetitions)),
     interfaces,
     left,
   };

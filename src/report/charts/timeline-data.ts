@@ -6,6 +6,7 @@
 import { DEFAULT_MIX, MIXED_OPS, WRITING_OPS } from "../../spec/engines.js";
 import type { Op } from "../../spec/words.js";
 import type { RepetitionSeries } from "../model.js";
+import { minOf } from "../../results/stats.js";
 
 export type TimelineAxis = "elapsed" | "written";
 
@@ -56,7 +57,7 @@ export function timelinePoints(
   const starts = cases.flatMap((c) => c.repetitions.map((r) => r.start));
   const out = new Map<string, TimelinePoint[]>();
   if (starts.length === 0) return out;
-  const origin = Math.min(...starts);
+  const origin = minOf(starts);
   const at = (r: RepetitionSeries, t: number) => (r.start - origin) / 1000 + t;
   // Bytes written, at the instant (seconds since the origin) of the point that reports them.
   const writes: { at: number; bytes: number }[] = [];

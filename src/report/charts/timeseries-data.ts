@@ -2,7 +2,7 @@
  * A time-series chart's data: per case the points of its downsampled series (the mean of each time bin
  * over the repetitions, with its min–max band), and fio's steady-state windows.
  */
-import { median } from "../../results/stats.js";
+import { maxOf, median } from "../../results/stats.js";
 import type { DisplayUnit } from "../format.js";
 import type { SeriesAgg } from "../model.js";
 import {
@@ -96,7 +96,7 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
       colorOf,
       panels,
       unit,
-      max: Math.max(0, ...values),
+      max: maxOf(values, 0),
       points: panels.shown.flatMap((e) =>
         thinned(points.get(e)!, SERIES_BINS).map((p) => ({
           k: "ts",
@@ -109,7 +109,10 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
       ),
       steady: [],
       banded: false,
-      repetitions: Math.max(0, ...panels.shown.map((e) => seriesOf(e)!.timeline!.length)),
+      repetitions: maxOf(
+        panels.shown.map((e) => seriesOf(e)!.timeline!.length),
+        0,
+      ),
       cases: panels.shown.map((e) => ({ entry: e, label: namedLabel(e, [...colorDims, ...request.facets]) })),
     };
   }
@@ -126,11 +129,14 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
     colorOf,
     panels,
     unit,
-    max: Math.max(0, ...values),
+    max: maxOf(values, 0),
     points: series.flatMap((s) => s.rows),
     steady: panels.shown.flatMap((e) => steadyRows(e, panels.field(e))),
     banded: series.some((s) => s.banded),
-    repetitions: Math.max(0, ...panels.shown.map((e) => seriesOf(e)!.repetitions)),
+    repetitions: maxOf(
+      panels.shown.map((e) => seriesOf(e)!.repetitions),
+      0,
+    ),
     cases: panels.shown.map((e) => ({ entry: e, label: namedLabel(e, [...colorDims, ...request.facets]) })),
   };
 }
