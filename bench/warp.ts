@@ -4,8 +4,10 @@
  * and no client-side SHA-256 (as the engine: UNSIGNED-PAYLOAD), then `warp get --list-existing` over what
  * that put left (--noclear), so warp's process accounting holds the measured requests and nothing else.
  * The engine's figure is bytes (ops) over its row's seconds; warp's is its own headline (bytes over its
- * measured window, from --benchdata). CPU per GiB: the engine row's client CPU; warp's rusage over every
- * byte it moved. Both bodies are generated in memory.
+ * measured window, from --benchdata). CPU per GiB, over the same span on both sides, from the first request's
+ * start to the last one's end: the engine row's client CPU over its bytes; warp's CPU time over that span
+ * of its run (sampled from /proc every 20 ms) over every byte it moved, so neither side's start-up or
+ * analysis counts. Both bodies are generated in memory.
  *
  * MinIO keeps its data on tmpfs, which fills RAM (a 5 s PUT of 64 MiB objects writes ~3 GB), and memory
  * this VM has not touched recently is first written at ~230 MB/s: a warm-up round (not counted) touches
@@ -22,7 +24,7 @@ import { runBenchspec, rowsOf } from "./benchspec.js";
 import { config, GiB, MiB } from "./config.js";
 import { ratioLine, type BenchLine } from "./lines.js";
 import { s5cmdBinary, scratchParent, warpBinary, WARP_VERSION } from "./paths.js";
-import { timed } from "./proc.js";
+import { cpuWithin, timed } from "./proc.js";
 import type { Servers } from "./servers.js";
 import { emptySamples, figureOf, type Op, type Sample, type Samples, type Size } from "./s3-samples.js";
 import { MB, median, medianOf } from "./stats.js";
@@ -66,9 +68,9 @@ export async function benchWarp(
       const figure = (s: Sample | undefined) =>
         !s
           ? "—"
-          : size === "large"
-            ? `${(s.throughput / MB).toFixed(0)} MB/s`
-            : `${s.opsPerSecond.toFixed(0)} ops/s`;
+          : (size === "large"
+              ? `${(s.throughput / MB).toFixed(0)} MB/s`
+              : `${s.opsPerSecond.toFixed(0)} ops/s`) + ` (${s.cpuPerGiB.toFixed(3)} CPU-s/GiB)`;
       const [e, w] = [these.engine[size], these.warp[size]];
       log(
         `warp ${name} ${size}: engine PUT ${figure(e.put[0])} GET ${figure(e.get[0])}, warp PUT ${figure(w.put[0])} GET ${figure(w.get[0])}`,
@@ -183,6 +185,9 @@ async function engineRound(servers: Servers, scratch: string, size: Size, into: 
 /** What warp's --benchdata says of a run (its `total`). */
 interface WarpTotal {
   total_bytes: number;
+  /** The first request's start and the last one's end. */
+  start_time: string;
+  end_time: string;
   total_errors: number;
   throughput: { bytes: number; ops: number; measure_duration_millis: number };
 }
@@ -208,7 +213,10 @@ async function warpRound(servers: Servers, scratch: string, size: Size, into: Sa
   const env = { WARP_ACCESS_KEY: minio.accessKey, WARP_SECRET_KEY: minio.secretKey };
   const run = async (op: Op, args: string[]) => {
     const data = join(scratch, `warp-${++warpRuns}`);
-    const t = await timed(warpBinary(), [op, ...common, ...args, "--benchdata", data], { env });
+    const t = await timed(warpBinary(), [op, ...common, ...args, "--benchdata", data], {
+      env,
+      sampleCpu: 20,
+    });
     const json = await execa("zstd", ["-dc", `${data}.json.zst`]);
     await rm(`${data}.json.zst`, { force: true });
     const { total } = JSON.parse(json.stdout) as { total: WarpTotal };
@@ -217,7 +225,9 @@ async function warpRound(servers: Servers, scratch: string, size: Size, into: Sa
     into[size][op].push({
       throughput: total.throughput.bytes / window,
       opsPerSecond: total.throughput.ops / window,
-      cpuPerGiB: t.cpu / (total.total_bytes / GiB),
+      cpuPerGiB:
+        cpuWithin(t.cpuSamples!, Date.parse(total.start_time), Date.parse(total.end_time)) /
+        (total.total_bytes / GiB),
     });
   };
   try {
