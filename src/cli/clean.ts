@@ -9,9 +9,10 @@ export function makeCleanCommand(io: Io, setExit: (code: number) => void): Comma
       "after",
       `
 Removes exactly what the run recorded as it created it (leftovers.ndjson): its owned directories on fs
-targets, the data of the servers it launched, and the keys under its own prefixes in external stores (reached
-through the spec's \${env:…} references, so set them as for the run). Nothing else is touched; running it
-again does nothing. A run that is still going on holds the run directory's lock: clean refuses it.
+targets, the data of the servers it launched, its workers' scratch directories on client hosts, and the keys
+under its own prefixes in external stores (reached through the spec's \${env:…} references, so set them as
+for the run). Nothing else is touched; running it again does nothing. A run that is still going on holds
+the run directory's lock: clean refuses it.
 
 Examples:
   $ benchspec clean runs/2026-11-22T07-58-01-quickstart

@@ -132,7 +132,7 @@ export class HostCoordinator {
         if (message.t === "leftover")
           recordLeftover(paths.dir, {
             ...message.leftover,
-            target: message.target,
+            ...(message.target !== undefined && { target: message.target }),
             host: link.host,
             group: name,
           });

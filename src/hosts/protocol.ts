@@ -119,7 +119,8 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     case: caseId,
     problems: z.array(z.string()),
   }),
-  z.object({ t: z.literal("leftover"), from: z.number().int(), target: z.string(), leftover }),
+  /** Something the worker created outside any run directory: a target's (`target`), or its own scratch. */
+  z.object({ t: z.literal("leftover"), from: z.number().int(), target: z.string().optional(), leftover }),
   /** Said every ALIVE_INTERVAL_MS; `busy` while it has a step to do (so a wait it is not working on shows). */
   z.object({ t: z.literal("alive"), from: z.number().int(), busy: z.boolean() }),
   z.object({ t: z.literal("bye"), from: z.number().int(), problems: z.array(z.string()) }),

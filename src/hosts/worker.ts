@@ -46,8 +46,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   /** Steps received and not yet done: the coordinator tells a lost message from a long step by it. */
   let stepsLeft = 0;
   const alive = setInterval(() => send({ t: "alive", busy: stepsLeft > 0 }), ALIVE_INTERVAL_MS);
-  // Raw tool outputs stay on the host for the length of the run: the coordinator keeps the rows.
-  const scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
+  // Raw tool outputs stay on the host for the length of the run (the coordinator keeps the rows), in a
+  // directory made at hello and put on the run's record first, so `clean` removes it after a killed worker.
+  let scratch: string | undefined;
   const prepared: Record<string, PreparedTarget> = {};
   const cases = new Map<string, CaseEntry>();
   let session: Extract<ToWorker, { t: "hello" }> | undefined;
@@ -66,6 +67,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     hello: (message) =>
       later(async () => {
         session = message;
+        scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
+        send({ t: "leftover", leftover: { kind: "directory", path: scratch } });
         await writeArtifacts(
           scratch,
           compilePlan(message.plan as unknown as Plan, ARTIFACT_FORMATS, options.version).artifacts,
@@ -90,7 +93,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     prepare: (message) =>
       later(async () => {
         const c = message.case as unknown as Case;
-        if (!session) throw new Error("prepare before hello");
+        if (!session || !scratch) throw new Error("prepare before hello");
         interrupt = fresh(interrupt);
         const open = await openCase(c, {
           target: message.target as unknown as Target,
@@ -176,7 +179,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         await target
           .cleanup()
           .catch((error: Error) => problems.push(`cleanup of target ${name} failed: ${error.message}`));
-      rmSync(scratch, { recursive: true, force: true });
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
       clearInterval(alive);
       send({ t: "bye", problems });
     })());

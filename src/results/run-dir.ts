@@ -34,7 +34,8 @@ export const RUN_FILES = {
   lock: { name: "run.lock", holds: "RunLock: the process running or resuming the run, while it does" },
   leftovers: {
     name: "leftovers.ndjson",
-    holds: "what the run created outside this directory (Leftover, per target), appended as created",
+    holds:
+      "what the run created outside this directory (Leftover: per target, or a host worker's scratch), appended as created",
   },
 } as const;
 
@@ -213,9 +214,13 @@ export function readResultRows(paths: RunPaths): ResultRow[] {
   return [...last.values()];
 }
 
-/** A line of leftovers.ndjson: something a target of the run created outside the run directory. */
+/**
+ * A line of leftovers.ndjson: something the run created outside the run directory — a target's, or a client
+ * host worker's scratch directory.
+ */
 export type RecordedLeftover = Leftover & {
-  target: string;
+  /** The target whose case created it; absent for a client host's own scratch directory. */
+  target?: string;
   /** The client host it was created on, for cases that ran on other hosts (absent: this machine). */
   host?: string;
   /** The host's group in the spec: how `clean` reaches the host. */

@@ -70,8 +70,8 @@ async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Pl
     await rm(leftover.path, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     return;
   }
-  const target = (await plan()).targets[leftover.target];
-  if (!target) throw new Error(`the spec has no target ${leftover.target}`);
+  const target = leftover.target === undefined ? undefined : (await plan()).targets[leftover.target];
+  if (!target) throw new Error(`the spec has no target ${leftover.target ?? "(none recorded)"}`);
   const remove = targetKind(target.kind).removeLeftover as
     ((t: typeof target, l: RecordedLeftover, e: NodeJS.ProcessEnv) => Promise<void>) | undefined;
   if (!remove) throw new Error(`a ${target.kind} target leaves no such thing`);

@@ -164,6 +164,17 @@ const rowsOf = (dir: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as ResultRow);
 
+/** The scratch directories the run recorded for `host`'s worker (leftovers.ndjson). */
+const workerScratch = (dir: string, host: string) =>
+  readFileSync(join(dir, "leftovers.ndjson"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { kind: string; path?: string; host?: string; target?: string })
+    .filter(
+      (l) => l.host === host && l.target === undefined && /\/benchspec-worker-[^/]+$/.test(l.path ?? ""),
+    )
+    .map((l) => l.path!);
+
 /** What still runs on the hosts that a run started there (their own sshd and holder processes aside). */
 async function leftOnHosts() {
   const found = await Promise.all(
@@ -292,14 +303,19 @@ describe("a case from three hosts over ssh", () => {
     expect(row!.ok).toBe(false);
     expect(row!.error).toMatch(/host h2: .*the other hosts were stopped/);
     expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
-    // The killed worker could not remove its directory; the run recorded it, and clean removes it there.
+    // The killed worker could not remove its directories (its target's, its own scratch with the raw
+    // outputs); the run recorded both, and clean removes them there.
     expect((await victim.exec("ls", ["-A", hosts.privatePath])).stdout).toMatch(/^benchspec-.*-h2$/m);
+    const scratch = workerScratch(join(work, "killed-run"), "h2");
+    expect(scratch).toHaveLength(1);
+    expect((await victim.exec("ls", [scratch[0]!])).stdout).toMatch(/long\.local\.randread\.r1\.json/);
     const cleaned = await execa("node", [BIN, "clean", join(work, "killed-run")], {
       reject: false,
       all: true,
     });
     expect(cleaned.exitCode, cleaned.all).toBe(0);
     expect((await victim.exec("ls", ["-A", hosts.privatePath])).stdout.trim()).toBe("");
+    expect((await victim.exec("test", ["-e", scratch[0]!])).exitCode).toBe(1);
   });
 
   it("fails the case naming a frozen host within the silence limit", async () => {
@@ -379,10 +395,18 @@ describe("a case from three hosts over ssh", () => {
         hosts.hosts.map(async (host) => (await host.exec("ls", ["-A", hosts.privatePath])).stdout.trim()),
       );
     expect((await listing()).every((names) => /^benchspec-/.test(names))).toBe(true);
+    const scratch = hosts.hosts.map((host) => workerScratch(dir, host.name));
+    expect(scratch.map((paths) => paths.length)).toEqual([1, 1, 1]);
+    const scratchLeft = () =>
+      Promise.all(
+        hosts.hosts.map(async (host, i) => (await host.exec("test", ["-e", scratch[i]![0]!])).exitCode),
+      );
+    expect(await scratchLeft()).toEqual([0, 0, 0]);
 
     const cleaned = await execa("node", [BIN, "clean", dir], { reject: false, all: true, env: env() });
     expect(cleaned.exitCode, cleaned.all).toBe(0);
     expect(await listing(), cleaned.all).toEqual(["", "", ""]);
+    expect(await scratchLeft()).toEqual([1, 1, 1]);
     expect(readFileSync(join(dir, "leftovers.ndjson"), "utf8")).toBe("");
   }, 90_000);
 });
