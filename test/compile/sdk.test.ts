@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -551,8 +551,12 @@ describe("schema/sdk.schema.json", () => {
 
   it("`benchspec schema -o FILE` writes sdk.schema.json next to FILE", async () => {
     const dir = await mkdtemp(join(tmpdir(), "benchspec-sdk-"));
-    expect((await runCli(["schema", "-o", join(dir, "benchspec.schema.json")])).code).toBe(0);
-    expect(await readFile(join(dir, "sdk.schema.json"), "utf8")).toBe(sdkJsonSchema());
+    try {
+      expect((await runCli(["schema", "-o", join(dir, "benchspec.schema.json")])).code).toBe(0);
+      expect(await readFile(join(dir, "sdk.schema.json"), "utf8")).toBe(sdkJsonSchema());
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("is strict and names the operations", () => {

@@ -33,8 +33,9 @@ interface Outcome {
 }
 
 async function runScenario(spec: string, sets: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
-  const dir = join(await mkdtemp(join(tmpdir(), "benchspec-scenario-")), "run");
-  temps.push(dir);
+  const parent = await mkdtemp(join(tmpdir(), "benchspec-scenario-"));
+  temps.push(parent);
+  const dir = join(parent, "run");
   const args = ["run", `specs/${spec}.yaml`, "--out", dir, ...sets.flatMap((set) => ["--set", set])];
   const saved = { ...process.env };
   Object.assign(process.env, env);
