@@ -1,19 +1,13 @@
 import { execa } from "execa";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { validateText } from "../../src/plan/load.js";
 import { runCli } from "../support/cli.js";
 import { ROOT } from "../support/spec.js";
+import { tempDirs } from "../support/temp.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "benchspec-cli-"));
-  temps.push(dir);
-  return dir;
-};
+const tempDir = tempDirs("benchspec-cli-");
 
 describe("benchspec CLI", () => {
   it("validate: exit 0 and a summary for valid specs", async () => {

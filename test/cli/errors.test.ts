@@ -1,21 +1,15 @@
 /** User mistakes end in one clear line and exit 2: never "internal error", never a hang. */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, truncate, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { execa } from "execa";
 import { runCli } from "../support/cli.js";
 import { scenarioPlan, synthRows } from "../report/support.js";
 import { ROOT } from "../support/spec.js";
+import { tempDirs } from "../support/temp.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "benchspec-errors-"));
-  temps.push(dir);
-  return dir;
-};
+const tempDir = tempDirs("benchspec-errors-");
 
 /** Exit 2 with exactly one line on stderr, `benchspec: …` containing `text`. */
 function expectUsageError(result: { code: number; stderr: string }, text: string) {

@@ -4,20 +4,14 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ROOT } from "../support/spec.js";
+import { tempDirs } from "../support/temp.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "benchspec-pipes-"));
-  temps.push(dir);
-  return dir;
-};
+const tempDir = tempDirs("benchspec-pipes-");
 
 /**
  * Starts bin/benchspec.js with stdout read by a reader that closes the pipe after `lines` lines (0: before

@@ -1,7 +1,6 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RunAccumulator, SERIES_BINS, type RowLike } from "../../src/report/aggregate.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/results/ndjson.js";
@@ -12,14 +11,9 @@ import { summarize } from "../../src/results/stats.js";
 import { buildSummary } from "../../src/results/summary.js";
 import { METRICS } from "../../src/spec/metrics.js";
 import { scenarioPlan, synthRows } from "./support.js";
+import { tempDirs } from "../support/temp.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "benchspec-report-"));
-  temps.push(dir);
-  return dir;
-};
+const tempDir = tempDirs("benchspec-report-");
 
 /** A measured row of a case "c", ok, without metrics. */
 const oneRow = {

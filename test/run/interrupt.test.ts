@@ -1,22 +1,17 @@
 import { execa } from "execa";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { readRows } from "../../src/results/ndjson.js";
 import type { ResultRow } from "../../src/results/row.js";
 import { runCli } from "../support/cli.js";
 import { ROOT } from "../support/spec.js";
+import { tempDirs } from "../support/temp.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "benchspec-interrupt-"));
-  temps.push(dir);
-  return dir;
-};
+const tempDir = tempDirs("benchspec-interrupt-");
 
 /** Processes whose command line mentions the given text (our run directory: fio's jobfile path, dd's files). */
 function processesMentioning(text: string): string[] {

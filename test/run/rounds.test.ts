@@ -1,8 +1,7 @@
 import { execa } from "execa";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { readRows } from "../../src/results/ndjson.js";
 import type { ResultRow } from "../../src/results/row.js";
@@ -10,14 +9,9 @@ import { roundsOutcome } from "../../src/results/steady-rounds.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import { runCli } from "../support/cli.js";
 import { ROOT } from "../support/spec.js";
+import { tempDirs } from "../support/temp.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "benchspec-rounds-"));
-  temps.push(dir);
-  return dir;
-};
+const tempDir = tempDirs("benchspec-rounds-");
 
 const CASES = ["pts.scratch.randwrite.bs-4KiB", "pts.scratch.randwrite.bs-64KiB"];
 const TARGETS = ["disk1", "disk2"];

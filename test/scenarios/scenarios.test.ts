@@ -4,10 +4,9 @@
  * checked for what its author needed: the rows, the statistics, the time series, the expect results and
  * the charts — chart by chart.
  */
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { VERSION } from "../../src/cli/context.js";
 import type { Chart } from "../../src/report/charts/common.js";
 import { buildReport, loadInputs } from "../../src/report/index.js";
@@ -17,9 +16,9 @@ import type { RunSummary } from "../../src/results/summary.js";
 import type { Provenance } from "../../src/results/run-dir.js";
 import { runCli } from "../support/cli.js";
 import { loopDevice } from "../support/loop.js";
+import { tempDirs } from "../support/temp.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const scenarioDir = tempDirs("benchspec-scenario-");
 
 interface Outcome {
   dir: string;
@@ -33,9 +32,7 @@ interface Outcome {
 }
 
 async function runScenario(spec: string, sets: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
-  const parent = await mkdtemp(join(tmpdir(), "benchspec-scenario-"));
-  temps.push(parent);
-  const dir = join(parent, "run");
+  const dir = join(await scenarioDir(), "run");
   const args = ["run", `specs/${spec}.yaml`, "--out", dir, ...sets.flatMap((set) => ["--set", set])];
   const saved = { ...process.env };
   Object.assign(process.env, env);
