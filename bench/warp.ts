@@ -2,7 +2,7 @@
  * S3: benchspec's engine (through `benchspec run`) vs warp, MinIO's own load generator, on the same MinIO.
  * Same object size, objects in flight and duration on both sides: `warp put` with a single PUT per object
  * and no client-side SHA-256 (as the engine: UNSIGNED-PAYLOAD), then `warp get --list-existing` over what
- * that put left (--noclear), so warp's process accounting holds the measured requests and nothing else.
+ * that put left (--noclear).
  * The engine's figure is bytes (ops) over its row's seconds; warp's is its own headline (bytes over its
  * measured window, from --benchdata). CPU per GiB, over the same span on both sides, from the first request's
  * start to the last one's end: the engine row's client CPU over its bytes; warp's CPU time over that span
@@ -12,7 +12,8 @@
  * MinIO keeps its data on tmpfs, which fills RAM (a 5 s PUT of 64 MiB objects writes ~3 GB), and memory
  * this VM has not touched recently is first written at ~230 MB/s: a warm-up round (not counted) touches
  * the pages the later rounds reuse, and each side's objects are deleted after it, so no counted round
- * pays first-touch page faults (MinIO's trash is emptied after every side, too). The warm-up's figures are logged beside the counted ones to show it.
+ * pays first-touch page faults (MinIO's trash is emptied after every side, too). The warm-up's figures are
+ * logged beside the counted ones to show it.
  *
  *   npm run bench -- --only warp
  */

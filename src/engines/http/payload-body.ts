@@ -48,7 +48,8 @@ function takeSpare(layout: string | undefined): Buffer | undefined {
 function giveBack(layout: string | undefined, chunk: Buffer) {
   // The whole buffer goes back; its layout is that of the bytes it holds (a short last chunk is keyed by
   // its length, so a later short chunk of the same length and pool offset finds it).
-  const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, STREAM_CHUNK);
+  const buffer =
+    chunk.length === STREAM_CHUNK ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, STREAM_CHUNK);
   const list = spares.get(layout) ?? [];
   list.push(buffer);
   spares.set(layout, list);

@@ -2,9 +2,9 @@
  * Benchmark payloads: unique, incompressible bytes at near-memcpy speed, never a whole object in memory.
  * A pool of pseudo-random bytes, the same in every process, is made once; an object's byte range is a copy
  * of the pool (from a 2 MiB-aligned offset derived from the object's identity) with a 16-byte stamp —
- * identity hash and block number — at the start of every 4 KiB block, so no two blocks of a run, repetition or object are equal
- * (content-addressed stores such as IPFS cannot dedupe them). The same (runId, seed, pass) always gives the
- * same bytes, in any process.
+ * identity hash and block number — at the start of every 4 KiB block, so no two blocks of a run, repetition
+ * or object are equal (content-addressed stores such as IPFS cannot dedupe them). The same (runId, seed,
+ * pass) always gives the same bytes, in any process.
  */
 import { createCipheriv, createHash } from "node:crypto";
 import { endianness } from "node:os";
@@ -73,10 +73,11 @@ export function makePayload(identity: string, size: number, data: SdkData): Payl
   const zeroShare = data === "zero" ? 1 : typeof data === "object" ? data.compressible / 100 : 0;
   const zeroFrom = Math.round(BLOCK * (1 - zeroShare));
 
+  // Partial stamps at a range's edges are copied from here (once per payload: stamp() is synchronous).
+  const edge = Buffer.allocUnsafe(STAMP);
+  edge.writeUInt32LE(idLow, 0);
+  edge.writeUInt32LE(idHigh, 4);
   const stamp = (out: Buffer, offset: number, length: number) => {
-    const edge = Buffer.allocUnsafe(STAMP);
-    edge.writeUInt32LE(idLow, 0);
-    edge.writeUInt32LE(idHigh, 4);
     // Whole stamps (all but a range's edges) through a 32-bit view when the blocks start 4-byte aligned in
     // memory: a quarter of the stores of writeUInt32LE, without its checks (the view is little-endian only
     // on a little-endian machine, so others take the checked path).
