@@ -175,6 +175,15 @@ const workerScratch = (dir: string, host: string) =>
     )
     .map((l) => l.path!);
 
+/** SIGKILL, where a process that has already exited is as good as killed. */
+function killGone(pid: number) {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
 /** What still runs on the hosts that a run started there (their own sshd and holder processes aside). */
 async function leftOnHosts() {
   const found = await Promise.all(
@@ -385,9 +394,9 @@ describe("a case from three hosts over ssh", () => {
         : undefined,
     );
     // Killed outright, everywhere: the workers first (so none cleans up), then the coordinator.
+    // A fio listed after its worker may already be gone when its turn comes (it dies with the worker).
     for (const host of hosts.hosts)
-      for (const victim of await host.processes(/worker --index|\bfio\b/))
-        process.kill(victim.pid, "SIGKILL");
+      for (const victim of await host.processes(/worker --index|\bfio\b/)) killGone(victim.pid);
     running.kill("SIGKILL");
     await running;
     const listing = async () =>
