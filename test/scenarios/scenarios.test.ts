@@ -111,6 +111,8 @@ describe("scenario: cloud disks, SNIA PTS (two loop devices)", () => {
             "latency.matrix.read=[100, 0]",
             "latency.rounds={track: {where: {bs: 4KiB, read: 0}, metric: latency}, window: 2, max: 3}",
             "wsat.duration=4s",
+            // Two samples a burst: a 1 s burst sampled every second may end before fio logs its one sample.
+            "hir.duration=2s",
             "hir.repeat=2",
             "hir.idle=[1s, 2s]",
             "xsr-disk1.duration=2s",
@@ -140,10 +142,12 @@ describe("scenario: cloud disks, SNIA PTS (two loop devices)", () => {
             ["disk1", "disk2"].map((d) => `${w}.${d}.precondition.json`),
           ),
         );
-        // HIR: each burst came after its case's idle time.
+        // HIR: each burst came after its case's idle time, and was sampled.
         for (const c of new Set(o.rows.filter((r) => r.workload === "hir").map((r) => r.case))) {
           const bursts = o.rows.filter((r) => r.case === c).sort((a, b) => a.repetition - b.repetition);
           const idle = Number(bursts[0]!.params.idle);
+          for (const burst of bursts)
+            expect(o.series.some((p) => p.case === c && p.repetition === burst.repetition)).toBe(true);
           for (let i = 1; i < bursts.length; i++)
             expect(Date.parse(bursts[i]!.start) - Date.parse(bursts[i - 1]!.end)).toBeGreaterThanOrEqual(
               idle * 1000 - 50,
