@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { payloadBody } from "../../src/engines/http/payload-body.js";
+import { payloadBody, streamBuffersMade, warmStreams } from "../../src/engines/http/payload-body.js";
 import { makePayload, type Payload } from "../../src/engines/load/payload.js";
 
 const MiB = 2 ** 20;
 const BLOCK = 4096;
 
-/** Runs payloadBody's producer against a sink that lets writes finish in a shuffled order. */
-async function streamed(payloads: Payload[]): Promise<Buffer[]> {
+/**
+ * Runs payloadBody's producer against a sink that lets writes finish in a shuffled order; each body comes
+ * back whole, or as its SHA-256 (a sink that allocates nothing per chunk).
+ */
+async function streamed(payloads: Payload[], collect: "bytes" | "sha256" = "bytes"): Promise<Buffer[]> {
   const pending: (() => void)[] = [];
   let turn = 0;
   // Every few writes, finish the pending ones in reverse order: buffers come back out of order and are
@@ -20,16 +23,18 @@ async function streamed(payloads: Payload[]): Promise<Buffer[]> {
       .forEach((done) => done());
   const bodies = payloads.map(async (payload) => {
     const chunks: Buffer[] = [];
+    const hash = createHash("sha256");
     await payloadBody(payload)(
       (chunk) =>
         new Promise<void>((done) => {
-          // What the socket would send: a copy taken now, while the buffer is held.
-          chunks.push(Buffer.from(chunk));
+          // What the socket would send, taken now, while the buffer is held.
+          if (collect === "bytes") chunks.push(Buffer.from(chunk));
+          else hash.update(chunk);
           pending.push(done);
           if (++turn % 3 === 0) setImmediate(flush);
         }),
     );
-    return Buffer.concat(chunks);
+    return collect === "bytes" ? Buffer.concat(chunks) : hash.digest();
   });
   const timer = setInterval(flush, 1);
   try {
@@ -56,6 +61,24 @@ describe("payloads", () => {
         expect(body.equals(payloads[i]!.slice(0, payloads[i]!.size)), `payload ${i}`).toBe(true);
       });
     }
+  });
+
+  it("buffers made ahead (warmStreams) hold every body in flight: none is made while they stream", async () => {
+    // More bodies at once than the test above, whose buffers the module still holds.
+    const payloads = Array.from({ length: 24 }, (_, i) => makePayload(`w${i}`, 4 * MiB + i, "random"));
+    const before = streamBuffersMade();
+    warmStreams(payloads.length, 4 * MiB + 100, "random");
+    // Two 2 MiB chunks per body and the idle spares, the module's earlier ones among them.
+    expect(streamBuffersMade()).toBe(Math.max(before, 24 * 2 + 16));
+    expect(streamBuffersMade()).toBeGreaterThan(before);
+    warmStreams(payloads.length, 4 * MiB + 100, "random");
+    expect(streamBuffersMade()).toBe(24 * 2 + 16);
+    const hashes = await streamed(payloads, "sha256");
+    expect(streamBuffersMade()).toBe(24 * 2 + 16);
+    hashes.forEach((hash, i) => {
+      const whole = payloads[i]!.slice(0, payloads[i]!.size);
+      expect(hash.equals(createHash("sha256").update(whole).digest()), `payload ${i}`).toBe(true);
+    });
   });
 
   it("any range is the same bytes as that range of the whole object, whatever its alignment", () => {

@@ -10,6 +10,7 @@
 import { create, type KuboRPCClient } from "kubo-rpc-client";
 import { armCallSequence, fill, inThisThread, maxConcurrency, type Execute } from "../load/load.js";
 import { makePayload, warmPayloads } from "../load/payload.js";
+import { warmStreams } from "../http/payload-body.js";
 import {
   batchIndices,
   IpfsSdkDocumentSchema,
@@ -120,14 +121,19 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
 }
 
 /**
- * Before each repetition (LoadDriver.warm), outside its timed window: the payload pool, a connection per request in flight, and one add that
+ * Before each repetition (LoadDriver.warm), outside its timed window: the payload pool, the buffers of the
+ * streamed add bodies, a connection per request in flight, and one add that
  * stores nothing (only-hash) with the case's options, so that the first timed add is not also this
  * process's first run of the add path (0.1 s more for the first 64 MiB add of a fresh process).
  */
 async function warm(rpc: KuboRpc, doc: IpfsSdkDocument, signal: AbortSignal) {
   warmPayloads();
-  await rpc.warm(maxOf(doc.repetitions.map(maxConcurrency)), signal);
-  const add = doc.repetitions.flatMap((r) => [...(r.setup?.ops ?? []), ...r.measured.ops]).find(isAdd);
+  const inFlight = maxOf(doc.repetitions.map(maxConcurrency));
+  await rpc.warm(inFlight, signal);
+  const adds = doc.repetitions.flatMap((r) => [...(r.setup?.ops ?? []), ...r.measured.ops]).filter(isAdd);
+  // Every add streams its body.
+  warmStreams(adds.length > 0 ? inFlight : 0, maxOf(adds.map((op) => op.size)), doc.data);
+  const add = adds[0];
   if (add)
     await rpc.add(
       makePayload("warm-up", WARM_UP_BYTES, doc.data),

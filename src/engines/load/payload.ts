@@ -10,7 +10,8 @@ import { createCipheriv, createHash } from "node:crypto";
 import { endianness } from "node:os";
 import type { SdkData } from "../../compile/sdk-format.js";
 
-const POOL_SIZE = 8 * 2 ** 20;
+/** The pool's size: a multiple of STREAM_ALIGN. */
+export const POOL_SIZE = 8 * 2 ** 20;
 const BLOCK = 4096;
 const STAMP = 16;
 const LITTLE_ENDIAN = endianness() === "LE";
@@ -59,8 +60,6 @@ export interface Payload {
    * 4 KiB instead of a copy of every byte (a streamed PUT's chunks cost the copy more than the socket).
    */
   restamp(buffer: Buffer, offset: number, length: number): Buffer;
-  /** The whole object as chunks of at most chunkSize bytes (for streaming bodies). */
-  chunks(chunkSize?: number): Generator<Buffer>;
 }
 
 export function makePayload(identity: string, size: number, data: SdkData): Payload {
@@ -150,10 +149,6 @@ export function makePayload(identity: string, size: number, data: SdkData): Payl
       const out = buffer.subarray(0, length);
       if (zeroShare < 1) stamp(out, offset, length);
       return out;
-    },
-    *chunks(chunkSize = 2 ** 20) {
-      for (let offset = 0; offset < size; offset += chunkSize)
-        yield slice(offset, Math.min(chunkSize, size - offset));
     },
   };
 }

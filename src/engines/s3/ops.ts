@@ -9,10 +9,11 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from "@aws-sdk/client-s3";
-import { fill, type Execute, type Indexed } from "../load/load.js";
+import { fill, maxConcurrency, type Execute, type Indexed } from "../load/load.js";
 import { makePayload, warmPayloads, type Payload } from "../load/payload.js";
-import type { S3Op, SdkData } from "../../compile/sdk-format.js";
+import type { S3Op, S3Repetition, SdkData } from "../../compile/sdk-format.js";
 import { TIMEOUTS, type Progress } from "../http/http1.js";
+import { warmStreams } from "../http/payload-body.js";
 import { makeS3Client, type S3Connection } from "../../targets/s3/client.js";
 import { S3DataPlane } from "./data-plane.js";
 
@@ -28,6 +29,16 @@ export interface S3Wiring {
   data: SdkData;
   /** Connections to keep: operations in flight times their part queue. */
   sockets: number;
+  /** Request bodies streamed at once at most (PutObjects larger than BUFFERED_BODY in flight). */
+  streams: number;
+}
+
+/** The most request bodies a repetition streams at once: its PutObjects too large for one buffer. */
+export function streamsOf(r: S3Repetition): number {
+  const streamed = [...r.measured.ops, ...(r.setup?.ops ?? [])].some(
+    (op) => op.op === "PutObject" && op.size > BUFFERED_BODY,
+  );
+  return streamed ? maxConcurrency(r) : 0;
 }
 
 /** The clients of one thread: the SDK for the control plane, benchspec's own for the timed requests. */
@@ -53,9 +64,14 @@ export function openClients(wiring: S3Wiring): S3Clients {
   };
 }
 
-/** Before the timed window: the payload pool, and the connections the operations will use (data.warm). */
+/**
+ * Before the timed window: the payload pool, the buffers of streamed bodies, and the connections the
+ * operations will use (data.warm).
+ */
 export async function warmClients(wiring: S3Wiring, { data }: S3Clients, signal: AbortSignal) {
   warmPayloads();
+  // Streamed bodies are larger than BUFFERED_BODY: each holds as many chunks as it can.
+  warmStreams(wiring.streams, Infinity, wiring.data);
   await data.warm(wiring.sockets, signal);
 }
 

@@ -21,7 +21,7 @@ import type { Executor } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
 import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
-import { openClients, s3Operations, warmClients, type S3Clients, type S3Wiring } from "./ops.js";
+import { openClients, s3Operations, streamsOf, warmClients, type S3Clients, type S3Wiring } from "./ops.js";
 import { maxOf } from "../../results/stats.js";
 
 interface Session {
@@ -51,6 +51,7 @@ export const s3Executor: Executor = {
       runId: ctx.runId,
       data: doc.data,
       sockets: maxOf(doc.repetitions.map((r) => maxInFlight(r))),
+      streams: maxOf(doc.repetitions.map(streamsOf)),
     };
     const clients = openClients(wiring);
     const session: Session = {
@@ -65,7 +66,11 @@ export const s3Executor: Executor = {
       session.threads = await LoadThreads.start<S3Op>(threadCount, {
         module: new URL(import.meta.url.endsWith(".ts") ? "./thread.ts" : "./thread.js", import.meta.url)
           .href,
-        input: { ...wiring, sockets: Math.ceil(wiring.sockets / threadCount) },
+        input: {
+          ...wiring,
+          sockets: Math.ceil(wiring.sockets / threadCount),
+          streams: Math.ceil(wiring.streams / threadCount),
+        },
       });
       session.driver = session.threads;
     }
