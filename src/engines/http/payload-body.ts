@@ -31,8 +31,9 @@ export const streamBuffersMade = () => made;
  * Makes, before a timed window, every chunk buffer `bodies` streamed bodies of up to `size` bytes in flight
  * at once can hold and the idle ones beside them (SPARES): a fresh 2 MiB buffer is 512 page faults, which in
  * the window cost the first requests more than their copies (64 MiB PUTs, 8 in flight, 3 s: 0.19–0.21
- * CPU-s/GiB made in the window, 0.17–0.18 made before). They hold the chunks of a payload over the whole pool, whose layouts are those of
- * every object's chunks: each buffer's first use is a restamp, and none is made later.
+ * CPU-s/GiB with the buffers made in the window, 0.17–0.18 made before). They hold the chunks of a payload
+ * over the whole pool, whose layouts are those of every object's chunks: each buffer's first use is a
+ * restamp, and none is made later.
  */
 export function warmStreams(bodies: number, size: number, data: SdkData): void {
   const wanted = bodies > 0 ? bodies * Math.min(STREAM_BUFFERS, Math.ceil(size / STREAM_CHUNK)) + SPARES : 0;
