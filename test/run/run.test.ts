@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -290,6 +290,12 @@ describe("benchspec run on a directory (real dd and fio)", () => {
     expect(rowsOf(out).map((row) => [row.ok, row.bytes])).toEqual([[true, 1024 * 1024]]);
     expect(await readdir(dir)).toEqual(["planted"]); // its files were inside benchspec's own subdirectory
     expect(await readdir(root)).toEqual([dir.slice(root.length + 1)]); // fio wrote nowhere else
+    // The symlink fio was given (its own directory in the temp dir) went with the fio run.
+    const links = (await readdir(tmpdir())).filter((name) => name.startsWith("benchspec-fio-"));
+    const targets = await Promise.all(
+      links.map((name) => readlink(join(tmpdir(), name, "target")).catch(() => "")),
+    );
+    expect(targets.filter((target) => target.startsWith(dir))).toEqual([]);
   });
 });
 

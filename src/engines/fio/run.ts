@@ -26,26 +26,31 @@ import { measurementFromFio, parseFioJson, seriesFromLogs } from "./results.js";
 /**
  * fio rewrites option values: it expands `$ncpus`, `$pagesize`, `$mb_memory` and `${VAR}`, and splits a
  * `filename` at ':'. A directory with anything but plain characters in its path reaches fio through a
- * symlink of benchspec's own naming (removed when the process exits; "/." makes fio follow it); a device
- * path only needs its ':' escaped (/dev/disk/by-path/pci-0000:00:1f.2).
+ * symlink of benchspec's own naming, made for one fio run and removed when it ends ("/." makes fio follow
+ * it); a device path only needs its ':' escaped (/dev/disk/by-path/pci-0000:00:1f.2).
  */
 const PLAIN_PATH = /^[A-Za-z0-9_./+-]+$/;
-const links = new Map<string, string>();
+/** The symlinks' directories of the fio runs going on: a process that exits mid-run removes them too. */
+const linkDirs = new Set<string>();
 process.once("exit", () => {
-  for (const link of links.values()) rmSync(join(link, ".."), { recursive: true, force: true });
+  for (const dir of linkDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function fioPath(c: Case, location: string): string {
-  if (c.targetKind === "block") return location.replaceAll(":", "\\:");
-  if (PLAIN_PATH.test(location)) return location;
-  let link = links.get(location);
-  if (!link) {
-    const base = PLAIN_PATH.test(tmpdir()) ? tmpdir() : "/tmp";
-    link = join(mkdtempSync(join(base, "benchspec-fio-")), "target");
-    symlinkSync(location, link);
-    links.set(location, link);
-  }
-  return `${link}/.`;
+/** The path fio is given for the case's target, and what to do once that fio run has ended. */
+function fioPath(c: Case, location: string): { path: string; release: () => void } {
+  if (c.targetKind === "block") return { path: location.replaceAll(":", "\\:"), release: () => {} };
+  if (PLAIN_PATH.test(location)) return { path: location, release: () => {} };
+  const base = PLAIN_PATH.test(tmpdir()) ? tmpdir() : "/tmp";
+  const dir = mkdtempSync(join(base, "benchspec-fio-"));
+  linkDirs.add(dir);
+  symlinkSync(location, join(dir, "target"));
+  return {
+    path: `${join(dir, "target")}/.`,
+    release: () => {
+      rmSync(dir, { recursive: true, force: true });
+      linkDirs.delete(dir);
+    },
+  };
 }
 
 /** Runs the named sections of the case's workload jobfile. */
@@ -68,12 +73,17 @@ async function runFio(
     ...sectionArgs(sections),
     join(ctx.artifactsDir, jobfilePath(c)),
   ];
-  return runGroup(fioBinary(), args, {
-    env: { [targetVariable(c)]: fioPath(c, ctx.location), ...extraEnv },
-    cwd,
-    label: "fio",
-    signal: ctx.signal,
-  });
+  const target = fioPath(c, ctx.location);
+  try {
+    return await runGroup(fioBinary(), args, {
+      env: { [targetVariable(c)]: target.path, ...extraEnv },
+      cwd,
+      label: "fio",
+      signal: ctx.signal,
+    });
+  } finally {
+    target.release();
+  }
 }
 
 export const fioExecutor: Executor = {
