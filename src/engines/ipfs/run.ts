@@ -8,7 +8,7 @@
  * ~/.ipfs and re-init between runs").
  */
 import { create, type KuboRPCClient } from "kubo-rpc-client";
-import { armCallSequence, fill, inThisThread, maxConcurrency, type Execute } from "../load/load.js";
+import { armCallSequence, fill, inThisThread, maxConcurrency, opsOf, type Execute } from "../load/load.js";
 import { makePayload, warmPayloads } from "../load/payload.js";
 import { warmStreams } from "../http/payload-body.js";
 import {
@@ -130,7 +130,7 @@ async function warm(rpc: KuboRpc, doc: IpfsSdkDocument, signal: AbortSignal) {
   warmPayloads();
   const inFlight = maxOf(doc.repetitions.map(maxConcurrency));
   await rpc.warm(inFlight, signal);
-  const adds = doc.repetitions.flatMap((r) => [...(r.setup?.ops ?? []), ...r.measured.ops]).filter(isAdd);
+  const adds = doc.repetitions.flatMap(opsOf).filter(isAdd);
   // Every add streams its body.
   warmStreams(adds.length > 0 ? inFlight : 0, maxOf(adds.map((op) => op.size)), doc.data);
   const add = adds[0];

@@ -457,6 +457,9 @@ export interface RepetitionPlan<O> {
   measured: MeasuredGroup<O>;
 }
 
+/** Every operation of a repetition: its setup's, then its measured group's. */
+export const opsOf = <O>(r: RepetitionPlan<O>): readonly O[] => [...(r.setup?.ops ?? []), ...r.measured.ops];
+
 /** The most workers a repetition runs at once: its concurrency, autotune's rounds, its setup's. */
 export const maxConcurrency = (r: RepetitionPlan<unknown>) =>
   maxOf([r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1]);

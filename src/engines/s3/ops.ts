@@ -9,7 +9,7 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from "@aws-sdk/client-s3";
-import { fill, maxConcurrency, type Execute, type Indexed } from "../load/load.js";
+import { fill, maxConcurrency, opsOf, type Execute, type Indexed } from "../load/load.js";
 import { makePayload, warmPayloads, type Payload } from "../load/payload.js";
 import type { S3Op, S3Repetition, SdkData } from "../../compile/sdk-format.js";
 import { TIMEOUTS, type Progress } from "../http/http1.js";
@@ -35,9 +35,7 @@ export interface S3Wiring {
 
 /** The most request bodies a repetition streams at once: its PutObjects too large for one buffer. */
 export function streamsOf(r: S3Repetition): number {
-  const streamed = [...r.measured.ops, ...(r.setup?.ops ?? [])].some(
-    (op) => op.op === "PutObject" && op.size > BUFFERED_BODY,
-  );
+  const streamed = opsOf(r).some((op) => op.op === "PutObject" && op.size > BUFFERED_BODY);
   return streamed ? maxConcurrency(r) : 0;
 }
 

@@ -6,7 +6,7 @@
  * ever written or deleted.
  */
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
-import { armCallSequence, inThisThread, maxConcurrency, fill, type LoadDriver } from "../load/load.js";
+import { armCallSequence, inThisThread, maxConcurrency, fill, opsOf, type LoadDriver } from "../load/load.js";
 import {
   DELETE_BATCH,
   RUN_ID_PLACEHOLDER,
@@ -111,7 +111,7 @@ export const s3Executor: Executor = {
 
 function maxInFlight(r: S3Repetition): number {
   const concurrency = maxConcurrency(r);
-  const queues = [...r.measured.ops, ...(r.setup?.ops ?? [])].map((op) =>
+  const queues = opsOf(r).map((op) =>
     op.op === "MultipartUpload" ? op.calls[1].queue : op.op === "GetObject" ? (op.ranges?.queue ?? 1) : 1,
   );
   return concurrency * maxOf(queues, 1);
