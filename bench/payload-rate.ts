@@ -1,8 +1,8 @@
 /**
  * Child process of memory.ts: the payload generator's speed in a fresh process (as in a benchspec run, not in
  * the bench process whose heap is full of other sections' garbage). Prints {"<name>": bytes per second, …}:
- *   - "streamed": 64 MiB bodies through payloadBody, 8 at once, as streamed PUTs and adds get them (2 MiB
- *     chunks in buffers made before, restamped), to a sink that holds each chunk until the next turn of
+ *   - "streamed": 64 MiB bodies through payloadBody, 8 at once, as streamed PUTs and adds get them (256 KiB
+ *     chunks generated into buffers made before), to a sink that holds each chunk until the next turn of
  *     the event loop (so the buffers go round, as when a socket holds them);
  *   - "reused": 8 MiB slices into one reused buffer (multipart parts and buffered bodies).
  *
@@ -54,7 +54,7 @@ async function median3(move: (object: number) => Promise<number>): Promise<numbe
   return rates.slice(1).sort((a, b) => a - b)[1]!;
 }
 
-warmStreams(BODIES, OBJECT, "random");
+warmStreams(BODIES, OBJECT);
 const result = {
   streamed: await median3(streamed),
   reused: await median3(sliced(8 * 2 ** 20, Buffer.allocUnsafe(8 * 2 ** 20))),

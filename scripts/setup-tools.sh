@@ -29,6 +29,9 @@ install_debian_packages() {
   command -v sfdisk >/dev/null || missing+=(fdisk)
   # The TLS test makes a self-signed certificate for MinIO.
   command -v openssl >/dev/null || missing+=(openssl)
+  # The payload test compresses a payload with a window longer than the object (zstd --long); the bench
+  # reads warp's results (.json.zst).
+  command -v zstd >/dev/null || missing+=(zstd)
   # The multi-host tests' hosts (scripts/hosts/) run sshd, Slurm and sshfs inside namespaces.
   [[ -x /usr/sbin/sshd ]] || missing+=(openssh-server)
   command -v ssh >/dev/null || missing+=(openssh-client)

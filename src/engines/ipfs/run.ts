@@ -132,7 +132,7 @@ async function warm(rpc: KuboRpc, doc: IpfsSdkDocument, signal: AbortSignal) {
   await rpc.warm(inFlight, signal);
   const adds = doc.repetitions.flatMap(opsOf).filter(isAdd);
   // Every add streams its body.
-  warmStreams(adds.length > 0 ? inFlight : 0, maxOf(adds.map((op) => op.size)), doc.data);
+  warmStreams(adds.length > 0 ? inFlight : 0, maxOf(adds.map((op) => op.size)));
   const add = adds[0];
   if (add)
     await rpc.add(
