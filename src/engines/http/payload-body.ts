@@ -4,11 +4,11 @@ import type { WriteChunk } from "./http1.js";
 
 /**
  * Streamed bodies go out in chunks of this size, one at a time: each is generated into its buffer once the
- * socket has taken the one before, so the kernel copies it into the socket while it is in the CPU's cache.
- * Client CPU-seconds per GiB of 64 MiB PUTs to MinIO, 8 in flight (`perf record -a` over 4 s of steady
- * state, median of 5 interleaved rounds): 0.113 so; 0.126 with two 256 KiB chunks in flight per body;
- * 0.122 with one of 512 KiB; 0.139 with 2 MiB chunks of a pool kept filled and restamped, which the kernel's
- * copy read from memory; warp 0.135.
+ * socket has taken the one before, so the system call copies it into the socket while it is in the CPU's
+ * cache. Client CPU-seconds per GiB of 64 MiB PUTs to MinIO, 8 in flight (`perf record -a` over 4 s of
+ * steady state, medians of 5 interleaved rounds): one 256 KiB chunk at a time 0.113; two in flight per body
+ * 0.126; one of 512 KiB 0.122; 2 MiB chunks of a pool kept filled and restamped, whose copy into the socket
+ * read them from memory, 0.139; warp 0.135.
  */
 const STREAM_CHUNK = 256 * 2 ** 10;
 /** Chunk buffers made at once, in one slab (payload-kernel.ts). */
