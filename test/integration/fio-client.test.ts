@@ -168,6 +168,11 @@ describe("a fio case on three fio servers", () => {
   it("Ctrl-C stops the fio client and the servers' jobs, exits 130, and removes the files", async () => {
     const fioProcesses = () =>
       Promise.all(hosts.hosts.map(async (host) => (await host.processes(/fio --server/)).length));
+    // The job processes of the tests before must be gone first: one still exiting (a loaded machine) would
+    // pass for this run's jobs below, and the Ctrl-C would come before they started.
+    expect(await until(async () => ((await fioProcesses()).every((n) => n === 1) ? true : undefined))).toBe(
+      true,
+    );
     const { running } = await runSpec("interrupt", [
       { ...randread, duration: "30s", precondition: undefined },
     ]);
