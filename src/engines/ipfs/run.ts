@@ -121,8 +121,8 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
 }
 
 /**
- * Before each repetition (LoadDriver.warm), outside its timed window: the payload pool, the buffers of the
- * streamed add bodies, a connection per request in flight, and one add that stores nothing (only-hash)
+ * Before each repetition (LoadDriver.warm), outside its timed window: the payload generator, the buffers of
+ * the streamed add bodies, a connection per request in flight, and one add that stores nothing (only-hash)
  * with the case's options, so that the first timed add is not also this process's first run of the add
  * path (0.1 s more for the first 64 MiB add of a fresh process).
  */

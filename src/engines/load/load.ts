@@ -210,7 +210,7 @@ export const epochNow = () => performance.timeOrigin + performance.now();
 export interface LoadDriver<O> {
   run(ops: readonly O[], options: RunLoadOptions): Promise<LoadResult>;
   /**
-   * Readies what the operations use (connections, the payload pool) before a repetition, outside its
+   * Readies what the operations use (connections, the payload generator) before a repetition, outside its
    * timed window. In the repetition, not at prepare: a target that stopped answering is never asked.
    */
   warm?(signal: AbortSignal): Promise<void>;

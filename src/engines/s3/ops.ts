@@ -63,7 +63,7 @@ export function openClients(wiring: S3Wiring): S3Clients {
 }
 
 /**
- * Before the timed window: the payload pool, the buffers of streamed bodies, and the connections the
+ * Before the timed window: the payload generator, the buffers of streamed bodies, and the connections the
  * operations will use (data.warm).
  */
 export async function warmClients(wiring: S3Wiring, { data }: S3Clients, signal: AbortSignal) {

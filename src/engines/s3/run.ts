@@ -35,6 +35,8 @@ interface Session {
   threads?: LoadThreads<S3Op>;
   /** Why a repetition's cleanup did not finish (an interrupt's deadline, a server that stopped answering). */
   unfinished?: string;
+  /** Whether Ctrl-C cut off a repetition: a CreateMultipartUpload it cut off may complete on the server late. */
+  interrupted?: boolean;
 }
 
 const sessions = new Map<string, Session>();
@@ -81,12 +83,18 @@ export const s3Executor: Executor = {
     const session = sessions.get(c.id)!;
     const plan = session.doc.repetitions.find((r) => r.repetition === repetition && r.warmup === warmup);
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
-    return armCallSequence(plan, session.driver, ctx.signal, (signal) =>
-      cleanup(session, plan, signal).catch((error: Error) => {
-        session.unfinished = error.message;
-        throw error;
-      }),
-    );
+    const noteInterrupt = () => (session.interrupted ||= ctx.signal.aborted);
+    try {
+      const armed = await armCallSequence(plan, session.driver, ctx.signal, (signal) =>
+        cleanup(session, plan, signal).catch((error: Error) => {
+          session.unfinished = error.message;
+          throw error;
+        }),
+      );
+      return { ...armed, go: () => armed.go().finally(noteInterrupt) };
+    } finally {
+      noteInterrupt();
+    }
   },
 
   async finish(c, ctx) {
@@ -96,7 +104,7 @@ export const s3Executor: Executor = {
     try {
       await session.threads?.close();
       // The safety net after Ctrl-C or a crash mid-upload: nothing incomplete stays behind under our prefix.
-      await abortUploads(session, session.prefix, ctx.signal).catch((error: Error) => {
+      await abortUploads(session, session.prefix, ctx.signal, session.interrupted).catch((error: Error) => {
         session.unfinished ??= error.message;
       });
       if (session.unfinished !== undefined)
@@ -144,5 +152,5 @@ async function cleanup(session: Session, plan: S3Repetition, signal: AbortSignal
 }
 
 /** Aborts the incomplete multipart uploads under a prefix of ours (never anything outside it). */
-const abortUploads = (session: Session, prefix: string, signal: AbortSignal) =>
-  abortUploadsUnder(session.clients.client, session.connection.bucket, prefix, signal);
+const abortUploads = (session: Session, prefix: string, signal: AbortSignal, interrupted = false) =>
+  abortUploadsUnder(session.clients.client, session.connection.bucket, prefix, signal, interrupted);

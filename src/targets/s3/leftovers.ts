@@ -56,23 +56,28 @@ async function deleteKeysUnder(client: S3Client, bucket: string, prefix: string,
 
 /**
  * Aborts the incomplete multipart uploads under a prefix of ours (never anything outside it). A
- * CreateMultipartUpload cut off by Ctrl-C may still be completing on the server while the first listing
- * runs, so the bucket is listed again after a pause until a listing finds none of ours (bounded by `signal`).
+ * CreateMultipartUpload cut off by Ctrl-C may still be completing on the server while a listing runs, so
+ * the bucket is listed again after a pause until a listing finds none of ours (bounded by `signal`) — and,
+ * after an interrupt (`late`), at least once after a pause even when the first finds none: on a loaded
+ * machine the cut-off upload appeared after the first listing.
  */
 export async function abortUploadsUnder(
   client: S3Client,
   bucket: string,
   prefix: string,
   signal: AbortSignal,
+  late = false,
 ): Promise<void> {
   let aborted = await abortListedUploads(client, bucket, prefix, signal);
-  while (aborted > 0) {
-    await delay(LATE_UPLOAD_PAUSE_MS, undefined, { signal });
+  for (let pass = 0; aborted > 0 || (late && pass === 0); pass++) {
+    await delay(late ? LATE_CREATE_PAUSE_MS : LATE_UPLOAD_PAUSE_MS, undefined, { signal });
     aborted = await abortListedUploads(client, bucket, prefix, signal);
   }
 }
 
 const LATE_UPLOAD_PAUSE_MS = 300;
+/** After an interrupt: time for a cut-off CreateMultipartUpload to complete on the server. */
+const LATE_CREATE_PAUSE_MS = 1000;
 
 /** One pass over the bucket's uploads: aborts ours, returns how many. */
 async function abortListedUploads(
