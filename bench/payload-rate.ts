@@ -54,7 +54,7 @@ async function median3(move: (object: number) => Promise<number>): Promise<numbe
   return rates.slice(1).sort((a, b) => a - b)[1]!;
 }
 
-warmStreams(BODIES, OBJECT);
+warmStreams(BODIES);
 const result = {
   streamed: await median3(streamed),
   reused: await median3(sliced(8 * 2 ** 20, Buffer.allocUnsafe(8 * 2 ** 20))),

@@ -22,12 +22,11 @@ let made = 0;
 export const streamBuffersMade = () => made;
 
 /**
- * Makes, before a timed window, the chunk buffers `bodies` streamed bodies of up to `size` bytes in flight
- * at once can hold: fresh memory is page faults, which in the window would cost the first requests.
+ * Makes, before a timed window, the chunk buffers of `bodies` streamed bodies in flight at once (one each):
+ * fresh memory is page faults, which in the window would cost the first requests.
  */
-export function warmStreams(bodies: number, size: number): void {
-  const wanted = size > 0 ? bodies : 0;
-  while (made < wanted) grow();
+export function warmStreams(bodies: number): void {
+  while (made < bodies) grow();
 }
 
 function grow() {

@@ -130,10 +130,9 @@ async function warm(rpc: KuboRpc, doc: IpfsSdkDocument, signal: AbortSignal) {
   warmPayloads();
   const inFlight = maxOf(doc.repetitions.map(maxConcurrency));
   await rpc.warm(inFlight, signal);
-  const adds = doc.repetitions.flatMap(opsOf).filter(isAdd);
+  const add = doc.repetitions.flatMap(opsOf).find(isAdd);
   // Every add streams its body.
-  warmStreams(adds.length > 0 ? inFlight : 0, maxOf(adds.map((op) => op.size)));
-  const add = adds[0];
+  warmStreams(add ? inFlight : 0);
   if (add)
     await rpc.add(
       makePayload("warm-up", WARM_UP_BYTES, doc.data),

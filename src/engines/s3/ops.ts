@@ -68,8 +68,7 @@ export function openClients(wiring: S3Wiring): S3Clients {
  */
 export async function warmClients(wiring: S3Wiring, { data }: S3Clients, signal: AbortSignal) {
   warmPayloads();
-  // Streamed bodies are larger than BUFFERED_BODY: each holds as many chunks as it can.
-  warmStreams(wiring.streams, Infinity);
+  warmStreams(wiring.streams);
   await data.warm(wiring.sockets, signal);
 }
 
