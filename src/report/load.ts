@@ -5,7 +5,8 @@
  *   - a results NDJSON file: benchspec's own, or what a compiled shell script printed (a plan.json beside
  *     it with the same spec hash is used, as `compile` writes one next to the script),
  *   - fio's own JSON output (several files: repetitions of the same jobs).
- * Rows stream through a RunAccumulator: only aggregates stay in memory. A large results file is parsed on
+ * Rows stream through the run model (results/model/): only its per-case values stay in memory, and every
+ * figure the report shows is the model's. A large results file is parsed on
  * several threads (rows-threads.ts), with the same result.
  */
 import { existsSync, statSync } from "node:fs";
@@ -14,7 +15,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { parseFioJson } from "../engines/fio/results.js";
 import { BenchspecError } from "../platform/errors.js";
 import { describeFileType } from "../platform/fs-errors.js";
-import type { PlannedExpect } from "../plan/types.js";
+import type { PlannedExpect, PlannedRounds } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import { readNdjson, scanStats, type NdjsonScan } from "../results/ndjson.js";
 import type { TimeseriesRow } from "../results/row.js";
@@ -27,10 +28,10 @@ import {
   runPaths,
   type Provenance,
   type RunState,
-  type RunSummaryDocument,
 } from "../results/run-dir.js";
-import { RunAccumulator, type RowLike } from "./aggregate.js";
-import type { CaseAgg, InputKind, PlanCase, PlanLike, RunData } from "./model.js";
+import { RunModel, type RowLike } from "../results/model/accumulator.js";
+import type { PlanCase } from "../results/model/types.js";
+import type { InputKind, PlanLike, RunData } from "./model.js";
 import { scanRowsThreaded, type RowThreadOptions } from "./rows-threads.js";
 import { DerivedPlan, type RowsPass, type SteadyRow } from "./rows.js";
 
@@ -118,7 +119,7 @@ interface PlanJson {
   cases?: PlanCase[];
   expect?: PlannedExpect[];
   report?: PlanLike["report"];
-  workloads?: PlanLike["workloads"];
+  workloads?: Record<string, { description?: string; rounds?: PlannedRounds }>;
 }
 
 /** The plan of a plan.json (compile writes one into every output and run directory). */
@@ -148,17 +149,13 @@ async function readPlan(dir: string): Promise<PlanLike | undefined> {
 /** The rows of `file` into `acc` (several threads for a large file); notes about skipped lines. */
 async function streamRows(
   file: string,
-  acc: RunAccumulator,
-  planCases: readonly PlanCase[],
+  acc: RunModel,
   notes: string[],
   options: LoadOptions,
   meanwhile?: Promise<void>,
 ): Promise<RowsPass> {
   // Something else to read (the series) while threads parse the rows; its error comes after theirs.
-  const [rows, other] = await Promise.allSettled([
-    scanRowsThreaded(file, acc, planCases, options),
-    meanwhile,
-  ]);
+  const [rows, other] = await Promise.allSettled([scanRowsThreaded(file, acc, options), meanwhile]);
   if (rows.status === "rejected") throw rows.reason;
   const { pass, scan } = rows.value;
   const stats = scanStats(file, scan);
@@ -189,7 +186,7 @@ function strictRows(file: string, scan: NdjsonScan, pass: RowsPass): void {
     fail(`: rows of ${pass.hashes.size} different specs (hashes ${[...pass.hashes].join(", ")})`);
 }
 
-async function streamSeries(file: string, acc: RunAccumulator) {
+async function streamSeries(file: string, acc: RunModel) {
   if (!existsSync(file)) return;
   await readNdjson(file, (value) => {
     const point = value as TimeseriesRow;
@@ -204,17 +201,13 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   const plan = await readPlan(dir);
   const state = await findRunState(dir);
   const provenance = await readRunJson(dir, "provenance");
-  const planCases = plan?.cases ?? [];
-  const acc = new RunAccumulator(planCases);
-  // Series points and rows are apart in the accumulator: the series is read while threads parse the rows.
+  const acc = new RunModel(plan ?? { cases: [] });
+  // Series points and rows are apart in the model: the series is read while threads parse the rows.
   const seriesRead = streamSeries(paths.timeseries, acc);
-  const rows = await streamRows(paths.results, acc, planCases, notes, options, seriesRead);
+  const rows = await streamRows(paths.results, acc, notes, options, seriesRead);
   const steady = await steadyFromRaw(paths.raw, rows.steadyRows, acc);
   const finalPlan = plan ?? rows.derived.plan();
-  const finished = acc.finish(finalPlan.expect, nicLimits(finalPlan));
-  const { expect, series } = finished;
-  const summary = await readRunJson(dir, "summary");
-  const cases = windowFigures(finished.cases, summary);
+  const { cases, expect, series, rounds } = acc.finish(finalPlan.expect, nicLimits(finalPlan));
   if (state?.status && state.status !== "complete")
     notes.push(`the run is ${state.status}: some cases may be missing`);
   // What `benchspec merge` noted: cases some host lacks, hosts that did not run together.
@@ -232,7 +225,7 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
     expect,
     series,
     steady,
-    ...(summary?.rounds && { rounds: summary.rounds }),
+    ...(Object.keys(rounds).length > 0 && { rounds }),
     // Read later, and only for the cases whose time series are drawn.
     ...(existsSync(paths.telemetry) &&
       statSync(paths.telemetry).size > 0 && {
@@ -242,27 +235,12 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   };
 }
 
-/**
- * A workload run in rounds is figured over its measurement window's rounds only: those cases take
- * summary.json's statistics (the rows hold every round).
- */
-function windowFigures(cases: CaseAgg[], summary: RunSummaryDocument | undefined): CaseAgg[] {
-  if (!summary?.rounds) return cases;
-  const windowed = new Map(
-    summary.cases.filter((c) => summary.rounds![c.workload]).map((c) => [c.id, c] as const),
-  );
-  return cases.map((c) => {
-    const own = windowed.get(c.id);
-    return own ? { ...c, metrics: own.metrics, repetitions: own.repetitions, warnings: own.warnings } : c;
-  });
-}
-
 async function loadResultsFile(file: string, options: LoadOptions): Promise<LoadedRun> {
   const notes: string[] = [];
   // A plan.json beside the file (compile writes one next to the shell script) is used if it is the same spec.
   const siblingPlan = await readPlan(dirname(file));
-  const acc = new RunAccumulator(siblingPlan?.cases ?? []);
-  const rows = await streamRows(file, acc, siblingPlan?.cases ?? [], notes, options);
+  const acc = new RunModel(siblingPlan ?? { cases: [] });
+  const rows = await streamRows(file, acc, notes, options);
   const hashes = rows.hashes;
   const usePlan =
     siblingPlan &&
@@ -272,11 +250,11 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
   let run = acc;
   if (siblingPlan && !usePlan) {
     // The plan.json beside the file is another spec's: aggregate again without its cases.
-    run = new RunAccumulator([]);
-    await streamRows(file, run, [], [], options);
+    run = new RunModel();
+    await streamRows(file, run, [], options);
   }
   const plan = usePlan ? siblingPlan : rows.derived.plan();
-  const { cases, expect, series } = run.finish(plan.expect, nicLimits(plan));
+  const { cases, expect, series, rounds } = run.finish(plan.expect, nicLimits(plan));
   const name =
     basename(file) === RUN_FILES.results.name
       ? basename(dirname(file))
@@ -292,6 +270,7 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
     expect,
     series,
     steady: [],
+    ...(Object.keys(rounds).length > 0 && { rounds }),
     notes,
   };
 }
@@ -323,7 +302,7 @@ async function loadFio(files: string[]): Promise<LoadedRun> {
     }
   })();
   const derived = new DerivedPlan();
-  const acc = new RunAccumulator([]);
+  const acc = new RunModel();
   for (const row of imported.rows) {
     derived.add(row);
     acc.addRow(row);
@@ -346,7 +325,7 @@ async function loadFio(files: string[]): Promise<LoadedRun> {
   };
 }
 
-function rowCounts(acc: RunAccumulator): RunData["rows"] {
+function rowCounts(acc: RunModel): RunData["rows"] {
   return {
     total: acc.rowsTotal,
     measured: acc.rowsTotal - acc.rowsWarmup,
@@ -364,7 +343,7 @@ function rowCounts(acc: RunAccumulator): RunData["rows"] {
 async function steadyFromRaw(
   rawDir: string,
   rows: readonly SteadyRow[],
-  acc: RunAccumulator,
+  acc: RunModel,
 ): Promise<SteadyWindow[]> {
   if (rows.length === 0 || !existsSync(rawDir)) return [];
   const available = new Set(await readdir(rawDir));
@@ -434,10 +413,10 @@ export function runFromRows(
     state?: RunState;
   } = {},
 ): RunData {
-  const acc = new RunAccumulator(plan.cases);
+  const acc = new RunModel(plan);
   for (const row of rows) acc.addRow(row);
   for (const point of extra.series ?? []) acc.addPoint(point);
-  const { cases, expect, series } = acc.finish(plan.expect, nicLimits(plan));
+  const { cases, expect, series, rounds } = acc.finish(plan.expect, nicLimits(plan));
   return {
     label,
     path: label,
@@ -451,6 +430,7 @@ export function runFromRows(
     expect,
     series,
     steady: extra.steady ?? [],
+    ...(Object.keys(rounds).length > 0 && { rounds }),
     ...(extra.telemetry && { telemetry: { rows: extra.telemetry } }),
     notes: [],
   };

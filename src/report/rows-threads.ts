@@ -11,8 +11,7 @@ import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { nextMessage, startWorker } from "../platform/worker-thread.js";
 import { joinScans, lineRanges, type ByteRange, type NdjsonScan } from "../results/ndjson.js";
-import type { RunAccumulator } from "./aggregate.js";
-import type { PlanCase } from "./model.js";
+import type { ModelPlan, RunModel } from "../results/model/accumulator.js";
 import { RowsPass, scanRows, type RowsPartial } from "./rows.js";
 
 export interface RowThreadOptions {
@@ -31,7 +30,7 @@ const MIN_RANGE = 16 * 1024 * 1024;
 export interface RangeTask {
   file: string;
   range: ByteRange;
-  planCases: readonly PlanCase[];
+  plan: ModelPlan;
 }
 
 /** Posted by a thread: its pass over the range, line numbers counted from the range's start. */
@@ -41,14 +40,13 @@ export interface RangeResult {
 }
 
 /**
- * A pass over the rows of `file` into `acc` (made with `planCases`): on several threads if the file is
+ * A pass over the rows of `file` into `acc`: on several threads if the file is
  * large, else on this one. What it finds is in the scan (a broken line is not thrown); `threads`: how many
  * threads parsed it (0: this one).
  */
 export async function scanRowsThreaded(
   file: string,
-  acc: RunAccumulator,
-  planCases: readonly PlanCase[],
+  acc: RunModel,
   options: RowThreadOptions = {},
 ): Promise<{ pass: RowsPass; scan: NdjsonScan; threads: number }> {
   const single = async () => ({ ...(await scanRows(file, acc)), threads: 0 });
@@ -61,7 +59,7 @@ export async function scanRowsThreaded(
     options.threads === undefined ? Math.min(threads, Math.max(2, Math.floor(size / MIN_RANGE))) : threads;
   const ranges = await lineRanges(file, size, count);
   if (ranges.length < 2) return single();
-  const results = await runThreads(ranges.map((range) => ({ file, range, planCases })));
+  const results = await runThreads(ranges.map((range) => ({ file, range, plan: acc.plan })));
   // A case outside the plan whose rows disagree on its autotuned parameter: the first row decides.
   if (!acc.canMerge(results.map((r) => r.partial.acc))) return single();
   const pass = new RowsPass(acc);

@@ -1,12 +1,13 @@
 /**
  * One pass over result rows (results.ndjson, or what a compiled script printed): each row is checked,
- * folded into a RunAccumulator, and what the loaders need besides the aggregates is collected (the cases
+ * folded into the run model, and what the loaders need besides the aggregates is collected (the cases
  * in order of their first row, spec hashes, fio steady-state rows). A pass can cover a byte range of the
  * file: rows-threads.ts scans ranges on several threads and merges their partial passes in file order,
  * which gives the same result as one pass over the whole file.
  */
-import { RunAccumulator, planCaseOf, type AccumulatorPartial, type RowLike } from "./aggregate.js";
-import type { PlanCase, PlanLike } from "./model.js";
+import { planCaseOf, type ModelPartial, type RowLike, type RunModel } from "../results/model/accumulator.js";
+import type { PlanCase } from "../results/model/types.js";
+import type { PlanLike } from "./model.js";
 import { scanNdjson, type ByteRange, type NdjsonScan } from "../results/ndjson.js";
 import { engineReport } from "../engines/reports.js";
 
@@ -151,7 +152,7 @@ export interface DerivedPlanPartial {
 
 /** A pass over a range, as a thread posts it (plain data: structured clone, typed arrays transferred). */
 export interface RowsPartial {
-  acc: AccumulatorPartial;
+  acc: ModelPartial;
   derived: DerivedPlanPartial;
   hashes: string[];
   steadyRows: SteadyRow[];
@@ -170,7 +171,7 @@ export class RowsPass {
   /** Per case, the start of its rows' text (parseRowLine). */
   private readonly heads = new Map<string, RowHead>();
 
-  constructor(readonly acc: RunAccumulator) {}
+  constructor(readonly acc: RunModel) {}
 
   readonly parse = (text: string): unknown => parseRowLine(text, this.heads);
 
@@ -226,7 +227,7 @@ export class RowsPass {
 /** One pass over `file` (or a byte range of it) into `acc`. */
 export async function scanRows(
   file: string,
-  acc: RunAccumulator,
+  acc: RunModel,
   range: ByteRange = {},
 ): Promise<{ pass: RowsPass; scan: NdjsonScan }> {
   const pass = new RowsPass(acc);

@@ -10,7 +10,7 @@ import { limitsFor } from "./charts/limits.js";
 import { csvCell, escapeHtml } from "./escape.js";
 import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
 import { partFigures } from "./hosts.js";
-import type { CaseAgg, HostAgg, InputKind, Limit, RunData } from "./model.js";
+import type { CaseFigures, HostAgg, InputKind, Limit, RunData } from "./model.js";
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
 import { engineReport } from "../engines/reports.js";
 import { SATURATED } from "../telemetry/verdict.js";
@@ -92,7 +92,7 @@ const formatCpuPerGiB = (value: number | undefined) =>
  * The columns of what the client cost and of the time to first byte, each only when some case has it:
  * medians over the repetitions.
  */
-function extraColumns(cases: readonly CaseAgg[]) {
+function extraColumns(cases: readonly CaseFigures[]) {
   return {
     cpu: cases.some((c) => c.client?.cpuPerGiB !== undefined),
     elu: cases.some((c) => c.client?.eventLoopUtilization !== undefined),
@@ -199,7 +199,7 @@ export function caseTable(view: WorkloadView, limits: readonly Limit[], multiRun
 const VERDICT_RULE = `Saturated: a resource of the client host at ${SATURATED * 100}% or more over the measured repetitions (their mean) — network: an interface's rate in either direction, of the capacity a report.limits entry declares for it (no declared capacity, not judged); device: the share of time it had I/O in flight; client CPU: all cores busy, or one thread of a process benchspec drives busy (one core is all a thread can use).`;
 
 /** The case's verdict per client host: each saturated resource on a line, or "none saturated". */
-function verdictCell(c: CaseAgg): Cell {
+function verdictCell(c: CaseFigures): Cell {
   const lines = (c.telemetry ?? []).flatMap(({ host, saturated }) => {
     const prefix = host !== undefined ? `${host}: ` : "";
     return saturated.length > 0 ? saturated.map((s) => prefix + s) : [`${prefix}none saturated`];
@@ -368,7 +368,7 @@ export function limitTable(runs: readonly RunData[], limits: readonly Limit[]): 
         : limit.iops !== undefined
           ? (["iops", limit.iops] as const)
           : (["p99", limit.latency!] as const);
-    let best: { c: CaseAgg; run: RunData; v: number } | undefined;
+    let best: { c: CaseFigures; run: RunData; v: number } | undefined;
     for (const run of runs) {
       for (const c of run.cases) {
         // A target's limit is its own cases' limit.
@@ -520,15 +520,17 @@ export function summaryCsv(runs: readonly RunData[]): string {
     .filter((k) => !["autotune", "steady", "precondition"].includes(k))
     .sort();
   const extra = extraColumns(runs.flatMap((r) => r.cases));
-  const extraCells: { title: string; value: (c: CaseAgg) => number | undefined }[] = [
-    ...(extra.ttfbP50 ? [{ title: "ttfb.p50.median", value: (c: CaseAgg) => c.ttfb?.p50 }] : []),
-    ...(extra.ttfbP99 ? [{ title: "ttfb.p99.median", value: (c: CaseAgg) => c.ttfb?.p99 }] : []),
-    ...(extra.cpu ? [{ title: "client.cpuPerGiB.median", value: (c: CaseAgg) => c.client?.cpuPerGiB }] : []),
+  const extraCells: { title: string; value: (c: CaseFigures) => number | undefined }[] = [
+    ...(extra.ttfbP50 ? [{ title: "ttfb.p50.median", value: (c: CaseFigures) => c.ttfb?.p50 }] : []),
+    ...(extra.ttfbP99 ? [{ title: "ttfb.p99.median", value: (c: CaseFigures) => c.ttfb?.p99 }] : []),
+    ...(extra.cpu
+      ? [{ title: "client.cpuPerGiB.median", value: (c: CaseFigures) => c.client?.cpuPerGiB }]
+      : []),
     ...(extra.elu
       ? [
           {
             title: "client.eventLoopUtilization.median",
-            value: (c: CaseAgg) => c.client?.eventLoopUtilization,
+            value: (c: CaseFigures) => c.client?.eventLoopUtilization,
           },
         ]
       : []),

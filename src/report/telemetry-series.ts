@@ -5,7 +5,7 @@
  */
 import { readNdjson } from "../results/ndjson.js";
 import type { TelemetryRow } from "../telemetry/types.js";
-import { SERIES_BINS } from "./aggregate.js";
+import { SERIES_BINS } from "../results/model/series.js";
 import type { RunData } from "./model.js";
 import { maxOf } from "../results/stats.js";
 

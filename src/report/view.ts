@@ -4,11 +4,11 @@
  * x, targets/ops/runs as colour, the rest as facets.
  */
 import { compareParamValues, formatParam } from "./format.js";
-import type { CaseAgg, RunData } from "./model.js";
+import type { CaseFigures, RunData } from "./model.js";
 
 export interface Entry {
   run: RunData;
-  c: CaseAgg;
+  c: CaseFigures;
 }
 
 export interface WorkloadView {

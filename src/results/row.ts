@@ -134,6 +134,8 @@ export const ResultRowSchema = z.object({
           iops: z.number(),
           bytes: z.number(),
           seconds: z.number(),
+          /** The step's latencies (absent in rows of older runs). */
+          latency: latency.optional(),
         }),
       ),
       chosen: z.number(),

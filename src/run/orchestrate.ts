@@ -14,8 +14,9 @@ import type { Measurement } from "../engines/types.js";
 import { targetRounds, type Case, type Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../results/row.js";
+import type { RunModel } from "../results/model/accumulator.js";
 import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
-import { nicLimits, summarizeCase } from "../results/summary.js";
+import { caseSummary, nicLimits } from "../results/summary.js";
 import type { TelemetryRow } from "../telemetry/types.js";
 import type { RunObserver } from "./observer.js";
 import { HostCoordinator } from "../hosts/coordinator.js";
@@ -42,6 +43,8 @@ export interface ExecuteOptions {
   env: NodeJS.ProcessEnv;
   /** This benchspec's version: workers on client hosts must run the same. */
   version: string;
+  /** The run model (made with the plan): fed every row as it is appended, and the rows of earlier attempts. */
+  model: RunModel;
 }
 
 export interface ExecuteOutcome {
@@ -64,12 +67,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
     if (reason) unavailable.set(engine, reason);
   }
   const skipped: { case: string; reason: string }[] = [];
+  // The rows of earlier attempts (--resume), read once: from here on the model is fed as rows are appended.
+  const earlier = readResultRows(paths);
+  for (const row of earlier) options.model.addRow(row);
   // A failed repetition is not measured: --resume runs it again.
   const measured = new Set(
-    readResultRows(paths)
-      .filter((row) => !row.warmup && row.ok)
-      .map((row) => repKey(row.case, row.repetition)),
+    earlier.filter((row) => !row.warmup && row.ok).map((row) => repKey(row.case, row.repetition)),
   );
+  const nics = nicLimits(plan);
+  const figures = (c: Case) => caseSummary(options.model.figures(c.id, nics)!);
   const targets: Record<string, PreparedTarget> = {};
   const dead = new Map<string, string>();
   const stepsDone: TargetStepsDone = new Map();
@@ -90,11 +96,11 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
         await runRounds(c.workload, rounds, {
           cases: plan.cases.filter((other) => other.workload === c.workload && other.target === c.target),
           runner: localRunner(targets, dead, stepsDone, options),
-          rows: () => readResultRows(paths),
+          rows: () => options.model.roundRowsOf(c.workload, c.target),
+          figures,
           total: plan.cases.length,
           signal,
           observer,
-          nics: nicLimits(plan),
         });
         continue;
       }
@@ -120,7 +126,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
         else await runCase(c, missing, targets, dead, stepsDone, options);
       }
       if (signal.aborted) break;
-      observer.caseDone(c, summarizeCase(c, readResultRows(paths), nicLimits(plan)), missing.length === 0);
+      observer.caseDone(c, figures(c), missing.length === 0);
     }
   } finally {
     await hosts.close();
@@ -218,7 +224,7 @@ export function recordRepetition(
   rep: number,
   warmup: boolean,
   measurement: Measurement,
-  options: Pick<ExecuteOptions, "plan" | "paths" | "observer">,
+  options: Pick<ExecuteOptions, "plan" | "paths" | "observer" | "model">,
 ): void {
   const { plan, paths } = options;
   // errorCode is for the runner, not the row.
@@ -240,6 +246,7 @@ export function recordRepetition(
     ...result,
   };
   appendRow(paths.results, row);
+  options.model.addRow(row);
   for (const point of timeseries ?? []) {
     appendRow(paths.timeseries, { case: c.id, repetition: rep, warmup, ...point } satisfies TimeseriesRow);
   }

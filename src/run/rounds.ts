@@ -4,15 +4,15 @@
  * the workload on that target once, in matrix order, as the repetition numbered like the round; after each
  * round the tracked case's values are
  * checked (results/steady-rounds.ts) and the rounds stop at the first steady window or at `max`. Everything
- * is read back from results.ndjson, so --resume continues where the rows end: a round cut short is completed
+ * is read from the run model (fed the rows of results.ndjson on --resume), so --resume continues where the rows end: a round cut short is completed
  * (its missing cases only), then the rounds go on.
  */
 import type { Measurement } from "../engines/types.js";
 import type { Case, TargetRounds } from "../plan/types.js";
-import { summarizeRounds, trackedValues, windowRows } from "../results/rounds-summary.js";
-import type { ResultRow } from "../results/row.js";
+import type { RowLike } from "../results/model/accumulator.js";
+import { trackedValues } from "../results/rounds-summary.js";
 import { roundsOutcome, type RoundsOutcome } from "../results/steady-rounds.js";
-import { nicLimits, summarizeCase } from "../results/summary.js";
+import type { CaseSummary } from "../results/summary.js";
 import type { OpenCase } from "./case-steps.js";
 import type { RunObserver } from "./observer.js";
 
@@ -28,13 +28,14 @@ export interface RoundsOptions {
   /** The workload's cases on the rounds' target, in matrix order. */
   cases: readonly Case[];
   runner: CaseRunner;
-  /** The run's rows so far (results.ndjson). */
-  rows: () => readonly ResultRow[];
+  /** The measured rows of these rounds so far (the run model's). */
+  rows: () => readonly RowLike[];
+  /** A case's figures as the run model decides them (of the measurement window's rounds). */
+  figures: (c: Case) => CaseSummary;
   /** Cases in the plan, for progress. */
   total: number;
   signal: AbortSignal;
   observer: RunObserver;
-  nics: ReturnType<typeof nicLimits>;
 }
 
 export async function runRounds(
@@ -43,8 +44,7 @@ export async function runRounds(
   options: RoundsOptions,
 ): Promise<RoundsOutcome> {
   const { cases, runner, signal, observer } = options;
-  const rows = () =>
-    options.rows().filter((row) => row.workload === workload && row.target === rounds.target);
+  const { rows } = options;
   const name = `workload ${workload} on ${rounds.target}`;
   const opened = new Map<string, OpenCase>();
   let outcome = roundsOutcome(trackedValues(rounds, rows()), rounds);
@@ -89,13 +89,7 @@ export async function runRounds(
     }
   }
   if (signal.aborted) return outcome;
-  const summary = summarizeRounds(rounds, rows());
-  for (const c of cases)
-    observer.caseDone(
-      c,
-      summarizeCase(c, windowRows(summary, rows()), options.nics),
-      opened.size === 0 && resumed > 0,
-    );
+  for (const c of cases) observer.caseDone(c, options.figures(c), opened.size === 0 && resumed > 0);
   observer.message(describeOutcome(workload, outcome, rounds));
   return outcome;
 }

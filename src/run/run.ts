@@ -16,7 +16,6 @@ import { hasErrors } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../plan/types.js";
 import {
   lockRunDir,
-  readResultRows,
   readRunJson,
   readRunState,
   reopenRunFiles,
@@ -29,7 +28,8 @@ import {
   type RunState,
   type RunSummaryDocument,
 } from "../results/run-dir.js";
-import { buildSummary } from "../results/summary.js";
+import { RunModel } from "../results/model/accumulator.js";
+import { nicLimits, summaryOf } from "../results/summary.js";
 import { loadSpec } from "../plan/load.js";
 import { envRefsIn } from "../spec/strings.js";
 import type { RunObserver } from "./observer.js";
@@ -214,8 +214,10 @@ async function measure(plan: Plan, state: RunState, runDir: string, request: Run
   const provenance = await collectProvenance(plan, state, request);
   // Each attempt gets its own owned directories on fs targets, so a crashed attempt's leftovers never collide.
   provenance.runId = `${state.runId}-${randomBytes(2).toString("hex")}`;
+  const model = new RunModel(plan);
   const outcome = await executePlan({
     plan,
+    model,
     paths,
     runId: provenance.runId,
     signal: request.signal,
@@ -227,7 +229,7 @@ async function measure(plan: Plan, state: RunState, runDir: string, request: Run
     provenance.targets[name] = { location: redactUrls(target.location), ...target.details() };
   }
   const end = new Date().toISOString();
-  const summary = { ...buildSummary(plan, readResultRows(paths)), skipped: outcome.skipped };
+  const summary = { ...summaryOf(model.finish(plan.expect, nicLimits(plan))), skipped: outcome.skipped };
   await writeRunJson(runDir, "summary", summary);
   await writeRunJson(runDir, "provenance", { ...provenance, end });
   await writeRunJson(runDir, "state", {

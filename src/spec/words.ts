@@ -4,6 +4,8 @@
  */
 export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
+export const isEngineName = (name: string): name is EngineName =>
+  (ENGINE_NAMES as readonly string[]).includes(name);
 
 export const OPS = [
   "read",

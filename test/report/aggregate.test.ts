@@ -1,7 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RunAccumulator, SERIES_BINS, type RowLike } from "../../src/report/aggregate.js";
+import { RunModel, type RowLike } from "../../src/results/model/accumulator.js";
+import { SERIES_BINS } from "../../src/results/model/series.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/results/ndjson.js";
 import { caseTable, expectTable, summaryCsv } from "../../src/report/tables.js";
@@ -60,11 +61,11 @@ describe("aggregation before charting", () => {
     });
     // Rows as results.ndjson holds them after a resume: the failures, then the retries.
     const rows = [row(1, false), row(2, false), row(3, true), row(1, true), row(2, false)];
-    const whole = new RunAccumulator();
+    const whole = new RunModel();
     rows.forEach((r) => whole.addRow(r));
-    const first = new RunAccumulator();
+    const first = new RunModel();
     rows.slice(0, 3).forEach((r) => first.addRow(r));
-    const second = new RunAccumulator();
+    const second = new RunModel();
     rows.slice(3).forEach((r) => second.addRow(r));
     first.merge(second.partial().partial);
     for (const acc of [whole, first]) {
@@ -107,12 +108,12 @@ describe("aggregation before charting", () => {
       row("x", 2, { ok: false, error: "bang" }),
       row("a", 3, { jobs: [{ throughput: 1 }, { throughput: 2 }] }),
     ];
-    const whole = new RunAccumulator(plan);
+    const whole = new RunModel({ cases: plan });
     rows.forEach((r) => whole.addRow(r));
-    const merged = new RunAccumulator(plan);
+    const merged = new RunModel({ cases: plan });
     rows.slice(0, 2).forEach((r) => merged.addRow(r));
     const parts = [rows.slice(2, 5), rows.slice(5)].map((slice) => {
-      const acc = new RunAccumulator(plan);
+      const acc = new RunModel({ cases: plan });
       slice.forEach((r) => acc.addRow(r));
       return acc.partial().partial;
     });
@@ -130,7 +131,7 @@ describe("aggregation before charting", () => {
       latency: { mean: 3, p50: 4, p90: 5, p99: 6, "p99.9": 7 },
       seconds: 8,
     };
-    const acc = new RunAccumulator();
+    const acc = new RunModel();
     acc.addRow(row);
     const [c] = acc.finish([]).cases;
     for (const metric of METRICS) expect(c!.samples[metric]).toEqual([METRIC_INFO[metric].of(row)]);
@@ -150,9 +151,9 @@ describe("aggregation before charting", () => {
   });
 
   it("downsamples a long series to a bounded number of bins, pooling repetitions", () => {
-    const acc = new RunAccumulator([
-      { id: "c", workload: "w", target: "t", engine: "fio", op: "write", params: { sample: 0.01 } },
-    ]);
+    const acc = new RunModel({
+      cases: [{ id: "c", workload: "w", target: "t", engine: "fio", op: "write", params: { sample: 0.01 } }],
+    });
     for (let rep = 1; rep <= 3; rep += 1) {
       for (let i = 0; i < 100_000; i += 1)
         acc.addPoint({ case: "c", repetition: rep, t: i * 0.01, throughput: 1000 + rep, iops: 10 });
@@ -165,9 +166,9 @@ describe("aggregation before charting", () => {
   });
 
   it("draws a case run on several hosts from its summed series, not from each host's points", () => {
-    const acc = new RunAccumulator([
-      { id: "c", workload: "w", target: "t", engine: "s3", op: "get", params: { sample: 1 } },
-    ]);
+    const acc = new RunModel({
+      cases: [{ id: "c", workload: "w", target: "t", engine: "s3", op: "get", params: { sample: 1 } }],
+    });
     for (const t of [1, 2]) {
       acc.addPoint({ case: "c", repetition: 1, t, throughput: 300, iops: 3 });
       for (const host of ["a", "b"])
@@ -182,16 +183,18 @@ describe("aggregation before charting", () => {
   });
 
   it("merges fio's bandwidth and IOPS samples logged a millisecond apart, and drops warm-up series", () => {
-    const acc = new RunAccumulator([
-      {
-        id: "c",
-        workload: "w",
-        target: "t",
-        engine: "fio",
-        op: "randread",
-        params: { sample: 0.5, warmup: 1 },
-      },
-    ]);
+    const acc = new RunModel({
+      cases: [
+        {
+          id: "c",
+          workload: "w",
+          target: "t",
+          engine: "fio",
+          op: "randread",
+          params: { sample: 0.5, warmup: 1 },
+        },
+      ],
+    });
     // The warm-up's series (repetition 1), then the measured repetition 1: t starts again.
     for (const rep of [1, 1]) {
       for (const t of [0.5, 1, 1.5]) {

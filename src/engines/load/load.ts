@@ -512,6 +512,7 @@ export async function runMeasured<O>(
         iops: m.iops,
         bytes: m.bytes,
         seconds: m.seconds,
+        ...(m.latency && { latency: m.latency }),
       })),
     },
   };

@@ -92,10 +92,16 @@ function convergenceChart(
       encoding: {
         x,
         y: { field: "y", type: "quantitative", title: metricAxisTitle(metric, unit) },
-        color: { field: "case", type: "nominal", title: "case" },
+        // Every case in the legend: Vega drops entries past 30 (a PTS matrix has 56) with a warning.
+        color: {
+          field: "case",
+          type: "nominal",
+          title: "case",
+          legend: { symbolLimit: new Set(rounds.values.map((v) => v.case)).size },
+        },
         strokeWidth: {
           field: "tracked",
-          type: "nominal",
+          type: "ordinal",
           scale: { domain: [true, false], range: [3, 1.2] },
           legend: null,
         },

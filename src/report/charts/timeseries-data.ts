@@ -22,7 +22,7 @@ import {
   type TimelineAxis,
   type TimelinePoint,
 } from "./timeline-data.js";
-import { SERIES_BINS } from "../aggregate.js";
+import { SERIES_BINS } from "../../results/model/series.js";
 
 export interface TimeseriesRequest {
   y: "throughput" | "iops";

@@ -1,0 +1,223 @@
+/**
+ * A case's figures from the values the accumulator folded in: statistics per metric, the medians of what
+ * the client cost, the spread of dd's processes, and for an autotuned case the steps and the one point
+ * chosen for it (docs/language.md, "Autotune").
+ */
+import { METRICS, type Metric } from "../../spec/metrics.js";
+import { median, statWarnings, summarize } from "../stats.js";
+import type { AutotuneResult, AutotuneRound, CaseFigures, PlanCase } from "./types.js";
+
+/**
+ * Per-repetition values besides the metrics, of which the report shows the median: the client's CPU-seconds
+ * per GiB moved and the event-loop utilization of its busiest thread, and the time to first byte of reads.
+ * And the throughput of each process of a repetition that ran several (dd's `parallel`), of which the
+ * report shows the spread.
+ */
+export const EXTRAS = [
+  "cpuPerGiB",
+  "eventLoopUtilization",
+  "ttfbP50",
+  "ttfbP99",
+  "processThroughput",
+] as const;
+export type Extra = (typeof EXTRAS)[number];
+
+/** The values of one group of repetitions: a case's, or those of one step of an autotuned case. */
+export interface Values {
+  ok: number;
+  /** Every metric's list exists from the start (one object shape for all cases: faster per row). */
+  values: Record<Metric, number[]>;
+  /** Likewise, the values of EXTRAS (only where a repetition reported them). */
+  extra: Record<Extra, number[]>;
+}
+
+export const newValues = (): Values => ({
+  ok: 0,
+  values: { throughput: [], iops: [], latency: [], p50: [], p90: [], p99: [], "p99.9": [], seconds: [] },
+  extra: { cpuPerGiB: [], eventLoopUtilization: [], ttfbP50: [], ttfbP99: [], processThroughput: [] },
+});
+
+/** The lists of a group's values, in METRICS then EXTRAS order (the order of a partial). */
+export const listsOf = (values: Values): number[][] => [
+  ...METRICS.map((metric) => values.values[metric]),
+  ...EXTRAS.map((extra) => values.extra[extra]),
+];
+
+/** What the accumulator keeps of one case. */
+export interface CaseAcc {
+  info: PlanCase;
+  /** Measured rows, less those a later row of the same repetition superseded (a retried failure). */
+  measured: number;
+  /** The failed repetitions no later row superseded (yet), with the error of each. */
+  failures: Map<number, string>;
+  /** Every repetition with a measured row (for merging: its rows supersede earlier failures). */
+  repetitions: Set<number>;
+  steadyAttained: number;
+  steadyTotal: number;
+  /** Keyed by the value of the autotuned parameter (NaN when the case is not autotuned). */
+  groups: Map<number, Values>;
+  tunedParam?: string;
+}
+
+/** The parameter a case's autotune tunes, if it has one. */
+export function tunedParamOf(info: PlanCase): string | undefined {
+  const autotune = info.params.autotune as { param?: unknown } | undefined;
+  return autotune && typeof autotune.param === "string" ? autotune.param : undefined;
+}
+
+export function newCase(info: PlanCase): CaseAcc {
+  const tunedParam = tunedParamOf(info);
+  return {
+    info,
+    measured: 0,
+    repetitions: new Set(),
+    failures: new Map(),
+    steadyAttained: 0,
+    steadyTotal: 0,
+    groups: new Map(),
+    ...(tunedParam !== undefined && { tunedParam }),
+  };
+}
+
+/** The figures of a case from its values alone (hosts and telemetry are the model's to add). */
+export function caseFigures(acc: CaseAcc): CaseFigures {
+  const warnings: string[] = [];
+  const stepKeys = [...acc.groups.keys()].filter((k) => !Number.isNaN(k)).sort((a, b) => a - b);
+  let autotune: AutotuneResult | undefined;
+  let chosen: Values | undefined;
+  if (acc.tunedParam && stepKeys.length >= 2) {
+    autotune = autotuneOf(acc, stepKeys);
+    chosen = acc.groups.get(autotune.knee ?? stepKeys[stepKeys.length - 1]!);
+    warnings.push(`autotune: statistics of the chosen round (${acc.tunedParam} = ${autotune.knee})`);
+  } else {
+    chosen = mergeValues([...acc.groups.values()]);
+  }
+  const { metrics, samples } = metricsOf(chosen);
+  // Throughput and IOPS vary together; one set of warnings says it.
+  if (metrics.throughput) warnings.push(...statWarnings(metrics.throughput, "throughput"));
+  else if (metrics.iops) warnings.push(...statWarnings(metrics.iops, "iops"));
+  if (acc.steadyTotal > acc.steadyAttained) warnings.push("steady state not attained within the duration");
+  return {
+    id: acc.info.id,
+    workload: acc.info.workload,
+    target: acc.info.target,
+    engine: acc.info.engine,
+    op: acc.info.op,
+    // Tables and sweep charts show the value the autotune chose, not the plan's starting value.
+    params: autotune ? { ...acc.info.params, [autotune.param]: autotune.knee } : acc.info.params,
+    repetitions: acc.measured,
+    failed: acc.failures.size,
+    errors: [...new Set(acc.failures.values())],
+    metrics,
+    samples,
+    ...extrasOf(chosen),
+    warnings: [...new Set(warnings)],
+    ...(acc.steadyTotal > 0 && { steady: { attained: acc.steadyAttained, total: acc.steadyTotal } }),
+    ...(autotune && { autotune }),
+  };
+}
+
+function metricsOf(values: Values | undefined): Pick<CaseFigures, "metrics" | "samples"> {
+  const metrics: CaseFigures["metrics"] = {};
+  const samples: CaseFigures["samples"] = {};
+  if (!values) return { metrics, samples };
+  for (const metric of METRICS) {
+    const list = values.values[metric];
+    // A metric counts only when every successful repetition reported it.
+    if (list.length === 0 || list.length !== values.ok) continue;
+    const stats = summarize(list);
+    if (!stats) continue;
+    metrics[metric] = stats;
+    samples[metric] = list;
+  }
+  return { metrics, samples };
+}
+
+const medianOrNone = (list: readonly number[]) => (list.length > 0 ? median(list) : undefined);
+
+/**
+ * The medians over the repetitions of what the client cost and of the time to first byte; the spread of
+ * the processes' throughputs.
+ */
+function extrasOf(values: Values | undefined): Pick<CaseFigures, "client" | "ttfb" | "processes"> {
+  if (!values) return {};
+  const processes = summarize(values.extra.processThroughput);
+  const sorted = Float64Array.from(values.extra.processThroughput).sort();
+  const cpuPerGiB = medianOrNone(values.extra.cpuPerGiB);
+  const eventLoopUtilization = medianOrNone(values.extra.eventLoopUtilization);
+  const p50 = medianOrNone(values.extra.ttfbP50);
+  const p99 = medianOrNone(values.extra.ttfbP99);
+  return {
+    ...((cpuPerGiB !== undefined || eventLoopUtilization !== undefined) && {
+      client: {
+        ...(cpuPerGiB !== undefined && { cpuPerGiB }),
+        ...(eventLoopUtilization !== undefined && { eventLoopUtilization }),
+      },
+    }),
+    ...((p50 !== undefined || p99 !== undefined) && {
+      ttfb: { ...(p50 !== undefined && { p50 }), ...(p99 !== undefined && { p99 }) },
+    }),
+    ...(processes && {
+      processes: {
+        ...processes,
+        q1: quantile(sorted, 0.25),
+        q3: quantile(sorted, 0.75),
+      },
+    }),
+  };
+}
+
+/** The q-quantile of sorted values, interpolated between the nearest two. */
+function quantile(sorted: Float64Array, q: number): number {
+  const at = (sorted.length - 1) * q;
+  const below = sorted[Math.floor(at)]!;
+  return below + (sorted[Math.ceil(at)]! - below) * (at - Math.floor(at));
+}
+
+function mergeValues(list: Values[]): Values | undefined {
+  if (list.length <= 1) return list[0];
+  const merged = newValues();
+  for (const v of list) {
+    merged.ok += v.ok;
+    for (const metric of METRICS) for (const x of v.values[metric]) merged.values[metric].push(x);
+    for (const extra of EXTRAS) for (const x of v.extra[extra]) merged.extra[extra].push(x);
+  }
+  return merged;
+}
+
+/**
+ * Every step of an autotuned case over all its repetitions, and the one value chosen for the case: each
+ * repetition ramps on its own, so the steps are pooled by the tuned parameter's value, and the chosen value
+ * is the step before the first whose median gained less than `stopWhenGainBelow` over the step before it
+ * (the last step when every one gained enough) — the rule each repetition applies to its own rounds,
+ * applied once to the medians.
+ */
+function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
+  const config = acc.info.params.autotune as { stopWhenGainBelow?: number };
+  const threshold = (config.stopWhenGainBelow ?? 0) / 100;
+  const rounds: AutotuneRound[] = keys.map((value) => {
+    const v = acc.groups.get(value)!;
+    const summary = (metric: Metric) => {
+      const values = v.values[metric];
+      const stats = values.length > 0 && values.length === v.ok ? summarize(values) : undefined;
+      return stats && { median: stats.median, mean: stats.mean, ...(stats.ci95 && { ci95: stats.ci95 }) };
+    };
+    const throughput = summary("throughput");
+    const iops = summary("iops");
+    return { value, n: v.ok, ...(throughput && { throughput }), ...(iops && { iops }) };
+  });
+  let knee: number | undefined;
+  for (let i = 1; i < rounds.length; i += 1) {
+    const before = rounds[i - 1]!.throughput?.median ?? rounds[i - 1]!.iops?.median;
+    const now = rounds[i]!.throughput?.median ?? rounds[i]!.iops?.median;
+    if (before === undefined || now === undefined || before <= 0) continue;
+    rounds[i]!.gain = now / before - 1;
+    if (knee === undefined && rounds[i]!.gain! < threshold) knee = rounds[i - 1]!.value;
+  }
+  return {
+    param: acc.tunedParam!,
+    stopWhenGainBelow: threshold,
+    rounds,
+    knee: knee ?? rounds[rounds.length - 1]!.value,
+  };
+}
