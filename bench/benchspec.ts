@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readRows } from "../src/results/ndjson.js";
-import type { ResultRow } from "../src/results/row.js";
+import type { ResultRow } from "../src/rows/row.js";
 import { benchspecCommand } from "./paths.js";
 import { samplePeakRss } from "./proc.js";
 

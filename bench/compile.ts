@@ -8,7 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { compilePlan } from "../src/compile/compile.js";
-import { ARTIFACT_FORMATS } from "../src/compile/types.js";
+import { ARTIFACT_FORMATS } from "../src/spec/words.js";
 import { loadSpec } from "../src/plan/load.js";
 import { config } from "./config.js";
 import type { BenchLine } from "./lines.js";

@@ -18,7 +18,7 @@ import { ratioLine, type BenchLine } from "./lines.js";
 import { benchspecCommand } from "./paths.js";
 import { timed } from "./proc.js";
 import { MB, median, medianOf } from "./stats.js";
-import { maxOf } from "../src/results/stats.js";
+import { maxOf } from "../src/rows/stats.js";
 
 const SECTION = "fio/dd vs by hand";
 

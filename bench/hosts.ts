@@ -11,14 +11,14 @@
  *       this shows the coordination scales, not what three real clients would deliver.
  */
 import { stringify } from "yaml";
-import { shQuote } from "../src/compile/writer.js";
+import { shQuote } from "../src/emit/writer.js";
 import { startHosts, type Hosts } from "../test/support/hosts.js";
 import { runBenchspec, type BenchspecRun } from "./benchspec.js";
 import { config, MiB } from "./config.js";
 import { failedLine, type BenchLine } from "./lines.js";
 import { benchspecCommand, ROOT } from "./paths.js";
 import { MB, medianOf } from "./stats.js";
-import { maxOf, minOf } from "../src/results/stats.js";
+import { maxOf, minOf } from "../src/rows/stats.js";
 
 const SECTION = "multi-host";
 const HOST_COUNTS = [1, 3] as const;

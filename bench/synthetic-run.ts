@@ -9,8 +9,8 @@ import { once } from "node:events";
 import { stringify } from "yaml";
 import type { Plan } from "../src/plan/types.js";
 import { validateText } from "../src/plan/load.js";
-import { seededRandom as random } from "../src/results/random.js";
-import type { ResultRow, TimeseriesRow } from "../src/results/row.js";
+import { seededRandom as random } from "../src/rows/random.js";
+import type { ResultRow, TimeseriesRow } from "../src/rows/row.js";
 
 async function writeLines(file: string, count: number, line: (i: number) => string) {
   const out = createWriteStream(file);

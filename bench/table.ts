@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { BenchLine } from "./lines.js";
 import { RESULTS_DIR } from "./paths.js";
 import { fmt } from "./stats.js";
-import { maxOf } from "../src/results/stats.js";
+import { maxOf } from "../src/rows/stats.js";
 
 export function renderTable(lines: readonly BenchLine[]): string {
   const header = ["metric", "unit", "benchspec", "reference", "ratio", "target", "verdict"];

@@ -3,8 +3,8 @@ import { compareInputs, DEFAULT_COMPARE, parseThreshold, type Comparison } from 
 import { BenchspecError } from "../platform/errors.js";
 import { formatMetric, formatNumber, formatSignedPercent } from "../report/format.js";
 import { labelRuns, loadInput, type LoadedRun } from "../report/load.js";
-import { METRIC_INFO } from "../results/metrics.js";
-import { METRICS } from "../spec/metrics.js";
+import { METRIC_INFO } from "../rows/metrics.js";
+import { METRICS } from "../rows/metric-names.js";
 import { EXIT, type Io } from "./context.js";
 import { parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 import { formatTable } from "./table.js";

@@ -1,6 +1,6 @@
 /** What `report` and `compare` share: reading their options, as usage errors. */
 import { BenchspecError } from "../platform/errors.js";
-import { METRICS, type Metric } from "../spec/metrics.js";
+import { METRICS, type Metric } from "../rows/metric-names.js";
 
 /** Runs an option parser; its error becomes a usage error (exit 2). */
 export function parseOption<T>(parse: () => T): T {

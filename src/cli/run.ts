@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { METRIC_INFO } from "../results/metrics.js";
+import { METRIC_INFO } from "../rows/metrics.js";
 import type { RunSummary } from "../results/summary.js";
 import { formatMetric } from "../report/format.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";

@@ -20,7 +20,7 @@ Reference it from a spec with:  # yaml-language-server: $schema=<path to the fil
     )
     .action(async (options: { out: string }) => {
       const [{ SDK_SCHEMA_FILE, sdkJsonSchema }, { specJsonSchema }] = await Promise.all([
-        import("../compile/sdk-format.js"),
+        import("../emit/sdk-format.js"),
         import("../spec/json-schema.js"),
       ]);
       const text = specJsonSchema();

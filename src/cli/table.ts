@@ -1,4 +1,4 @@
-import { maxOf } from "../results/stats.js";
+import { maxOf } from "../rows/stats.js";
 
 /** A plain text table: columns padded to their widest cell, nothing else. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {

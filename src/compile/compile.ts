@@ -7,22 +7,17 @@
  */
 import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan } from "../plan/types.js";
-import { BACKENDS } from "../engines/index.js";
+import { ENGINE_REGISTRY } from "../engines/index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH, SHELL_TOGETHER } from "./shell/script.js";
-import {
-  ARTIFACT_FORMATS,
-  type Artifact,
-  type ArtifactFormat,
-  type CompileContext,
-  NO_ARTIFACTS,
-} from "./types.js";
+import { type Artifact, type CompileContext, NO_ARTIFACTS } from "../emit/types.js";
 import { RUN_FILES } from "../results/run-dir.js";
-import type { EngineName } from "../spec/words.js";
+import { ENGINES } from "../spec/engines.js";
+import { ARTIFACT_FORMATS, type ArtifactFormat, type EngineName } from "../spec/words.js";
 import { BenchspecError } from "../platform/errors.js";
 import { redactUrls } from "../platform/redact.js";
 import type { Target } from "../spec/schema.js";
 import { targetKindFacts } from "../spec/target-kinds.js";
-import { jsonArtifact } from "./writer.js";
+import { jsonArtifact } from "../emit/writer.js";
 
 /** Named by the run directory's layout (results/run-dir.ts): a run holds its compiled artifacts. */
 export const PLAN_INDEX_PATH: string = RUN_FILES.plan.name;
@@ -44,11 +39,11 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
     plan.cases.map((c) => [c.id, {}]),
   );
   for (const [engine, cases] of casesByEngine(plan.cases)) {
-    const backend = BACKENDS[engine];
+    const registered = ENGINE_REGISTRY[engine];
     for (const format of formats) {
-      if (!backend.formats.includes(format)) continue;
+      if (!ENGINES[engine].formats.includes(format)) continue;
       // A format may need files of another (the shell script runs fio through the jobfiles).
-      const compiled = backend.artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
+      const compiled = registered.artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
       for (const file of compiled.files) artifacts.set(file.path, file);
       for (const c of cases) {
         const files = compiled.filesOf(c);
@@ -97,7 +92,7 @@ function checkExpressible(plan: Plan, formats: readonly ArtifactFormat[]): Map<s
   const { cases } = plan;
   const problems = new Map<string, string>();
   for (const c of cases) {
-    const able = BACKENDS[c.engine].formats.filter((format) => format !== "shell" || !inRounds(plan, c));
+    const able = ENGINES[c.engine].formats.filter((format) => format !== "shell" || !inRounds(plan, c));
     if (formats.some((format) => able.includes(format))) continue;
     // Said in the command line's word: formats are chosen with --target.
     problems.set(

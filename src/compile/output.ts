@@ -6,7 +6,7 @@ import { accessSync, chmodSync, constants, mkdirSync, statSync, writeFileSync } 
 import { readdir, readFile, rm, rmdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { PLAN_FORMAT, PLAN_INDEX_PATH } from "./compile.js";
-import type { Artifact } from "./types.js";
+import type { Artifact } from "../emit/types.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
 import { RUN_FILES } from "../results/run-dir.js";
 import { describeFsError } from "../platform/fs-errors.js";

@@ -1,14 +1,14 @@
-/** The backend registry: one backend per engine; a missing entry is a type error. */
+/** The engine registry: one descriptor per engine, each from its folder; a missing entry is a type error. */
 import type { EngineName } from "../spec/words.js";
-import { ddBackend } from "./dd/index.js";
-import { fioBackend } from "./fio/index.js";
-import { ipfsBackend } from "./ipfs/index.js";
-import { s3Backend } from "./s3/index.js";
-import type { Backend } from "./types.js";
+import { ddEngine } from "./dd/index.js";
+import { fioEngine } from "./fio/index.js";
+import { ipfsEngine } from "./ipfs/index.js";
+import { s3Engine } from "./s3/index.js";
+import type { Engine } from "./types.js";
 
-export const BACKENDS: Record<EngineName, Backend> = {
-  fio: fioBackend,
-  dd: ddBackend,
-  s3: s3Backend,
-  ipfs: ipfsBackend,
+export const ENGINE_REGISTRY: Record<EngineName, Engine> = {
+  fio: fioEngine,
+  dd: ddEngine,
+  s3: s3Engine,
+  ipfs: ipfsEngine,
 };

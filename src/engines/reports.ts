@@ -1,6 +1,6 @@
 /**
  * What the report needs to know about each engine (its facts live in the engine's folder); a missing
- * engine is a type error. Apart from the backend registry (index.ts) so that the report, and its
+ * engine is a type error. Apart from the engine registry (index.ts) so that the report, and its
  * row-reading threads, load none of the engines' compile code.
  */
 import type { EngineName } from "../spec/words.js";

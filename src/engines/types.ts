@@ -1,22 +1,21 @@
 /**
- * The backend interface. One backend per engine, each in its own folder, registered in index.ts as a
- * Record<EngineName, Backend> (a missing engine is a type error). Shared stages call these hooks and never
+ * The engine descriptor. One per engine, each in its own folder, registered in index.ts as a
+ * Record<EngineName, Engine> (a missing engine is a type error). Shared stages call these hooks and never
  * branch on an engine's name.
  */
 import type { EngineName } from "../spec/words.js";
 import type { Case } from "../plan/types.js";
-import type { ResultRow, TimeseriesRow } from "../results/row.js";
+import type { ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { PreparedTarget } from "../targets/types.js";
-import type { ShellScriptWriter } from "../compile/writer.js";
-import type { ArtifactFormat, CaseArtifacts, CompileContext } from "../compile/types.js";
+import type { ShellScriptWriter } from "../emit/writer.js";
+import type { CaseArtifacts, CompileContext } from "../emit/types.js";
+import type { ArtifactFormat } from "../spec/words.js";
 import type { ErrorCode } from "../platform/errors.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
-import type { TelemetrySample } from "../telemetry/types.js";
+import type { TelemetrySample } from "../rows/telemetry.js";
 
-export interface Backend {
+export interface Engine {
   engine: EngineName;
-  /** The artifact formats that can express this engine's cases; `shell` is shared by all. */
-  formats: readonly ArtifactFormat[];
   /**
    * The files a compile target needs for this engine's cases (jobfiles for fio and for the shell script,
    * call sequences for sdk), all cases at once: one fio jobfile holds a whole workload.

@@ -16,12 +16,12 @@ import type { Case, Plan } from "../plan/types.js";
 import { mergeHostMeasurements } from "../results/merge-hosts.js";
 import { recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { envRefsIn } from "../spec/strings.js";
-import type { RunObserver } from "../run/observer.js";
-import { writesToTarget } from "../run/case-steps.js";
+import type { RunObserver } from "../execution/observer.js";
+import { writesToTarget } from "../execution/case-steps.js";
 import type { ErrorCode } from "../platform/errors.js";
 import { PROTOCOL_VERSION, type FromWorker } from "./protocol.js";
 import { HostSession, within, type ClockReading, type WorkerLink } from "./session.js";
-import { maxOf } from "../results/stats.js";
+import { maxOf } from "../rows/stats.js";
 
 export interface CoordinatorOptions {
   plan: Plan;

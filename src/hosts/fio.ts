@@ -6,8 +6,6 @@
  * could start them on over ssh is better served by the ssh transport, whose workers check the target and
  * clean up with benchspec's own steps.
  */
-import { BACKENDS } from "../engines/index.js";
-import { plainDirectory } from "../spec/target-kinds.js";
 import { FioServers } from "./fio-servers.js";
 import type { HostTransport } from "./types.js";
 
@@ -15,15 +13,4 @@ export const fioTransport: HostTransport<"fio"> = {
   hostNames: (group) => group.hosts,
   namedByWorkers: false,
   start: (group, _command, events) => new FioServers(group, events),
-  refuses({ engine, target }) {
-    // What fio's servers can run is a fio jobfile: the engines that compile to one.
-    if (!BACKENDS[engine].formats.includes("fio"))
-      return `fio's servers run fio jobs only, not engine ${engine}; use transport ssh or slurm`;
-    const directory = plainDirectory(target);
-    if (!directory)
-      return `only directories: the ${target.kind} target's safety checks cannot run on fio's servers`;
-    if (directory.path === undefined)
-      return `the ${target.kind} target needs a path, a directory that exists on every host (fio's servers make none)`;
-    return undefined;
-  },
 };

@@ -5,7 +5,7 @@
  * the worker talks over the session's stdin and stdout. The remote command holds no secret (ps shows it).
  */
 import { execa } from "execa";
-import { shQuote } from "../compile/writer.js";
+import { shQuote } from "../emit/writer.js";
 import type { GroupOf, HostTransport } from "./types.js";
 import { startWorkerProcess } from "./worker-process.js";
 

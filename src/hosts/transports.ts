@@ -1,6 +1,5 @@
 /** The host-transport registry: one entry per transport of the language (a missing one is a type error). */
-import type { HostGroup, Target, Transport } from "../spec/schema.js";
-import type { EngineName } from "../spec/words.js";
+import type { HostGroup, Transport } from "../spec/schema.js";
 import { fioTransport } from "./fio.js";
 import { slurmTransport } from "./slurm.js";
 import { sshTransport } from "./ssh.js";
@@ -17,7 +16,6 @@ type AnyTransport = {
   hostNames(group: HostGroup): string[];
   namedByWorkers: boolean;
   start(group: HostGroup, command: string, events: WorkerEvents): StartedWorkers;
-  refuses?(c: { engine: EngineName; target: Target }): string | undefined;
   removeDirectory?(group: HostGroup, host: string, path: string): Promise<void>;
 };
 const transportOf = (group: HostGroup) => TRANSPORTS[group.transport] as AnyTransport;
@@ -32,9 +30,6 @@ export const startWorkers = (group: HostGroup, command: string, events: WorkerEv
 /** How benchspec is started on the group's hosts: its `command`, where the transport has one. */
 export const commandOf = (group: HostGroup): string =>
   ("command" in group ? group.command : undefined) ?? "benchspec";
-
-export const refusedBy = (group: HostGroup, c: { engine: EngineName; target: Target }): string | undefined =>
-  transportOf(group).refuses?.(c);
 
 /** Removes a directory on a host of the group, through its transport (`benchspec clean`). */
 export async function removeRemoteDirectory(group: HostGroup, host: string, path: string): Promise<void> {

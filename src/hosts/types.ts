@@ -4,8 +4,7 @@
  * error). A transport starts one worker per host and moves lines; it knows nothing of what they say. (fio's
  * hosts run no worker, only `fio --server`: that transport answers for them here, fio-servers.ts.)
  */
-import type { HostGroup, Target, Transport } from "../spec/schema.js";
-import type { EngineName } from "../spec/words.js";
+import type { HostGroup, Transport } from "../spec/schema.js";
 
 export type GroupOf<T extends Transport> = Extract<HostGroup, { transport: T }>;
 
@@ -35,8 +34,6 @@ export interface HostTransport<T extends Transport> {
    * benchspec's own when the group gives none.
    */
   start(group: GroupOf<T>, command: string, events: WorkerEvents): StartedWorkers;
-  /** Why a case cannot run on a group of this transport, if it cannot (checked when the plan is made). */
-  refuses?(c: { engine: EngineName; target: Target }): string | undefined;
   /**
    * Removes a directory on one host of the group (`benchspec clean` of what a killed run left there);
    * rejects with why it could not. Absent: the transport cannot run a command there.

@@ -12,14 +12,20 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { compilePlan } from "../compile/compile.js";
 import { writeArtifacts } from "../compile/output.js";
-import { ARTIFACT_FORMATS } from "../compile/types.js";
-import { BACKENDS } from "../engines/index.js";
+import { ARTIFACT_FORMATS } from "../spec/words.js";
+import { ENGINE_REGISTRY } from "../engines/index.js";
 import type { Case, Plan } from "../plan/types.js";
 import type { Target } from "../spec/schema.js";
 import type { EngineName } from "../spec/words.js";
 import type { PreparedTarget } from "../targets/index.js";
 import type { ArmedRepetition } from "../engines/types.js";
-import { armRepetition, closeCase, FINISH_TIMEOUT_MS, openCase, type OpenCase } from "../run/case-steps.js";
+import {
+  armRepetition,
+  closeCase,
+  FINISH_TIMEOUT_MS,
+  openCase,
+  type OpenCase,
+} from "../execution/case-steps.js";
 import {
   ALIVE_INTERVAL_MS,
   decodeToWorker,
@@ -75,9 +81,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         );
         const unavailable: Record<string, string> = {};
         for (const engine of message.engines) {
-          const backend = BACKENDS[engine as EngineName];
-          const reason = backend
-            ? await (await backend.executor()).unavailable?.()
+          const registered = ENGINE_REGISTRY[engine as EngineName];
+          const reason = registered
+            ? await (await registered.executor()).unavailable?.()
             : `this benchspec has no engine ${engine}`;
           if (reason) unavailable[engine] = reason;
         }

@@ -45,7 +45,7 @@ import { formatDuration } from "../spec/units.js";
 import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
 import { evaluate, resolveTargetVars, SILENT } from "../spec/vars.js";
 import { planLimits } from "./limits.js";
-import { refusedBy } from "../hosts/transports.js";
+import { TRANSPORT_REFUSALS } from "../spec/transports.js";
 
 export const MAX_CASES = 100_000;
 
@@ -466,7 +466,7 @@ function checkCase(
     );
     ok = false;
   }
-  const refused = group && refusedBy(group, { engine: params.engine, target });
+  const refused = group && TRANSPORT_REFUSALS[group.transport]?.({ engine: params.engine, target });
   if (refused) {
     sink.error(
       "unsupported-transport",

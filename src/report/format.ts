@@ -3,7 +3,7 @@
  * value) and parameter values as a person writes them (4KiB, 65%, 2s). What each metric is (title, unit
  * family, direction) is in results/metrics.ts.
  */
-import type { MetricFamily } from "../results/metrics.js";
+import type { MetricFamily } from "../rows/metrics.js";
 import { formatDuration, formatSize } from "../spec/units.js";
 
 export interface DisplayUnit {

@@ -18,8 +18,8 @@ import { describeFileType } from "../platform/fs-errors.js";
 import type { PlannedExpect, PlannedRounds } from "../plan/types.js";
 import { importFioOutputs, isFioJson, type SteadyWindow } from "../results/import-fio.js";
 import { readNdjson, scanStats, type NdjsonScan } from "../results/ndjson.js";
-import type { TimeseriesRow } from "../results/row.js";
-import type { TelemetryRow } from "../telemetry/types.js";
+import type { TimeseriesRow } from "../rows/row.js";
+import type { TelemetryRow } from "../rows/telemetry.js";
 import { nicLimits } from "../results/summary.js";
 import {
   findRunState,

@@ -9,7 +9,7 @@ import type { ExpectResult } from "../results/model/expect.js";
 import type { CaseFigures, PlanCase, SeriesAgg } from "../results/model/types.js";
 import type { RoundsByWorkload } from "../results/rounds-summary.js";
 import type { Provenance, RunState } from "../results/run-dir.js";
-import type { TelemetryRow } from "../telemetry/types.js";
+import type { TelemetryRow } from "../rows/telemetry.js";
 
 /** The case model's types, which the report reads (results/model/ decides every figure). */
 export type {

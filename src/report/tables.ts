@@ -3,9 +3,9 @@
  */
 import type { PlannedExpect } from "../plan/types.js";
 import type { Comparison } from "../results/compare.js";
-import { METRIC_INFO, type MetricFamily } from "../results/metrics.js";
-import type { Stats } from "../results/stats.js";
-import { METRICS, type Metric } from "../spec/metrics.js";
+import { METRIC_INFO, type MetricFamily } from "../rows/metrics.js";
+import type { Stats } from "../rows/stats.js";
+import { METRICS, type Metric } from "../rows/metric-names.js";
 import { limitsFor } from "./charts/limits.js";
 import { csvCell, escapeHtml } from "./escape.js";
 import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
@@ -14,7 +14,7 @@ import type { CaseFigures, HostAgg, InputKind, Limit, RunData } from "./model.js
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
 import { engineReport } from "../engines/reports.js";
 import { SATURATED } from "../telemetry/verdict.js";
-import { maxOf, minOf } from "../results/stats.js";
+import { maxOf, minOf } from "../rows/stats.js";
 
 /** Above this many rows an HTML table is cut (each row is about 0.4 kB of the page). */
 export const MAX_TABLE_ROWS = 1000;

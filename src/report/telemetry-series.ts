@@ -4,10 +4,10 @@
  * repetitions into time bins on the repetition's clock (at most SERIES_BINS per case and host).
  */
 import { readNdjson } from "../results/ndjson.js";
-import type { TelemetryRow } from "../telemetry/types.js";
+import type { TelemetryRow } from "../rows/telemetry.js";
 import { SERIES_BINS } from "../results/model/series.js";
 import type { RunData } from "./model.js";
-import { maxOf } from "../results/stats.js";
+import { maxOf } from "../rows/stats.js";
 
 /** One time bin: the means over the samples in it (an interface a sample lacks was idle: 0). */
 export interface TelemetryPoint {

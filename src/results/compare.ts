@@ -17,9 +17,9 @@
  */
 import { BenchspecError } from "../platform/errors.js";
 import type { Metric } from "../spec/schema.js";
-import { METRIC_INFO } from "./metrics.js";
+import { METRIC_INFO } from "../rows/metrics.js";
 import { bootstrapRatioCi, mannWhitney, smallestP } from "./significance.js";
-import { median, MIN_SAMPLES_FOR_CI } from "./stats.js";
+import { median, MIN_SAMPLES_FOR_CI } from "../rows/stats.js";
 
 export interface CompareOptions {
   /** Relative change that counts as a regression or improvement (0.05 = 5%). */

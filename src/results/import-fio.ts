@@ -5,13 +5,13 @@
  * same job names are repetitions of each other. Jobs that fio printed once per thread (numjobs without
  * group_reporting) are summed first; steady-state data becomes a short time series and a window.
  *
- * The measured numbers are read by the same code as `benchspec run` (backends/fio/results.ts).
+ * The measured numbers are read by the same code as `benchspec run` (engines/fio/results.ts).
  */
 import { createHash } from "node:crypto";
 import type { FioOutput } from "../engines/fio/results.js";
 import { measurementFromFio, parseFioJson } from "../engines/fio/results.js";
-import type { ResultRow, TimeseriesRow } from "./row.js";
-import { maxOf } from "./stats.js";
+import type { ResultRow, TimeseriesRow } from "../rows/row.js";
+import { maxOf } from "../rows/stats.js";
 
 /** A result row that came from a foreign tool's output: the row format, with its own `source`. */
 export type ImportedRow = ResultRow & { source: "fio-import" };

@@ -8,10 +8,10 @@
  * every field the same way.
  */
 import type { Measurement } from "../engines/types.js";
-import { decodeHistogram, encodeHistogram, latencyOfHistogram, mergeHistograms } from "./histogram.js";
+import { decodeHistogram, encodeHistogram, latencyOfHistogram, mergeHistograms } from "../rows/histogram.js";
 import { mergePartSeries } from "./merge-series.js";
-import { maxOf, minOf } from "./stats.js";
-import type { Latency, ResultRow } from "./row.js";
+import { maxOf, minOf } from "../rows/stats.js";
+import type { Latency, ResultRow } from "../rows/row.js";
 
 /** One host's measurement of the repetition; start and end are already on one clock. */
 export interface HostMeasurement {

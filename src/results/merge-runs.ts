@@ -18,8 +18,8 @@ import { BenchspecError } from "../platform/errors.js";
 import type { Plan } from "../plan/types.js";
 import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
 import { ndjsonError, readRows, scanNdjson } from "./ndjson.js";
-import { ResultRowSchema, type ResultRow, type TimeseriesRow } from "./row.js";
-import type { TelemetryRow } from "../telemetry/types.js";
+import { ResultRowSchema, type ResultRow, type TimeseriesRow } from "../rows/row.js";
+import type { TelemetryRow } from "../rows/telemetry.js";
 import {
   readRunJson,
   readRunState,
@@ -33,7 +33,7 @@ import {
   type RunState,
 } from "./run-dir.js";
 import { buildSummary } from "./summary.js";
-import { minOf } from "./stats.js";
+import { minOf } from "../rows/stats.js";
 
 export interface MergeInput {
   dir: string;

@@ -4,8 +4,8 @@
  * interval that ends at its t (since the previous point, at most one step back); that rate is spread over
  * the grid's bins by overlap, so the hosts' bytes and operations add up whatever their offsets.
  */
-import type { TimeseriesRow } from "./row.js";
-import { median } from "./stats.js";
+import type { TimeseriesRow } from "../rows/row.js";
+import { median } from "../rows/stats.js";
 
 export type SeriesPoint = Omit<TimeseriesRow, "case" | "repetition" | "warmup">;
 

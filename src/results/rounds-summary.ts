@@ -4,8 +4,8 @@
  * stand (steady-rounds.ts) and the measurement window, whose rounds alone make the cases' figures.
  */
 import { targetRounds, type Plan, type TargetRounds } from "../plan/types.js";
-import { METRIC_INFO, type MeasuredFields } from "./metrics.js";
-import type { ResultRow } from "./row.js";
+import { METRIC_INFO, type MeasuredFields } from "../rows/metrics.js";
+import type { ResultRow } from "../rows/row.js";
 import { roundsOutcome, type RoundCriteria, type RoundStatus, type RoundWindow } from "./steady-rounds.js";
 
 export interface RoundsSummary {

@@ -13,7 +13,7 @@ import type { Leftover, TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
 import { readRows, repairTail } from "./ndjson.js";
-import type { ResultRow } from "./row.js";
+import type { ResultRow } from "../rows/row.js";
 import type { RunSummary } from "./summary.js";
 
 /** Every file of a run directory by its role: its name, and what it holds. */

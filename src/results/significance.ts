@@ -4,8 +4,8 @@
  * percentile-bootstrap interval of the ratio of their medians (large samples: each resampled median drawn
  * from its large-sample law, so that a million rows compare in seconds).
  */
-import { Mulberry32 } from "./random.js";
-import { select } from "./stats.js";
+import { Mulberry32 } from "../rows/random.js";
+import { select } from "../rows/stats.js";
 
 /** The smallest two-sided p the exact Mann–Whitney test can give for samples of n1 and n2: 2 / C(n1+n2, n1). */
 export function smallestP(n1: number, n2: number): number {

@@ -6,7 +6,7 @@
  * (the second is the PTS reading: the fitted line's max − min over the window). The first round where both
  * hold ends the rounds; otherwise they end at `max` with steady state not reached.
  */
-import { maxOf, minOf } from "./stats.js";
+import { maxOf, minOf } from "../rows/stats.js";
 
 export interface RoundCriteria {
   window: number;

@@ -9,16 +9,16 @@
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
-import { BACKENDS } from "../engines/index.js";
+import { ENGINE_REGISTRY } from "../engines/index.js";
 import type { Measurement } from "../engines/types.js";
 import { targetRounds, type Case, type Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
-import type { ResultRow, TimeseriesRow } from "../results/row.js";
+import type { ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { RunModel } from "../results/model/accumulator.js";
 import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { caseSummary, nicLimits } from "../results/summary.js";
-import type { TelemetryRow } from "../telemetry/types.js";
-import type { RunObserver } from "./observer.js";
+import type { TelemetryRow } from "../rows/telemetry.js";
+import type { RunObserver } from "../execution/observer.js";
 import { HostCoordinator } from "../hosts/coordinator.js";
 import type { PreparedTarget } from "../targets/index.js";
 import {
@@ -29,7 +29,7 @@ import {
   openCase,
   targetsOf,
   writesToTarget,
-} from "./case-steps.js";
+} from "../execution/case-steps.js";
 import { runRounds, type CaseRunner } from "./rounds.js";
 import { runTogether } from "./together.js";
 import { beforeCase, idleBefore, type TargetStepsDone } from "./target-steps.js";
@@ -63,7 +63,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   const unavailable = new Map<string, string>();
   // Cases on client hosts run there: each host says what it cannot run.
   for (const engine of new Set(plan.cases.filter((c) => c.params.hosts === undefined).map((c) => c.engine))) {
-    const reason = await (await BACKENDS[engine].executor()).unavailable?.();
+    const reason = await (await ENGINE_REGISTRY[engine].executor()).unavailable?.();
     if (reason) unavailable.set(engine, reason);
   }
   const skipped: { case: string; reason: string }[] = [];

@@ -5,10 +5,10 @@
  */
 import cliProgress, { type SingleBar, type TimeFormatter } from "cli-progress";
 import type { Case } from "../plan/types.js";
-import type { ResultRow } from "../results/row.js";
+import type { ResultRow } from "../rows/row.js";
 import type { CaseSummary } from "../results/summary.js";
 import { formatRate } from "../spec/units.js";
-import type { RunObserver } from "./observer.js";
+import type { RunObserver } from "../execution/observer.js";
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 

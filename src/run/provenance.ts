@@ -3,7 +3,7 @@ import { execa } from "execa";
 import { cpus, hostname, release, totalmem, type } from "node:os";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { BACKENDS } from "../engines/index.js";
+import { ENGINE_REGISTRY } from "../engines/index.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 import type { Provenance } from "../results/run-dir.js";
 
@@ -41,7 +41,7 @@ export async function toolVersions(tools: Iterable<ProvenanceTool>): Promise<Rec
 export function libraryVersions(): Record<string, string> {
   const require = createRequire(import.meta.url);
   const versions: Record<string, string> = {};
-  for (const name of Object.values(BACKENDS).flatMap((backend) => backend.libraries)) {
+  for (const name of Object.values(ENGINE_REGISTRY).flatMap((entry) => entry.libraries)) {
     try {
       versions[name] = (require(`${name}/package.json`) as { version: string }).version;
     } catch {

@@ -13,8 +13,8 @@ import type { RowLike } from "../results/model/accumulator.js";
 import { trackedValues } from "../results/rounds-summary.js";
 import { roundsOutcome, type RoundsOutcome } from "../results/steady-rounds.js";
 import type { CaseSummary } from "../results/summary.js";
-import type { OpenCase } from "./case-steps.js";
-import type { RunObserver } from "./observer.js";
+import type { OpenCase } from "../execution/case-steps.js";
+import type { RunObserver } from "../execution/observer.js";
 
 /** How the runner opens a case, measures and records one of its repetitions, and closes it. */
 export interface CaseRunner {

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { compilePlan } from "../compile/compile.js";
-import { BACKENDS } from "../engines/index.js";
+import { ENGINE_REGISTRY } from "../engines/index.js";
 import { makeDirectory, writeArtifacts } from "../compile/output.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
@@ -32,7 +32,7 @@ import { RunModel } from "../results/model/accumulator.js";
 import { nicLimits, summaryOf } from "../results/summary.js";
 import { loadSpec } from "../plan/load.js";
 import { envRefsIn } from "../spec/strings.js";
-import type { RunObserver } from "./observer.js";
+import type { RunObserver } from "../execution/observer.js";
 import { cleanRunDir, describeLeftover } from "./clean.js";
 import { executePlan } from "./orchestrate.js";
 import { gitInfo, hostInfo, libraryVersions, toolVersions } from "./provenance.js";
@@ -40,7 +40,7 @@ import { removeOwnedTargetsSync, targetKind } from "../targets/index.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
 import { redactUrls } from "../platform/redact.js";
 import { describeFsError } from "../platform/fs-errors.js";
-import { targetsOf } from "./case-steps.js";
+import { targetsOf } from "../execution/case-steps.js";
 
 export interface RunRequest {
   specFile?: string;
@@ -296,7 +296,7 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
 async function collectProvenance(plan: Plan, state: RunState, request: RunRequest): Promise<Provenance> {
   const engines = [...new Set(plan.cases.map((c) => c.engine))];
   const tools = [
-    ...engines.flatMap((e) => BACKENDS[e].tools),
+    ...engines.flatMap((e) => ENGINE_REGISTRY[e].tools),
     ...Object.values(plan.targets).flatMap((target) => targetKind(target.kind).launches(target)),
   ];
   const git = await gitInfo(state.specFile);

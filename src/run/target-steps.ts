@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Case } from "../plan/types.js";
-import type { OpenCase } from "./case-steps.js";
+import type { OpenCase } from "../execution/case-steps.js";
 
 /** What the purge and preconditioning of each (workload, target) came to this run: undefined when done well. */
 export type TargetStepsDone = Map<string, unknown>;

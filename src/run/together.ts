@@ -27,8 +27,8 @@ import {
   sampled,
   targetsOf,
   writesToTarget,
-} from "./case-steps.js";
-import type { RunObserver } from "./observer.js";
+} from "../execution/case-steps.js";
+import type { RunObserver } from "../execution/observer.js";
 import { beforeCase, idleBefore, type TargetStepsDone } from "./target-steps.js";
 
 export interface TogetherContext {

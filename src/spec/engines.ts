@@ -3,9 +3,9 @@
  * parameters that mean something to it, and its defaults. A typed record, so a new engine that forgets an
  * entry is a type error; shared stages read this table and never branch on an engine's name.
  */
-import { METRICS, type Metric } from "./metrics.js";
+import { METRICS, type Metric } from "../rows/metric-names.js";
 import type { ParamName, Params, TargetKind } from "./schema.js";
-import type { EngineName, Op } from "./words.js";
+import type { ArtifactFormat, EngineName, Op } from "./words.js";
 
 /** Operations that change the target's contents (a block device needs destructive: true for these). */
 export const WRITING_OPS: ReadonlySet<Op> = new Set([
@@ -41,13 +41,15 @@ export const OP_PARAMS: Partial<Record<ParamName, ReadonlySet<Op>>> = {
 export const DEFAULT_MIX = { get: 45, stat: 30, put: 15, delete: 10 } as const;
 
 export interface EngineInfo {
+  /** The artifact formats `compile` can express this engine's cases in; `shell` is shared by all. */
+  formats: readonly ArtifactFormat[];
   summary: string;
   targetKinds: readonly TargetKind[];
   ops: readonly Op[];
   /** Parameters beyond the common ones that this engine understands. */
   params: readonly ParamName[];
   defaults: Partial<Params>;
-  /** The metrics its result rows carry (what `expect` can check; see src/backends/<engine>/). */
+  /** The metrics its result rows carry (what `expect` can check; see src/engines/<engine>/). */
   metrics: readonly Metric[];
   /** Whether one case may run on several targets at once (`target: { together: [...] }`): its own processes per target. */
   together: boolean;
@@ -68,6 +70,7 @@ export const COMMON_PARAMS: readonly ParamName[] = [
 
 export const ENGINES: Record<EngineName, EngineInfo> = {
   fio: {
+    formats: ["fio", "shell"],
     summary: "fio jobs against a file system directory or a block device",
     targetKinds: ["fs", "block"],
     ops: ["read", "write", "randread", "randwrite", "readwrite", "randrw"],
@@ -91,6 +94,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     together: true,
   },
   dd: {
+    formats: ["shell"],
     summary: "parallel dd processes behind a start barrier",
     targetKinds: ["fs", "block"],
     ops: ["read", "write"],
@@ -101,6 +105,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     together: true,
   },
   s3: {
+    formats: ["sdk", "shell"],
     summary:
       "an S3-compatible object store (SigV4 over benchspec's own HTTP/1.1 client; the AWS SDK for the control plane)",
     targetKinds: ["s3"],
@@ -111,6 +116,7 @@ export const ENGINES: Record<EngineName, EngineInfo> = {
     together: false,
   },
   ipfs: {
+    formats: ["sdk", "shell"],
     summary: "the Kubo RPC API (put = add, get = cat)",
     targetKinds: ["ipfs"],
     ops: ["put", "get"],

@@ -5,7 +5,7 @@
  */
 import { BenchspecError } from "../platform/errors.js";
 import { unitFactor } from "./units.js";
-import { maxOf, minOf } from "../results/stats.js";
+import { maxOf, minOf } from "../rows/stats.js";
 
 export type Expr =
   | { type: "num"; value: number }

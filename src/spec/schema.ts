@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { ENGINE_NAMES, OPS } from "./words.js";
-import { METRICS } from "./metrics.js";
+import { METRICS } from "../rows/metric-names.js";
 import { envRefs, hasControlChars, httpUrlProblem, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
 import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, type UnitKind } from "./units.js";
 
@@ -509,7 +509,7 @@ export type Workload = z.output<typeof WorkloadSchema>;
 
 /* ---------- expectations and report ---------- */
 
-export { METRICS, type Metric } from "./metrics.js";
+export { METRICS, type Metric } from "../rows/metric-names.js";
 
 const expectSchema = z.strictObject({
   workload: name("a workload name"),

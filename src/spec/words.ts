@@ -4,6 +4,10 @@
  */
 export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
+
+/** What `compile` writes: fio jobfiles, the bash script, sdk call sequences (`--target` on the command line). */
+export const ARTIFACT_FORMATS = ["fio", "shell", "sdk"] as const;
+export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];
 export const isEngineName = (name: string): name is EngineName =>
   (ENGINE_NAMES as readonly string[]).includes(name);
 

@@ -1,6 +1,6 @@
 /** What the shell code of every target kind shares: where a target's setup finds its address. */
-import { shQuote, type ShellScriptWriter } from "../compile/writer.js";
-import { assignWord } from "../compile/shell/words.js";
+import { shQuote, type ShellScriptWriter } from "../emit/writer.js";
+import { assignWord } from "../emit/shell-words.js";
 import { hasLiteralUrlCredentials } from "../platform/redact.js";
 import type { ShellTarget } from "./types.js";
 

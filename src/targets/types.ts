@@ -2,7 +2,7 @@
  * The target-kind interface. One entry per kind, each in its own folder, registered in index.ts (a missing
  * kind is a type error). Shared stages call these hooks and never branch on a kind's name.
  */
-import type { ShellScriptWriter } from "../compile/writer.js";
+import type { ShellScriptWriter } from "../emit/writer.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 import type { TargetKind } from "../spec/schema.js";
 import type { TargetOf } from "../spec/target-kinds.js";

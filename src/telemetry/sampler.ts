@@ -20,7 +20,7 @@ import {
   type DiskCounters,
   type NetCounters,
 } from "./procfs.js";
-import { SELF, type TelemetrySample } from "./types.js";
+import { SELF, type TelemetrySample } from "../rows/telemetry.js";
 
 interface Reading {
   t: number;

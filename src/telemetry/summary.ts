@@ -3,8 +3,8 @@
  * repetitions. Means are over time (each sample or repetition weighted by its seconds), so a mean rate is
  * what moved divided by how long.
  */
-import type { Level, TelemetrySample, TelemetrySummary } from "./types.js";
-import { maxOf } from "../results/stats.js";
+import type { Level, TelemetrySample, TelemetrySummary } from "../rows/telemetry.js";
+import { maxOf } from "../rows/stats.js";
 
 /**
  * The samples' figures; with a window (Unix ms), only over it: each sample weighted by the part of its

@@ -2,7 +2,7 @@
  * The verdict a repetition's telemetry supports: which resource of the client host was saturated while the
  * storage was measured, if any.
  */
-import type { TelemetrySummary } from "./types.js";
+import type { TelemetrySummary } from "../rows/telemetry.js";
 
 /** A resource busy for at least this share of the repetition (or of its declared limit) was the limit. */
 export const SATURATED = 0.9;

@@ -8,10 +8,10 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { latencyOfHistogram, mergeHistograms } from "../../src/results/histogram.js";
-import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
+import { latencyOfHistogram, mergeHistograms } from "../../src/rows/histogram.js";
+import type { ResultRow, TimeseriesRow } from "../../src/rows/row.js";
 import type { RunState } from "../../src/results/run-dir.js";
-import type { TelemetryRow } from "../../src/telemetry/types.js";
+import type { TelemetryRow } from "../../src/rows/telemetry.js";
 import { ROOT } from "../support/spec.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");

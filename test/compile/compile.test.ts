@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compilePlan } from "../../src/compile/compile.js";
-import type { Artifact } from "../../src/compile/types.js";
+import type { Artifact } from "../../src/emit/types.js";
 import { VERSION } from "../../src/cli/context.js";
 import { loadSpec } from "../../src/plan/load.js";
 import { runCli } from "../support/cli.js";
@@ -33,7 +33,7 @@ async function listFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
-describe("golden artifacts (regenerate with UPDATE_GOLDEN=1 npx vitest run test/backends/compile.test.ts)", () => {
+describe("golden artifacts (regenerate with UPDATE_GOLDEN=1 npx vitest run test/compile/compile.test.ts)", () => {
   for (const file of specFiles()) {
     const name = basename(file, ".yaml");
     it(`${name}: every artifact is byte-identical to test/golden/${name}/`, async () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mixSequence } from "../../src/engines/s3/sdk.js";
 import { compilePlan } from "../../src/compile/compile.js";
-import { BACKENDS } from "../../src/engines/index.js";
+import { ENGINES } from "../../src/spec/engines.js";
 import {
   atIndex,
   autotuneRounds,
@@ -15,8 +15,8 @@ import {
   type IpfsSdkDocument,
   type S3SdkDocument,
   type SdkDocument,
-} from "../../src/compile/sdk-format.js";
-import type { Artifact } from "../../src/compile/types.js";
+} from "../../src/emit/sdk-format.js";
+import type { Artifact } from "../../src/emit/types.js";
 import type { Plan } from "../../src/plan/types.js";
 import { loadSpec } from "../../src/plan/load.js";
 import { runCli } from "../support/cli.js";
@@ -28,7 +28,7 @@ const GiB = 2 ** 30;
 /** The sdk target alone cannot express dd/fio cases, so the shipped specs are compiled with only theirs. */
 const sdkCases = (plan: Plan): Plan => ({
   ...plan,
-  cases: plan.cases.filter((c) => BACKENDS[c.engine].formats.includes("sdk")),
+  cases: plan.cases.filter((c) => ENGINES[c.engine].formats.includes("sdk")),
 });
 
 const compileSdk = (plan: Plan): Artifact[] => compilePlan(sdkCases(plan), ["sdk"], "0.0.0").artifacts;

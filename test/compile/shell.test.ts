@@ -18,11 +18,11 @@ import { launchKubo, type KuboNode } from "../../src/targets/ipfs/kubo-server.js
 import { writeArtifacts } from "../../src/compile/output.js";
 import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { SHELL_SCRIPT_PATH } from "../../src/compile/shell/script.js";
-import { targetEnvVar } from "../../src/compile/shell/words.js";
-import type { Artifact } from "../../src/compile/types.js";
+import { targetEnvVar } from "../../src/emit/shell-words.js";
+import type { Artifact } from "../../src/emit/types.js";
 import { VERSION } from "../../src/cli/context.js";
 import type { Plan } from "../../src/plan/types.js";
-import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
+import { ResultRowSchema, type ResultRow } from "../../src/rows/row.js";
 import { kuboBinary } from "../../src/platform/tools.js";
 import { stringify } from "yaml";
 import { loadSpec, validateText } from "../../src/plan/load.js";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { measurementFromFio, parseFioJson, seriesFromLogs } from "../../src/engines/fio/results.js";
-import { decodeHistogram, latencyOfHistogram } from "../../src/results/histogram.js";
-import { PERCENTILES } from "../../src/results/metrics.js";
+import { decodeHistogram, latencyOfHistogram } from "../../src/rows/histogram.js";
+import { PERCENTILES } from "../../src/rows/metrics.js";
 import { expectWithinPrecision, rankSafe } from "../results/latency-support.js";
 
 const side = (over: object = {}) => ({

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePayload } from "../../src/engines/load/payload.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import type { Provenance } from "../../src/results/run-dir.js";
 import { runCli } from "../support/cli.js";
 import {

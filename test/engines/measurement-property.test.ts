@@ -8,8 +8,8 @@ import { measurementFromDd } from "../../src/engines/dd/run.js";
 import { measurementFromFio } from "../../src/engines/fio/results.js";
 import { measure, type OpRecord } from "../../src/engines/load/load.js";
 import type { Measurement } from "../../src/engines/types.js";
-import { decodeHistogram, latencyOfHistogram } from "../../src/results/histogram.js";
-import { PERCENTILES } from "../../src/results/metrics.js";
+import { decodeHistogram, latencyOfHistogram } from "../../src/rows/histogram.js";
+import { PERCENTILES } from "../../src/rows/metrics.js";
 import { expectWithinPrecision, rankSafe } from "../results/latency-support.js";
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));

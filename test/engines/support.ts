@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import { readRows } from "../../src/results/ndjson.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { ROOT } from "../support/spec.js";
 
 // The SDK warns on Node 20 about its releases after January 2027; the locked version supports it.

@@ -7,10 +7,10 @@ import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { readNdjson } from "../../src/results/ndjson.js";
 import { caseTable, expectTable, summaryCsv } from "../../src/report/tables.js";
 import { workloadViews } from "../../src/report/view.js";
-import { METRIC_INFO } from "../../src/results/metrics.js";
-import { summarize } from "../../src/results/stats.js";
+import { METRIC_INFO } from "../../src/rows/metrics.js";
+import { summarize } from "../../src/rows/stats.js";
 import { buildSummary } from "../../src/results/summary.js";
-import { METRICS } from "../../src/spec/metrics.js";
+import { METRICS } from "../../src/rows/metric-names.js";
 import { scenarioPlan, synthRows } from "./support.js";
 import { tempDirs } from "../support/temp.js";
 

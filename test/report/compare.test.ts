@@ -12,7 +12,7 @@ import {
   type Comparison,
 } from "../../src/results/compare.js";
 import { bootstrapRatioCi, mannWhitney, smallestP } from "../../src/results/significance.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { runCli } from "../support/cli.js";
 import { noise, random, scenarioPlan, synthRows } from "./support.js";
 

@@ -7,7 +7,7 @@ import { RunModel } from "../../src/results/model/accumulator.js";
 import { loadInputs } from "../../src/report/load.js";
 import { scanRowsThreaded } from "../../src/report/rows-threads.js";
 import { lineRanges } from "../../src/results/ndjson.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { scenarioPlan, synthRows, synthSeries } from "./support.js";
 
 const dirs: string[] = [];

@@ -1,12 +1,12 @@
 /** Synthetic runs for report tests: real plans (from the scenario specs) with generated rows. */
 import { join } from "node:path";
 import type { Plan } from "../../src/plan/types.js";
-import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
+import type { ResultRow, TimeseriesRow } from "../../src/rows/row.js";
 import { loadSpec } from "../../src/plan/load.js";
 import { mergeHostMeasurements } from "../../src/results/merge-hosts.js";
-import { seededRandom } from "../../src/results/random.js";
+import { seededRandom } from "../../src/rows/random.js";
 import { summarizeTelemetry } from "../../src/telemetry/summary.js";
-import type { TelemetryRow, TelemetrySample } from "../../src/telemetry/types.js";
+import type { TelemetryRow, TelemetrySample } from "../../src/rows/telemetry.js";
 import { SPECS_DIR } from "../support/spec.js";
 
 export async function scenarioPlan(name: string, sets: string[] = []): Promise<Plan> {

@@ -8,9 +8,9 @@ import {
   encodeSeconds,
   latencyOfHistogram,
   mergeHistograms,
-} from "../../src/results/histogram.js";
-import { seededRandom } from "../../src/results/random.js";
-import { PERCENTILES } from "../../src/results/metrics.js";
+} from "../../src/rows/histogram.js";
+import { seededRandom } from "../../src/rows/random.js";
+import { PERCENTILES } from "../../src/rows/metrics.js";
 import { exactPercentile, expectWithinPrecision } from "./latency-support.js";
 
 describe("latency histograms", () => {

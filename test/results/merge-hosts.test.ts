@@ -7,10 +7,10 @@ import { describe, expect, it } from "vitest";
 import { percentiles } from "../../src/engines/load/load.js";
 import { measurementFromFio } from "../../src/engines/fio/results.js";
 import type { Measurement } from "../../src/engines/types.js";
-import { decodeHistogram, encodeSeconds } from "../../src/results/histogram.js";
+import { decodeHistogram, encodeSeconds } from "../../src/rows/histogram.js";
 import { mergeHostMeasurements, type HostMeasurement } from "../../src/results/merge-hosts.js";
-import { PERCENTILES } from "../../src/results/metrics.js";
-import { seededRandom } from "../../src/results/random.js";
+import { PERCENTILES } from "../../src/rows/metrics.js";
+import { seededRandom } from "../../src/rows/random.js";
 import { exactPercentile, expectWithinPrecision, rankSafe } from "./latency-support.js";
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { maxOf, median, minOf, summarize } from "../../src/results/stats.js";
+import { maxOf, median, minOf, summarize } from "../../src/rows/stats.js";
 
 /** The definitions, by sorting: what the selection-based statistics must agree with. */
 function sortedMedian(values: readonly number[]): number {

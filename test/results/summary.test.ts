@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { evaluateExpectations, summarizeCase, type CaseSummary } from "../../src/results/summary.js";
-import type { TelemetrySummary } from "../../src/telemetry/types.js";
+import type { TelemetrySummary } from "../../src/rows/telemetry.js";
 import { objectCase, objectRow } from "../support/rows.js";
 
 const theCase = (engine: "s3" | "ipfs") => objectCase("c", engine);

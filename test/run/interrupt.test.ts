@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { readRows } from "../../src/results/ndjson.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { runCli } from "../support/cli.js";
 import { ROOT } from "../support/spec.js";
 import { tempDirs } from "../support/temp.js";

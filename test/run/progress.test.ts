@@ -2,7 +2,7 @@
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Case } from "../../src/plan/types.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { makeObserver, STILL_RUNNING_EVERY_MS } from "../../src/run/progress.js";
 
 const aCase = { id: "w.disk.read" } as Case;

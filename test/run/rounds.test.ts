@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { readRows } from "../../src/results/ndjson.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { roundsOutcome } from "../../src/results/steady-rounds.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import { runCli } from "../support/cli.js";

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { makePayload } from "../../src/engines/load/payload.js";
 import { readRows } from "../../src/results/ndjson.js";
-import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
+import { ResultRowSchema, type ResultRow } from "../../src/rows/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import type { Provenance } from "../../src/results/run-dir.js";
 import { runCli } from "../support/cli.js";

@@ -4,7 +4,7 @@ import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { readRows } from "../../src/results/ndjson.js";
-import { ResultRowSchema, type ResultRow } from "../../src/results/row.js";
+import { ResultRowSchema, type ResultRow } from "../../src/rows/row.js";
 import { runCli } from "../support/cli.js";
 import { loopDevice } from "../support/loop.js";
 

@@ -11,7 +11,7 @@ import { VERSION } from "../../src/cli/context.js";
 import type { Chart } from "../../src/report/charts/common.js";
 import { buildReport, loadInputs } from "../../src/report/index.js";
 import { readRows } from "../../src/results/ndjson.js";
-import type { ResultRow, TimeseriesRow } from "../../src/results/row.js";
+import type { ResultRow, TimeseriesRow } from "../../src/rows/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import type { Provenance } from "../../src/results/run-dir.js";
 import { runCli } from "../support/cli.js";

@@ -1,7 +1,7 @@
 /** A target's vars: its own values of the spec's vars, in expect bounds and report limits. */
 import { describe, expect, it } from "vitest";
 import { buildSummary } from "../../src/results/summary.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { diagnosticsOf, planOf } from "../support/spec.js";
 
 /** Two disks of 100 and 400 GiB, one expectation and one limit over the vendor's formulas. */

@@ -1,6 +1,6 @@
 /** A planned object-engine case and its result rows, for tests of summaries and verdicts. */
 import type { Case } from "../../src/plan/types.js";
-import type { ResultRow } from "../../src/results/row.js";
+import type { ResultRow } from "../../src/rows/row.js";
 
 export const objectCase = (id: string, engine: "s3" | "ipfs" = "s3"): Case => ({
   id,

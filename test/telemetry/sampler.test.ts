@@ -5,8 +5,8 @@ import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseProcess, USER_HZ } from "../../src/telemetry/procfs.js";
 import { HostSampler } from "../../src/telemetry/sampler.js";
-import { SELF } from "../../src/telemetry/types.js";
-import type { TelemetrySample } from "../../src/telemetry/types.js";
+import { SELF } from "../../src/rows/telemetry.js";
+import type { TelemetrySample } from "../../src/rows/telemetry.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const moved = (samples: TelemetrySample[], pick: (s: TelemetrySample) => number) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { combineSummaries, summarizeTelemetry } from "../../src/telemetry/summary.js";
 import { describeSaturation, saturation } from "../../src/telemetry/verdict.js";
-import type { TelemetrySample } from "../../src/telemetry/types.js";
+import type { TelemetrySample } from "../../src/rows/telemetry.js";
 
 const sample = (t: number, seconds: number, overrides: Partial<TelemetrySample> = {}): TelemetrySample => ({
   t,

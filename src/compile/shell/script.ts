@@ -1,6 +1,6 @@
 /**
  * The `shell` compile target: ONE bash script for the whole spec that needs only bash ≥ 5, coreutils, awk and
- * the CLIs of the engines the plan uses (each Backend's `shellTools`). It prints one NDJSON result row
+ * the CLIs of the engines the plan uses (each Engine's `shellTools`). It prints one NDJSON result row
  * (src/results/row.ts, source "shell") per case × repetition on stdout; progress goes to stderr.
  *
  * The script, in the order it is written:
@@ -9,11 +9,11 @@
  *                   result rows, and the child process that runs one repetition in its own process group
  *                   (runtime.sh); the target kinds' bash functions (src/targets/<kind>/<kind>.sh); init
  *                   and cleanup (lifecycle.sh)
- *   3. engines      each engine's shell library (Backend.shellLibrary), for the engines the plan uses
+ *   3. engines      each engine's shell library (Engine.shellLibrary), for the engines the plan uses
  *   4. targets      per used target, written by its kind (src/targets/<kind>/shell.ts): setup (once, with
  *                   the safety checks), enter (per repetition, in the child), leave (after each case),
  *                   release (on exit, also after Ctrl-C)
- *   5. cases        one function per case that runs one repetition and prints its row (Backend.shellCase)
+ *   5. cases        one function per case that runs one repetition and prints its row (Engine.shellCase)
  *   6. steps        per (workload, target) that purges or preconditions: one function doing both, in order
  *   7. main         tool check, targets, per case its workload's steps (once per target), then warm-up and
  *                   measured repetitions, each after the case's idle; exit status
@@ -21,16 +21,16 @@
  * Every user value reaches the script through shQuote (ShellScriptWriter.quote/assign); `${env:NAME}`
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
-import { BACKENDS } from "../../engines/index.js";
+import { ENGINE_REGISTRY } from "../../engines/index.js";
 import { targetsOf, type Case, type Plan } from "../../plan/types.js";
 import { targetWriter } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
 import { unconsentedWrite } from "../../spec/target-kinds.js";
 import { targetKind } from "../../targets/index.js";
-import type { Artifact, CompileContext } from "../types.js";
-import { ShellScriptWriter, shQuote } from "../writer.js";
-import { shellAsset } from "./assets.js";
-import { targetEnvVar } from "./words.js";
+import type { Artifact, CompileContext } from "../../emit/types.js";
+import { ShellScriptWriter, shQuote } from "../../emit/writer.js";
+import { shellAsset } from "../../emit/shell-assets.js";
+import { targetEnvVar } from "../../emit/shell-words.js";
 
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
 
@@ -75,7 +75,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   for (const engine of engines) {
     w.line();
     w.comment(`---------- engine: ${engine} ----------`);
-    BACKENDS[engine].shellLibrary(w);
+    ENGINE_REGISTRY[engine].shellLibrary(w);
   }
 
   const steps = targetSteps(plan.cases);
@@ -99,7 +99,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   w.comment("---------- main ----------");
   w.block("bs_main() {", () => {
     const tools = new Set<string>(BASE_TOOLS);
-    for (const engine of engines) for (const tool of BACKENDS[engine].shellTools) tools.add(tool);
+    for (const engine of engines) for (const tool of ENGINE_REGISTRY[engine].shellTools) tools.add(tool);
     for (const [name, target] of used) {
       if (purged.has(name))
         for (const tool of targetKind(target.kind).shell.purgeTools ?? []) tools.add(tool);
@@ -178,7 +178,7 @@ function writeSteps(w: ShellScriptWriter, fn: string, c: Case, plan: Plan, used:
       return;
     }
     if (c.params.purge) w.line(`bs_target_${index}_purge`);
-    if (c.params.precondition) BACKENDS[c.engine].shellPrecondition?.(c, w);
+    if (c.params.precondition) ENGINE_REGISTRY[c.engine].shellPrecondition?.(c, w);
   });
 }
 
@@ -225,7 +225,7 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
       );
       return;
     }
-    BACKENDS[c.engine].shellCase(c, w, ctx);
+    ENGINE_REGISTRY[c.engine].shellCase(c, w, ctx);
   });
 }
 

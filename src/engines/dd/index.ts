@@ -1,5 +1,5 @@
 /**
- * The dd backend (shell target only): N parallel `dd` processes behind a start barrier, as the shared-storage
+ * The dd engine (shell target only): N parallel `dd` processes behind a start barrier, as the shared-storage
  * and MinIO drive tests ran them by hand. Each process writes (or reads back) its own file of bs × count
  * bytes — on a block device its own region, at offset i × count blocks — and reports its bytes and seconds
  * from dd's own summary; the row's seconds are the wall time from the barrier's release to the last exit.
@@ -8,13 +8,12 @@
  * dd's speed is not /dev/urandom's. Reads need the files first: they are written in an unmeasured setup step
  * (with fdatasync), and their page cache is dropped (dd iflag=nocache) before every repetition.
  */
-import type { Backend } from "../types.js";
+import type { Engine } from "../types.js";
 import { pathTool } from "../../platform/tool-version.js";
 import { ddShellCase, ddShellLibrary } from "./shell.js";
 
-export const ddBackend: Backend = {
+export const ddEngine: Engine = {
   engine: "dd",
-  formats: ["shell"],
   shellTools: ["dd"],
   shellLibrary: ddShellLibrary,
   shellCase: ddShellCase,

@@ -11,7 +11,7 @@ import { trackGroup } from "../../platform/process.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
 import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../types.js";
 import { payloadSource, writePayloadFile, type SourceFile } from "./source.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 const SUMMARY = /^(\d+) bytes\b.* copied, ([\d.e+-]+) s/m;
 

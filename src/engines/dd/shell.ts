@@ -3,10 +3,10 @@
  * flag and data mode.
  */
 import type { Case } from "../../plan/types.js";
-import { shellLibrary } from "../../compile/shell/assets.js";
-import { shellDataMode } from "../../compile/shell/data-mode.js";
-import type { CompileContext } from "../../compile/types.js";
-import type { ShellScriptWriter } from "../../compile/writer.js";
+import { shellLibrary } from "../../emit/shell-assets.js";
+import { shellDataMode } from "../../emit/data-mode.js";
+import type { CompileContext } from "../../emit/types.js";
+import type { ShellScriptWriter } from "../../emit/writer.js";
 
 /** The number of processes: the tuned start value when parallelism is autotuned (the script does not tune). */
 function processes(c: Case): number {

@@ -10,7 +10,7 @@ import { mkdtemp, open, rm } from "node:fs/promises";
 import { freemem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { makePayload } from "../load/payload.js";
-import type { SdkData } from "../../compile/sdk-format.js";
+import type { SdkData } from "../../emit/sdk-format.js";
 
 const CHUNK = 16 * 2 ** 20;
 const SHM = "/dev/shm";

@@ -1,11 +1,10 @@
-import type { Backend } from "../types.js";
+import type { Engine } from "../types.js";
 import { fioArtifacts } from "./jobfile.js";
 import { fioShellCase, fioShellLibrary, fioShellPrecondition } from "./shell.js";
 import { locatedTool } from "../../platform/tool-version.js";
 
-export const fioBackend: Backend = {
+export const fioEngine: Engine = {
   engine: "fio",
-  formats: ["fio", "shell"],
   // The shell script runs fio cases through the same jobfiles.
   artifacts: (cases, _format, ctx) => fioArtifacts(cases, ctx),
   shellTools: ["fio"],

@@ -12,8 +12,8 @@
 import type { Case } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
 import type { Op } from "../../spec/words.js";
-import { IniWriter } from "../../compile/writer.js";
-import type { CaseArtifacts, CompileContext } from "../../compile/types.js";
+import { IniWriter } from "../../emit/writer.js";
+import type { CaseArtifacts, CompileContext } from "../../emit/types.js";
 
 export const FIO_OUTPUT_ARGS = ["--output-format=json+"] as const;
 export const PERCENTILES = [50, 90, 99, 99.9] as const;

@@ -3,9 +3,9 @@
  * latency percentiles computed exactly from the merged completion-latency histograms (json+ bins), which
  * the row also keeps as an HDR histogram (rows of several hosts merge by it).
  */
-import { encodeHistogram, newHistogram, recordSeconds } from "../../results/histogram.js";
+import { encodeHistogram, newHistogram, recordSeconds } from "../../rows/histogram.js";
 import type { Measurement } from "../types.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 interface FioSide {
   io_bytes: number;

@@ -13,18 +13,18 @@
  * directions' (an upper bound of the mixed percentile).
  */
 import type { Case } from "../../plan/types.js";
-import type { Backend } from "../types.js";
-import { shellLibrary } from "../../compile/shell/assets.js";
+import type { Engine } from "../types.js";
+import { shellLibrary } from "../../emit/shell-assets.js";
 import { jobfilePath, preconditionPrefix, preconditionSections } from "./jobfile.js";
 
-export const fioShellCase: Backend["shellCase"] = (c: Case, w) => {
+export const fioShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} as in the jobfile`);
   w.line(["bs_fio", jobfilePath(c), c.id, p.bs!].map((value) => w.quote(value)).join(" "));
 };
 
 /** The workload's preconditioning on the case's target: its precondition sections, in order. */
-export const fioShellPrecondition: NonNullable<Backend["shellPrecondition"]> = (c: Case, w) => {
+export const fioShellPrecondition: NonNullable<Engine["shellPrecondition"]> = (c: Case, w) => {
   const passes = preconditionSections(c).length;
   w.line(
     ["bs_fio_precondition", jobfilePath(c), preconditionPrefix(c), passes]

@@ -10,6 +10,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import { marked, type BenchspecError } from "../../platform/errors.js";
+import type { NetworkTimeouts } from "../../platform/timeouts.js";
 import { HttpParseError, ResponseParser, type ResponseHead } from "./response-parser.js";
 
 export interface Origin {
@@ -68,24 +69,8 @@ export interface ExchangeOptions {
 /** What a caller hears of a transfer as it happens. */
 export type Progress = Pick<ExchangeOptions, "onFirstBodyByte" | "onBodyBytes">;
 
-export interface PoolOptions {
-  connectTimeoutMs: number;
-  /** No bytes either way for this long fails the request: a dead server cannot hang a run. */
-  idleTimeoutMs: number;
-}
-
-/** The engines' limits (also given to the SDK's handler): generous, but a dead server cannot hang a run. */
 /** Request bodies given as one buffer are written in slices of this size. */
 const PROGRESS_SLICE = 2 ** 20;
-
-/**
- * A healthy store answers and streams within seconds; a minute without a byte either way is a dead one.
- * BENCHSPEC_IDLE_TIMEOUT_MS shortens it (the tests freeze a server and should not wait a minute).
- */
-export const TIMEOUTS: PoolOptions = {
-  connectTimeoutMs: 10_000,
-  idleTimeoutMs: Number(process.env.BENCHSPEC_IDLE_TIMEOUT_MS) || 60_000,
-};
 
 /** A timeout, as Node reports its own (ETIMEDOUT), marked for the runner: the server stopped answering. */
 const timedOut = (message: string): BenchspecError =>
@@ -103,7 +88,7 @@ class Connection {
   /** It served a request before: a failure before any response byte may just be a stale keep-alive socket. */
   reused = false;
 
-  constructor(origin: Origin, options: PoolOptions, onIdleClose: (c: Connection) => void) {
+  constructor(origin: Origin, options: NetworkTimeouts, onIdleClose: (c: Connection) => void) {
     const deliver = (data: Buffer) => {
       if (this.onData) this.onData(data);
       else this.socket.destroy(new HttpParseError("the server sent bytes outside a response"));
@@ -147,7 +132,7 @@ export class ConnectionPool {
 
   constructor(
     private readonly origin: Origin,
-    private readonly options: PoolOptions,
+    private readonly options: NetworkTimeouts,
   ) {}
 
   async request(request: WireRequest, options: ExchangeOptions = {}): Promise<WireResponse> {

@@ -1,12 +1,11 @@
-import { NO_ARTIFACTS } from "../../compile/types.js";
-import type { Backend } from "../types.js";
-import { sdkArtifacts } from "../../compile/sdk-format.js";
+import { NO_ARTIFACTS } from "../../emit/types.js";
+import type { Engine } from "../types.js";
+import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { ipfsSdkArtifact } from "./sdk.js";
 import { ipfsShellCase, ipfsShellLibrary, ipfsShellTools } from "./shell.js";
 
-export const ipfsBackend: Backend = {
+export const ipfsEngine: Engine = {
   engine: "ipfs",
-  formats: ["sdk", "shell"],
   artifacts: (cases, format, ctx) =>
     format === "sdk" ? sdkArtifacts(cases, ctx, ipfsSdkArtifact) : NO_ARTIFACTS,
   shellTools: ipfsShellTools,

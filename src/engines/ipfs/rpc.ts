@@ -5,12 +5,12 @@
  * and on a shared machine that CPU is taken from the node being measured (npm run bench). Same RPC calls,
  * same options; kubo-rpc-client keeps the cleanup calls (pin ls/rm, refs, block rm, repo gc).
  */
+import { NETWORK_TIMEOUTS } from "../../platform/timeouts.js";
 import { randomBytes } from "node:crypto";
 import type { Payload } from "../load/payload.js";
 import { payloadBody } from "../http/payload-body.js";
 import {
   ConnectionPool,
-  TIMEOUTS,
   originOf,
   type Progress,
   type ExchangeOptions,
@@ -40,7 +40,7 @@ export class KuboRpc {
 
   constructor(api: string) {
     const url = new URL(api);
-    this.pool = new ConnectionPool(originOf(url, "IPFS API"), TIMEOUTS);
+    this.pool = new ConnectionPool(originOf(url, "IPFS API"), NETWORK_TIMEOUTS);
     this.host = url.host;
     const path = url.pathname.replace(/\/+$/, "");
     this.base = path.endsWith("/api/v0") ? path : `${path}/api/v0`;

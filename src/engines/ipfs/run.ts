@@ -17,13 +17,13 @@ import {
   readSdkDocument,
   type IpfsRepetition,
   type IpfsSdkDocument,
-} from "../../compile/sdk-format.js";
+} from "../../emit/sdk-format.js";
 import type { ExecContext, Executor } from "../types.js";
 import { addDirectoryBlock } from "./add-directory.js";
 import { KuboRpc, type Added } from "./rpc.js";
 import type { IpfsConnection } from "../../targets/ipfs/connection.js";
 import { preparedAs } from "../../targets/index.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];
 type CleanupStep = IpfsRepetition["cleanup"][number];

@@ -18,10 +18,10 @@ import {
   type IpfsSdkDocument,
   type RepetitionSlot,
   type SdkBody,
-} from "../../compile/sdk-format.js";
+} from "../../emit/sdk-format.js";
 import { BenchspecError } from "../../platform/errors.js";
-import type { Artifact, CompileContext } from "../../compile/types.js";
-import { jsonArtifact } from "../../compile/writer.js";
+import type { Artifact, CompileContext } from "../../emit/types.js";
+import { jsonArtifact } from "../../emit/writer.js";
 
 type IpfsTarget = Extract<Target, { kind: "ipfs" }>;
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];

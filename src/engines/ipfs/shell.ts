@@ -21,13 +21,13 @@
  * unpinned block of the node.
  */
 import type { Case } from "../../plan/types.js";
-import { shellDataMode } from "../../compile/shell/data-mode.js";
-import type { Backend } from "../types.js";
-import { shellLibrary } from "../../compile/shell/assets.js";
+import { shellDataMode } from "../../emit/data-mode.js";
+import type { Engine } from "../types.js";
+import { shellLibrary } from "../../emit/shell-assets.js";
 
 export const ipfsShellTools = ["ipfs", "curl"] as const;
 
-export const ipfsShellCase: Backend["shellCase"] = (c: Case, w, ctx) => {
+export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
   const p = c.params;
   const target = ctx.plan.targets[c.target];
   const keep = target?.kind === "ipfs" && target.keep === true;

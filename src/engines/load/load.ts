@@ -9,13 +9,13 @@
  */
 import { STATUS_CODES } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
-import { INDEX_PLACEHOLDER } from "../../compile/sdk-format.js";
+import { INDEX_PLACEHOLDER } from "../../emit/sdk-format.js";
 import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.js";
 import { cleanupSignal } from "../../platform/cleanup-bound.js";
-import { encodeSeconds } from "../../results/histogram.js";
+import { encodeSeconds } from "../../rows/histogram.js";
 import { failedMeasurement } from "../measurement.js";
 import type { ArmedRepetition, Measurement } from "../types.js";
-import { maxOf, minOf } from "../../results/stats.js";
+import { maxOf, minOf } from "../../rows/stats.js";
 
 export interface OpRecord {
   worker: number;

@@ -10,7 +10,7 @@
  * The same (runId, seed, pass) always gives the same bytes, in any process.
  */
 import { createHash } from "node:crypto";
-import type { SdkData } from "../../compile/sdk-format.js";
+import type { SdkData } from "../../emit/sdk-format.js";
 import { BLOCK, newChunks, type Chunk, type KernelId } from "./payload-kernel.js";
 
 export type { Chunk } from "./payload-kernel.js";

@@ -19,7 +19,7 @@ import {
   type OpRecord,
   type RunLoadOptions,
 } from "./load.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 /** Sent to a thread: import `module` and call its `makeThreadExecute(input)`. */
 export interface ThreadInit {

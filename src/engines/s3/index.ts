@@ -1,12 +1,11 @@
-import { NO_ARTIFACTS } from "../../compile/types.js";
-import type { Backend } from "../types.js";
-import { sdkArtifacts } from "../../compile/sdk-format.js";
+import { NO_ARTIFACTS } from "../../emit/types.js";
+import type { Engine } from "../types.js";
+import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
 import { s3ShellCase, s3ShellLibrary, s3ShellTools } from "./shell.js";
 
-export const s3Backend: Backend = {
+export const s3Engine: Engine = {
   engine: "s3",
-  formats: ["sdk", "shell"],
   artifacts: (cases, format, ctx) =>
     format === "sdk" ? sdkArtifacts(cases, ctx, s3SdkArtifact) : NO_ARTIFACTS,
   shellTools: s3ShellTools,

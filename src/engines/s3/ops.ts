@@ -2,6 +2,7 @@
  * The S3 engine's operations: what one worker does for one entry of the call sequence. The same code runs
  * in the main thread and in each worker thread (thread.ts), each with its own connections.
  */
+import { NETWORK_TIMEOUTS } from "../../platform/timeouts.js";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -11,8 +12,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { fill, maxConcurrency, opsOf, type Execute, type Indexed } from "../load/load.js";
 import { makePayload, warmPayloads, type Payload } from "../load/payload.js";
-import type { S3Op, S3Repetition, SdkData } from "../../compile/sdk-format.js";
-import { TIMEOUTS, type Progress } from "../http/http1.js";
+import type { S3Op, S3Repetition, SdkData } from "../../emit/sdk-format.js";
+import type { Progress } from "../http/http1.js";
 import { warmStreams } from "../http/payload-body.js";
 import { makeS3Client, type S3Connection } from "../../targets/s3/client.js";
 import { S3DataPlane } from "./data-plane.js";
@@ -50,7 +51,7 @@ export interface S3Clients {
 
 export function openClients(wiring: S3Wiring): S3Clients {
   const client = makeS3Client(wiring.connection, wiring.sockets);
-  const data = new S3DataPlane(wiring.connection, () => client.config.credentials(), TIMEOUTS);
+  const data = new S3DataPlane(wiring.connection, () => client.config.credentials(), NETWORK_TIMEOUTS);
   return {
     client,
     data,

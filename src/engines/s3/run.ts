@@ -15,14 +15,14 @@ import {
   type S3Op,
   type S3Repetition,
   type S3SdkDocument,
-} from "../../compile/sdk-format.js";
+} from "../../emit/sdk-format.js";
 import { LoadThreads, resolveThreads } from "../load/threads.js";
 import type { Executor } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";
 import { preparedAs } from "../../targets/index.js";
 import { abortUploadsUnder } from "../../targets/s3/leftovers.js";
 import { openClients, s3Operations, streamsOf, warmClients, type S3Clients, type S3Wiring } from "./ops.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 interface Session {
   doc: S3SdkDocument;

@@ -22,10 +22,10 @@ import {
   type S3Repetition,
   type S3SdkDocument,
   type SdkBody,
-} from "../../compile/sdk-format.js";
+} from "../../emit/sdk-format.js";
 import { BenchspecError } from "../../platform/errors.js";
-import type { Artifact, CompileContext } from "../../compile/types.js";
-import { jsonArtifact } from "../../compile/writer.js";
+import type { Artifact, CompileContext } from "../../emit/types.js";
+import { jsonArtifact } from "../../emit/writer.js";
 import { runKeyPrefix } from "../../targets/s3/keys.js";
 
 const DEFAULT_BUCKET = "benchspec";

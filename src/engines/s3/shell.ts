@@ -25,13 +25,13 @@
  * script's private temp directory, never onto a command line.
  */
 import type { Case } from "../../plan/types.js";
-import { shellDataMode } from "../../compile/shell/data-mode.js";
-import type { Backend } from "../types.js";
-import { shellLibrary } from "../../compile/shell/assets.js";
+import { shellDataMode } from "../../emit/data-mode.js";
+import type { Engine } from "../types.js";
+import { shellLibrary } from "../../emit/shell-assets.js";
 
 export const s3ShellTools = ["aws", "curl"] as const;
 
-export const s3ShellCase: Backend["shellCase"] = (c: Case, w) => {
+export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (c.op === "mixed") {
     // Each worker would need its own interleaved op list; the aws CLI loop here runs one op per case.

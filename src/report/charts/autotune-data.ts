@@ -6,7 +6,7 @@ import { formatMetric, type DisplayUnit } from "../format.js";
 import type { AutotuneResult } from "../model.js";
 import type { WorkloadView } from "../view.js";
 import { round, unitFor, type VlSpec } from "./common.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 export interface AutotuneData {
   metric: "throughput" | "iops";

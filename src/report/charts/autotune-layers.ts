@@ -2,7 +2,7 @@
  * An autotune chart's marks: one line of rounds per case on a log₂ axis of the tuned parameter, the
  * rounds' CI whiskers, the knee as a dashed rule with a diamond and its label, and the limits.
  */
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import type { AutotuneData } from "./autotune-data.js";
 import { filterKind, metricAxisTitle, type VlSpec } from "./common.js";
 import { limitLayers } from "./limits.js";

@@ -7,7 +7,7 @@
  * which Vega renders as text. No builder writes a Vega expression.
  */
 import type { Comparison } from "../../results/compare.js";
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import type { Metric } from "../../spec/schema.js";
 import { displayUnit, type DisplayUnit } from "../format.js";
 import type { Limit, RunData } from "../model.js";

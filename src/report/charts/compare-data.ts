@@ -1,6 +1,6 @@
 /** A comparison chart's data: per case (and metric) the change in median in percent, with its interval. */
 import type { CaseComparison, Comparison } from "../../results/compare.js";
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import { formatNumber, formatSignedPercent } from "../format.js";
 import type { VlSpec } from "./common.js";
 

@@ -2,7 +2,7 @@
  * The expect chart's data: per assertion, case and bound, the measured median as a percentage of the
  * bound (so throughput, IOPS and latency bounds share one axis).
  */
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import type { ExpectResult } from "../../results/summary.js";
 import { formatMetric } from "../format.js";
 import type { RunData } from "../model.js";

@@ -3,7 +3,7 @@
  * panel a line per host or target (its own rate, on the common clock) and a black line for all of them
  * summed — one that started late, stalled or finished early shows as its line apart from the others'.
  */
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import { partFigures } from "../hosts.js";
 import type { SeriesAgg } from "../model.js";
 import type { Entry, WorkloadView } from "../view.js";
@@ -11,7 +11,7 @@ import { filterKind, metricAxisTitle, round, unitFor, type Chart, type VlSpec } 
 import { panelChart } from "./compose.js";
 import { panelsCaption, panelsOf } from "./panels.js";
 import { seriesOf } from "./timeseries-data.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 const SUM_COLOR = "#222";
 /** Cases drawn at most: each has a series per host besides its sum. */

@@ -2,7 +2,7 @@
  * Latency percentiles (p50, p90, p99, p99.9) per case: the swept parameter on x, one line per percentile,
  * the other dimensions as facets; log scale, medians over the repetitions.
  */
-import { PERCENTILES } from "../../results/metrics.js";
+import { PERCENTILES } from "../../rows/metrics.js";
 import { formatMetric } from "../format.js";
 import { dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
 import { engineReport } from "../../engines/reports.js";
@@ -18,7 +18,7 @@ import {
 import { panelChart } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
 import { panelsCaption, panelsOf } from "./panels.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 export interface LatencyRequest {
   x?: string;

@@ -2,13 +2,13 @@
  * The limits a spec's report section declares (a NIC's line rate, a disk's rated IOPS), drawn as labelled
  * dashed rules on the charts of their metric's family, or said in the caption when far off the data.
  */
-import { METRIC_INFO, type MetricFamily } from "../../results/metrics.js";
+import { METRIC_INFO, type MetricFamily } from "../../rows/metrics.js";
 import type { Metric } from "../../spec/schema.js";
 import { formatMetric, type DisplayUnit } from "../format.js";
 import type { Limit, RunData } from "../model.js";
 import type { Entry } from "../view.js";
 import { filterKind, LIMIT_COLOR, type VlSpec } from "./common.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 /** The limits that apply to a metric's family, with their value in base units. */
 export function limitsFor(

@@ -4,7 +4,7 @@
  * the fastest process, box from the first to the third quartile, a tick at the median — on the sweep
  * chart's x, colour and facets. On shared storage the spread says whether every writer got its share.
  */
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import { formatMetric } from "../format.js";
 import { dimLabel, dimOrder, type Entry, type Layout, type WorkloadView } from "../view.js";
 import { axisTitle, filterKind, ordinalX, round, unitFor } from "./common.js";
@@ -12,7 +12,7 @@ import type { ChartContext, VlSpec } from "./common.js";
 import { panelChart } from "./compose.js";
 import { limitLayers, limitRows } from "./limits.js";
 import { panelsCaption, panelsOf } from "./panels.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 const hasProcesses = (e: Entry) => e.c.processes !== undefined;
 

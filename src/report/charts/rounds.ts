@@ -5,7 +5,7 @@
  * Both say whether steady state was reached. Each target's rounds are judged on their own, so each target
  * of the workload has its own pair of plots.
  */
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import type { RoundsSummary } from "../../results/rounds-summary.js";
 import type { WorkloadView } from "../view.js";
 import {

@@ -3,14 +3,14 @@
  * assertions on it, scaled to one display unit.
  */
 import type { ExpectResult } from "../../results/summary.js";
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import type { Metric } from "../../spec/schema.js";
 import { formatMetric, formatNumber, type DisplayUnit } from "../format.js";
 import { dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
 import { round, unitFor, type VlSpec } from "./common.js";
 import { expectBounds } from "./expect-data.js";
 import { panelsOf, type Panels } from "./panels.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 export interface SweepRequest {
   x?: string;

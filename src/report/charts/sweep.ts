@@ -3,7 +3,7 @@
  * the remaining dimensions. Bars (or lines) are the mean over repetitions, whiskers its 95% confidence
  * interval; limits are dashed rules; expect bounds are markers on their case, shaped by pass/fail.
  */
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import type { Chart, ChartContext } from "./common.js";
 import { compose } from "./compose.js";
 import { dimLabel, type WorkloadView } from "../view.js";

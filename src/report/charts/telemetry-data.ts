@@ -5,7 +5,7 @@
 import type { DisplayUnit } from "../format.js";
 import type { TelemetrySeries } from "../telemetry-series.js";
 import { round, unitFor, type VlSpec } from "./common.js";
-import { maxOf } from "../../results/stats.js";
+import { maxOf } from "../../rows/stats.js";
 
 /** Interfaces drawn at most per case and host: the busiest (the caption names the others). */
 export const MAX_INTERFACES = 4;

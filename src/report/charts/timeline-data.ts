@@ -6,7 +6,7 @@
 import { DEFAULT_MIX, MIXED_OPS, WRITING_OPS } from "../../spec/engines.js";
 import type { Op } from "../../spec/words.js";
 import type { RepetitionSeries } from "../model.js";
-import { minOf } from "../../results/stats.js";
+import { minOf } from "../../rows/stats.js";
 
 export type TimelineAxis = "elapsed" | "written";
 

@@ -2,7 +2,7 @@
  * A time-series chart's data: per case the points of its downsampled series (the mean of each time bin
  * over the repetitions, with its min–max band), and fio's steady-state windows.
  */
-import { maxOf, median } from "../../results/stats.js";
+import { maxOf, median } from "../../rows/stats.js";
 import type { DisplayUnit } from "../format.js";
 import type { SeriesAgg } from "../model.js";
 import {

@@ -2,7 +2,7 @@
  * Throughput or IOPS over time (WSAT-style, upload-over-time-style): one line per case, the mean of each
  * time bin over the repetitions, with the min–max band of the bin; fio's steady-state windows shaded.
  */
-import { METRIC_INFO } from "../../results/metrics.js";
+import { METRIC_INFO } from "../../rows/metrics.js";
 import type { WorkloadView } from "../view.js";
 import type { Chart, ChartContext } from "./common.js";
 import { compose } from "./compose.js";

@@ -11,10 +11,10 @@
  * known: a few per case and round).
  */
 import type { PlannedExpect, PlannedRounds } from "../../plan/types.js";
-import { METRICS } from "../../spec/metrics.js";
+import { METRICS } from "../../rows/metric-names.js";
 import type { NicLimit } from "../../telemetry/verdict.js";
 import { summarizeAllRounds, windowRows, type RoundsByWorkload } from "../rounds-summary.js";
-import type { ResultRow, TimeseriesRow } from "../row.js";
+import type { ResultRow, TimeseriesRow } from "../../rows/row.js";
 import { evaluateExpectations, type ExpectResult } from "./expect.js";
 import {
   caseFigures,

@@ -2,7 +2,7 @@
  * The spec's expectations judged against the case model's figures: each case's median against its bounds.
  */
 import type { Plan, PlannedExpect } from "../../plan/types.js";
-import type { Metric } from "../../spec/metrics.js";
+import type { Metric } from "../../rows/metric-names.js";
 import type { NicLimit } from "../../telemetry/verdict.js";
 import type { CaseFigures } from "./types.js";
 

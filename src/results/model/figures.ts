@@ -3,8 +3,8 @@
  * the client cost, the spread of dd's processes, and for an autotuned case the steps and the one point
  * chosen for it (docs/language.md, "Autotune").
  */
-import { METRICS, type Metric } from "../../spec/metrics.js";
-import { median, statWarnings, summarize } from "../stats.js";
+import { METRICS, type Metric } from "../../rows/metric-names.js";
+import { median, statWarnings, summarize } from "../../rows/stats.js";
 import type { AutotuneResult, AutotuneRound, CaseFigures, PlanCase } from "./types.js";
 
 /**

@@ -4,8 +4,8 @@
  * repetitions. Rows of one host add nothing
  * here, so single-host runs cost nothing and their reports do not change.
  */
-import type { ResultRow } from "../row.js";
-import { maxOf, median, minOf } from "../stats.js";
+import type { ResultRow } from "../../rows/row.js";
+import { maxOf, median, minOf } from "../../rows/stats.js";
 import type { CaseHosts, HostAgg } from "./types.js";
 
 /** The parts of a merged row: the client hosts of a case, or the targets of a case over several at once. */

@@ -2,7 +2,7 @@
  * Throughput and IOPS time series, folded in point by point and downsampled per case, so what reaches the
  * charts does not grow with the number of points; and each measured repetition's own points on the clock.
  */
-import type { TimeseriesRow } from "../row.js";
+import type { TimeseriesRow } from "../../rows/row.js";
 import type { PlanCase, RepetitionSeries, SeriesAgg, SeriesPoint } from "./types.js";
 
 /** Downsampled series keep at most this many points per case. */

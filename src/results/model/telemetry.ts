@@ -6,7 +6,7 @@
 import { engineParams } from "../../spec/engines.js";
 import { isEngineName } from "../../spec/words.js";
 import { combineSummaries } from "../../telemetry/summary.js";
-import { SELF, type TelemetrySummary } from "../../telemetry/types.js";
+import { SELF, type TelemetrySummary } from "../../rows/telemetry.js";
 import { describeSaturation, saturation, type NicLimit } from "../../telemetry/verdict.js";
 import type { HostTelemetry } from "./types.js";
 

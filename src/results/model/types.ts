@@ -2,9 +2,9 @@
  * The case model's types: a case as plan.json lists it, and the figures the model decides for each case
  * and each time series.
  */
-import type { Metric } from "../../spec/metrics.js";
-import type { TelemetrySummary } from "../../telemetry/types.js";
-import type { Stats } from "../stats.js";
+import type { Metric } from "../../rows/metric-names.js";
+import type { TelemetrySummary } from "../../rows/telemetry.js";
+import type { Stats } from "../../rows/stats.js";
 
 /** A case as plan.json lists it (or as derived from result rows when there is no plan). */
 export interface PlanCase {

@@ -1,6 +1,6 @@
 /** A block target in the compiled script: the device, checked unused by bs_block_setup and, when
  * destructive, holding only what the spec's overwrite names by bs_block_overwrite (block.sh). */
-import { shQuote } from "../../compile/writer.js";
+import { shQuote } from "../../emit/writer.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { placeFromEnvironment } from "../shell.js";
 import type { TargetShell } from "../types.js";

@@ -1,5 +1,5 @@
 /** An fs target in the compiled script: a fresh benchspec.* subdirectory of the given directory (fs.sh). */
-import { shQuote } from "../../compile/writer.js";
+import { shQuote } from "../../emit/writer.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { placeFromEnvironment } from "../shell.js";
 import type { TargetShell } from "../types.js";

@@ -2,7 +2,7 @@
  * An ipfs target in the compiled script: the Kubo RPC API address in BS_TAPI. The script cannot launch
  * Kubo: a `launch: kubo` target needs the user's node, used as it is (never wiped).
  */
-import { shQuote } from "../../compile/writer.js";
+import { shQuote } from "../../emit/writer.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
 import { placeFromEnvironment } from "../shell.js";
 import type { TargetShell } from "../types.js";

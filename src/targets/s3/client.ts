@@ -5,11 +5,11 @@
  * records errors instead of hiding them in latency), and timeouts on every request so a dead server
  * cannot hang a run.
  */
+import { NETWORK_TIMEOUTS } from "../../platform/timeouts.js";
 import { S3Client } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import http from "node:http";
 import https from "node:https";
-import { TIMEOUTS } from "../../engines/http/http1.js";
 import { marked } from "../../platform/errors.js";
 
 export interface S3Connection {
@@ -37,11 +37,11 @@ export function makeS3Client(connection: S3Connection, sockets: number): S3Clien
     requestHandler: new NodeHttpHandler({
       httpAgent: new http.Agent(agentOptions),
       httpsAgent: new https.Agent(agentOptions),
-      connectionTimeout: TIMEOUTS.connectTimeoutMs,
+      connectionTimeout: NETWORK_TIMEOUTS.connectTimeoutMs,
       // An idle socket (no bytes either way) for this long fails the request: no hang on a dead server.
       // (requestTimeout would only log a warning unless asked to throw, and would also cut off a long
       // but healthy request.)
-      socketTimeout: TIMEOUTS.idleTimeoutMs,
+      socketTimeout: NETWORK_TIMEOUTS.idleTimeoutMs,
     }),
   });
   client.middlewareStack.add(

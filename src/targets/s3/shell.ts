@@ -2,9 +2,9 @@
  * An s3 target in the compiled script: the endpoint, bucket and region in the target arrays, credentials
  * from the environment. The script cannot launch MinIO: a `launch: minio` target needs the user's server.
  */
-import { shQuote } from "../../compile/writer.js";
+import { shQuote } from "../../emit/writer.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
-import { assignWord, pureEnvExpansion } from "../../compile/shell/words.js";
+import { assignWord, pureEnvExpansion } from "../../emit/shell-words.js";
 import { placeFromEnvironment } from "../shell.js";
 import type { TargetShell } from "../types.js";
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ShellScriptWriter } from "../writer.js";
+import type { ShellScriptWriter } from "./writer.js";
 
 const cache = new Map<string, string>();
 
@@ -24,7 +24,7 @@ export function shellAsset(url: URL): string {
   return body;
 }
 
-/** A Backend.shellLibrary that writes the .sh file at `url` (an engine's bash functions) into the script. */
+/** A Engine.shellLibrary that writes the .sh file at `url` (an engine's bash functions) into the script. */
 export function shellLibrary(url: URL): (w: ShellScriptWriter) => void {
   return (w) => {
     w.code(shellAsset(url));

@@ -2,8 +2,8 @@
  * Spec strings as words of the compiled script. Literal text is single-quoted; each `${env:NAME}` reference
  * becomes a `"${NAME}"` expansion, so secrets are read at run time and never written into the script.
  */
-import { BenchspecError } from "../../platform/errors.js";
-import { type ShellScriptWriter, shQuote } from "../writer.js";
+import { BenchspecError } from "../platform/errors.js";
+import { type ShellScriptWriter, shQuote } from "./writer.js";
 
 /** The environment variable that places a target: BENCHSPEC_TARGET_<name, non-alphanumerics as "_">. */
 export function targetEnvVar(name: string): string {

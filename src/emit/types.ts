@@ -1,12 +1,8 @@
 /**
- * The compile stage's vocabulary: the artifact formats, the files they are made of, and what every emitter
+ * The compile stage's vocabulary: the files artifacts are made of, and what every emitter
  * is given. "Target" is the storage a case runs against; an output of compile is a format.
  */
 import type { Case, Plan } from "../plan/types.js";
-
-/** What `compile` writes: fio jobfiles, the bash script, sdk call sequences (`--target` on the command line). */
-export const ARTIFACT_FORMATS = ["fio", "shell", "sdk"] as const;
-export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];
 
 /** A file of the compiled output, relative to the output directory. */
 export interface Artifact {

@@ -1,5 +1,5 @@
 import type { Case } from "../plan/types.js";
-import type { ResultRow } from "../results/row.js";
+import type { ResultRow } from "../rows/row.js";
 import type { CaseSummary } from "../results/summary.js";
 
 /** What the case loop reports as it goes; progress displays implement it. */

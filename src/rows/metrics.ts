@@ -3,7 +3,7 @@
  * result row holds it. A typed record, so a metric added to the language without an entry here does not
  * compile.
  */
-import type { Metric } from "../spec/metrics.js";
+import type { Metric } from "./metric-names.js";
 import type { ResultRow } from "./row.js";
 
 /** The unit a metric is measured in: bytes per second, operations per second, or seconds. */

@@ -4,7 +4,7 @@
  * Units: bytes, seconds, bytes per second, operations per second.
  */
 import { z } from "zod";
-import { TelemetrySummarySchema } from "../telemetry/types.js";
+import { TelemetrySummarySchema } from "./telemetry.js";
 
 export const RESULT_FORMAT_VERSION = 1;
 

@@ -1,4 +1,4 @@
-import type { Case } from "../../plan/types.js";
+import type { Case } from "../plan/types.js";
 
 /** The payload mode the script's bs_data helper takes: random, zero, or compressible:<percent>. */
 export function shellDataMode(c: Case): string {
