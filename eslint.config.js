@@ -18,7 +18,7 @@ const WHY =
 /** `Math.max(...values)` puts every value on the stack and overflows past ~120,000 of them (a run's requests). */
 const spreadExtremes = {
   selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
-  message: "use maxOf / minOf (src/results/stats.ts): a spread overflows the stack on large arrays",
+  message: "use maxOf / minOf (src/rows/stats.ts): a spread overflows the stack on large arrays",
 };
 
 const nameBranches = {

@@ -138,7 +138,7 @@ interface ExecutorSteps {
 /**
  * An engine runs a repetition in one step, or in two: `arm` does everything that precedes the I/O (the
  * tool's processes started and held at a gate, the unmeasured setup) so that `go` starts the I/O itself at
- * the instant hosts agreed on. Runners arm then go the same way for both (run/case-steps.ts).
+ * the instant hosts agreed on. Runners arm then go the same way for both (execution/case-steps.ts).
  */
 export type Executor = ExecutorSteps &
   (

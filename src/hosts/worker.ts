@@ -1,6 +1,6 @@
 /**
  * The worker: `benchspec worker`, started on a client host by a transport (ssh, srun). It runs the cases the
- * coordinator sends with the same steps as a local run (run/case-steps.ts) and answers over stdout; see
+ * coordinator sends with the same steps as a local run (execution/case-steps.ts) and answers over stdout; see
  * protocol.ts. Long steps (prepare, arming a repetition, starting it, finish, bye) run one after another;
  * `clock` and `abort` are answered at once, also while a repetition runs. Its stdout carries messages only:
  * everything it has to say to people goes to stderr.

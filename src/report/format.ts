@@ -1,7 +1,7 @@
 /**
  * How numbers and parameters read in a report: one display unit per chart axis (chosen from the largest
  * value) and parameter values as a person writes them (4KiB, 65%, 2s). What each metric is (title, unit
- * family, direction) is in results/metrics.ts.
+ * family, direction) is in rows/metrics.ts.
  */
 import type { MetricFamily } from "../rows/metrics.js";
 import { formatDuration, formatSize } from "../spec/units.js";

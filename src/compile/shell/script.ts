@@ -1,7 +1,7 @@
 /**
  * The `shell` compile target: ONE bash script for the whole spec that needs only bash ≥ 5, coreutils, awk and
  * the CLIs of the engines the plan uses (each Engine's `shellTools`). It prints one NDJSON result row
- * (src/results/row.ts, source "shell") per case × repetition on stdout; progress goes to stderr.
+ * (src/rows/row.ts, source "shell") per case × repetition on stdout; progress goes to stderr.
  *
  * The script, in the order it is written:
  *   1. header       usage, the environment variables that place each target, strict mode, LC_ALL=C
