@@ -14,9 +14,11 @@
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
  * targets; the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only s3,warp,ipfs,fs,memory,compile,report,compare,hosts,telemetry.
+ * Options: --quick (small sizes, one round: checks the harness), --only cli,s3,warp,ipfs,fs,memory,compile,report,compare,hosts,telemetry.
+ * BENCH_BASELINE=<another checkout, built> makes the cli section a side-by-side comparison with that build.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
+import { benchCliTiming } from "./cli-timing.js";
 import { execa } from "execa";
 import { readFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
@@ -106,7 +108,7 @@ async function benchReportHook(scratch: string, log: (line: string) => void): Pr
 }
 
 type Section =
-  "s3" | "warp" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts" | "telemetry";
+  "cli" | "s3" | "warp" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts" | "telemetry";
 
 const only = (() => {
   const index = process.argv.indexOf("--only");
@@ -141,6 +143,7 @@ async function main() {
   try {
     if (needsServers) servers = await startServers();
     const sections: [Section, string, () => Promise<BenchLine[]>][] = [
+      ["cli", "command line", () => benchCliTiming(scratch, log)],
       ["compile", "compile", () => benchCompile(scratch)],
       ["memory", "payload and memory", () => benchMemory(servers!, scratch, log)],
       ["s3", "S3 vs s5cmd", () => benchS3(servers!, scratch, log)],
