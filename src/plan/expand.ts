@@ -1,7 +1,8 @@
 /**
  * Expansion: Spec → Plan. Each workload's matrix cells are resolved against the layered parameter
  * sources (cell, workload, spec defaults, engine defaults, common defaults) into cases with stable ids,
- * and the rules that need a resolved case (engine vs target, op, bs vs size, destructive…) run here.
+ * and the rules that need a resolved case (engine vs target, op, bs vs size, destructive…: case-rules.ts)
+ * run on each; the expectations are matched to the cases (expectations.ts).
  */
 import type { SpecPath } from "../diagnostics/diagnostic.js";
 import type {
@@ -9,7 +10,6 @@ import type {
   CaseParams,
   ParamSource,
   Plan,
-  PlannedExpect,
   PlannedLimit,
   PlannedReport,
   PlannedRounds,
@@ -23,17 +23,13 @@ import {
   DEFAULT_MIX,
   MIXED_OPS,
   OP_PARAMS,
-  targetWriter,
 } from "../spec/engines.js";
 import type { EngineName, Op } from "../spec/words.js";
 import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
-import { idFragment, sameValue } from "../spec/params.js";
+import { idFragment } from "../spec/params.js";
 import {
-  METRICS,
   PARAM_NAMES,
   SWEEPABLE_PARAMS,
-  type HostGroup,
-  type Metric,
   type ParamName,
   type ParamValue,
   type Params,
@@ -41,18 +37,12 @@ import {
   type Workload,
 } from "../spec/schema.js";
 import type { DiagnosticSink } from "../spec/sink.js";
-import { formatDuration } from "../spec/units.js";
-import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
-import { evaluate, resolveTargetVars, SILENT } from "../spec/vars.js";
+import { resolveTargetVars } from "../spec/vars.js";
 import { planLimits } from "./limits.js";
-import { TRANSPORT_REFUSALS } from "../spec/transports.js";
+import { checkCase, checkTargetSteps, checkTogether, reportUnused, type Origin } from "./case-rules.js";
+import { planExpectations } from "./expectations.js";
 
 export const MAX_CASES = 100_000;
-
-interface Origin {
-  source: ParamSource;
-  path: SpecPath;
-}
 
 export function expand(
   spec: Spec,
@@ -138,28 +128,6 @@ export function expand(
     expect: planExpectations(spec, vars, targetVars, cases, sink),
     report: plannedReport(spec.report, limits),
   };
-}
-
-/**
- * Purge and preconditioning run once per workload and target (src/run/target-steps.ts), so every case of a
- * workload on one target must ask for the same ones.
- */
-function checkTargetSteps(cases: readonly Case[], base: SpecPath, sink: DiagnosticSink): void {
-  for (const key of ["purge", "precondition"] as const) {
-    const first = new Map<string, Case>();
-    for (const c of cases) {
-      const seen = first.get(c.target);
-      if (!seen) first.set(c.target, c);
-      else if (!sameValue(seen.params[key], c.params[key])) {
-        sink.error(
-          "varies-within-workload",
-          `"${key}" runs once per workload and target, so it must be the same for every case of the workload on target "${c.target}" (${seen.id} and ${c.id} differ); put the different values in separate workloads`,
-          c.sources[key] === "matrix" ? [...base, "matrix", key] : base,
-        );
-        break;
-      }
-    }
-  }
 }
 
 function plannedReport(report: Spec["report"], limits: PlannedLimit[] | undefined): PlannedReport {
@@ -368,168 +336,6 @@ function resolveTarget(
   return { target: names.join("+"), together: names, targetSpec };
 }
 
-/** What a case over several targets at once needs: an engine that runs its processes per target, this machine. */
-function checkTogether(
-  params: CaseParams,
-  origins: Partial<Record<ParamName, Origin>>,
-  base: SpecPath,
-  sink: DiagnosticSink,
-): boolean {
-  const where = origins.target?.path ?? base;
-  if (!ENGINES[params.engine].together) {
-    const able = Object.entries(ENGINES)
-      .filter(([, e]) => e.together)
-      .map(([n]) => n);
-    sink.error(
-      "invalid-together",
-      `engine ${params.engine} cannot run one case over several targets at once; engines that can: ${able.join(", ")}`,
-      where,
-    );
-    return false;
-  }
-  if (params.hosts !== undefined) {
-    sink.error(
-      "invalid-together",
-      `a case over several targets at once runs on this machine only: drop "hosts" or run one target per case`,
-      origins.hosts?.path ?? where,
-    );
-    return false;
-  }
-  return true;
-}
-
-/** Parameters the user set on a workload that mean nothing to any of its cases. */
-function reportUnused(
-  unused: ReadonlyMap<ParamName, Origin>,
-  used: ReadonlySet<ParamName>,
-  engines: ReadonlySet<EngineName>,
-  ops: ReadonlySet<Op>,
-  sink: DiagnosticSink,
-): void {
-  for (const [key, origin] of unused) {
-    if (used.has(key) || engines.size === 0) continue;
-    const forOps = OP_PARAMS[key];
-    if (forOps && [...engines].some((engine) => engineParams(engine).has(key))) {
-      sink.error(
-        "param-not-applicable",
-        `"${key}" applies to op ${[...forOps].join("/")}; this workload's ops are ${[...ops].join(", ")}`,
-        origin.path,
-      );
-      continue;
-    }
-    const users = Object.entries(ENGINES)
-      .filter(([, e]) => e.params.includes(key))
-      .map(([name]) => name);
-    sink.error(
-      "param-not-applicable",
-      `"${key}" has no meaning for engine ${[...engines].join(", ")}${users.length ? ` (it is used by ${users.join(", ")})` : ""}`,
-      origin.path,
-    );
-  }
-}
-
-/** Rules over one resolved case. */
-function checkCase(
-  params: CaseParams,
-  origins: Partial<Record<ParamName, Origin>>,
-  target: Spec["targets"][string],
-  targetName: string,
-  group: HostGroup | undefined,
-  base: SpecPath,
-  sink: DiagnosticSink,
-): boolean {
-  let ok = true;
-  const pathOf = (key: ParamName) => origins[key]?.path ?? base;
-  if (params.bs !== undefined && params.size !== undefined && params.bs > params.size) {
-    sink.error(
-      "bs-exceeds-size",
-      `bs ${idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`,
-      pathOf(origins.bs ? "bs" : "size"),
-    );
-    ok = false;
-  }
-  const why = targetWriter(params.op, params);
-  const destroys = why !== undefined ? unconsentedWrite(target) : undefined;
-  if (destroys) {
-    sink.error(
-      "not-destructive",
-      `${why} to ${destroys.noun} ${destroys.place}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
-      ["targets", targetName],
-    );
-    ok = false;
-  }
-  if (params.hosts !== undefined && targetValue(target, "launch") !== undefined) {
-    sink.error(
-      "unreachable-from-hosts",
-      `the cases on host group "${params.hosts}" cannot reach target "${targetName}": a launched server listens on this machine's loopback only; run the server where the hosts reach it and give its address instead of "launch"`,
-      pathOf("hosts"),
-    );
-    ok = false;
-  }
-  const refused = group && TRANSPORT_REFUSALS[group.transport]?.({ engine: params.engine, target });
-  if (refused) {
-    sink.error(
-      "unsupported-transport",
-      `the cases on host group "${params.hosts}" (transport ${group.transport}) cannot run here: ${refused}`,
-      pathOf("hosts"),
-    );
-    ok = false;
-  }
-  for (const key of ["purge", "idle"] as const) {
-    if (params.hosts !== undefined && params[key] !== undefined) {
-      sink.error(
-        "unsupported-with-hosts",
-        `"${key}" is not supported for cases on a host group ("${params.hosts}"): it runs on this machine's targets only`,
-        pathOf(key),
-      );
-      ok = false;
-    }
-  }
-  if (params.steady && params.duration === undefined) {
-    sink.error(
-      "missing-runtime",
-      'steady-state detection is time-based: set "duration" (the longest a repetition may run)',
-      pathOf("steady"),
-    );
-    ok = false;
-  }
-  if (params.duration !== undefined) {
-    const duration = formatDuration(params.duration);
-    if (params.ramp !== undefined && params.ramp > params.duration) {
-      sink.error(
-        "longer-than-duration",
-        `ramp ${formatDuration(params.ramp)} is longer than duration ${duration}, the run time of each repetition`,
-        pathOf("ramp"),
-      );
-      ok = false;
-    }
-    const steady = params.steady;
-    if (steady && steady.window + (steady.ramp ?? 0) > params.duration) {
-      const needs =
-        steady.ramp !== undefined
-          ? `steady.ramp + steady.window (${formatDuration(steady.ramp)} + ${formatDuration(steady.window)})`
-          : `steady.window ${formatDuration(steady.window)}`;
-      sink.error(
-        "longer-than-duration",
-        `${needs} must fit into duration ${duration}, or steady state can never be detected`,
-        [
-          ...pathOf("steady"),
-          steady.ramp !== undefined && steady.window <= params.duration ? "ramp" : "window",
-        ],
-      );
-      ok = false;
-    }
-  }
-  if (params.autotune && !engineParams(params.engine).has(params.autotune.param)) {
-    sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [
-      ...pathOf("autotune"),
-      "param",
-    ]);
-    ok = false;
-  }
-  return ok;
-}
-
 function caseId(workload: string, resolved: ResolvedCase): string {
   const parts = [workload, resolved.target, resolved.op];
   for (const key of resolved.dims) {
@@ -544,81 +350,4 @@ function uniqueId(id: string, ids: Set<string>): string {
   for (let n = 2; ids.has(unique); n++) unique = `${id}.${n}`;
   ids.add(unique);
   return unique;
-}
-
-/** An expectation can only check what the engines of its cases measure (dd has no latency). */
-function checkMetric(metric: Metric, cases: readonly Case[], path: SpecPath, sink: DiagnosticSink): void {
-  const engines = [...new Set(cases.map((c) => c.engine))].sort();
-  const lacking = engines.filter((engine) => !ENGINES[engine].metrics.includes(metric));
-  if (lacking.length === 0) return;
-  const reported = METRICS.filter((m) => engines.every((engine) => ENGINES[engine].metrics.includes(m)));
-  sink.error(
-    "metric-not-reported",
-    `engine ${lacking.join(" and ")} does not report ${metric}; ${engines.length > 1 ? `the engines of these cases (${engines.join(", ")}) all report` : "it reports"} ${reported.join(", ")}`,
-    path,
-  );
-}
-
-function planExpectations(
-  spec: Spec,
-  vars: Record<string, number>,
-  targetVars: Record<string, Record<string, number>>,
-  cases: Case[],
-  sink: DiagnosticSink,
-): PlannedExpect[] {
-  const declared = Object.keys(spec.vars ?? {});
-  return (spec.expect ?? []).map((expect, index) => {
-    const path = ["expect", index];
-    const where = expect.where ?? {};
-    const matching = cases.filter(
-      (c) =>
-        c.workload === expect.workload &&
-        Object.entries(where).every(([key, value]) => sameValue(c.params[key as ParamName], value)),
-    );
-    if (matching.length === 0 && !sink.hasErrors) {
-      sink.warning("matches-nothing", "this expectation matches no case", [...path, "where"]);
-    }
-    checkMetric(
-      expect.metric,
-      matching.length > 0 ? matching : cases.filter((c) => c.workload === expect.workload),
-      [...path, "metric"],
-      sink,
-    );
-    const bound = (key: "atLeast" | "atMost") => {
-      const value = expect[key];
-      if (value === undefined) return {};
-      const result = evaluate(value, vars, [...path, key], sink, declared);
-      return {
-        ...(result !== undefined && { [key]: result }),
-        ...(typeof value === "string" && { [`${key}Text`]: value }),
-      };
-    };
-    // A case on a target with vars of its own gets its own bounds where they differ from the spec's.
-    const byCase: NonNullable<PlannedExpect["byCase"]> = {};
-    for (const c of matching) {
-      const own = targetVars[c.target];
-      if (!own) continue;
-      const bounds: { atLeast?: number; atMost?: number } = {};
-      for (const key of ["atLeast", "atMost"] as const) {
-        const value = expect[key];
-        if (value === undefined) continue;
-        // Its errors are the formula's, reported with the spec's vars above.
-        const result = evaluate(value, own, [...path, key], SILENT, declared);
-        if (result !== undefined) bounds[key] = result;
-      }
-      const plain = bound("atLeast").atLeast === bounds.atLeast && bound("atMost").atMost === bounds.atMost;
-      if (!plain) byCase[c.id] = { ...bounds, target: c.target };
-    }
-    return {
-      index,
-      workload: expect.workload,
-      where,
-      metric: expect.metric,
-      ...bound("atLeast"),
-      ...bound("atMost"),
-      ...(expect.description !== undefined && { description: expect.description }),
-      cases: matching.map((c) => c.id),
-      ...(Object.keys(byCase).length > 0 && { byCase }),
-    };
-  });
 }

@@ -22,15 +22,8 @@ import { loadInputs } from "./load.js";
 import type { RunData } from "./model.js";
 import { loadLibraries, renderSvg } from "./render.js";
 import { partFigures } from "./hosts.js";
-import {
-  caseTable,
-  compareTable,
-  expectTable,
-  hostTable,
-  limitTable,
-  provenanceTable,
-  summaryCsv,
-} from "./tables.js";
+import { caseTable, compareTable, expectTable, hostTable, limitTable, provenanceTable } from "./tables.js";
+import { summaryCsv } from "./csv.js";
 import { workloadViews, type WorkloadView } from "./view.js";
 
 export { loadInputs } from "./load.js";

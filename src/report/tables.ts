@@ -1,14 +1,14 @@
 /**
- * The report's tables, as HTML (every cell escaped here) and the per-case summary as CSV.
+ * The report's tables, as HTML (every cell escaped here); the per-case summary as CSV is csv.ts.
  */
 import type { PlannedExpect } from "../plan/types.js";
 import type { Comparison } from "../results/compare.js";
 import { METRIC_INFO, type MetricFamily } from "../rows/metrics.js";
 import type { Stats } from "../rows/stats.js";
-import { METRICS, type Metric } from "../rows/metric-names.js";
+import type { Metric } from "../rows/metric-names.js";
 import { limitsFor } from "./charts/limits.js";
-import { csvCell, escapeHtml } from "./escape.js";
-import { formatMetric, formatNumber, formatParam, formatPercent, formatSignedPercent } from "./format.js";
+import { escapeHtml } from "./escape.js";
+import { formatMetric, formatNumber, formatPercent, formatSignedPercent } from "./format.js";
 import { partFigures } from "./hosts.js";
 import type { CaseFigures, HostAgg, InputKind, Limit, RunData } from "./model.js";
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
@@ -92,7 +92,8 @@ const formatCpuPerGiB = (value: number | undefined) =>
  * The columns of what the client cost and of the time to first byte, each only when some case has it:
  * medians over the repetitions.
  */
-function extraColumns(cases: readonly CaseFigures[]) {
+/** Which optional columns any of the cases has a figure for. */
+export function extraColumns(cases: readonly CaseFigures[]) {
   return {
     cpu: cases.some((c) => c.client?.cpuPerGiB !== undefined),
     elu: cases.some((c) => c.client?.eventLoopUtilization !== undefined),
@@ -515,77 +516,3 @@ export function provenanceTable(runs: readonly RunData[]): string {
  * The per-case summary of every run as CSV (all cases, every metric's n/median/mean/CI/CV; the medians of
  * time to first byte and of what the client cost when some case has them).
  */
-export function summaryCsv(runs: readonly RunData[]): string {
-  const paramNames = [...new Set(runs.flatMap((r) => r.cases.flatMap((c) => Object.keys(c.params))))]
-    .filter((k) => !["autotune", "steady", "precondition"].includes(k))
-    .sort();
-  const extra = extraColumns(runs.flatMap((r) => r.cases));
-  const extraCells: { title: string; value: (c: CaseFigures) => number | undefined }[] = [
-    ...(extra.ttfbP50 ? [{ title: "ttfb.p50.median", value: (c: CaseFigures) => c.ttfb?.p50 }] : []),
-    ...(extra.ttfbP99 ? [{ title: "ttfb.p99.median", value: (c: CaseFigures) => c.ttfb?.p99 }] : []),
-    ...(extra.cpu
-      ? [{ title: "client.cpuPerGiB.median", value: (c: CaseFigures) => c.client?.cpuPerGiB }]
-      : []),
-    ...(extra.elu
-      ? [
-          {
-            title: "client.eventLoopUtilization.median",
-            value: (c: CaseFigures) => c.client?.eventLoopUtilization,
-          },
-        ]
-      : []),
-  ];
-  const header = [
-    "run",
-    "spec",
-    "case",
-    "workload",
-    "target",
-    "engine",
-    "op",
-    ...paramNames.map((p) => `param.${p}`),
-    "repetitions",
-    "failed",
-    ...METRICS.flatMap((m) => [
-      `${m}.n`,
-      `${m}.median`,
-      `${m}.mean`,
-      `${m}.ci95_low`,
-      `${m}.ci95_high`,
-      `${m}.cv`,
-    ]),
-    ...extraCells.map((x) => x.title),
-    "warnings",
-  ];
-  const lines = [header.map(csvCell).join(",")];
-  for (const run of runs) {
-    for (const c of run.cases) {
-      const cells: unknown[] = [
-        run.label,
-        run.plan.name,
-        c.id,
-        c.workload,
-        c.target,
-        c.engine,
-        c.op,
-        ...paramNames.map((p) =>
-          c.params[p] === undefined
-            ? ""
-            : typeof c.params[p] === "object"
-              ? formatParam(p, c.params[p])
-              : c.params[p],
-        ),
-        c.repetitions,
-        c.failed,
-        ...METRICS.flatMap((m): unknown[] => {
-          const s = c.metrics[m];
-          return s ? [s.n, s.median, s.mean, s.ci95?.[0], s.ci95?.[1], s.cv] : ["", "", "", "", "", ""];
-        }),
-        ...extraCells.map((x) => x.value(c) ?? ""),
-        [...c.warnings, ...c.errors].join("; "),
-      ];
-      lines.push(cells.map(csvCell).join(","));
-    }
-  }
-  return `${lines.join("\n")}\n`;
-}

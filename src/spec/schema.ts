@@ -1,4 +1,5 @@
 /**
+ * (One file of ~600 lines on purpose: the whole language's schema, read top to bottom as the reference is.)
  * The benchspec language, v1: the single source of truth for the spec's types, its validation and
  * schema/benchspec.schema.json. Objects are strict (unknown keys are errors), values with units are
  * normalized here (sizes → bytes, rates → bytes/s, durations → seconds, percentages → 0–100).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bytesWithin, describeError, itemAt, measure, runLoad } from "../../src/engines/load/load.js";
+import { describeError, itemAt, runLoad } from "../../src/engines/load/load.js";
+import { bytesWithin, measure } from "../../src/engines/load/measure.js";
 import { resolveThreads } from "../../src/engines/load/threads.js";
 import { HttpParseError } from "../../src/engines/http/response-parser.js";
 import { marked } from "../../src/platform/errors.js";

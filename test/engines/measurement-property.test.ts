@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { measurementFromDd } from "../../src/engines/dd/run.js";
 import { measurementFromFio } from "../../src/engines/fio/results.js";
-import { measure, type OpRecord } from "../../src/engines/load/load.js";
+import { measure, type OpRecord } from "../../src/engines/load/measure.js";
 import type { Measurement } from "../../src/engines/types.js";
 import { decodeHistogram, latencyOfHistogram } from "../../src/rows/histogram.js";
 import { PERCENTILES } from "../../src/rows/metrics.js";

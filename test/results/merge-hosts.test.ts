@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { percentiles } from "../../src/engines/load/load.js";
+import { percentiles } from "../../src/engines/load/measure.js";
 import { measurementFromFio } from "../../src/engines/fio/results.js";
 import type { Measurement } from "../../src/engines/types.js";
 import { decodeHistogram, encodeSeconds } from "../../src/rows/histogram.js";

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Case, Plan } from "../../src/plan/types.js";
 import { loadInputs } from "../../src/report/load.js";
-import { summaryCsv } from "../../src/report/tables.js";
+import { summaryCsv } from "../../src/report/csv.js";
 import { RunModel } from "../../src/results/model/accumulator.js";
 import type { ResultRow } from "../../src/rows/row.js";
 import { buildSummary, caseSummary, nicLimits, type RunSummary } from "../../src/results/summary.js";

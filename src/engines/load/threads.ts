@@ -11,14 +11,8 @@ import { performance } from "node:perf_hooks";
 import type { Worker } from "node:worker_threads";
 import { marked, type ErrorCode } from "../../platform/errors.js";
 import { nextMessage, startWorker } from "../../platform/worker-thread.js";
-import {
-  epochNow,
-  newCursor,
-  type LoadDriver,
-  type LoadResult,
-  type OpRecord,
-  type RunLoadOptions,
-} from "./load.js";
+import { epochNow, newCursor, type LoadDriver, type RunLoadOptions } from "./load.js";
+import type { LoadResult, OpRecord } from "./measure.js";
 import { maxOf } from "../../rows/stats.js";
 
 /** Sent to a thread: import `module` and call its `makeThreadExecute(input)`. */

@@ -1,0 +1,205 @@
+/**
+ * The rules over resolved cases that expansion runs (each reports a located diagnostic): one case's
+ * parameters against its target and host group, what a case over several targets needs, parameters that
+ * mean nothing to a workload's cases, and the steps a workload runs once per target.
+ */
+import type { SpecPath } from "../diagnostics/diagnostic.js";
+import { ENGINES, engineParams, OP_PARAMS, targetWriter } from "../spec/engines.js";
+import { idFragment, sameValue } from "../spec/params.js";
+import type { HostGroup, ParamName, Spec } from "../spec/schema.js";
+import type { DiagnosticSink } from "../spec/sink.js";
+import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
+import { TRANSPORT_REFUSALS } from "../spec/transports.js";
+import { formatDuration } from "../spec/units.js";
+import type { EngineName, Op } from "../spec/words.js";
+import type { Case, CaseParams, ParamSource } from "./types.js";
+
+/** Where a parameter's value came from: the source and its place in the spec. */
+export interface Origin {
+  source: ParamSource;
+  path: SpecPath;
+}
+
+/**
+ * Purge and preconditioning run once per workload and target (src/run/target-steps.ts), so every case of a
+ * workload on one target must ask for the same ones.
+ */
+export function checkTargetSteps(cases: readonly Case[], base: SpecPath, sink: DiagnosticSink): void {
+  for (const key of ["purge", "precondition"] as const) {
+    const first = new Map<string, Case>();
+    for (const c of cases) {
+      const seen = first.get(c.target);
+      if (!seen) first.set(c.target, c);
+      else if (!sameValue(seen.params[key], c.params[key])) {
+        sink.error(
+          "varies-within-workload",
+          `"${key}" runs once per workload and target, so it must be the same for every case of the workload on target "${c.target}" (${seen.id} and ${c.id} differ); put the different values in separate workloads`,
+          c.sources[key] === "matrix" ? [...base, "matrix", key] : base,
+        );
+        break;
+      }
+    }
+  }
+}
+
+/** What a case over several targets at once needs: an engine that runs its processes per target, this machine. */
+export function checkTogether(
+  params: CaseParams,
+  origins: Partial<Record<ParamName, Origin>>,
+  base: SpecPath,
+  sink: DiagnosticSink,
+): boolean {
+  const where = origins.target?.path ?? base;
+  if (!ENGINES[params.engine].together) {
+    const able = Object.entries(ENGINES)
+      .filter(([, e]) => e.together)
+      .map(([n]) => n);
+    sink.error(
+      "invalid-together",
+      `engine ${params.engine} cannot run one case over several targets at once; engines that can: ${able.join(", ")}`,
+      where,
+    );
+    return false;
+  }
+  if (params.hosts !== undefined) {
+    sink.error(
+      "invalid-together",
+      `a case over several targets at once runs on this machine only: drop "hosts" or run one target per case`,
+      origins.hosts?.path ?? where,
+    );
+    return false;
+  }
+  return true;
+}
+
+/** Parameters the user set on a workload that mean nothing to any of its cases. */
+export function reportUnused(
+  unused: ReadonlyMap<ParamName, Origin>,
+  used: ReadonlySet<ParamName>,
+  engines: ReadonlySet<EngineName>,
+  ops: ReadonlySet<Op>,
+  sink: DiagnosticSink,
+): void {
+  for (const [key, origin] of unused) {
+    if (used.has(key) || engines.size === 0) continue;
+    const forOps = OP_PARAMS[key];
+    if (forOps && [...engines].some((engine) => engineParams(engine).has(key))) {
+      sink.error(
+        "param-not-applicable",
+        `"${key}" applies to op ${[...forOps].join("/")}; this workload's ops are ${[...ops].join(", ")}`,
+        origin.path,
+      );
+      continue;
+    }
+    const users = Object.entries(ENGINES)
+      .filter(([, e]) => e.params.includes(key))
+      .map(([name]) => name);
+    sink.error(
+      "param-not-applicable",
+      `"${key}" has no meaning for engine ${[...engines].join(", ")}${users.length ? ` (it is used by ${users.join(", ")})` : ""}`,
+      origin.path,
+    );
+  }
+}
+
+/** Rules over one resolved case. */
+export function checkCase(
+  params: CaseParams,
+  origins: Partial<Record<ParamName, Origin>>,
+  target: Spec["targets"][string],
+  targetName: string,
+  group: HostGroup | undefined,
+  base: SpecPath,
+  sink: DiagnosticSink,
+): boolean {
+  let ok = true;
+  const pathOf = (key: ParamName) => origins[key]?.path ?? base;
+  if (params.bs !== undefined && params.size !== undefined && params.bs > params.size) {
+    sink.error(
+      "bs-exceeds-size",
+      `bs ${idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`,
+      pathOf(origins.bs ? "bs" : "size"),
+    );
+    ok = false;
+  }
+  const why = targetWriter(params.op, params);
+  const destroys = why !== undefined ? unconsentedWrite(target) : undefined;
+  if (destroys) {
+    sink.error(
+      "not-destructive",
+      `${why} to ${destroys.noun} ${destroys.place}, which destroys its contents; add "destructive: true" to target "${targetName}" if that is intended`,
+      ["targets", targetName],
+    );
+    ok = false;
+  }
+  if (params.hosts !== undefined && targetValue(target, "launch") !== undefined) {
+    sink.error(
+      "unreachable-from-hosts",
+      `the cases on host group "${params.hosts}" cannot reach target "${targetName}": a launched server listens on this machine's loopback only; run the server where the hosts reach it and give its address instead of "launch"`,
+      pathOf("hosts"),
+    );
+    ok = false;
+  }
+  const refused = group && TRANSPORT_REFUSALS[group.transport]?.({ engine: params.engine, target });
+  if (refused) {
+    sink.error(
+      "unsupported-transport",
+      `the cases on host group "${params.hosts}" (transport ${group.transport}) cannot run here: ${refused}`,
+      pathOf("hosts"),
+    );
+    ok = false;
+  }
+  for (const key of ["purge", "idle"] as const) {
+    if (params.hosts !== undefined && params[key] !== undefined) {
+      sink.error(
+        "unsupported-with-hosts",
+        `"${key}" is not supported for cases on a host group ("${params.hosts}"): it runs on this machine's targets only`,
+        pathOf(key),
+      );
+      ok = false;
+    }
+  }
+  if (params.steady && params.duration === undefined) {
+    sink.error(
+      "missing-runtime",
+      'steady-state detection is time-based: set "duration" (the longest a repetition may run)',
+      pathOf("steady"),
+    );
+    ok = false;
+  }
+  if (params.duration !== undefined) {
+    const duration = formatDuration(params.duration);
+    if (params.ramp !== undefined && params.ramp > params.duration) {
+      sink.error(
+        "longer-than-duration",
+        `ramp ${formatDuration(params.ramp)} is longer than duration ${duration}, the run time of each repetition`,
+        pathOf("ramp"),
+      );
+      ok = false;
+    }
+    const steady = params.steady;
+    if (steady && steady.window + (steady.ramp ?? 0) > params.duration) {
+      const needs =
+        steady.ramp !== undefined
+          ? `steady.ramp + steady.window (${formatDuration(steady.ramp)} + ${formatDuration(steady.window)})`
+          : `steady.window ${formatDuration(steady.window)}`;
+      sink.error(
+        "longer-than-duration",
+        `${needs} must fit into duration ${duration}, or steady state can never be detected`,
+        [
+          ...pathOf("steady"),
+          steady.ramp !== undefined && steady.window <= params.duration ? "ramp" : "window",
+        ],
+      );
+      ok = false;
+    }
+  }
+  if (params.autotune && !engineParams(params.engine).has(params.autotune.param)) {
+    sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [
+      ...pathOf("autotune"),
+      "param",
+    ]);
+    ok = false;
+  }
+  return ok;
+}
