@@ -433,6 +433,35 @@ describe("a block device (a real loop device)", () => {
     await execa("umount", [dir]);
   });
 
+  it("refuses a device that backs a loop device, mounted or not, and never writes to it", async () => {
+    const { script } = await compileTo(blockPlan());
+    // A loop device over the fixture's (`losetup --offset`), with a file system the script's writes would reach.
+    const over = (await execa("losetup", ["--offset", "1M", "--find", "--show", loop])).stdout.trim();
+    const mountpoint = join(await tempDir(), "over");
+    try {
+      await execa("mkfs.ext4", ["-q", over]);
+      await execa("mkdir", ["-p", mountpoint]);
+      await execa("mount", [over, mountpoint]);
+      await writeFile(join(mountpoint, "data.txt"), "keep me");
+      const env = { BENCHSPEC_TEST_DEVICE: loop };
+      const mounted = await execa(script, [], { env, reject: false });
+      expect(mounted.exitCode).toBe(1);
+      expect(mounted.stdout).toBe("");
+      expect(mounted.stderr).toContain(`refusing ${loop}: ${over} is mounted`);
+      await execa("umount", [mountpoint]);
+      const attached = await execa(script, [], { env, reject: false });
+      expect(attached.exitCode).toBe(1);
+      expect(attached.stdout).toBe("");
+      expect(attached.stderr).toContain(`refusing ${loop}: loop device ${over} is attached over it`);
+      await execa("e2fsck", ["-n", "-f", over]);
+      await execa("mount", [over, mountpoint]);
+      expect(await readFile(join(mountpoint, "data.txt"), "utf8")).toBe("keep me");
+    } finally {
+      await execa("umount", [mountpoint], { reject: false });
+      await execa("losetup", ["-d", over], { reject: false });
+    }
+  });
+
   it("refuses a device holding a partition table or a file system until overwrite names it, through a symlink", async () => {
     const writePlan = (overwrite?: object) =>
       planOf({

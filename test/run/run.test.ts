@@ -419,6 +419,43 @@ describe("benchspec run on block devices (real loop devices)", () => {
     }
   });
 
+  it("refuses a device that backs a loop device, mounted or not, and never writes to it", async () => {
+    const loop = await loopDevice(16);
+    // A second loop device over the first (as `losetup --offset` builds a partition-less layout), with a
+    // file system the first one's writes would land in.
+    const { stdout } = await execa("losetup", ["--offset", "1M", "--find", "--show", loop.device]);
+    const over = stdout.trim();
+    const mountpoint = join(await tempDir(), "over");
+    try {
+      await execa("mkfs.ext4", ["-q", over]);
+      await execa("mkdir", ["-p", mountpoint]);
+      await execa("mount", [over, mountpoint]);
+      await writeFile(join(mountpoint, "data.txt"), "keep me");
+      const spec = await blockSpec(loop.device, { destructive: true });
+      const mounted = join(await tempDir(), "run");
+      expect((await runCli(["run", spec, "--out", mounted])).code).toBe(1);
+      expect(rowsOf(mounted)[0]).toMatchObject({
+        ok: false,
+        error: expect.stringContaining(`${over} (related to it) is mounted on ${mountpoint}`),
+      });
+      await execa("umount", [mountpoint]);
+      const attached = join(await tempDir(), "run");
+      expect((await runCli(["run", spec, "--out", attached])).code).toBe(1);
+      expect(rowsOf(attached)[0]).toMatchObject({
+        ok: false,
+        error: expect.stringContaining(`loop device ${over} is attached over it`),
+      });
+      // The file system is whole: fsck finds nothing to repair, and the file is there.
+      await execa("e2fsck", ["-n", "-f", over]);
+      await execa("mount", [over, mountpoint]);
+      expect(await readFile(join(mountpoint, "data.txt"), "utf8")).toBe("keep me");
+    } finally {
+      await execa("umount", [mountpoint], { reject: false });
+      await execa("losetup", ["-d", over], { reject: false });
+      await loop.detach();
+    }
+  });
+
   it("refuses to write without destructive: true (at validation)", async () => {
     const result = await runCli(["run", await blockSpec("/dev/loop-nonexistent")]);
     expect(result.code).toBe(2);

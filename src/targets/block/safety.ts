@@ -1,7 +1,7 @@
 /**
  * The check before any write to a block device. Whatever name the spec uses (/dev/disk/by-id/… symlinks
- * are resolved), the device is refused when it, its parent disk, any of its partitions or any holder
- * (LVM, MD, dm-crypt…) is mounted or used as swap, and when the kernel reports it busy (an exclusive open
+ * are resolved), the device is refused when it, its parent disk, any of its partitions, any holder
+ * (LVM, MD, dm-crypt…) or any loop device attached over one of them is mounted or used as swap, and when the kernel reports it busy (an exclusive open
  * fails while anything holds it). Everything is read from /sys and /proc. A destructive target is also
  * refused when it has holders, or holds what blkid recognises (a partition table, a file system, an LVM,
  * RAID or swap signature) that the spec's `overwrite` does not name exactly (blockOverwrite).
@@ -32,7 +32,11 @@ function swaps(): string[] {
 
 /** The kernel name (e.g. "nvme0n1p2", "loop3", "dm-0") of a device node. */
 export function kernelName(device: string): string {
-  const rdev = statSync(device).rdev;
+  return nameOfDevice(statSync(device).rdev);
+}
+
+/** The kernel name of the block device with this device number. */
+function nameOfDevice(rdev: number): string {
   const major = Math.floor(rdev / 256) & 0xfff;
   const minor = (rdev & 0xff) | ((rdev >> 12) & 0xfff00);
   return basename(realpathSync(`/sys/dev/block/${major}:${minor}`));
@@ -52,17 +56,44 @@ function holdersOf(name: string): string[] {
   return existsSync(holders) ? readdirSync(holders) : [];
 }
 
-/** The device itself, its parent disk, its partitions, and (transitively) every holder of any of them. */
+/**
+ * Loop devices attached over one of `names` (the kernel lists no holder for them): backed by the device node
+ * itself (`losetup --offset 1M /dev/loopB /dev/loopA`) or by a file on a file system that lives on it.
+ */
+function loopsOver(names: ReadonlySet<string>): string[] {
+  const loops: string[] = [];
+  for (const loop of readdirSync("/sys/block").filter((entry) => entry.startsWith("loop"))) {
+    let backing: string;
+    try {
+      backing = readFileSync(`/sys/block/${loop}/loop/backing_file`, "utf8").trim();
+    } catch {
+      continue; // not attached
+    }
+    try {
+      const stats = statSync(backing);
+      const under = stats.isBlockDevice() ? kernelName(backing) : nameOfDevice(stats.dev);
+      if (names.has(under)) loops.push(loop);
+    } catch {
+      // a backing file deleted since ("… (deleted)") or on a device without a node: not one of ours to find
+    }
+  }
+  return loops;
+}
+
+/**
+ * The device itself, its parent disk, its partitions, and (transitively) every holder of any of them and
+ * every loop device attached over any of them.
+ */
 export function relatedDevices(name: string): Set<string> {
   const related = new Set<string>([name]);
   if (existsSync(join(sysDir(name), "partition"))) related.add(basename(join(sysDir(name), "..")));
-  for (const member of [...related]) for (const partition of partitionsOf(member)) related.add(partition);
   const queue = [...related];
   while (queue.length > 0) {
-    for (const holder of holdersOf(queue.pop()!)) {
-      if (!related.has(holder)) {
-        related.add(holder);
-        queue.push(holder);
+    const member = queue.pop()!;
+    for (const other of [...partitionsOf(member), ...holdersOf(member), ...loopsOver(new Set([member]))]) {
+      if (!related.has(other)) {
+        related.add(other);
+        queue.push(other);
       }
     }
   }
@@ -141,6 +172,12 @@ function checkOverwrite(device: string, path: string, name: string, overwrite: O
     throw new BenchspecError(
       "unsafe-device",
       `refusing ${device}: it is held by ${holders.map((h) => `/dev/${h}`).join(", ")} (device mapper, LVM, md…)`,
+    );
+  const loops = loopsOver(new Set([name, ...partitions]));
+  if (loops.length > 0)
+    throw new BenchspecError(
+      "unsafe-device",
+      `refusing ${device}: loop device ${loops.map((l) => `/dev/${l}`).join(", ")} is attached over it (what it holds would be destroyed; losetup -d it first)`,
     );
   const found = signatures(path, device);
   if (found.length > 1)

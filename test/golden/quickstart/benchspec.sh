@@ -689,7 +689,7 @@ bs_fs_purge() {
 }
 
 # bs_block_setup NAME DEVICE: refuses anything but an unused block device: not mounted, not swap, no
-# partition or holder (LVM, md, dm) of it mounted or swap.
+# partition, holder (LVM, md, dm) or loop device over it mounted or swap.
 bs_block_setup() {
   local name=$1 device=$2 dev
   if [[ -z $device ]]; then bs_die "target $name: no block device given"; fi
@@ -718,6 +718,11 @@ bs_block_overwrite() {
   done
   if ((${#holders[@]} > 0)); then
     bs_die "target $name: refusing $dev: it is held by ${holders[*]} (device mapper, LVM, md…)"
+  fi
+  local loops
+  loops=$(bs_block_loops "$dev" "${partitions[@]/#//dev/}")
+  if [[ -n $loops ]]; then
+    bs_die "target $name: refusing $dev: loop device ${loops//$'\n'/, } is attached over it (what it holds would be destroyed; losetup -d it first)"
   fi
   command -v blkid >/dev/null || bs_die "target $name: cannot check what $dev holds: blkid (util-linux) is not installed"
   # blkid's low-level probe reads the device's own sectors; exit status 2: nothing, 8: more than one candidate.
@@ -768,6 +773,27 @@ bs_block_purge() {
   fi
 }
 
+# bs_block_loops DEVICE…: the loop devices attached over any DEVICE: backed by the device node itself, or by
+# a file on a file system that lives on it (df names the device holding the file).
+bs_block_loops() {
+  local f backing under loop
+  for f in /sys/block/loop*/loop/backing_file; do
+    [[ -r $f ]] || continue
+    backing=$(<"$f")
+    loop=${f%/loop/backing_file}
+    loop=/dev/${loop##*/}
+    if [[ -b $backing ]]; then
+      under=$(readlink -f -- "$backing") || continue
+    elif [[ -e $backing ]]; then
+      under=$(df --output=source -- "$backing" 2>/dev/null | tail -n 1) || continue
+      under=$(readlink -f -- "$under" 2>/dev/null) || continue
+    else
+      continue
+    fi
+    if [[ " $* " == *" $under "* ]]; then printf '%s\n' "$loop"; fi
+  done
+}
+
 bs_block_unused() {
   local name=$1 dev=$2 base sys p h related=() numbers=() line src
   base=${dev##*/}
@@ -784,6 +810,14 @@ bs_block_unused() {
       done
     done
   fi
+  # Loop devices attached over any of them (the kernel lists no holder for those), and over those in turn.
+  local loop count=0
+  while ((count != ${#related[@]})); do
+    count=${#related[@]}
+    while IFS= read -r loop; do
+      if [[ " ${related[*]} " != *" $loop "* ]]; then related+=("$loop"); fi
+    done < <(bs_block_loops "${related[@]}")
+  done
   for p in "${related[@]}"; do
     if [[ -r /sys/class/block/${p##*/}/dev ]]; then numbers+=("$(cat "/sys/class/block/${p##*/}/dev")"); fi
   done
