@@ -4,6 +4,8 @@ import { renderDiagnostics } from "../diagnostics/render.js";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
 import { describeFsError } from "../platform/fs-errors.js";
+import { existsSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 export { EXIT } from "../platform/errors.js";
 
@@ -49,5 +51,39 @@ export async function writeOutputFile(option: string, file: string, text: string
         cause: error,
       },
     );
+  }
+}
+
+/** A path as the file system names it: symlinks resolved, as far as the path exists. */
+function canonical(path: string): string {
+  const full = resolve(path);
+  if (existsSync(full)) return realpathSync(full);
+  const parent = dirname(full);
+  return parent === full ? full : join(canonical(parent), basename(full));
+}
+
+/**
+ * An output must not be one of the command's inputs, nor lie inside one where it would replace what is
+ * read (`mayLieInside`: the paths inside an input directory it may take; none when absent), nor hold an
+ * input (it would be copied into itself).
+ */
+export function checkOutputApart(
+  option: string,
+  output: string,
+  inputs: readonly string[],
+  mayLieInside: (relativePath: string) => boolean = () => false,
+): void {
+  const out = canonical(output);
+  for (const input of inputs) {
+    const given = canonical(input);
+    const refuse = (why: string) => {
+      throw new BenchspecError("usage", `${option} ${output}: ${why} ${input}; write the output elsewhere`);
+    };
+    if (out === given) refuse("it is the input");
+    const inside = relative(given, out);
+    if (!inside.startsWith("..") && !isAbsolute(inside) && !mayLieInside(inside))
+      refuse("it lies inside the input");
+    const holds = relative(out, given);
+    if (!holds.startsWith("..") && !isAbsolute(holds)) refuse("it holds the input");
   }
 }

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { EXIT, nonEmptyPath, VERSION, type Io } from "./context.js";
+import { checkOutputApart, EXIT, nonEmptyPath, VERSION, type Io } from "./context.js";
 
 export function makeMergeCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("merge")
@@ -29,11 +29,17 @@ Exit codes: 0 merged (notes on stderr), 2 a missing directory, runs of different
     )
     .action(async (args: string[], options: { out: string }) => {
       const out = resolve(nonEmptyPath("-o", options.out));
+      const inputs = args.map(parseInput);
+      checkOutputApart(
+        "-o",
+        out,
+        inputs.map((input) => input.dir),
+      );
       const [{ mergeRuns }, { writeRunReport }] = await Promise.all([
         import("../results/merge-runs.js"),
         import("../report/index.js"),
       ]);
-      const result = await mergeRuns(args.map(parseInput), out);
+      const result = await mergeRuns(inputs, out);
       for (const note of result.notes) io.stderr.write(`benchspec: note: ${note}\n`);
       await writeRunReport(out, VERSION);
       io.stdout.write(`${out}\n`);

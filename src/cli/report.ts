@@ -1,9 +1,10 @@
 import { Command } from "commander";
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import { BenchspecError } from "../platform/errors.js";
 import { loadInputs } from "../report/load.js";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
-import { EXIT, nonEmptyPath, VERSION, writeOutputFile, type Io } from "./context.js";
+import { RUN_FILES } from "../results/run-dir.js";
+import { checkOutputApart, EXIT, nonEmptyPath, VERSION, writeOutputFile, type Io } from "./context.js";
 import { parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 
 interface ReportOptions {
@@ -14,6 +15,8 @@ interface ReportOptions {
   alpha: string;
   metric: string;
 }
+
+const RUN_FILE_NAMES: ReadonlySet<string> = new Set(Object.values(RUN_FILES).map((file) => file.name));
 
 export function makeReportCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("report")
@@ -46,6 +49,11 @@ The page needs no network: the chart libraries and data are inside it, and every
     )
     .action(async (inputs: string[], options: ReportOptions) => {
       const file = resolve(nonEmptyPath("-o", options.output));
+      // Into a run directory given as input it may go (its own report.html, a new name), never over what is read.
+      checkOutputApart("-o", file, inputs, (inside) => {
+        const first = inside.split(sep)[0]!;
+        return first === RUN_FILES.report.name || !RUN_FILE_NAMES.has(first);
+      });
       if (options.compare && inputs.length !== 2)
         throw new BenchspecError("usage", "--compare needs exactly two inputs: the base and the new run");
       const runs = await loadInputs(inputs);

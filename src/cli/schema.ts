@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { outputPlace } from "../platform/atomic-write.js";
 import { EXIT, nonEmptyPath, writeOutputFile, type Io } from "./context.js";
 
 export function makeSchemaCommand(io: Io, setExit: (code: number) => void): Command {
@@ -30,10 +31,20 @@ Reference it from a spec with:  # yaml-language-server: $schema=<path to the fil
         await mkdir(dirname(out), { recursive: true }).catch(() => {
           // The write below says why the directory is unusable.
         });
+        // Into a device or a pipe (/dev/stdout) goes the spec's schema alone: its directory is no place for files.
+        const stream = await outputPlace(out)
+          .then((place) => place.stream)
+          .catch(() => false);
         await writeOutputFile("-o", out, text);
-        const sdkOut = join(dirname(out), SDK_SCHEMA_FILE);
-        await writeOutputFile("-o", sdkOut, sdkJsonSchema());
-        io.stdout.write(`wrote ${out}\nwrote ${sdkOut}\n`);
+        if (stream)
+          io.stderr.write(
+            `benchspec: wrote the spec's schema into ${out}; the sdk schema is written beside a file only\n`,
+          );
+        else {
+          const sdkOut = join(dirname(out), SDK_SCHEMA_FILE);
+          await writeOutputFile("-o", sdkOut, sdkJsonSchema());
+          io.stdout.write(`wrote ${out}\nwrote ${sdkOut}\n`);
+        }
       }
       setExit(EXIT.ok);
     });

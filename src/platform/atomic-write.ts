@@ -1,18 +1,81 @@
 /**
- * Writing a file whole or not at all: the bytes go to a temporary file beside it, then a rename replaces
- * the target. A full disk or a crash mid-write leaves the previous file (or none), never a truncated one.
+ * Writing an output whole or not at all. A regular file (or none yet) is replaced by a rename of a
+ * temporary file written beside it, so a full disk or a crash mid-write leaves the previous file (or none),
+ * never a truncated one. What is not a regular file is never replaced: a symlink is followed and its target
+ * written (the link stays), a character device or a FIFO (/dev/null, /dev/stdout, a pipe) is written into,
+ * and a directory or a block device is refused.
  */
 import { randomBytes } from "node:crypto";
-import { rm, rename, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { fstatSync, writeFile as writeFileCallback, type Stats } from "node:fs";
+import { promisify } from "node:util";
+import { lstat, readlink, realpath, rm, rename, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { describeFileType } from "./fs-errors.js";
 
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString("hex")}.tmp`);
+  const place = await outputPlace(file);
+  if (place.stream) {
+    if (place.descriptor === undefined) await writeFile(file, data);
+    else await writeToDescriptor(place.descriptor, data);
+    return;
+  }
+  const temporary = join(
+    dirname(place.path),
+    `.${basename(place.path)}.${randomBytes(4).toString("hex")}.tmp`,
+  );
   try {
     await writeFile(temporary, data, { flag: "wx" });
-    await rename(temporary, file);
+    await rename(temporary, place.path);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
+  }
+}
+
+/** Where the bytes for `file` go: the regular file to replace (a symlink's target), or a stream to write into. */
+export async function outputPlace(
+  file: string,
+): Promise<{ stream: true; descriptor?: number } | { stream: false; path: string }> {
+  const stats = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (!stats) {
+    // Nothing there yet, or a symlink to nothing: the file is made where the link points, as a shell's `>`.
+    const link = await lstat(file).catch(() => undefined);
+    return {
+      stream: false,
+      path: link?.isSymbolicLink() ? resolve(dirname(file), await readlink(file)) : file,
+    };
+  }
+  if (stats.isFile()) return { stream: false, path: await realpath(file) };
+  if (stats.isCharacterDevice() || stats.isFIFO()) return { stream: true };
+  // A socket cannot be opened by its name; one this process holds as stdout or stderr (/dev/stdout when a
+  // parent process reads it through a socket pair) is written through that descriptor.
+  if (stats.isSocket()) {
+    const held = [1, 2].find((fd) => {
+      const own = fstatOrNone(fd);
+      return own !== undefined && own.dev === stats.dev && own.ino === stats.ino;
+    });
+    if (held !== undefined) return { stream: true, descriptor: held };
+  }
+  throw Object.assign(
+    new Error(
+      `${describeFileType(stats).replace(/^a /, "is a ")}${stats.isBlockDevice() ? ": an output never goes onto a device" : ""}`,
+    ),
+    { code: stats.isDirectory() ? "EISDIR" : "EBLOCKDEV" },
+  );
+}
+
+const writeToDescriptor = promisify(writeFileCallback) as (
+  fd: number,
+  data: string | Uint8Array,
+) => Promise<void>;
+
+function fstatOrNone(fd: number): Stats | undefined {
+  try {
+    return fstatSync(fd);
+  } catch {
+    return undefined;
   }
 }
