@@ -56,7 +56,7 @@ Examples:
 
 /**
  * A reader that goes away (`benchspec plan … | head -2`) makes every later write to that stream fail with
- * EPIPE, reported as an 'error' event that would crash Node with a stack trace. Such writes are dropped
+ * EPIPE (a closed terminal: EIO), reported as an 'error' event that would crash Node with a stack trace. Such writes are dropped
  * instead: the command (a run above all) carries on to its normal end and cleanup.
  */
 const guarded = new WeakSet<object>();
@@ -69,7 +69,7 @@ export function tolerateClosedPipes(io: Io): void {
     guarded.add(stream);
     let reported = false;
     stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED" || reported) return;
+      if (["EPIPE", "EIO", "ERR_STREAM_DESTROYED"].includes(error.code ?? "") || reported) return;
       // Anything else (a full disk behind a redirect) is said once, where it can still be read.
       reported = true;
       if (name === "stdout") io.stderr.write(`benchspec: cannot write to stdout: ${error.message}\n`);

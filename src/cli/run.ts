@@ -15,6 +15,8 @@ interface RunOptions {
   json?: boolean;
 }
 
+const INTERRUPTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 export function makeRunCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("run")
     .description("run a spec against real storage and keep every sample")
@@ -39,7 +41,8 @@ Examples:
   $ benchspec run specs/shared-storage-dd.yaml --hosts ws1,ws2,ws3
   $ benchspec run --resume runs/2026-11-22T07-58-01-quickstart
 
-Ctrl-C stops the running tool, keeps every row measured so far and exits 130; a second Ctrl-C exits at once.
+Ctrl-C (or SIGTERM, or a closed terminal's SIGHUP) stops the running tool, keeps every row measured so far
+and exits 130; a second one exits at once.
 Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2 invalid spec, 130 interrupted.`,
     )
     .action(async (spec: string | undefined, options: RunOptions) => {
@@ -68,8 +71,8 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         );
         controller.abort();
       };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+      // A closed terminal (SIGHUP) interrupts the run as Ctrl-C does: its cleanup runs, its rows stay.
+      for (const signal of INTERRUPTS) process.on(signal, onSignal);
       try {
         const result = await run({
           specFile: spec,
@@ -102,8 +105,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         observer.stop();
         throw error;
       } finally {
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
+        for (const signal of INTERRUPTS) process.off(signal, onSignal);
       }
     });
 }

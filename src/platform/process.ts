@@ -12,6 +12,7 @@
  * session of its own, told every live group through a pipe. The kernel closes the pipe's write end when
  * benchspec dies however it dies; the watchdog then reads end-of-file and kills the groups it was told.
  */
+import { readFileSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { execa } from "execa";
 
@@ -231,6 +232,31 @@ export async function runGroup(
 }
 
 /** Whether process `pid` exists on this host (EPERM: it does, someone else's). */
+/**
+ * When a process started, in clock ticks since boot (/proc/PID/stat's 22nd field): with its pid, what tells
+ * it from a later process the kernel gave the same pid. Undefined when it is gone (or there is no /proc).
+ */
+export function processStartTime(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: count from the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[19]);
+    return Number.isFinite(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command line of a live process, its arguments joined by spaces (undefined when it is gone). */
+export function processCommandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return undefined;
+  }
+}
+
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -8,7 +8,7 @@ import { appendFileSync, linkSync, readFileSync, unlinkSync, writeFileSync } fro
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { writeFileAtomic } from "../platform/atomic-write.js";
-import { processAlive } from "../platform/process.js";
+import { processAlive, processCommandLine, processStartTime } from "../platform/process.js";
 import type { Leftover, TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
@@ -256,6 +256,8 @@ export interface RunLock {
   pid: number;
   host: string;
   since: string;
+  /** The holder's start time (processStartTime): a later process given the same pid is not the holder. */
+  started?: number;
 }
 
 /**
@@ -267,10 +269,12 @@ export interface RunLock {
  */
 export function lockRunDir(dir: string, notice: (message: string) => void): () => void {
   const path = join(dir, RUN_FILES.lock.name);
+  const started = processStartTime(process.pid);
   const text = jsonText({
     pid: process.pid,
     host: hostname(),
     since: new Date().toISOString(),
+    ...(started !== undefined && { started }),
   } satisfies RunLock);
   const staging = `${path}.${process.pid}`;
   writeFileSync(staging, text);
@@ -285,7 +289,7 @@ export function lockRunDir(dir: string, notice: (message: string) => void): () =
       const held = readLockText(path);
       if (held === undefined) continue; // released meanwhile: try again
       const holder = parseLock(held);
-      if (!holder || holder.host !== hostname() || processAlive(holder.pid)) {
+      if (!holder || holder.host !== hostname() || holds(holder)) {
         const who = holder
           ? `benchspec (pid ${holder.pid} on ${holder.host}, since ${holder.since})`
           : "an unreadable lock";
@@ -296,7 +300,9 @@ export function lockRunDir(dir: string, notice: (message: string) => void): () =
       }
       // Only the lock judged stale is removed, not one another process took meanwhile.
       if (readLockText(path) === held) unlinkSync(path);
-      notice(`taking over ${path}: its holder (pid ${holder.pid}, since ${holder.since}) no longer runs`);
+      notice(
+        `taking over ${path}: its holder (pid ${holder.pid}, since ${holder.since}) no longer runs${processAlive(holder.pid) ? ` (pid ${holder.pid} is another process now)` : ""}`,
+      );
     }
   } finally {
     unlinkSync(staging);
@@ -307,6 +313,19 @@ export function lockRunDir(dir: string, notice: (message: string) => void): () =
   };
   process.on("exit", release);
   return release;
+}
+
+/**
+ * Whether the lock's holder still runs on this host: its pid alive and the same process — the start time
+ * the lock recorded, or (a lock without one) a command line that runs benchspec.
+ */
+function holds(lock: RunLock): boolean {
+  if (!processAlive(lock.pid)) return false;
+  if (lock.started !== undefined) {
+    const started = processStartTime(lock.pid);
+    return started === undefined || started === lock.started;
+  }
+  return processCommandLine(lock.pid)?.includes("benchspec") ?? true;
 }
 
 /** The lock file's text; undefined when there is none. */

@@ -150,6 +150,29 @@ describe("Ctrl-C and --resume", () => {
   });
 });
 
+describe("a closed terminal (SIGHUP)", () => {
+  it("ends the run as Ctrl-C does: the tool stopped, the target cleaned, the rows kept, the run partial", async () => {
+    const { spec, out, work } = await fioSpec("30s");
+    await writeFile(join(work, "planted.txt"), "precious");
+    // The run in a terminal of its own (script's pseudo-terminal); killing script closes the terminal, and
+    // the kernel sends the run SIGHUP, after which its writes to the terminal fail.
+    const terminal = execa(
+      "script",
+      ["-qfec", `node ${join(ROOT, "bin/benchspec.js")} run ${spec} --out ${out}`, "/dev/null"],
+      { reject: false, env: { NO_COLOR: "1" } },
+    );
+    await waitFor(() => processesMentioning(out).some((p) => p.includes("fio")), 30_000);
+    const closed = Date.now();
+    terminal.kill("SIGKILL");
+    await waitFor(() => processesMentioning(out).length === 0, 10_000);
+    expect(Date.now() - closed).toBeLessThan(10_000);
+    const state = JSON.parse(await readFile(join(out, "run.json"), "utf8")) as { status: string };
+    expect(state.status).toBe("partial");
+    expect(existsSync(join(out, "run.lock"))).toBe(false);
+    expect((await readdir(work)).sort()).toEqual(["planted.txt", "run", "spec.yaml"]);
+  });
+});
+
 /** A spec of one fio case (a read for `duration`) on a temp dir, and where its run goes. */
 async function fioSpec(duration: string) {
   const work = await tempDir();
@@ -164,7 +187,7 @@ async function fioSpec(duration: string) {
     }),
   );
   const out = join(work, "run");
-  return { spec, out };
+  return { spec, out, work };
 }
 
 describe("one process at a time on a run directory (run.lock)", () => {
@@ -193,6 +216,31 @@ describe("one process at a time on a run directory (run.lock)", () => {
     resuming.kill("SIGINT");
     expect((await resuming).exitCode).toBe(130);
     expect(existsSync(join(out, "run.lock"))).toBe(false);
+  });
+
+  it("takes over a lock whose pid is now another process's: a later start, or not benchspec at all", async () => {
+    const { spec, out } = await fioSpec("200ms");
+    expect((await runCli(["run", spec, "--out", out])).code).toBe(0);
+    const other = execa("sleep", ["30"]);
+    try {
+      await waitFor(() => existsSync(`/proc/${other.pid}`), 5_000);
+      const since = "2026-01-01T00:00:00.000Z";
+      // Recorded with a start time (at boot): the live pid started later, so it is not the holder.
+      await writeFile(
+        join(out, "run.lock"),
+        JSON.stringify({ pid: other.pid, host: hostname(), since, started: 0 }),
+      );
+      const resumed = await runCli(["run", "--resume", out]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain(`(pid ${other.pid} is another process now)`);
+      // An older lock without a start time: the live pid's command line is not benchspec's.
+      await writeFile(join(out, "run.lock"), JSON.stringify({ pid: other.pid, host: hostname(), since }));
+      const again = await runCli(["run", "--resume", out]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`(pid ${other.pid} is another process now)`);
+    } finally {
+      other.kill();
+    }
   });
 
   it("takes over the lock of a process that no longer exists, and says so", async () => {
