@@ -125,7 +125,7 @@ export class HostCoordinator {
 
   private async open(name: string): Promise<HostSession> {
     const { plan, observer, paths } = this.options;
-    const session = new HostSession(name, plan.hosts[name]!);
+    const session = new HostSession(name, plan.hosts[name]!, this.carrierEnv());
     for (const link of session.links) {
       link.onUnasked = (message) => {
         // Recorded with the host: it is there, not here, that a killed attempt's leftovers are.
@@ -154,6 +154,27 @@ export class HostCoordinator {
       `host group ${name}: ${session.links.map((link) => (link.dead ? `${link.host} (${link.dead})` : link.host)).join(", ")}`,
     );
     return session;
+  }
+
+  /**
+   * This process's environment without the run's secrets (every ${env:NAME} a target refers to, and any
+   * variable holding one of their values): what ssh and srun run with, so no worker's environment has them.
+   */
+  private carrierEnv(): NodeJS.ProcessEnv {
+    const { plan, env } = this.options;
+    const names = new Set(
+      Object.entries(plan.targets).flatMap(([name, target]) =>
+        envRefsIn(target, name).map((ref) => ref.name),
+      ),
+    );
+    const values = new Set(
+      [...names]
+        .flatMap((name) => [env[name], process.env[name]])
+        .filter((value) => value !== undefined && value !== ""),
+    );
+    return Object.fromEntries(
+      Object.entries(process.env).filter(([key, value]) => !names.has(key) && !(value && values.has(value))),
+    );
   }
 
   /** The values of the ${env:NAME} references in the targets of the group's cases: they travel over stdin. */

@@ -120,23 +120,30 @@ export class HostSession {
   private readonly watch: NodeJS.Timeout;
   private readonly namedByWorkers: boolean;
 
+  /** `carrierEnv`: the environment of the processes that carry the workers (secrets removed). */
   constructor(
     readonly name: string,
     group: HostGroup,
+    carrierEnv: NodeJS.ProcessEnv,
   ) {
     const names = hostNames(group);
     this.namedByWorkers = namedByWorkers(group);
     const lines = new FromWorkerLines();
-    this.workers = startWorkers(group, commandOf(group), {
-      line: (line, index) => {
-        const message = lines.decode(line);
-        const link = this.links[message?.from ?? index ?? -1];
-        if (message && link) link.receive(message);
+    this.workers = startWorkers(
+      group,
+      commandOf(group),
+      {
+        line: (line, index) => {
+          const message = lines.decode(line);
+          const link = this.links[message?.from ?? index ?? -1];
+          if (message && link) link.receive(message);
+        },
+        exit: (index, why) => {
+          for (const link of index === undefined ? this.links : [this.links[index]!]) link.die(why);
+        },
       },
-      exit: (index, why) => {
-        for (const link of index === undefined ? this.links : [this.links[index]!]) link.die(why);
-      },
-    });
+      carrierEnv,
+    );
     this.links = names.map((host, index) => new WorkerLink(host, index, this.workers));
     this.watch = setInterval(() => {
       const now = Date.now();

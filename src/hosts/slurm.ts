@@ -11,7 +11,7 @@ export const slurmTransport: HostTransport<"slurm"> = {
   // The nodes are Slurm's choice: until their workers say hello they are known by their task number.
   hostNames: (group) => Array.from({ length: group.nodes }, (_, task) => `task ${task}`),
   namedByWorkers: true,
-  start(group, command, events) {
+  start(group, command, events, env) {
     const srun = startWorkerProcess(
       "srun",
       [
@@ -28,6 +28,7 @@ export const slurmTransport: HostTransport<"slurm"> = {
       ],
       (line) => events.line(line, undefined),
       (why) => events.exit(undefined, why),
+      env,
     );
     return {
       write: (_index, line) => srun.write(line),

@@ -31,13 +31,14 @@ const sshArgs = (group: GroupOf<"ssh">, host: string) => [
 export const sshTransport: HostTransport<"ssh"> = {
   hostNames: (group) => group.hosts,
   namedByWorkers: false,
-  start(group, command, events) {
+  start(group, command, events, env) {
     const processes = group.hosts.map((host, index) =>
       startWorkerProcess(
         "ssh",
         [...sshArgs(group, host), `${command} worker --index ${index}`],
         (line) => events.line(line, index),
         (why) => events.exit(index, why),
+        env,
       ),
     );
     return {

@@ -15,7 +15,7 @@ const TRANSPORTS: { [T in Transport]: HostTransport<T> } = {
 type AnyTransport = {
   hostNames(group: HostGroup): string[];
   namedByWorkers: boolean;
-  start(group: HostGroup, command: string, events: WorkerEvents): StartedWorkers;
+  start(group: HostGroup, command: string, events: WorkerEvents, env: NodeJS.ProcessEnv): StartedWorkers;
   removeDirectory?(group: HostGroup, host: string, path: string): Promise<void>;
 };
 const transportOf = (group: HostGroup) => TRANSPORTS[group.transport] as AnyTransport;
@@ -24,8 +24,12 @@ export const hostNames = (group: HostGroup): string[] => transportOf(group).host
 
 export const namedByWorkers = (group: HostGroup): boolean => transportOf(group).namedByWorkers;
 
-export const startWorkers = (group: HostGroup, command: string, events: WorkerEvents): StartedWorkers =>
-  transportOf(group).start(group, command, events);
+export const startWorkers = (
+  group: HostGroup,
+  command: string,
+  events: WorkerEvents,
+  env: NodeJS.ProcessEnv,
+): StartedWorkers => transportOf(group).start(group, command, events, env);
 
 /** How benchspec is started on the group's hosts: its `command`, where the transport has one. */
 export const commandOf = (group: HostGroup): string =>

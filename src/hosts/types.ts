@@ -31,9 +31,11 @@ export interface HostTransport<T extends Transport> {
   namedByWorkers: boolean;
   /**
    * Starts `benchspec worker` on every host of the group. `command` is the group's command, or this
-   * benchspec's own when the group gives none.
+   * benchspec's own when the group gives none. `env` is the environment of the local processes that carry
+   * the workers (ssh, srun): the run's secrets are not in it (they travel in `hello`), so none can reach a
+   * worker's environment (srun exports its own to every task).
    */
-  start(group: GroupOf<T>, command: string, events: WorkerEvents): StartedWorkers;
+  start(group: GroupOf<T>, command: string, events: WorkerEvents, env: NodeJS.ProcessEnv): StartedWorkers;
   /**
    * Removes a directory on one host of the group (`benchspec clean` of what a killed run left there);
    * rejects with why it could not. Absent: the transport cannot run a command there.

@@ -22,8 +22,9 @@ export function startWorkerProcess(
   args: readonly string[],
   onLine: (line: string) => void,
   onExit: (why: string) => void,
+  env: NodeJS.ProcessEnv,
 ): WorkerProcess {
-  const child = spawn(file, args, { detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(file, args, { detached: true, stdio: ["pipe", "pipe", "pipe"], env });
   const forget = child.pid === undefined ? () => {} : trackGroup(child.pid);
   const tail: string[] = [];
   let exited = false;

@@ -421,6 +421,15 @@ describe("a case from three hosts over ssh", () => {
   }, 90_000);
 });
 
+/** A /proc file's text, or "" when the process is gone or keeps it from us. */
+function readFileOr(file: string): string {
+  try {
+    return readFileSync(file, "latin1");
+  } catch {
+    return "";
+  }
+}
+
 describe("a case from three Slurm nodes", () => {
   let cluster: Hosts;
   let store: MinioServer;
@@ -443,7 +452,7 @@ describe("a case from three Slurm nodes", () => {
       workloads: ALL_ENGINES,
     });
     const dir = join(work, "slurm-run");
-    const result = await execa("node", [BIN, "run", file, "-o", dir], {
+    const running = execa("node", [BIN, "run", file, "-o", dir], {
       reject: false,
       all: true,
       env: {
@@ -453,7 +462,24 @@ describe("a case from three Slurm nodes", () => {
         NO_COLOR: "1",
       },
     });
+    // Sample every process on the nodes while the run goes on (srun exports its environment to each task):
+    // the secret must be in none's environment or command line.
+    const sampled = { workers: 0, leaks: [] as string[] };
+    const sampler = setInterval(() => {
+      void Promise.all(cluster.hosts.map((host) => host.processes(/./))).then((lists) => {
+        for (const { pid, command } of lists.flat()) {
+          if (command.includes("worker")) sampled.workers += 1;
+          const environ = readFileOr(`/proc/${pid}/environ`);
+          if (environ.includes(store.secretKey) || command.includes(store.secretKey))
+            sampled.leaks.push(`${pid}: ${command}`);
+        }
+      });
+    }, 200);
+    const result = await running;
+    clearInterval(sampler);
     expect(result.exitCode, result.all).toBe(0);
+    expect(sampled.workers).toBeGreaterThan(0);
+    expect(sampled.leaks).toEqual([]);
     const rows = rowsOf(dir).filter((row) => !row.warmup);
     expect(rows.map((row) => row.case).sort()).toEqual([...ALL_CASES].sort());
     // Named by the hosts their workers ran on: Slurm chose them.
