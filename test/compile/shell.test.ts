@@ -1008,6 +1008,53 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     }
   }, 300_000);
 
+  it("kill -9 mid-run leaves the secret in no file, and it is on no curl command line", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "nosecret",
+      // A bucket of its own: what the killed script leaves in it (kill -9: no clean-up) is no other test's.
+      targets: { store: { kind: "s3", launch: "minio", bucket: "nosecret" } },
+      workloads: [{ name: "w", op: "put", size: "4KiB", objects: 400, concurrency: 4, duration: "20s" }],
+    });
+    const { script } = await compileTo(plan);
+    const scratch = await tempDir();
+    const run = execa(script, [], {
+      env: { ...awsEnv(minio), TMPDIR: scratch, [targetEnvVar("store")]: minio.endpoint },
+      reject: false,
+      timeout: 120_000,
+    });
+    const filesHolding = async (text: string) => {
+      const found: string[] = [];
+      for (const entry of await readdir(scratch, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const file = join(entry.parentPath, entry.name);
+        if ((await readFile(file, "latin1").catch(() => "")).includes(text)) found.push(file);
+      }
+      return found;
+    };
+    // This script's curl processes: they run with its TMPDIR.
+    const curlProcesses = () =>
+      readdirSync("/proc").filter(
+        (pid) =>
+          /^\d+$/.test(pid) &&
+          readProc(pid, "cmdline").startsWith("curl") &&
+          readProc(pid, "environ").includes(`TMPDIR=${scratch} `),
+      );
+    try {
+      // Running: the transfer lists are written and curl runs them.
+      await waitFor(async () => curlProcesses().length > 0, 60_000, "curl running");
+      // (Their environment holds what the user gave the script, AWS_SECRET_ACCESS_KEY: the aws CLI reads it.)
+      for (const pid of curlProcesses()) expect(readProc(pid, "cmdline")).not.toContain(minio.secretKey);
+      expect(await filesHolding(minio.secretKey)).toEqual([]);
+    } finally {
+      // Every process of the script, whatever group it made: those whose environment has this run's TMPDIR.
+      for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p)))
+        if (readProc(pid, "environ").includes(`TMPDIR=${scratch} `)) process.kill(Number(pid), "SIGKILL");
+      await run;
+    }
+    expect(await filesHolding(minio.secretKey)).toEqual([]);
+  }, 180_000);
+
   it("Ctrl-C mid multipart upload: the script aborts the uploads it started and removes its objects", async () => {
     const client = s3Client(minio);
     try {
@@ -1051,6 +1098,15 @@ it("the test environment has the tools the shell tests need", async () => {
     expect(await which(tool), tool).toBe(true);
   expect(existsSync("/proc/mounts")).toBe(true);
 });
+
+/** A /proc file of a process as text (NULs as spaces); "" when it is gone. */
+function readProc(pid: string, name: "cmdline" | "environ"): string {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, "latin1").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
 
 interface Stall {
   /** how many other matching requests arrived while the first was held */

@@ -73,9 +73,15 @@ bs_s3_curl_setup() {
       bs_fail "multipart uploads need curl 7.84 or newer (this is curl $version)"
     fi
   fi
-  BS_CURL_COMMON=("user=$key:$secret" "aws-sigv4=aws:amz:$BS_S3_REGION:s3" globoff
+  # The credentials go into the transfer lists as placeholders; bs_curl_config puts them in for curl.
+  local user header
+  bs_curl_secret user user "$key:$secret"
+  BS_CURL_COMMON=("$user" "aws-sigv4=aws:amz:$BS_S3_REGION:s3" globoff
     "header=x-amz-content-sha256: UNSIGNED-PAYLOAD")
-  if [[ -n $token ]]; then BS_CURL_COMMON+=("header=x-amz-security-token: $token"); fi
+  if [[ -n $token ]]; then
+    bs_curl_secret header header "x-amz-security-token: $token"
+    BS_CURL_COMMON+=("$header")
+  fi
   BS_S3_BUCKET_URL=${BS_S3_URL%/}/$BS_S3_BUCKET
   BS_CURL_WARMUP=("url=$BS_S3_BUCKET_URL" head)
   bs_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX" /

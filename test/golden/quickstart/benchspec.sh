@@ -56,6 +56,8 @@ declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=
 BS_STEPS=-
 BS_IDLE=0
 declare -A BS_STEPS_DONE=()
+# Config lines curl gets in place of placeholders (bs_curl_secret, bs_curl_config): credentials, never in a file.
+declare -A BS_CURL_SECRETS=()
 
 bs_log() { printf 'benchspec: %s\n' "$*" >&2; }
 bs_die() {
@@ -311,7 +313,7 @@ bs_curl_begin() {
 }
 
 # bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
-# (credentials among them: the config file is in the run's private temp directory, never on a command line).
+# (credentials among them as a placeholder only: bs_curl_config puts them in on the way to curl).
 # Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE BYTES URL ERROR-MESSAGE" (BYTES: what the op moves when it
 # succeeds; a queue's lines come in the order its transfers end), unless its options give a write-out.
 bs_curl_add() {
@@ -322,6 +324,31 @@ bs_curl_add() {
     "write-out=%{http_code} %{time_total} %{exitcode} $bytes %{url_effective} %{errormsg}"$'\n' \
     "$@" "${BS_CURL_COMMON[@]}"
   BS_CURL_COUNT=$((BS_CURL_COUNT + 1))
+}
+
+# bs_curl_config FILE: FILE as curl reads it, through a pipe (bash's <(…)), each line that BS_CURL_SECRETS
+# has as a key (a placeholder bs_curl_secret wrote) replaced by its value: credentials reach curl only through
+# the pipe, from a shell variable — never in a file (a run killed with kill -9 leaves none), on a command
+# line or in an environment.
+bs_curl_config() {
+  local line
+  if ((${#BS_CURL_SECRETS[@]} == 0)); then
+    cat -- "$1"
+    return
+  fi
+  while IFS= read -r line; do
+    if [[ -n ${BS_CURL_SECRETS[$line]+set} ]]; then line=${BS_CURL_SECRETS[$line]}; fi
+    printf '%s\n' "$line"
+  done <"$1"
+}
+
+# bs_curl_secret VAR OPTION VALUE: sets VAR to OPTION=<placeholder> for BS_CURL_COMMON, and keeps the
+# config line with VALUE for bs_curl_config to put in its place.
+bs_curl_secret() {
+  local placeholder=@secret-${#BS_CURL_SECRETS[@]}@ quoted
+  bs_curl_str quoted "$3"
+  BS_CURL_SECRETS["$2 = \"$placeholder\""]="$2 = $quoted"
+  printf -v "$1" '%s=%s' "$2" "$placeholder"
 }
 
 # bs_curl_exec: runs the list in one curl process, its -w lines into BS_CURL_LIST.out and its messages into
@@ -345,13 +372,14 @@ bs_curl_exec() {
     bs_urlencode path "$BS_BARRIER/one" /
     bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
     bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
-    curl -q --no-progress-meter -sS -K "$f.gate" -K "$f" <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
+    curl -q --no-progress-meter -sS -K <(bs_curl_config "$f.gate") -K <(bs_curl_config "$f") \
+      <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
       BS_CURL_RC=$?
     # A curl that stopped before its gate must not hold the others back (what it did not do is recorded).
     if [[ ! -e $BS_BARRIER/ready.$BS_GATE ]]; then : >"$BS_BARRIER/ready.$BS_GATE"; fi
     BS_GATE=
   else
-    curl -q --no-progress-meter -sS -K "$f" >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
+    curl -q --no-progress-meter -sS -K <(bs_curl_config "$f") >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
   fi
   bs_now BS_CURL_END
 }
