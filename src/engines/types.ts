@@ -6,7 +6,7 @@
 import type { EngineName } from "../spec/words.js";
 import type { Case } from "../plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../rows/row.js";
-import type { PreparedTarget } from "../targets/types.js";
+import type { Leftover, PreparedTarget } from "../targets/types.js";
 import type { ShellScriptWriter } from "../emit/writer.js";
 import type { CaseArtifacts, CompileContext } from "../emit/types.js";
 import type { ArtifactFormat } from "../spec/words.js";
@@ -111,6 +111,11 @@ export interface ExecContext {
   /** Where raw tool outputs go. */
   rawDir: string;
   signal: AbortSignal;
+  /**
+   * Something the engine makes outside the run directory (a scratch directory named benchspec-…), said
+   * before it is used: it goes on the run's record, so `clean` removes it after a killed run.
+   */
+  created(leftover: Leftover): void;
 }
 
 /** A repetition made ready to start: all that precedes its I/O is done, and `go` starts the I/O at once. */

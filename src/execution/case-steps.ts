@@ -50,6 +50,7 @@ export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase>
       artifactsDir: options.artifactsDir,
       rawDir: options.rawDir,
       signal: options.signal,
+      created: options.created,
     };
     await executor.prepare?.(c, open.ctx);
   } catch (error) {

@@ -3,9 +3,9 @@
  * and `benchspec clean` / `--resume` remove what it left outside the run directory — and nothing else.
  */
 import { CreateBucketCommand, PutObjectCommand } from "@aws-sdk/client-s3";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchMinio } from "../../src/targets/s3/minio-server.js";
 import {
@@ -163,6 +163,63 @@ describe("a run killed with SIGKILL", () => {
     expect(result.stderr).toContain(`removed what an earlier attempt left: ${join(target, owned[0]!)}`);
     expect(await readdir(target)).toEqual(["planted.txt"]);
   }, 150_000);
+});
+
+describe("an engine's scratch outside the run directory, after SIGKILL", () => {
+  it("dd's payload source and fio's link to an odd path are on record as made; clean removes them", async () => {
+    const work = await temps.make();
+    // A ':' in the path: fio takes the target through a symlink in a directory of benchspec's (fio/run.ts).
+    const target = join(work, "odd:target");
+    await mkdir(target);
+    await writeFile(join(target, "planted.txt"), "precious");
+    const spec = await writeSpec(work, {
+      name: "scratches",
+      targets: { scratch: { kind: "fs", path: target } },
+      workloads: [
+        { name: "dd", engine: "dd", op: "write", bs: "1MiB", count: 48, repeat: 50 },
+        {
+          name: "fio",
+          engine: "fio",
+          op: "randread",
+          ioengine: "psync",
+          size: "4MiB",
+          bs: "4KiB",
+          duration: "60s",
+          repeat: 1,
+        },
+      ],
+    });
+    const recorded = (out: string) =>
+      existsSync(join(out, "leftovers.ndjson"))
+        ? readFileSync(join(out, "leftovers.ndjson"), "utf8")
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => (JSON.parse(line) as { path?: string }).path ?? "")
+        : [];
+    for (const [made, skip] of [
+      ["benchspec-dd-", []],
+      ["benchspec-fio-", ["--set", "dd.repeat=1"]],
+    ] as const) {
+      const out = join(work, `run-${made}`);
+      const child = startCli(["run", spec, "--out", out, ...skip]);
+      try {
+        await waitFor(
+          () => recorded(out).some((path) => basename(path).startsWith(made) && existsSync(path)),
+          60_000,
+          `${made} on record`,
+        );
+      } finally {
+        child.kill("SIGKILL");
+        await child;
+      }
+      const scratch = recorded(out).filter((path) => basename(path).startsWith(made));
+      expect(scratch.filter((path) => existsSync(path)).length, made).toBeGreaterThan(0);
+      const clean = await startCli(["clean", out]);
+      expect(clean.exitCode, clean.stderr).toBe(0);
+      expect(scratch.filter((path) => existsSync(path))).toEqual([]);
+    }
+    expect(await readdir(target)).toEqual(["planted.txt"]);
+  }, 180_000);
 });
 
 describe("Ctrl-C while the store is frozen", () => {

@@ -209,7 +209,7 @@ export const ddExecutor: Executor = {
     const identity = `${ctx.runId}|${c.id}|${warmup ? "w" : "r"}${repetition}`;
     let source = sources.get(c.id);
     if (source) await source.refill(identity);
-    else sources.set(c.id, (source = await payloadSource(identity, bytesOf(c), c.params.data!)));
+    else sources.set(c.id, (source = await payloadSource(identity, bytesOf(c), c.params.data!, ctx.created)));
     return armProcesses(c, ctx, source.path);
   },
 

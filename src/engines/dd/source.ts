@@ -10,6 +10,7 @@ import { mkdtemp, open, rm } from "node:fs/promises";
 import { freemem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { makePayload } from "../load/payload.js";
+import type { ExecContext } from "../types.js";
 import type { SdkData } from "../../emit/sdk-format.js";
 
 const CHUNK = 16 * 2 ** 20;
@@ -31,9 +32,16 @@ process.once("exit", () => {
   for (const dir of live) rmSync(dir, { recursive: true, force: true });
 });
 
-export async function payloadSource(identity: string, bytes: number, data: SdkData): Promise<SourceFile> {
+export async function payloadSource(
+  identity: string,
+  bytes: number,
+  data: SdkData,
+  created: ExecContext["created"],
+): Promise<SourceFile> {
   const parent = existsSync(SHM) && bytes <= freemem() / 4 ? SHM : tmpdir();
   const dir = await mkdtemp(join(parent, "benchspec-dd-"));
+  // On record before it fills: killed meanwhile, the run leaves it (on tmpfs, RAM) for `clean` to remove.
+  created({ kind: "directory", path: dir });
   live.add(dir);
   const dispose = async () => {
     await rm(dir, { recursive: true, force: true });

@@ -37,11 +37,13 @@ process.once("exit", () => {
 });
 
 /** The path fio is given for the case's target, and what to do once that fio run has ended. */
-function fioPath(c: Case, location: string): { path: string; release: () => void } {
+function fioPath(c: Case, ctx: ExecContext): { path: string; release: () => void } {
+  const location = ctx.location;
   if (c.targetKind === "block") return { path: location.replaceAll(":", "\\:"), release: () => {} };
   if (PLAIN_PATH.test(location)) return { path: location, release: () => {} };
   const base = PLAIN_PATH.test(tmpdir()) ? tmpdir() : "/tmp";
   const dir = mkdtempSync(join(base, "benchspec-fio-"));
+  ctx.created({ kind: "directory", path: dir });
   linkDirs.add(dir);
   symlinkSync(location, join(dir, "target"));
   return {
@@ -73,7 +75,7 @@ async function runFio(
     ...sectionArgs(sections),
     join(ctx.artifactsDir, jobfilePath(c)),
   ];
-  const target = fioPath(c, ctx.location);
+  const target = fioPath(c, ctx);
   try {
     return await runGroup(fioBinary(), args, {
       env: { [targetVariable(c)]: target.path, ...extraEnv },
