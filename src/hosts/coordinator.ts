@@ -133,7 +133,7 @@ export class HostCoordinator {
           recordLeftover(paths.dir, {
             ...message.leftover,
             ...(message.target !== undefined && { target: message.target }),
-            host: link.host,
+            host: message.host,
             group: name,
           });
       };

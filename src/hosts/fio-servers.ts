@@ -103,6 +103,8 @@ export class FioServers implements StartedWorkers {
     if (!message || message.to !== index || this.gone.has(index)) return;
     if (message.t === "clock") this.send(index, { t: "clock", id: message.id, now: Date.now() });
     else if (message.t === "abort") this.interrupt.abort();
+    // The coordinator's heartbeat is for workers that could outlive it; the stand-in lives in its process.
+    else if (message.t === "alive") return;
     // Nothing to make ready: fio's client starts every server's jobs together when the start comes.
     else if (message.t === "arm")
       this.send(index, {

@@ -16,14 +16,18 @@
  *   finish {case}                →    ← finished
  *   bye                          →    ← bye                       (targets released; the worker exits)
  *                                     ← alive                     (every second, whatever it does)
+ *   alive                        →                                (every second: the coordinator is there)
  *                                     ← leftover                  (something created outside its run)
- * End of file on stdin is an abort followed by bye: a coordinator that dies takes its workers with it.
+ * End of file on stdin is an abort followed by bye: a coordinator that dies takes its workers with it. So is
+ * silence: a worker that hears nothing for SILENCE_LIMIT_MS (STARTUP_LIMIT_MS before hello) takes its
+ * coordinator for dead — killed with SIGKILL, its carrier gone, yet the worker's stdin still open (srun's
+ * step outlives the srun that started it).
  */
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
-/** How often a worker says it is alive, and how long the coordinator waits without hearing from one. */
+/** How often each side says it is alive, and how long the other waits without hearing from it. */
 export const ALIVE_INTERVAL_MS = 1_000;
 export const SILENCE_LIMIT_MS = 10_000;
 /** How long a worker may take to say its first word (ssh connecting, Node starting, `npx` fetching). */
@@ -69,6 +73,7 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
     at: z.number(),
   }),
   z.object({ t: z.literal("abort"), to: z.number().int() }),
+  z.object({ t: z.literal("alive"), to: z.number().int() }),
   z.object({ t: z.literal("finish"), to: z.number().int(), case: caseId }),
   z.object({ t: z.literal("bye"), to: z.number().int() }),
 ]);
@@ -120,7 +125,14 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     problems: z.array(z.string()),
   }),
   /** Something the worker created outside any run directory: a target's (`target`), or its own scratch. */
-  z.object({ t: z.literal("leftover"), from: z.number().int(), target: z.string().optional(), leftover }),
+  z.object({
+    t: z.literal("leftover"),
+    from: z.number().int(),
+    target: z.string().optional(),
+    /** The host it is on, by the name the worker knows it (a Slurm node's before its hello is read). */
+    host: z.string(),
+    leftover,
+  }),
   /** Said every ALIVE_INTERVAL_MS; `busy` while it has a step to do (so a wait it is not working on shows). */
   z.object({ t: z.literal("alive"), from: z.number().int(), busy: z.boolean() }),
   z.object({ t: z.literal("bye"), from: z.number().int(), problems: z.array(z.string()) }),

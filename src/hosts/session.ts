@@ -147,6 +147,8 @@ export class HostSession {
     this.links = names.map((host, index) => new WorkerLink(host, index, this.workers));
     this.watch = setInterval(() => {
       const now = Date.now();
+      // The worker's dead-man's switch: without this, it takes the coordinator for dead (protocol.ts).
+      for (const link of this.links) if (!link.dead) link.send({ t: "alive" });
       for (const link of this.links) {
         if (now - link.lastHeard > (link.heard ? SILENCE_LIMIT_MS : STARTUP_LIMIT_MS))
           link.die(

@@ -28,6 +28,8 @@ import {
 } from "../execution/case-steps.js";
 import {
   ALIVE_INTERVAL_MS,
+  SILENCE_LIMIT_MS,
+  STARTUP_LIMIT_MS,
   decodeToWorker,
   encodeFromWorker,
   PROTOCOL_VERSION,
@@ -74,7 +76,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       later(async () => {
         session = message;
         scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
-        send({ t: "leftover", leftover: { kind: "directory", path: scratch } });
+        send({ t: "leftover", host: hostname(), leftover: { kind: "directory", path: scratch } });
         await writeArtifacts(
           scratch,
           compilePlan(message.plan as unknown as Plan, ARTIFACT_FORMATS, options.version).artifacts,
@@ -110,7 +112,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           spec: session.spec,
           writes: message.writes,
           env: { ...process.env, ...session.env },
-          created: (leftover) => send({ t: "leftover", target: c.target, leftover }),
+          created: (leftover) => send({ t: "leftover", target: c.target, host: hostname(), leftover }),
           artifactsDir: scratch,
           rawDir: scratch,
           signal: interrupt.signal,
@@ -157,6 +159,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         });
       }),
     abort: () => interrupt.abort(),
+    alive: () => {},
     finish: (message) =>
       later(async () => {
         const entry = cases.get(message.case);
@@ -192,13 +195,28 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
 
   const lines = createInterface({ input: options.input, crlfDelay: Infinity });
   setMaxListeners(0, interrupt.signal);
+  // The coordinator says something every second (srun broadcasts every worker's lines to all: any counts).
+  // Silence past the limit is a dead coordinator whose carrier left this stdin open: stop as at its end.
+  let lastHeard = Date.now();
+  let silent = false;
+  const deadman = setInterval(() => {
+    if (Date.now() - lastHeard <= (session ? SILENCE_LIMIT_MS : STARTUP_LIMIT_MS)) return;
+    silent = true;
+    options.log(
+      `worker ${index}: no word from benchspec for ${Math.round((Date.now() - lastHeard) / 1000)} s: stopping`,
+    );
+    lines.close();
+  }, ALIVE_INTERVAL_MS);
   for await (const line of lines) {
+    lastHeard = Date.now();
     const message = decodeToWorker(line);
     if (!message || message.to !== index) continue;
     (steps[message.t] as (m: ToWorker) => void)(message);
     if (message.t === "bye") break;
   }
-  // End of input without bye: the coordinator is gone. Stop, clean up, say so (nobody may hear it).
+  clearInterval(deadman);
+  // End of input (or silence) without bye: the coordinator is gone. Stop, clean up, say so (nobody may hear it).
+  if (silent) options.log(`worker ${index}: cleaning up after a coordinator that went silent`);
   interrupt.abort();
   later(() => leave());
   await queue;

@@ -14,6 +14,7 @@ import { stringify } from "yaml";
 import type { ResultRow } from "../../src/rows/row.js";
 import type { TelemetryRow } from "../../src/rows/telemetry.js";
 import { until } from "../support/poll.js";
+import { SILENCE_LIMIT_MS } from "../../src/hosts/protocol.js";
 import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { startHosts, type Hosts } from "../support/hosts.js";
 import { ROOT } from "../support/spec.js";
@@ -488,4 +489,53 @@ describe("a case from three Slurm nodes", () => {
     const left = await Promise.all(cluster.hosts.map((host) => host.processes(/bin\/benchspec\.js/)));
     expect(left.flat()).toEqual([]);
   });
+
+  it("kill -9 of benchspec: the nodes' workers stop within the silence limit, their leftovers named by node", async () => {
+    const file = await writeSpec("slurm-killed", {
+      benchspec: 1,
+      name: "slurmkilled",
+      targets: targets(cluster, store),
+      hosts: { nodes: { transport: "slurm", nodes: 3, command: `node ${BIN}` } },
+      defaults: { hosts: "nodes" },
+      workloads: [fioRead("120s")],
+    });
+    const dir = join(work, "slurm-killed-run");
+    const running = execa("node", [BIN, "run", file, "-o", dir], {
+      reject: false,
+      env: { ...cluster.env, BS_TEST_ACCESS_KEY: store.accessKey, [SECRET_ENV]: store.secretKey },
+    });
+    const onNodes = (pattern: RegExp) =>
+      Promise.all(cluster.hosts.map((host) => host.processes(pattern))).then((lists) => lists.flat());
+    try {
+      await until(async () =>
+        (await Promise.all(cluster.hosts.map((host) => host.processes(/\bfio\b.*--output-format/)))).every(
+          (found) => found.length > 0,
+        )
+          ? true
+          : undefined,
+      );
+      // Named by the node each is on, not "task N": that is where clean must go.
+      expect(cluster.hosts.map((host) => workerScratch(dir, host.name).length)).toEqual([1, 1, 1]);
+    } finally {
+      running.kill("SIGKILL");
+      await running;
+    }
+    const killed = Date.now();
+    await until(async () =>
+      (await onNodes(/worker|\bfio\b.*--output-format/)).length === 0 ? true : undefined,
+    );
+    expect(Date.now() - killed).toBeLessThan(SILENCE_LIMIT_MS + 15_000);
+    // The workers cleaned up after themselves; clean finds the job gone and the nodes reachable.
+    const cleaned = await execa("node", [BIN, "clean", dir], {
+      reject: false,
+      all: true,
+      env: cluster.env,
+      timeout: 60_000,
+    });
+    expect(cleaned.exitCode, cleaned.all).toBe(0);
+    const listing = await Promise.all(
+      cluster.hosts.map(async (host) => (await host.exec("ls", ["-A", cluster.privatePath])).stdout.trim()),
+    );
+    expect(listing).toEqual(["", "", ""]);
+  }, 120_000);
 });
