@@ -57,7 +57,8 @@ export class HostCoordinator {
     const session = await this.session(c.params.hosts!);
     const links = session.links;
     const notReady = links.map((link) => whyNot(link, c)).filter((why) => why !== undefined);
-    if (notReady.length > 0) return this.failAll(c, steps, notReady.join("; "));
+    // Ctrl-C meanwhile (the hosts were still starting) fails nothing: --resume runs the case.
+    if (notReady.length > 0) return signal.aborted ? undefined : this.failAll(c, steps, notReady.join("; "));
 
     const writes = this.options.plan.cases.some(
       (other) => other.target === c.target && writesToTarget(other),
@@ -125,7 +126,7 @@ export class HostCoordinator {
 
   private async open(name: string): Promise<HostSession> {
     const { plan, observer, paths } = this.options;
-    const session = new HostSession(name, plan.hosts[name]!, this.carrierEnv());
+    const session = new HostSession(name, plan.hosts[name]!, this.carrierEnv(), this.options.signal);
     for (const link of session.links) {
       link.onUnasked = (message) => {
         // Recorded with the host: it is there, not here, that a killed attempt's leftovers are.

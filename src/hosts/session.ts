@@ -120,11 +120,15 @@ export class HostSession {
   private readonly watch: NodeJS.Timeout;
   private readonly namedByWorkers: boolean;
 
-  /** `carrierEnv`: the environment of the processes that carry the workers (secrets removed). */
+  /**
+   * `carrierEnv`: the environment of the processes that carry the workers (secrets removed). `signal`: the
+   * run's Ctrl-C, which ends the wait for workers that have not said hello yet (it may last the startup limit).
+   */
   constructor(
     readonly name: string,
     group: HostGroup,
     carrierEnv: NodeJS.ProcessEnv,
+    signal: AbortSignal,
   ) {
     const names = hostNames(group);
     this.namedByWorkers = namedByWorkers(group);
@@ -157,6 +161,11 @@ export class HostSession {
       }
     }, 1_000);
     this.watch.unref();
+    const interrupted = () => {
+      for (const link of this.links) if (!link.hello) link.die("interrupted before its worker said hello");
+    };
+    if (signal.aborted) interrupted();
+    else signal.addEventListener("abort", interrupted, { once: true });
   }
 
   /** Greets every worker; a worker that answers with another protocol or version is refused. */

@@ -33,7 +33,9 @@ export const slurmTransport: HostTransport<"slurm"> = {
     return {
       write: (_index, line) => srun.write(line),
       stderr: () => srun.stderr(),
-      stop: (graceMs) => srun.stop(graceMs),
+      stop: async (graceMs) => {
+        await srun.stop(graceMs);
+      },
     };
   },
   async removeDirectory(group, host, path) {

@@ -5,6 +5,7 @@
  * the worker talks over the session's stdin and stdout. The remote command holds no secret (ps shows it).
  */
 import { execa } from "execa";
+import { randomBytes } from "node:crypto";
 import { shQuote } from "../emit/writer.js";
 import type { GroupOf, HostTransport } from "./types.js";
 import { startWorkerProcess } from "./worker-process.js";
@@ -32,10 +33,12 @@ export const sshTransport: HostTransport<"ssh"> = {
   hostNames: (group) => group.hosts,
   namedByWorkers: false,
   start(group, command, events, env) {
+    // In the remote command as a shell comment: what finds the command on the host if ssh had to be killed.
+    const mark = `benchspec-worker-${randomBytes(8).toString("hex")}`;
     const processes = group.hosts.map((host, index) =>
       startWorkerProcess(
         "ssh",
-        [...sshArgs(group, host), `${command} worker --index ${index}`],
+        [...sshArgs(group, host), `${command} worker --index ${index} # ${mark}`],
         (line) => events.line(line, index),
         (why) => events.exit(index, why),
         env,
@@ -45,7 +48,19 @@ export const sshTransport: HostTransport<"ssh"> = {
       write: (index, line) => processes[index]!.write(line),
       stderr: (index) => processes[index]!.stderr(),
       stop: async (graceMs) => {
-        await Promise.all(processes.map((p) => p.stop(graceMs)));
+        await Promise.all(
+          processes.map(async (p, index) => {
+            // A worker that ended by itself took its command along. A killed ssh leaves the remote command
+            // running until it reads its stdin (a command still starting — `sleep`, a download — never
+            // does): it is ended over a second connection, found by its mark (bounded, best effort).
+            if (!(await p.stop(graceMs))) return;
+            await execa("ssh", [...sshArgs(group, group.hosts[index]!), `pkill -f -- ${shQuote(mark)}`], {
+              reject: false,
+              stdin: "ignore",
+              timeout: 10_000,
+            });
+          }),
+        );
       },
     };
   },

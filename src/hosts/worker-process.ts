@@ -11,8 +11,11 @@ export interface WorkerProcess {
   write(line: string): void;
   /** The last lines it printed on stderr. */
   stderr(): string;
-  /** Closes its stdin (the workers' end of input: they clean up and leave), then stops it after `graceMs`. */
-  stop(graceMs: number): Promise<void>;
+  /**
+   * Closes its stdin (the workers' end of input: they clean up and leave), then stops it after `graceMs`;
+   * resolves to whether it had to be signalled (it had not ended by itself).
+   */
+  stop(graceMs: number): Promise<boolean>;
 }
 
 const TAIL_LINES = 20;
@@ -59,15 +62,20 @@ export function startWorkerProcess(
     stderr: () => tail.join("\n"),
     stop: async (graceMs) => {
       child.stdin.end();
+      let signalled = false;
       for (const [signal, waitMs] of [
         [undefined, graceMs],
         ["SIGTERM", 2_000],
         ["SIGKILL", 5_000],
       ] as const) {
         if (exited) break;
-        if (signal && child.pid !== undefined) signalGroup(child.pid, signal);
+        if (signal && child.pid !== undefined) {
+          signalGroup(child.pid, signal);
+          signalled = true;
+        }
         await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
       }
+      return signalled;
     },
   };
 }

@@ -352,6 +352,26 @@ describe("a case from three hosts over ssh", () => {
     expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
   });
 
+  it("Ctrl-C before the workers said hello ends the run within seconds, not the startup limit", async () => {
+    // Workers slow to start (a download, a cold cache): each host's command sleeps before benchspec runs.
+    const slow = {
+      ...spec([fioRead("1s")]),
+      hosts: { clients: { ...group(["h1", "h2", "h3"]), command: `sleep 60; node ${BIN}` } },
+    };
+    const file = await writeSpec("slow-hello", slow);
+    const dir = join(work, "slow-hello-run");
+    const running = run([file, "-o", dir]);
+    await until(async () => ((await hosts.host("h1").processes(/sleep 60/)).length > 0 ? true : undefined));
+    const interrupted = Date.now();
+    running.kill("SIGINT");
+    const result = await running;
+    expect(result.exitCode, result.all).toBe(130);
+    expect(Date.now() - interrupted).toBeLessThan(10_000);
+    expect(rowsOf(dir)).toEqual([]);
+    // The hosts' commands went with the run (not only the workers: these never started).
+    expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
+  }, 60_000);
+
   it("Ctrl-C stops every host, exits 130, and --resume completes exactly the missing cases", async () => {
     const file = await writeSpec(
       "interrupt",
