@@ -150,7 +150,9 @@ export function checkCase(
     ok = false;
   }
   for (const key of ["purge", "idle"] as const) {
-    if (params.hosts !== undefined && params[key] !== undefined) {
+    // `purge: false` and `idle: 0s` ask for nothing, which a host group can do.
+    const asked = params[key] !== undefined && params[key] !== false && params[key] !== 0;
+    if (params.hosts !== undefined && asked) {
       sink.error(
         "unsupported-with-hosts",
         `"${key}" is not supported for cases on a host group ("${params.hosts}"): it runs on this machine's targets only`,

@@ -203,6 +203,21 @@ export const TARGET_KINDS = ["fs", "block", "s3", "ipfs"] as const satisfies rea
  */
 const SSH_DESTINATION =
   /^(ssh:\/\/)?([A-Za-z0-9._%+-]{1,64}@)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9._-]{0,252}))(:\d{1,5})?$/;
+/** The port at the end of a destination or server address, when it names one. */
+const portOf = (value: string): number | undefined => {
+  const port = /(?:^|[^:]):(\d{1,5})$/.exec(value)?.[1];
+  return port === undefined ? undefined : Number(port);
+};
+/** A port outside 1–65535 is refused where it is written, not blamed on every host when Node rejects it. */
+const portInRange = {
+  check: (value: string) => {
+    const port = portOf(value);
+    return port === undefined || (port >= 1 && port <= 65_535);
+  },
+  error: (issue: { input: unknown }) =>
+    `port ${portOf(String(issue.input))} is out of range: a port is 1–65535`,
+};
+
 const sshDestination = z
   .string()
   .refine((value) => SSH_DESTINATION.test(value), {
@@ -210,6 +225,7 @@ const sshDestination = z
       "expected an ssh destination such as node1, alice@node1.example.com or ssh://alice@10.0.0.5:2222",
     params: { code: "invalid-value" },
   })
+  .refine(portInRange.check, { error: portInRange.error, params: { code: "invalid-value" } })
   .meta({ pattern: SSH_DESTINATION.source });
 
 /** How benchspec is started on a host: a command line its shell runs (`benchspec`, `npx benchspec`, a path). */
@@ -258,6 +274,7 @@ const fioServer = z
     message: "expected a fio server such as node1, node1:8766, 10.0.0.5 or [fd00::5]:8765",
     params: { code: "invalid-value" },
   })
+  .refine(portInRange.check, { error: portInRange.error, params: { code: "invalid-value" } })
   .meta({ pattern: FIO_SERVER.source });
 
 const fioGroup = z.strictObject({

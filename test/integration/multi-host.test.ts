@@ -425,7 +425,11 @@ describe("a case from three hosts over ssh", () => {
       Promise.all(
         hosts.hosts.map(async (host) => (await host.exec("ls", ["-A", hosts.privatePath])).stdout.trim()),
       );
-    expect((await listing()).every((names) => /^benchspec-/.test(names))).toBe(true);
+    const listed = await listing();
+    expect(
+      listed.every((names) => /^benchspec-/.test(names)),
+      `each host's ${hosts.privatePath}: ${JSON.stringify(listed)}`,
+    ).toBe(true);
     const scratch = hosts.hosts.map((host) => workerScratch(dir, host.name));
     expect(scratch.map((paths) => paths.length)).toEqual([1, 1, 1]);
     const scratchLeft = () =>

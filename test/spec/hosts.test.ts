@@ -51,6 +51,33 @@ describe("host groups in the language", () => {
     expect(diagnostic).toMatchObject({ code: "invalid-value", path: ["hosts", "bad", "hosts", 0] });
   });
 
+  it("takes purge: false and idle: 0s on a host group (they ask for nothing); refuses purge: true there", () => {
+    const on = (extra: object) =>
+      diagnosticsOf(
+        fsSpec([{ name: "w", engine: "dd", op: "write", hosts: "clients", ...extra }], {
+          hosts: { clients },
+        }),
+      ).filter((d) => d.severity === "error");
+    expect(on({ purge: false, idle: "0s" })).toEqual([]);
+    expect(on({ purge: true })).toEqual([expect.objectContaining({ code: "unsupported-with-hosts" })]);
+  });
+
+  it("refuses a port outside 1–65535 where it is written, for ssh destinations and fio servers", () => {
+    const groups = {
+      ssh: { transport: "ssh", hosts: ["h1", "ssh://h2:99999", "ssh://h3:0", "ssh://h4:65535"] },
+      fio: { transport: "fio", hosts: ["s1:70000", "[fd00::5]:8765", "s3:65535"] },
+    };
+    const diagnostics = diagnosticsOf(
+      fsSpec([{ name: "w", engine: "fio", op: "read", size: "1MiB", hosts: "ssh" }], { hosts: groups }),
+    ).filter((d) => d.code === "invalid-value");
+    expect(diagnostics.map((d) => [d.path, d.message])).toEqual([
+      [["hosts", "ssh", "hosts", 1], "port 99999 is out of range: a port is 1–65535"],
+      [["hosts", "ssh", "hosts", 2], "port 0 is out of range: a port is 1–65535"],
+      [["hosts", "fio", "hosts", 0], "port 70000 is out of range: a port is 1–65535"],
+    ]);
+    expect(diagnostics.every((d) => d.line !== undefined && d.line > 0)).toBe(true);
+  });
+
   it("refuses a launched server for cases on other hosts: it listens on this machine's loopback", () => {
     const diagnostics = diagnosticsOf({
       benchspec: 1,
