@@ -8,7 +8,7 @@ import { existsSync, lstatSync, statSync } from "node:fs";
 import { mkdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scenarioPlan, synthRows } from "../report/support.js";
+import { scenarioPlan, synthRows, writeRunDir } from "../report/support.js";
 import { runCli } from "../support/cli.js";
 import { loopDevice } from "../support/loop.js";
 import { ROOT } from "../support/spec.js";
@@ -21,21 +21,7 @@ const BIN = join(ROOT, "bin", "benchspec.js");
 async function runDir(): Promise<string> {
   const plan = await scenarioPlan("quickstart");
   const dir = join(await tempDir(), "run");
-  await mkdir(dir);
-  await writeFile(
-    join(dir, "plan.json"),
-    JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
-  );
-  await writeFile(
-    join(dir, "run.json"),
-    JSON.stringify({ format: "benchspec-run/1", status: "complete", runId: "t", specHash: plan.specHash }),
-  );
-  await writeFile(
-    join(dir, "results.ndjson"),
-    synthRows(plan)
-      .map((r) => `${JSON.stringify(r)}\n`)
-      .join(""),
-  );
+  await writeRunDir(dir, plan, synthRows(plan));
   return dir;
 }
 

@@ -8,7 +8,7 @@ import { loadInputs } from "../../src/report/load.js";
 import { scanRowsThreaded } from "../../src/report/rows-threads.js";
 import { lineRanges } from "../../src/results/ndjson.js";
 import type { ResultRow } from "../../src/rows/row.js";
-import { scenarioPlan, synthRows, synthSeries } from "./support.js";
+import { scenarioPlan, synthRows, synthSeries, writeRunDir } from "./support.js";
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -122,17 +122,10 @@ function resultLines(plan: Plan): string[] {
 }
 
 async function writeRun(dir: string, plan: Plan, lines: readonly string[], tail: string) {
-  await writeFile(
-    join(dir, "plan.json"),
-    JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
-  );
-  await writeFile(
-    join(dir, "run.json"),
-    JSON.stringify({ format: "benchspec-run/1", status: "complete", runId: "t", specHash: plan.specHash }),
-  );
-  await writeFile(join(dir, "results.ndjson"), `${lines.join("\n")}\n${tail}`);
   const series = synthSeries(plan, { reps: 3, points: 200 });
-  await writeFile(join(dir, "timeseries.ndjson"), `${series.map((p) => JSON.stringify(p)).join("\n")}\n`);
+  await writeRunDir(dir, plan, `${lines.join("\n")}\n${tail}`, {
+    "timeseries.ndjson": `${series.map((p) => JSON.stringify(p)).join("\n")}\n`,
+  });
 }
 
 const torn = (line: string) => line.slice(0, Math.floor(line.length / 2));

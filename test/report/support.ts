@@ -1,4 +1,5 @@
 /** Synthetic runs for report tests: real plans (from the scenario specs) with generated rows. */
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Plan } from "../../src/plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../../src/rows/row.js";
@@ -209,4 +210,29 @@ export function synthTelemetry(
     return { ...row, telemetry: summarizeTelemetry(samples)! };
   });
   return { rows: withTelemetry, telemetry };
+}
+
+/**
+ * A run directory as `benchspec run` leaves it (plan.json, run.json complete, results.ndjson with `results`:
+ * the file's text, or rows written one per line), with what `extra` adds (summary.json, timeseries.ndjson…).
+ */
+export async function writeRunDir(
+  dir: string,
+  plan: Plan,
+  results: string | readonly object[],
+  extra: Record<string, string> = {},
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, "plan.json"),
+    JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
+  );
+  await writeFile(
+    join(dir, "run.json"),
+    JSON.stringify({ format: "benchspec-run/1", status: "complete", runId: "t", specHash: plan.specHash }),
+  );
+  const text =
+    typeof results === "string" ? results : results.map((row) => `${JSON.stringify(row)}\n`).join("");
+  await writeFile(join(dir, "results.ndjson"), text);
+  for (const [name, content] of Object.entries(extra)) await writeFile(join(dir, name), content);
 }

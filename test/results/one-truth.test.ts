@@ -6,7 +6,6 @@
  * after each case says what summary.json says of it. Over every spec in specs/.
  */
 import { readdirSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -17,7 +16,7 @@ import { RunModel } from "../../src/results/model/accumulator.js";
 import type { ResultRow } from "../../src/rows/row.js";
 import { buildSummary, caseSummary, nicLimits, type RunSummary } from "../../src/results/summary.js";
 import { METRICS } from "../../src/rows/metric-names.js";
-import { scenarioPlan } from "../report/support.js";
+import { scenarioPlan, writeRunDir } from "../report/support.js";
 import { SPECS_DIR } from "../support/spec.js";
 import { tempDirs } from "../support/temp.js";
 
@@ -212,17 +211,7 @@ async function check(plan: Plan, shape: Shape) {
 
   // The report, from a run directory as `run` leaves it.
   const dir = join(await tempDir(), "run");
-  await mkdir(dir);
-  await writeFile(
-    join(dir, "plan.json"),
-    JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
-  );
-  await writeFile(
-    join(dir, "run.json"),
-    JSON.stringify({ format: "benchspec-run/1", status: "complete", runId: "t", specHash: plan.specHash }),
-  );
-  await writeFile(join(dir, "results.ndjson"), rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
-  await writeFile(join(dir, "summary.json"), JSON.stringify(summary));
+  await writeRunDir(dir, plan, rows, { "summary.json": JSON.stringify(summary) });
   const [run] = await loadInputs([dir]);
   const reported = asJson(run!.cases.map(caseSummary));
   expect(reported).toEqual(summary.cases);

@@ -14,7 +14,7 @@ import type { PlannedExpect, PlannedRounds } from "../../plan/types.js";
 import { METRICS } from "../../rows/metric-names.js";
 import type { NicLimit } from "../../telemetry/verdict.js";
 import { summarizeAllRounds, windowRows, type RoundsByWorkload } from "../rounds-summary.js";
-import type { ResultRow, TimeseriesRow } from "../../rows/row.js";
+import type { Latency, ResultRow, TimeseriesRow } from "../../rows/row.js";
 import { evaluateExpectations, type ExpectResult } from "./expect.js";
 import {
   caseFigures,
@@ -89,6 +89,28 @@ export interface RunFigures {
 
 function push(list: number[], value: number | undefined) {
   if (value !== undefined && Number.isFinite(value)) list.push(value);
+}
+
+/**
+ * What every measurement has (a row, an autotune step) into its group's lists: METRIC_INFO's accessors,
+ * unrolled — this runs once per row, and calls through the table take twice as long
+ * (test/report/aggregate.test.ts checks that every metric is read as the table reads it).
+ */
+function pushMeasured(
+  v: Values["values"],
+  m: { throughput: number; iops: number; seconds: number; latency?: Latency | undefined },
+): void {
+  push(v.throughput, m.throughput);
+  push(v.iops, m.iops);
+  push(v.seconds, m.seconds);
+  const latency = m.latency;
+  if (latency) {
+    push(v.latency, latency.mean);
+    push(v.p50, latency.p50);
+    push(v.p90, latency.p90);
+    push(v.p99, latency.p99);
+    push(v["p99.9"], latency["p99.9"]);
+  }
 }
 
 function groupValues(acc: CaseAcc, key: number): Values {
@@ -221,37 +243,14 @@ export class RunModel {
       for (const step of row.autotune.rounds) {
         const values = groupValues(acc, step.value);
         values.ok += 1;
-        push(values.values.throughput, step.throughput);
-        push(values.values.iops, step.iops);
-        push(values.values.seconds, step.seconds);
-        const latency = step.latency;
-        if (latency) {
-          push(values.values.latency, latency.mean);
-          push(values.values.p50, latency.p50);
-          push(values.values.p90, latency.p90);
-          push(values.values.p99, latency.p99);
-          push(values.values["p99.9"], latency["p99.9"]);
-        }
+        pushMeasured(values.values, step);
       }
       return;
     }
     const tuned = acc.tunedParam !== undefined ? row.params[acc.tunedParam] : undefined;
     const values = groupValues(acc, typeof tuned === "number" ? tuned : NaN);
     values.ok += 1;
-    // METRIC_INFO's accessors, unrolled: this runs once per row, and calls through the table take twice
-    // as long (test/report/aggregate.test.ts checks that every metric is read as the table reads it).
-    const v = values.values;
-    push(v.throughput, row.throughput);
-    push(v.iops, row.iops);
-    push(v.seconds, row.seconds);
-    const latency = row.latency;
-    if (latency) {
-      push(v.latency, latency.mean);
-      push(v.p50, latency.p50);
-      push(v.p90, latency.p90);
-      push(v.p99, latency.p99);
-      push(v["p99.9"], latency["p99.9"]);
-    }
+    pushMeasured(values.values, row);
     const client = row.client;
     if (client) {
       // No bytes moved (delete, stat, list): CPU per GiB is 0 by definition, not a measurement.

@@ -20,12 +20,7 @@ export interface PlanCase {
  * Every figure of one case, decided once by the run model (accumulator.ts, figures.ts): the console,
  * summary.json, the report, compare and merge all read these and compute none of them again.
  */
-export interface CaseFigures {
-  id: string;
-  workload: string;
-  target: string;
-  engine: string;
-  op: string;
+export interface CaseFigures extends PlanCase {
   /** The case's parameters; an autotuned case's tuned parameter is the value the model chose. */
   params: Record<string, unknown>;
   /**
