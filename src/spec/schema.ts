@@ -44,6 +44,15 @@ const positiveDuration = duration.refine((s) => s > 0, {
   params: { code: "out-of-range" },
 });
 const percent = unit("percent");
+/** Node's timers wait at most 2^31−1 ms (about 596 h); a longer wait would end at once. */
+const MAX_WAIT_S = (2 ** 31 - 1) / 1000;
+const waitLimit = {
+  message: `at most ${Math.floor(MAX_WAIT_S / 3600)}h (${Math.floor(MAX_WAIT_S)}s): a longer wait cannot be timed`,
+  params: { code: "out-of-range" },
+};
+/** A wait benchspec times itself (idle, sampling, connecting): within the timers' limit. */
+const waitDuration = duration.refine((s) => s <= MAX_WAIT_S, waitLimit);
+const positiveWaitDuration = positiveDuration.refine((s) => s <= MAX_WAIT_S, waitLimit);
 
 const name = (what: string) =>
   z
@@ -249,7 +258,7 @@ const sshGroup = z.strictObject({
     .describe("ssh destinations, resolved through your ssh config"),
   command: remoteCommand.optional(),
   sshConfig: envString.optional().describe("an ssh_config file to use instead of ~/.ssh/config (ssh -F)"),
-  connectTimeout: positiveDuration.optional().describe("how long ssh may take to connect (default: 10s)"),
+  connectTimeout: positiveWaitDuration.optional().describe("how long ssh may take to connect (default: 10s)"),
 });
 
 const slurmGroup = z.strictObject({
@@ -289,7 +298,7 @@ const fioGroup = z.strictObject({
     .min(1)
     .max(1024)
     .describe("the fio servers, as host or host:port (default port 8765), each started with `fio --server`"),
-  connectTimeout: positiveDuration
+  connectTimeout: positiveWaitDuration
     .optional()
     .describe("how long a server may take to accept a connection (default: 10s)"),
 });
@@ -399,7 +408,7 @@ export const paramShape = {
   direct: z.boolean().describe("O_DIRECT: bypass the page cache"),
   data: dataSchema.describe("payload: random (unique per repetition), zero, or { compressible: N% }"),
   multipart: multipartSchema,
-  sample: positiveDuration.describe("interval of the throughput/IOPS time series"),
+  sample: positiveWaitDuration.describe("interval of the throughput/IOPS time series"),
   precondition: preconditionSchema.describe(
     "fill the target once per workload and target, before the workload's first case on it",
   ),
@@ -408,7 +417,7 @@ export const paramShape = {
     .describe(
       "empty the target once per workload and target, before preconditioning (block: blkdiscard, else zeros written; fs: the case's files removed)",
     ),
-  idle: duration.describe("the target left idle this long before each repetition, warm-ups too"),
+  idle: waitDuration.describe("the target left idle this long before each repetition, warm-ups too"),
   steady: steadySchema,
   autotune: autotuneSchema,
   ioengine: z.enum(["libaio", "io_uring", "psync", "sync", "pvsync2", "posixaio", "mmap"]),

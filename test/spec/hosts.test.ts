@@ -62,6 +62,23 @@ describe("host groups in the language", () => {
     expect(on({ purge: true })).toEqual([expect.objectContaining({ code: "unsupported-with-hosts" })]);
   });
 
+  it("refuses idle, sample and connectTimeout past what a timer can wait (596 h), where they are written", () => {
+    const group = { transport: "ssh", hosts: ["h1"], connectTimeout: "600h" };
+    const diagnostics = diagnosticsOf(
+      fsSpec([{ name: "w", engine: "fio", op: "read", size: "1MiB", idle: "700h", sample: "3000000s" }], {
+        hosts: { clients: group },
+      }),
+    ).filter((d) => d.code === "out-of-range");
+    expect(diagnostics.map((d) => d.path.join("."))).toEqual(
+      expect.arrayContaining(["hosts.clients.connectTimeout", "workloads.0.idle", "workloads.0.sample"]),
+    );
+    expect(diagnostics[0]!.message).toBe("at most 596h (2147483s): a longer wait cannot be timed");
+    const within = fsSpec([
+      { name: "w", engine: "fio", op: "read", size: "1MiB", idle: "596h", sample: "1s" },
+    ]);
+    expect(diagnosticsOf(within).filter((d) => d.severity === "error")).toEqual([]);
+  });
+
   it("refuses a port outside 1–65535 where it is written, for ssh destinations and fio servers", () => {
     const groups = {
       ssh: { transport: "ssh", hosts: ["h1", "ssh://h2:99999", "ssh://h3:0", "ssh://h4:65535"] },
