@@ -128,11 +128,23 @@ function setPath(
 ) {
   for (let depth = 1; depth < path.length; depth++) {
     const inner = node.getIn(path.slice(0, depth), true);
-    if (inner === undefined || isCollection(inner)) continue;
     const whole = key
       .split(".")
       .slice(0, key.split(".").length - path.length + depth)
       .join(".");
+    // A list is entered by the index of an entry it has: past its end (or not a whole number), the YAML
+    // library throws a bare error, or fills the gap with empty entries.
+    if (isSeq(inner)) {
+      const index = path[depth]!;
+      const size = inner.items.length;
+      if (!/^\d+$/.test(index) || Number(index) >= size)
+        throw new BenchspecError(
+          "invalid-override",
+          `--set ${key}: ${whole} is a list of ${size} entr${size === 1 ? "y" : "ies"}; "${index}" is not one of its indexes (${size > 0 ? `0–${size - 1}` : "it has none"}); set the whole list to change its length (--set ${whole}=[…])`,
+        );
+      continue;
+    }
+    if (inner === undefined || isCollection(inner)) continue;
     throw new BenchspecError(
       "invalid-override",
       `--set ${key}: ${whole} is a single value, not a mapping or a list; set it whole (--set ${whole}=…)`,

@@ -155,6 +155,27 @@ describe("--set overrides a parameter everywhere in the workloads it applies to"
 describe("--set refuses what a spec file may not hold, with a message instead of an internal error", () => {
   const spec = fsSpec([{ name: "w", op: "randread", bs: "4KiB" }]);
 
+  it("an index a list does not have (negative, not a whole number, past its end) is an error", () => {
+    const listed = fsSpec([
+      {
+        name: "w",
+        engine: "fio",
+        op: "read",
+        size: "1MiB",
+        matrix: { bs: ["4KiB"], include: [{ bs: "8KiB" }] },
+      },
+    ]);
+    for (const index of ["-1", "1e400", "1", "99999999", "x"]) {
+      const [diagnostic, ...more] = diagnosticsOf(listed, [`w.matrix.include.${index}.jobs=4`]);
+      expect(more, index).toEqual([]);
+      expect(diagnostic, index).toMatchObject({ code: "invalid-set" });
+      expect(diagnostic!.message, index).toContain(
+        `w.matrix.include is a list of 1 entry; "${index}" is not one of its indexes (0–0)`,
+      );
+    }
+    expect(diagnosticsOf(listed, ["w.matrix.include.0.jobs=4"])).toEqual([]);
+  });
+
   it("a path through a single value names it and says how to set it", () => {
     for (const [set, whole] of [
       ["w.bs.x=1", "w.bs"],
