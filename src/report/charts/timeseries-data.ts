@@ -67,7 +67,7 @@ export function seriesOf(entry: Entry): SeriesAgg | undefined {
   return entry.run.series.find((s) => s.case === entry.c.id && s.host === undefined);
 }
 
-/** Series drawn at most: each holds up to SERIES_BINS (aggregate.ts) points. */
+/** Series drawn at most: each holds up to SERIES_BINS (results/model/series.ts) points. */
 const MAX_SERIES = 48;
 
 export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): TimeseriesData | undefined {
