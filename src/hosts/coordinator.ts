@@ -134,8 +134,7 @@ export class HostCoordinator {
           recordLeftover(paths.dir, {
             ...message.leftover,
             ...(message.target !== undefined && { target: message.target }),
-            host: message.host,
-            group: name,
+            ...(message.host !== undefined && { host: message.host, group: name }),
           });
       };
     }

@@ -91,6 +91,12 @@ export class FioServers implements StartedWorkers {
     private readonly events: WorkerEvents,
   ) {
     this.servers = group.hosts.map(fioServer);
+    // On the run's record as soon as it exists (said as host 0's, of this machine): clean removes it after a
+    // killed run.
+    void this.scratch.then(
+      (dir) => this.send(0, { t: "leftover", leftover: { kind: "directory", path: dir } }),
+      () => {},
+    );
     this.alive = setInterval(() => {
       const busy = this.stepsLeft > 0 || this.gathering.size > 0;
       for (const index of this.live()) this.send(index, { t: "alive", busy });

@@ -129,8 +129,11 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     t: z.literal("leftover"),
     from: z.number().int(),
     target: z.string().optional(),
-    /** The host it is on, by the name the worker knows it (a Slurm node's before its hello is read). */
-    host: z.string(),
+    /**
+     * The host it is on, by the name the worker knows it (a Slurm node's before its hello is read); absent:
+     * this machine (the fio transport's stand-in, which runs here).
+     */
+    host: z.string().optional(),
     leftover,
   }),
   /** Said every ALIVE_INTERVAL_MS; `busy` while it has a step to do (so a wait it is not working on shows). */

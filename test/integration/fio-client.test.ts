@@ -3,7 +3,7 @@
  * on its address (test/support/hosts.ts), the real `bin/benchspec.js run` as the coordinator, its one
  * `fio --client` reaching all three servers over the hosts' bridge.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -187,6 +187,35 @@ describe("a fio case on three fio servers", () => {
       true,
     );
     expect(await storage()).toEqual(["", "", ""]);
+  });
+
+  it("kill -9 of benchspec: the fio client's scratch here is on record, and clean removes it", async () => {
+    const fioProcesses = () =>
+      Promise.all(hosts.hosts.map(async (host) => (await host.processes(/fio --server/)).length));
+    const { running, dir } = await runSpec("killed", [
+      { ...randread, duration: "5s", precondition: undefined },
+    ]);
+    const scratch = () =>
+      (existsSync(join(dir, "leftovers.ndjson"))
+        ? lines<{ path?: string; host?: string }>(join(dir, "leftovers.ndjson"))
+        : []
+      )
+        .filter((l) => l.host === undefined && /\/benchspec-fio-client-[^/]+$/.test(l.path ?? ""))
+        .map((l) => l.path!);
+    try {
+      await until(async () => ((await fioProcesses()).every((n) => n > 1) ? true : undefined));
+    } finally {
+      running.kill("SIGKILL");
+      await running;
+    }
+    const recorded = scratch();
+    expect(recorded).toHaveLength(1);
+    expect(existsSync(recorded[0]!)).toBe(true);
+    const cleaned = await execa("node", [BIN, "clean", dir], { reject: false, all: true });
+    expect(cleaned.exitCode, cleaned.all).toBe(0);
+    expect(existsSync(recorded[0]!)).toBe(false);
+    // The servers' jobs end with their duration (a killed client never told them): wait, for the next test.
+    await until(async () => ((await fioProcesses()).every((n) => n === 1) ? true : undefined));
   });
 
   it("fails the case naming a server that is down, within its connect timeout, and leaves nothing", async () => {
