@@ -62,9 +62,7 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
   return {
     // Artifacts are shared and kept: a URL in them (an endpoint, a var) never carries its credentials; the
     // script asks for such a URL at run time instead (targets/shell.ts).
-    artifacts: [...artifacts.values()]
-      .map(({ path, content }) => ({ path, content: redactUrls(content) }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    artifacts: shareable(artifacts.values()),
     leftOut: [
       ...leftOut.values(),
       ...scriptLeftOut(plan, formats, leftOut),
@@ -73,6 +71,30 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
   };
 }
+
+/**
+ * The files engines read when they run the cases of these workloads (fio jobfiles, sdk call sequences; not
+ * the shell script, not plan.json), byte for byte as compilePlan writes them: what a host that runs the
+ * cases elsewhere is sent.
+ */
+export function runArtifacts(plan: Plan, workloads: ReadonlySet<string>, version: string): Artifact[] {
+  const ctx: CompileContext = { plan, version };
+  const artifacts = new Map<string, Artifact>();
+  for (const [engine, cases] of casesByEngine(plan.cases.filter((c) => workloads.has(c.workload)))) {
+    for (const format of ENGINES[engine].formats) {
+      if (format === "shell") continue;
+      const compiled = ENGINE_REGISTRY[engine].artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
+      for (const file of compiled.files) artifacts.set(file.path, file);
+    }
+  }
+  return shareable(artifacts.values());
+}
+
+/** Artifacts are shared and kept: a URL in them never carries its credentials (see compilePlan). */
+const shareable = (artifacts: Iterable<Artifact>): Artifact[] =>
+  [...artifacts]
+    .map(({ path, content }) => ({ path, content: redactUrls(content) }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
 function casesByEngine(cases: readonly Case[]): Map<EngineName, Case[]> {
   const groups = new Map<EngineName, Case[]>();

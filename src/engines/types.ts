@@ -5,14 +5,12 @@
  */
 import type { EngineName } from "../spec/words.js";
 import type { Case } from "../plan/types.js";
-import type { ResultRow, TimeseriesRow } from "../rows/row.js";
+import type { Measurement } from "../rows/row.js";
 import type { Leftover, PreparedTarget } from "../targets/types.js";
 import type { ShellScriptWriter } from "../emit/writer.js";
 import type { CaseArtifacts, CompileContext } from "../emit/types.js";
 import type { ArtifactFormat } from "../spec/words.js";
-import type { ErrorCode } from "../platform/errors.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
-import type { TelemetrySample } from "../rows/telemetry.js";
 
 export interface Engine {
   engine: EngineName;
@@ -63,41 +61,8 @@ export interface EngineReport {
   steadyWindow: boolean;
 }
 
-/** What a measured repetition yields; the runner adds the case's identity and writes the row. */
-export type Measurement = Pick<
-  ResultRow,
-  | "ok"
-  | "error"
-  | "start"
-  | "end"
-  | "bytes"
-  | "ops"
-  | "seconds"
-  | "throughput"
-  | "iops"
-  | "busyWindow"
-  | "latency"
-  | "jobs"
-  | "steady"
-  | "ttfb"
-  | "byOp"
-  | "client"
-  | "autotune"
-  | "histograms"
-  | "hosts"
-  | "targets"
-  | "startSpread"
-  | "telemetry"
-> & {
-  timeseries?: Omit<TimeseriesRow, "case" | "repetition" | "warmup">[];
-  /**
-   * The host's telemetry samples over the repetition (telemetry.ndjson), whose figures are `telemetry`; in
-   * a row of several hosts, every host's, each with its `host`.
-   */
-  samples?: (TelemetrySample & { host?: string })[];
-  /** What failed, for the runner; not part of the row (its `error` says it to people). */
-  errorCode?: ErrorCode;
-};
+/** What a measured repetition yields (its schema is the row's: workers send it to the coordinator). */
+export type { Measurement };
 
 export interface ExecContext {
   /** Where the case works: its benchspec-owned directory (fs), a checked device path (block), the server's address. */

@@ -17,6 +17,7 @@ import { mergeHostMeasurements } from "../results/merge-hosts.js";
 import { recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { envRefsIn } from "../spec/strings.js";
 import type { RunObserver } from "../execution/observer.js";
+import { runArtifacts } from "../compile/compile.js";
 import { writesToTarget } from "../execution/case-steps.js";
 import type { ErrorCode } from "../platform/errors.js";
 import { PROTOCOL_VERSION, type FromWorker } from "./protocol.js";
@@ -66,8 +67,8 @@ export class HostCoordinator {
     for (const link of links)
       link.send({
         t: "prepare",
-        case: { ...c },
-        target: { ...this.options.plan.targets[c.target]! },
+        case: c,
+        target: this.options.plan.targets[c.target]!,
         writes,
       });
     const answers = await Promise.allSettled(
@@ -138,7 +139,8 @@ export class HostCoordinator {
           });
       };
     }
-    const engines = [...new Set(plan.cases.filter((c) => c.params.hosts === name).map((c) => c.engine))];
+    const cases = plan.cases.filter((c) => c.params.hosts === name);
+    const engines = [...new Set(cases.map((c) => c.engine))];
     await session.greet(
       {
         protocol: PROTOCOL_VERSION,
@@ -146,7 +148,7 @@ export class HostCoordinator {
         spec: plan.name,
         env: this.secrets(name),
         engines,
-        plan: { ...plan },
+        artifacts: runArtifacts(plan, new Set(cases.map((c) => c.workload)), this.options.version),
       },
       this.options.version,
     );
@@ -237,7 +239,7 @@ export class HostCoordinator {
       return mergeHostMeasurements(
         results.map((result, i) => ({
           host: links[i]!.host,
-          measurement: onOurClock(result.measurement as unknown as Measurement, clocks[i]!.offsetMs),
+          measurement: onOurClock(result.measurement, clocks[i]!.offsetMs),
         })),
         c.params.sample,
       );

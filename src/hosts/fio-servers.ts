@@ -15,7 +15,6 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../platform/package-root.js";
-import { compilePlan } from "../compile/compile.js";
 import { failedMeasurement, outputTail } from "../engines/measurement.js";
 import {
   FIO_OUTPUT_ARGS,
@@ -30,10 +29,9 @@ import {
   type FioOutput,
 } from "../engines/fio/results.js";
 import type { Measurement } from "../engines/types.js";
-import type { Case, Plan } from "../plan/types.js";
+import type { Case } from "../plan/types.js";
 import { runGroup } from "../platform/process.js";
 import { fioBinary } from "../platform/tools.js";
-import type { Target } from "../spec/schema.js";
 import { resolveEnvRefs } from "../spec/strings.js";
 import { plainDirectory } from "../spec/target-kinds.js";
 import { cleanupJobfile, clientArg, fioServer, hostJobfile, type FioServer } from "./fio-jobs.js";
@@ -188,11 +186,10 @@ export class FioServers implements StartedWorkers {
     }
   }
 
-  /** Every server reached (bounded), the run's jobfiles compiled as a worker compiles them. */
+  /** Every server reached (bounded), the run's jobfiles kept as the coordinator sent them. */
   private async hello(message: Extract<Step, { t: "hello" }>): Promise<Answer[]> {
     this.session = message;
-    const plan = message.plan as unknown as Plan;
-    this.jobfiles = new Map(compilePlan(plan, ["fio"], VERSION).artifacts.map((a) => [a.path, a.content]));
+    this.jobfiles = new Map(message.artifacts.map((a) => [a.path, a.content]));
     const missing = fioMissing();
     const timeoutMs = (this.group.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_S) * 1000;
     const unreachable = await Promise.all(this.servers.map((server) => reach(server, timeoutMs)));
@@ -210,8 +207,7 @@ export class FioServers implements StartedWorkers {
   }
 
   private async prepare(message: Extract<Step, { t: "prepare" }>): Promise<Answer[]> {
-    const c = message.case as unknown as Case;
-    const target = message.target as unknown as Target;
+    const { case: c, target } = message;
     const jobfile = this.jobfiles.get(jobfilePath(c));
     const path = plainDirectory(target)?.path;
     if (!jobfile || path === undefined)
@@ -250,7 +246,7 @@ export class FioServers implements StartedWorkers {
       case: id,
       repetition,
       warmup,
-      measurement: hostMeasurement(run, i, open.c) as unknown as Record<string, unknown>,
+      measurement: hostMeasurement(run, i, open.c),
     }));
   }
 

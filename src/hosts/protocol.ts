@@ -6,7 +6,7 @@
  * (`from`), so a transport that broadcasts one stdin to all workers (srun --input=all) needs nothing more.
  *
  *   coordinator                       worker
- *   hello {runId, env, engines}  →    ← hello {version, hostname, unavailable}
+ *   hello {runId, artifacts}     →    ← hello {version, hostname, unavailable}
  *   clock {id}                   →    ← clock {id, now}           (repeated: offset and its bound)
  *   prepare {case, target}       →    ← ready | failed            (target, case place, the engine's prepare)
  *   arm {case, rep}              →    ← armed                     (all that precedes the repetition's I/O)
@@ -24,6 +24,10 @@
  * step outlives the srun that started it).
  */
 import { z } from "zod";
+import { ArtifactSchema } from "../emit/types.js";
+import { CaseSchema } from "../plan/types.js";
+import { MeasurementSchema } from "../rows/row.js";
+import { TargetSchema } from "../spec/schema.js";
 
 export const PROTOCOL_VERSION = 4;
 
@@ -45,16 +49,16 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
     /** The values of the ${env:NAME} references the host's targets need (secrets travel here, never in argv). */
     env: z.record(z.string(), z.string()),
     engines: z.array(z.string()),
-    /** The run's plan: the worker compiles the artifacts its engines run (fio jobfiles) from it, as run does. */
-    plan: z.record(z.string(), z.unknown()),
+    /** The files its engines read (fio jobfiles, sdk call sequences), the run's own: the worker compiles nothing. */
+    artifacts: z.array(ArtifactSchema),
   }),
   z.object({ t: z.literal("clock"), to: z.number().int(), id: z.number().int() }),
   z.object({
     t: z.literal("prepare"),
     to: z.number().int(),
-    /** The plan's Case and its target's spec, checked by the coordinator's validation. */
-    case: z.record(z.string(), z.unknown()),
-    target: z.record(z.string(), z.unknown()),
+    /** The plan's case and its target, parsed with the spec's own schemas at this end too. */
+    case: CaseSchema,
+    target: TargetSchema,
     writes: z.boolean(),
   }),
   z.object({
@@ -116,7 +120,7 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
     repetition: z.number().int(),
     warmup: z.boolean(),
     /** The engine's Measurement, on the worker's clock. */
-    measurement: z.record(z.string(), z.unknown()),
+    measurement: MeasurementSchema,
   }),
   z.object({
     t: z.literal("finished"),
@@ -147,8 +151,12 @@ type Unaddressed<M, K extends string> = M extends unknown ? Omit<M, K> : never;
 export type ToWorkerBody = Unaddressed<ToWorker, "to">;
 export type FromWorkerBody = Unaddressed<FromWorker, "from">;
 
-/** One message as the line a transport carries. */
-export const encodeMessage = (message: ToWorker | FromWorker) => `${JSON.stringify(message)}\n`;
+/**
+ * One message as the line a transport carries. A message to a worker is encoded with its schema: a case's
+ * normalized values go as the spec writes them ("67108864B"), which the worker's parse reads back exactly.
+ */
+export const encodeMessage = (message: ToWorker | FromWorker) =>
+  `${JSON.stringify("to" in message ? z.encode(ToWorkerSchema, message) : message)}\n`;
 
 /**
  * The longest line a worker writes, in bytes. srun cuts its tasks' longer output lines into pieces of 1 KiB

@@ -10,15 +10,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { compilePlan } from "../compile/compile.js";
 import { writeArtifacts } from "../compile/output.js";
-import { ARTIFACT_FORMATS } from "../spec/words.js";
 import { ENGINE_REGISTRY } from "../engines/index.js";
-import type { Case, Plan } from "../plan/types.js";
-import type { Target } from "../spec/schema.js";
+import type { Case } from "../plan/types.js";
 import type { EngineName } from "../spec/words.js";
 import type { PreparedTarget } from "../targets/index.js";
 import type { ArmedRepetition } from "../engines/types.js";
+import { failedMeasurement } from "../engines/measurement.js";
+import { MeasurementSchema } from "../rows/row.js";
+import { z } from "zod";
 import {
   armRepetition,
   closeCase,
@@ -77,10 +77,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         session = message;
         scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
         send({ t: "leftover", host: hostname(), leftover: { kind: "directory", path: scratch } });
-        await writeArtifacts(
-          scratch,
-          compilePlan(message.plan as unknown as Plan, ARTIFACT_FORMATS, options.version).artifacts,
-        );
+        await writeArtifacts(scratch, message.artifacts);
         const unavailable: Record<string, string> = {};
         for (const engine of message.engines) {
           const registered = ENGINE_REGISTRY[engine as EngineName];
@@ -100,11 +97,11 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     clock: (message) => send({ t: "clock", id: message.id, now: Date.now() }),
     prepare: (message) =>
       later(async () => {
-        const c = message.case as unknown as Case;
+        const c = message.case;
         if (!session || !scratch) throw new Error("prepare before hello");
         interrupt = fresh(interrupt);
         const open = await openCase(c, {
-          target: message.target as unknown as Target,
+          target: message.target,
           prepared,
           // Each host has a run id of its own: hosts sharing storage (a shared file system, one bucket) never
           // touch each other's files or keys.
@@ -149,13 +146,23 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         const repetition =
           ready ?? (await armRepetition(entry.open, entry.c, message.repetition, message.warmup));
         await untilClock(message.at, interrupt.signal);
-        const measurement = await repetition.go();
+        const measured = await repetition.go();
+        // Said here, as a failed repetition: a figure the coordinator's parse refuses (NaN goes as null)
+        // would make the whole result a line it cannot read.
+        const checked = MeasurementSchema.safeParse(measured);
+        const measurement = checked.success
+          ? measured
+          : failedMeasurement(
+              Date.parse(measured.start),
+              Date.parse(measured.end),
+              `the measurement is not one a row can hold: ${z.prettifyError(checked.error)}`,
+            );
         send({
           t: "result",
           case: message.case,
           repetition: message.repetition,
           warmup: message.warmup,
-          measurement: measurement as unknown as Record<string, unknown>,
+          measurement,
         });
       }),
     abort: () => interrupt.abort(),

@@ -2,46 +2,57 @@
  * The Plan IR: what a spec expands into. Every case carries fully resolved, typed parameters; nothing
  * downstream (compile, run, report) re-reads the YAML or applies a default.
  */
-import type { EngineName, Op } from "../spec/words.js";
-import type {
-  HostGroup,
-  Metric,
-  ParamName,
-  Params,
-  RoundMetric,
-  Spec,
-  Target,
-  TargetKind,
+import { z } from "zod";
+import { ENGINE_NAMES, OPS } from "../spec/words.js";
+import {
+  PARAM_NAMES,
+  partialParams,
+  TARGET_KINDS,
+  type HostGroup,
+  type Metric,
+  type ParamName,
+  type Params,
+  type RoundMetric,
+  type Spec,
+  type Target,
 } from "../spec/schema.js";
 
 /** Where a case's parameter value came from. */
-export type ParamSource = "builtin" | "defaults" | "workload" | "matrix" | "include";
+const PARAM_SOURCES = ["builtin", "defaults", "workload", "matrix", "include"] as const;
+export type ParamSource = (typeof PARAM_SOURCES)[number];
 
-export type CaseParams = Partial<Params> & {
-  target: string;
-  engine: EngineName;
-  op: Op;
-  repeat: number;
-  warmup: number;
-};
+/** A case's parameters: the spec's, each resolved to one value, the target to its name. */
+const caseParams = partialParams.extend({
+  target: z.string(),
+  engine: z.enum(ENGINE_NAMES),
+  op: z.enum(OPS),
+  repeat: z.number().int(),
+  warmup: z.number().int(),
+});
+export type CaseParams = z.output<typeof caseParams>;
 
-export interface Case {
+/**
+ * One case of the plan. Normalized values parse to themselves, so what is sent to a worker is parsed there
+ * with this schema (hosts/protocol.ts).
+ */
+export const CaseSchema = z.strictObject({
   /** Stable, file-name-safe id: workload.target.op followed by the swept parameters. */
-  id: string;
-  index: number;
-  workload: string;
+  id: z.string().min(1).max(4096),
+  index: z.number().int(),
+  workload: z.string(),
   /** Its target's name; for a case over several targets at once, theirs joined by "+". */
-  target: string;
+  target: z.string(),
   /** The targets of a case run on several at once (`target: { together }`), in the spec's order. */
-  together?: string[];
-  targetKind: TargetKind;
-  engine: EngineName;
-  op: Op;
-  params: CaseParams;
-  sources: Partial<Record<ParamName, ParamSource>>;
+  together: z.array(z.string()).optional(),
+  targetKind: z.enum(TARGET_KINDS),
+  engine: z.enum(ENGINE_NAMES),
+  op: z.enum(OPS),
+  params: caseParams,
+  sources: z.partialRecord(z.enum(PARAM_NAMES as [ParamName, ...ParamName[]]), z.enum(PARAM_SOURCES)),
   /** The parameters that vary across this workload's cases, in matrix order. */
-  dims: ParamName[];
-}
+  dims: z.array(z.enum(PARAM_NAMES as [ParamName, ...ParamName[]])),
+});
+export type Case = z.output<typeof CaseSchema>;
 
 export interface PlannedExpect {
   index: number;

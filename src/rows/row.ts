@@ -4,7 +4,8 @@
  * Units: bytes, seconds, bytes per second, operations per second.
  */
 import { z } from "zod";
-import { TelemetrySummarySchema } from "./telemetry.js";
+import { ERROR_CODES, type ErrorCode } from "../platform/errors.js";
+import { TelemetrySampleSchema, TelemetrySummarySchema } from "./telemetry.js";
 
 export const RESULT_FORMAT_VERSION = 1;
 
@@ -174,3 +175,42 @@ export const TimeseriesRowSchema = z.object({
   iops: z.number(),
 });
 export type TimeseriesRow = z.infer<typeof TimeseriesRowSchema>;
+
+/**
+ * What a measured repetition yields: the row's figures, before the runner adds the case's identity. Also
+ * what a worker sends its coordinator, parsed with this schema there (hosts/protocol.ts).
+ */
+export const MeasurementSchema = ResultRowSchema.pick({
+  ok: true,
+  error: true,
+  start: true,
+  end: true,
+  bytes: true,
+  ops: true,
+  seconds: true,
+  throughput: true,
+  iops: true,
+  busyWindow: true,
+  latency: true,
+  jobs: true,
+  steady: true,
+  ttfb: true,
+  byOp: true,
+  client: true,
+  autotune: true,
+  histograms: true,
+  hosts: true,
+  targets: true,
+  startSpread: true,
+  telemetry: true,
+}).extend({
+  timeseries: z.array(TimeseriesRowSchema.omit({ case: true, repetition: true, warmup: true })).optional(),
+  /**
+   * The host's telemetry samples over the repetition (telemetry.ndjson), whose figures are `telemetry`; in
+   * a row of several hosts, every host's, each with its `host`.
+   */
+  samples: z.array(TelemetrySampleSchema.extend({ host: z.string().optional() })).optional(),
+  /** What failed, for the runner; not part of the row (its `error` says it to people). */
+  errorCode: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]).optional(),
+});
+export type Measurement = z.output<typeof MeasurementSchema>;

@@ -10,7 +10,7 @@ import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { ENGINE_NAMES, OPS } from "./words.js";
 import { METRICS } from "../rows/metric-names.js";
 import { envRefs, hasControlChars, httpUrlProblem, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
-import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, type UnitKind } from "./units.js";
+import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, writeUnit, type UnitKind } from "./units.js";
 
 /** Custom issues carry their diagnostic code in `params.code`. */
 const issue = (code: DiagnosticCode, message: string) => ({
@@ -19,17 +19,30 @@ const issue = (code: DiagnosticCode, message: string) => ({
   params: { code },
 });
 
+/**
+ * A value with a unit, written "4KiB", normalized to a number (bytes, seconds…). A codec: a normalized value
+ * encodes back to text that parses to it, which is how a plan's cases travel to workers (hosts/protocol.ts).
+ */
 const unit = (kind: UnitKind) =>
   z
-    .union([z.number(), z.string().meta({ pattern: UNIT_PATTERNS[kind].source })], {
-      error: `expected ${UNIT_EXAMPLES[kind]}`,
-    })
-    .transform((input, ctx) => {
-      const parsed = parseUnit(kind, input);
-      if (parsed.ok) return parsed.value;
-      ctx.issues.push({ ...issue(parsed.range ? "out-of-range" : "invalid-unit", parsed.message), input });
-      return z.NEVER;
-    })
+    .codec(
+      z.union([z.number(), z.string().meta({ pattern: UNIT_PATTERNS[kind].source })], {
+        error: `expected ${UNIT_EXAMPLES[kind]}`,
+      }),
+      z.number(),
+      {
+        decode: (input, ctx) => {
+          const parsed = parseUnit(kind, input);
+          if (parsed.ok) return parsed.value;
+          ctx.issues.push({
+            ...issue(parsed.range ? "out-of-range" : "invalid-unit", parsed.message),
+            input,
+          });
+          return z.NEVER;
+        },
+        encode: (value) => writeUnit(kind, value),
+      },
+    )
     .meta({ description: UNIT_EXAMPLES[kind] });
 
 const size = unit("size");
@@ -486,7 +499,7 @@ const fixedShape = Object.fromEntries(
   ).map(([key, schema]) => [key, schema.optional()]),
 ) as { [P in FixedParam]: z.ZodOptional<Shape[P]> };
 
-const partialParams = z.strictObject(paramShape).partial();
+export const partialParams = z.strictObject(paramShape).partial();
 export type PartialParams = z.output<typeof partialParams>;
 
 const matrixSchema = z.strictObject({

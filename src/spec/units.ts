@@ -94,6 +94,16 @@ export function parseUnit(kind: UnitKind, input: string | number): UnitResult {
   return { ok: true, value };
 }
 
+/** The text parseUnit reads as exactly `value`: in the base unit (B, B/s, s), without an exponent. */
+export function writeUnit(kind: UnitKind, value: number): string | number {
+  if (kind === "percent") return value;
+  const digits = String(value);
+  // Below 1e-6 JavaScript writes an exponent, which the language does not read; toFixed(100) is exact enough.
+  const plain = digits.includes("e") ? value.toFixed(100).replace(/\.?0+$/, "") : digits;
+  return `${plain}${BASE_UNITS[kind]}`;
+}
+const BASE_UNITS = { size: "B", rate: "B/s", duration: "s" } as const;
+
 /** Whether `amount` (decimal digits, maybe with a fraction) times the integer `factor` is a whole number. */
 function wholeBytes(amount: string, factor: number): boolean {
   const [whole, fraction = ""] = amount.split(".");

@@ -313,13 +313,14 @@ describe("a case from three hosts over ssh", () => {
     expect(row!.ok).toBe(false);
     expect(row!.error).toMatch(/host h2: .*the other hosts were stopped/);
     expect(await until(async () => ((await leftOnHosts()).length === 0 ? true : undefined))).toBe(true);
-    // The killed worker could not remove its directories (its target's, its own scratch for the plan and
-    // raw outputs); the run recorded both, and clean removes them there.
+    // The killed worker could not remove its directories (its target's, its own scratch for the run's
+    // artifacts and raw outputs); the run recorded both, and clean removes them there.
     expect((await victim.exec("ls", ["-A", hosts.privatePath])).stdout).toMatch(/^benchspec-.*-h2$/m);
     const scratch = workerScratch(join(work, "killed-run"), "h2");
     expect(scratch).toHaveLength(1);
-    // Written at hello, before any case (a raw output exists only once its tool has finished).
-    expect((await victim.exec("ls", [scratch[0]!])).stdout).toMatch(/^plan\.json$/m);
+    // The run's artifacts, sent and written at hello, before any case (a raw output exists only once its
+    // tool has finished).
+    expect((await victim.exec("ls", [scratch[0]!])).stdout).toMatch(/^fio$/m);
     const cleaned = await execa("node", [BIN, "clean", join(work, "killed-run")], {
       reject: false,
       all: true,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatSize, parseUnit } from "../../src/spec/units.js";
+import fc from "fast-check";
+import { formatDuration, formatSize, parseUnit, writeUnit } from "../../src/spec/units.js";
 
 const ok = (kind: Parameters<typeof parseUnit>[0], input: string | number) => {
   const result = parseUnit(kind, input);
@@ -78,5 +79,24 @@ describe("units", () => {
     expect(formatDuration(0.5)).toBe("500ms");
     expect(formatDuration(300)).toBe("5m");
     expect(formatDuration(90)).toBe("90s");
+  });
+});
+
+describe("writeUnit", () => {
+  it("writes every value a unit can have as text parseUnit reads back exactly", () => {
+    const kinds = ["size", "rate", "duration", "percent"] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...kinds),
+        fc.oneof(
+          fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+          fc.double({ min: 1e-9, max: 1e7, noNaN: true }),
+        ),
+        (kind, raw) => {
+          const value = kind === "size" ? Math.round(raw) : kind === "percent" ? raw % 100 : raw;
+          expect(parseUnit(kind, writeUnit(kind, value))).toEqual({ ok: true, value });
+        },
+      ),
+    );
   });
 });
