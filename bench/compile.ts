@@ -49,7 +49,7 @@ export async function benchCompile(scratch: string): Promise<BenchLine[]> {
     const t1 = performance.now();
     if (!loaded.plan)
       throw new Error(`the matrix spec is invalid: ${loaded.diagnostics.map((d) => d.message).join("; ")}`);
-    const output = compilePlan(loaded.plan, ARTIFACT_FORMATS, "bench");
+    const output = await compilePlan(loaded.plan, ARTIFACT_FORMATS, "bench");
     const t2 = performance.now();
     cases = loaded.plan.cases.length;
     artifacts = output.artifacts.length;

@@ -41,7 +41,7 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
         printDiagnostics(io, result.diagnostics);
         if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
         try {
-          const { artifacts, leftOut, compiled } = compilePlan(
+          const { artifacts, leftOut, compiled } = await compilePlan(
             result.plan,
             parseFormats(options.target),
             VERSION,

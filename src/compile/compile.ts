@@ -7,7 +7,7 @@
  */
 import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan } from "../plan/types.js";
-import { ENGINE_REGISTRY } from "../engines/index.js";
+import { loadEngines } from "../engines/index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH, SHELL_TOGETHER } from "./shell/script.js";
 import { type Artifact, type CompileContext, NO_ARTIFACTS } from "../emit/types.js";
 import { RUN_FILES } from "../results/run-dir.js";
@@ -31,19 +31,23 @@ export interface CompileOutput {
   compiled: number;
 }
 
-export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], version: string): CompileOutput {
+export async function compilePlan(
+  plan: Plan,
+  formats: readonly ArtifactFormat[],
+  version: string,
+): Promise<CompileOutput> {
   const ctx: CompileContext = { plan, version };
+  const engines = await loadEngines(plan.cases.map((c) => c.engine));
   const leftOut = checkExpressible(plan, formats);
   const artifacts = new Map<string, Artifact>();
   const byCase = new Map<string, Partial<Record<ArtifactFormat, string[]>>>(
     plan.cases.map((c) => [c.id, {}]),
   );
   for (const [engine, cases] of casesByEngine(plan.cases)) {
-    const registered = ENGINE_REGISTRY[engine];
     for (const format of formats) {
       if (!ENGINES[engine].formats.includes(format)) continue;
       // A format may need files of another (the shell script runs fio through the jobfiles).
-      const compiled = registered.artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
+      const compiled = engines[engine].artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
       for (const file of compiled.files) artifacts.set(file.path, file);
       for (const c of cases) {
         const files = compiled.filesOf(c);
@@ -55,7 +59,7 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
     // The script runs each case's repetitions in turn; a workload in rounds is left out of it (see inRounds).
     const scripted = plan.cases.filter((c) => !inRounds(plan, c));
     if (scripted.length > 0)
-      artifacts.set(SHELL_SCRIPT_PATH, compileShellScript({ ...plan, cases: scripted }, ctx));
+      artifacts.set(SHELL_SCRIPT_PATH, compileShellScript({ ...plan, cases: scripted }, ctx, engines));
     for (const c of plan.cases.filter((c) => inRounds(plan, c))) delete byCase.get(c.id)!.shell;
   }
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
@@ -77,13 +81,19 @@ export function compilePlan(plan: Plan, formats: readonly ArtifactFormat[], vers
  * the shell script, not plan.json), byte for byte as compilePlan writes them: what a host that runs the
  * cases elsewhere is sent.
  */
-export function runArtifacts(plan: Plan, workloads: ReadonlySet<string>, version: string): Artifact[] {
+export async function runArtifacts(
+  plan: Plan,
+  workloads: ReadonlySet<string>,
+  version: string,
+): Promise<Artifact[]> {
   const ctx: CompileContext = { plan, version };
   const artifacts = new Map<string, Artifact>();
-  for (const [engine, cases] of casesByEngine(plan.cases.filter((c) => workloads.has(c.workload)))) {
+  const run = plan.cases.filter((c) => workloads.has(c.workload));
+  const engines = await loadEngines(run.map((c) => c.engine));
+  for (const [engine, cases] of casesByEngine(run)) {
     for (const format of ENGINES[engine].formats) {
       if (format === "shell") continue;
-      const compiled = ENGINE_REGISTRY[engine].artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
+      const compiled = engines[engine].artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
       for (const file of compiled.files) artifacts.set(file.path, file);
     }
   }

@@ -1,14 +1,16 @@
-/** The engine registry: one descriptor per engine, each from its folder; a missing entry is a type error. */
+/** An engine's descriptor, loaded from its folder through the registry (registry.ts). */
 import type { EngineName } from "../spec/words.js";
-import { ddEngine } from "./dd/index.js";
-import { fioEngine } from "./fio/index.js";
-import { ipfsEngine } from "./ipfs/index.js";
-import { s3Engine } from "./s3/index.js";
+import { ENGINE_PLUGINS } from "./registry.js";
 import type { Engine } from "./types.js";
 
-export const ENGINE_REGISTRY: Record<EngineName, Engine> = {
-  fio: fioEngine,
-  dd: ddEngine,
-  s3: s3Engine,
-  ipfs: ipfsEngine,
-};
+export const loadEngine = (name: EngineName): Promise<Engine> => ENGINE_PLUGINS[name].load();
+
+/** The descriptors of these engines, by name (each loaded once, however often it is named). */
+export async function loadEngines(names: Iterable<EngineName>): Promise<Record<EngineName, Engine>> {
+  const unique = [...new Set(names)];
+  const loaded = await Promise.all(unique.map(loadEngine));
+  return Object.fromEntries(unique.map((name, i) => [name, loaded[i]!])) as Record<EngineName, Engine>;
+}
+
+/** Every engine's descriptor (what a run's provenance lists: every client library benchspec is built on). */
+export const loadAllEngines = () => loadEngines(Object.keys(ENGINE_PLUGINS) as EngineName[]);

@@ -1,6 +1,6 @@
 /**
- * The engine descriptor. One per engine, each in its own folder, registered in index.ts as a
- * Record<EngineName, Engine> (a missing engine is a type error). Shared stages call these hooks and never
+ * The engine descriptor: what the stages above the language do with an engine's cases. One per engine, in
+ * its folder's index.ts, loaded through the registry (registry.ts). Shared stages call these hooks and never
  * branch on an engine's name.
  */
 import type { EngineName } from "../spec/words.js";
@@ -39,26 +39,6 @@ export interface Engine {
    * take seconds to import, which `validate`, `plan` and `compile` should not pay.
    */
   executor(): Promise<Executor>;
-}
-
-/** Where the latency percentiles of an engine's rows come from, as the latency chart's caption says. */
-export type LatencySource =
-  /** Its own measurement, described by `text` (e.g. fio's histograms). */
-  | { kind: "tool"; text: string }
-  /** Timed by benchspec per operation, from sending a request to the end of its response. */
-  | { kind: "per-operation" }
-  /** None: its cases are not drawn. */
-  | { kind: "none" };
-
-/** What the report needs to know to show an engine's results (reports.ts). */
-export interface EngineReport {
-  latency: LatencySource;
-  /** Its IOPS mean something to a reader (the case table's IOPS column). */
-  iops: boolean;
-  /** A repetition's time is a result in itself (the case table's time column). */
-  seconds: boolean;
-  /** A `steady` repetition's raw output (raw/<case>.r<n>.json) holds the steady-state window the report draws. */
-  steadyWindow: boolean;
 }
 
 /** What a measured repetition yields (its schema is the row's: workers send it to the coordinator). */

@@ -4,7 +4,7 @@
  * measure one repetition (never throws: a failure is a failed measurement), close (the engine's finish and
  * the place left, also after a failure or Ctrl-C, bounded in time).
  */
-import { ENGINE_REGISTRY } from "../engines/index.js";
+import { loadEngine } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
 import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../engines/types.js";
 import { targetsOf, type Case } from "../plan/types.js";
@@ -37,7 +37,7 @@ export interface OpenCase {
 }
 
 export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase> {
-  const executor = await ENGINE_REGISTRY[c.engine].executor();
+  const executor = await (await loadEngine(c.engine)).executor();
   const open: OpenCase = { executor };
   try {
     options.prepared[c.target] ??= await prepareTarget(c.target, options.target, options);

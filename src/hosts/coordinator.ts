@@ -148,7 +148,7 @@ export class HostCoordinator {
         spec: plan.name,
         env: this.secrets(name),
         engines,
-        artifacts: runArtifacts(plan, new Set(cases.map((c) => c.workload)), this.options.version),
+        artifacts: await runArtifacts(plan, new Set(cases.map((c) => c.workload)), this.options.version),
       },
       this.options.version,
     );

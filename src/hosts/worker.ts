@@ -11,9 +11,9 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { writeArtifacts } from "../compile/output.js";
-import { ENGINE_REGISTRY } from "../engines/index.js";
+import { loadEngine } from "../engines/index.js";
 import type { Case } from "../plan/types.js";
-import type { EngineName } from "../spec/words.js";
+import { isEngineName } from "../spec/words.js";
 import type { PreparedTarget } from "../targets/index.js";
 import type { ArmedRepetition } from "../engines/types.js";
 import { failedMeasurement } from "../engines/measurement.js";
@@ -80,9 +80,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         await writeArtifacts(scratch, message.artifacts);
         const unavailable: Record<string, string> = {};
         for (const engine of message.engines) {
-          const registered = ENGINE_REGISTRY[engine as EngineName];
-          const reason = registered
-            ? await (await registered.executor()).unavailable?.()
+          const reason = isEngineName(engine)
+            ? await (await (await loadEngine(engine)).executor()).unavailable?.()
             : `this benchspec has no engine ${engine}`;
           if (reason) unavailable[engine] = reason;
         }

@@ -9,7 +9,7 @@
  *   4. on abort: stop the running tool (its process group), clean up, report what was measured
  */
 import { setMaxListeners } from "node:events";
-import { ENGINE_REGISTRY } from "../engines/index.js";
+import { loadEngine } from "../engines/index.js";
 import type { Measurement } from "../engines/types.js";
 import { targetRounds, type Case, type Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
@@ -63,7 +63,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   const unavailable = new Map<string, string>();
   // Cases on client hosts run there: each host says what it cannot run.
   for (const engine of new Set(plan.cases.filter((c) => c.params.hosts === undefined).map((c) => c.engine))) {
-    const reason = await (await ENGINE_REGISTRY[engine].executor()).unavailable?.();
+    const reason = await (await (await loadEngine(engine)).executor()).unavailable?.();
     if (reason) unavailable.set(engine, reason);
   }
   const skipped: { case: string; reason: string }[] = [];

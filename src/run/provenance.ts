@@ -3,7 +3,7 @@ import { execa } from "execa";
 import { cpus, hostname, release, totalmem, type } from "node:os";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { ENGINE_REGISTRY } from "../engines/index.js";
+import { loadAllEngines } from "../engines/index.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 import type { Provenance } from "../results/run-dir.js";
 
@@ -38,10 +38,10 @@ export async function toolVersions(tools: Iterable<ProvenanceTool>): Promise<Rec
 }
 
 /** Versions of the client libraries the engines are built on (they shape the numbers as much as a CLI). */
-export function libraryVersions(): Record<string, string> {
+export async function libraryVersions(): Promise<Record<string, string>> {
   const require = createRequire(import.meta.url);
   const versions: Record<string, string> = {};
-  for (const name of Object.values(ENGINE_REGISTRY).flatMap((entry) => entry.libraries)) {
+  for (const name of Object.values(await loadAllEngines()).flatMap((engine) => engine.libraries)) {
     try {
       versions[name] = (require(`${name}/package.json`) as { version: string }).version;
     } catch {

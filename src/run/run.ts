@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { compilePlan } from "../compile/compile.js";
-import { ENGINE_REGISTRY } from "../engines/index.js";
+import { loadEngines } from "../engines/index.js";
 import { makeDirectory, writeArtifacts } from "../compile/output.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasErrors } from "../diagnostics/diagnostic.js";
@@ -162,13 +162,14 @@ async function runLocked({
     start: new Date().toISOString(),
   };
   if (!previous) {
-    await writeArtifacts(runDir, compilePlan(plan, ["fio", "shell", "sdk"], request.version).artifacts).catch(
-      (error: unknown) => {
-        throw hasCode(error, "unwritable-output")
-          ? new BenchspecError("run-setup", error.message, { cause: error })
-          : error;
-      },
-    );
+    await writeArtifacts(
+      runDir,
+      (await compilePlan(plan, ["fio", "shell", "sdk"], request.version)).artifacts,
+    ).catch((error: unknown) => {
+      throw hasCode(error, "unwritable-output")
+        ? new BenchspecError("run-setup", error.message, { cause: error })
+        : error;
+    });
     await startRunFiles(runDir, loaded.source!.text);
   } else {
     await reopenRunFiles(runDir);
@@ -294,9 +295,9 @@ async function newRunDir(request: RunRequest, plan: Plan): Promise<string> {
 }
 
 async function collectProvenance(plan: Plan, state: RunState, request: RunRequest): Promise<Provenance> {
-  const engines = [...new Set(plan.cases.map((c) => c.engine))];
+  const engines = await loadEngines(plan.cases.map((c) => c.engine));
   const tools = [
-    ...engines.flatMap((e) => ENGINE_REGISTRY[e].tools),
+    ...Object.values(engines).flatMap((engine) => engine.tools),
     ...Object.values(plan.targets).flatMap((target) => targetKind(target.kind).launches(target)),
   ];
   const git = await gitInfo(state.specFile);
@@ -312,7 +313,7 @@ async function collectProvenance(plan: Plan, state: RunState, request: RunReques
     versions: {
       node: process.version,
       benchspec: request.version,
-      ...libraryVersions(),
+      ...(await libraryVersions()),
       ...(await toolVersions(tools)),
     },
     targets: {},

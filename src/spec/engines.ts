@@ -3,7 +3,8 @@
  * parameters that mean something to it, and its defaults. A typed record, so a new engine that forgets an
  * entry is a type error; shared stages read this table and never branch on an engine's name.
  */
-import { METRICS, type Metric } from "../rows/metric-names.js";
+import type { Metric } from "../rows/metric-names.js";
+import { ENGINE_PLUGINS } from "../engines/registry.js";
 import type { ParamName, Params, TargetKind } from "./schema.js";
 import type { ArtifactFormat, EngineName, Op } from "./words.js";
 
@@ -68,72 +69,10 @@ export const COMMON_PARAMS: readonly ParamName[] = [
   "idle",
 ];
 
-export const ENGINES: Record<EngineName, EngineInfo> = {
-  fio: {
-    formats: ["fio", "shell"],
-    summary: "fio jobs against a file system directory or a block device",
-    targetKinds: ["fs", "block"],
-    ops: ["read", "write", "randread", "randwrite", "readwrite", "randrw"],
-    params: [
-      "size",
-      "bs",
-      "iodepth",
-      "jobs",
-      "read",
-      "duration",
-      "ramp",
-      "direct",
-      "precondition",
-      "purge",
-      "steady",
-      "ioengine",
-      "autotune",
-    ],
-    defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
-    metrics: METRICS,
-    together: true,
-  },
-  dd: {
-    formats: ["shell"],
-    summary: "parallel dd processes behind a start barrier",
-    targetKinds: ["fs", "block"],
-    ops: ["read", "write"],
-    params: ["bs", "count", "parallel", "direct", "autotune", "purge"],
-    defaults: { bs: 2 ** 20, count: 64, parallel: 1, direct: false },
-    // dd's summary line gives bytes and seconds per process: no per-operation latency.
-    metrics: ["throughput", "iops", "seconds"],
-    together: true,
-  },
-  s3: {
-    formats: ["sdk", "shell"],
-    summary:
-      "an S3-compatible object store (SigV4 over benchspec's own HTTP/1.1 client; the AWS SDK for the control plane)",
-    targetKinds: ["s3"],
-    ops: ["put", "get", "delete", "stat", "list", "mixed"],
-    params: ["size", "objects", "concurrency", "threads", "multipart", "duration", "autotune", "mix"],
-    defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
-    metrics: METRICS,
-    together: false,
-  },
-  ipfs: {
-    formats: ["sdk", "shell"],
-    summary: "the Kubo RPC API (put = add, get = cat)",
-    targetKinds: ["ipfs"],
-    ops: ["put", "get"],
-    params: ["size", "objects", "concurrency", "chunker", "cidVersion", "rawLeaves", "pin", "autotune"],
-    defaults: {
-      size: 2 ** 20,
-      objects: 4,
-      concurrency: 1,
-      chunker: "size-262144",
-      cidVersion: 1,
-      rawLeaves: true,
-      pin: true,
-    },
-    metrics: METRICS,
-    together: false,
-  },
-};
+/** Every engine's language facts, from its folder (through the registry), checked against EngineInfo here. */
+export const ENGINES: Record<EngineName, EngineInfo> = Object.fromEntries(
+  Object.entries(ENGINE_PLUGINS).map(([name, plugin]) => [name, plugin.language]),
+) as { [E in EngineName]: (typeof ENGINE_PLUGINS)[E]["language"] } satisfies Record<EngineName, EngineInfo>;
 
 /** Defaults every engine shares, applied before the engine's own. */
 export const COMMON_DEFAULTS: Partial<Params> = { repeat: 1, warmup: 0, data: "random" };

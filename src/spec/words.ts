@@ -1,9 +1,11 @@
+import { ENGINE_PLUGINS } from "../engines/registry.js";
+
 /**
  * The closed word lists of the language that the schema validates against and the engine table describes;
  * here, on their own, so neither of those two modules has to import the other.
  */
-export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"] as const;
-export type EngineName = (typeof ENGINE_NAMES)[number];
+export type EngineName = keyof typeof ENGINE_PLUGINS;
+export const ENGINE_NAMES = Object.keys(ENGINE_PLUGINS) as [EngineName, ...EngineName[]];
 
 /** What `compile` writes: fio jobfiles, the bash script, sdk call sequences (`--target` on the command line). */
 export const ARTIFACT_FORMATS = ["fio", "shell", "sdk"] as const;

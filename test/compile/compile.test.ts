@@ -22,7 +22,7 @@ afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: 
 
 async function compileSpec(file: string): Promise<Artifact[]> {
   const { plan } = await loadSpec(file);
-  return compilePlan(plan!, ["fio", "shell", "sdk"], VERSION).artifacts;
+  return (await compilePlan(plan!, ["fio", "shell", "sdk"], VERSION)).artifacts;
 }
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -82,12 +82,13 @@ describe("golden artifacts (regenerate with UPDATE_GOLDEN=1 npx vitest run test/
 });
 
 describe("fio jobfiles", () => {
-  const fioOf = (spec: object, workload: string) =>
-    compilePlan(planOf(spec), ["fio"], VERSION).artifacts.find((a) => a.path === `fio/${workload}.fio`)!
-      .content;
+  const fioOf = async (spec: object, workload: string) =>
+    (await compilePlan(planOf(spec), ["fio"], VERSION)).artifacts.find(
+      (a) => a.path === `fio/${workload}.fio`,
+    )!.content;
 
-  it("maps the case's parameters to fio options, sizes in bytes", () => {
-    const text = fioOf(
+  it("maps the case's parameters to fio options, sizes in bytes", async () => {
+    const text = await fioOf(
       {
         benchspec: 1,
         name: "t",
@@ -139,7 +140,7 @@ describe("fio jobfiles", () => {
 describe("compile command", () => {
   it("compiles what the target can express and names each workload it left out and the targets that can", async () => {
     const { plan } = await loadSpec(join(ROOT, "specs/quickstart.yaml"));
-    const { artifacts, leftOut, compiled } = compilePlan(plan!, ["fio"], VERSION);
+    const { artifacts, leftOut, compiled } = await compilePlan(plan!, ["fio"], VERSION);
     expect(leftOut).toEqual([
       'workload "dd-seq" (engine dd) cannot be compiled to fio; targets that can: shell',
     ]);
@@ -157,10 +158,10 @@ describe("compile command", () => {
 
   it("refuses a target that can express no workload, naming each and the targets that can, writing nothing", async () => {
     const { plan } = await loadSpec(join(ROOT, "specs/shared-storage-dd.yaml"));
-    expect(() => compilePlan(plan!, ["sdk"], VERSION)).toThrow(
+    await expect(compilePlan(plan!, ["sdk"], VERSION)).rejects.toThrow(
       expect.objectContaining({ code: "not-compilable" }),
     );
-    expect(() => compilePlan(plan!, ["sdk"], VERSION)).toThrow(
+    await expect(compilePlan(plan!, ["sdk"], VERSION)).rejects.toThrow(
       /workload "dd-parallel" \(engine dd\) cannot be compiled to sdk; targets that can: shell/,
     );
     const out = join(await tempDir(), "out");

@@ -31,7 +31,8 @@ const sdkCases = (plan: Plan): Plan => ({
   cases: plan.cases.filter((c) => ENGINES[c.engine].formats.includes("sdk")),
 });
 
-const compileSdk = (plan: Plan): Artifact[] => compilePlan(sdkCases(plan), ["sdk"], "0.0.0").artifacts;
+const compileSdk = async (plan: Plan): Promise<Artifact[]> =>
+  (await compilePlan(sdkCases(plan), ["sdk"], "0.0.0")).artifacts;
 
 function documents(artifacts: Artifact[]): Map<string, SdkDocument> {
   const docs = new Map<string, SdkDocument>();
@@ -100,7 +101,7 @@ afterEach(() => {
 describe("sdk call sequences of the shipped specs", () => {
   it("object-upload-download: multipart uploads, ranged gets, exact cleanup", async () => {
     const plan = await shipped("object-upload-download.yaml");
-    const docs = documents(compileSdk(plan));
+    const docs = documents(await compileSdk(plan));
     expect([...docs.keys()].sort()).toEqual(plan.cases.map((c) => `sdk/${c.id}.json`).sort());
     for (const c of plan.cases) {
       const doc = s3(docs.get(`sdk/${c.id}.json`));
@@ -149,7 +150,7 @@ describe("sdk call sequences of the shipped specs", () => {
       }
     }
     // 50 × 1 GiB in 128 MiB parts, three repetitions: a couple of hundred lines, not thousands
-    const big = compileSdk(plan).find(
+    const big = (await compileSdk(plan)).find(
       (a) => a.path === "sdk/transfer.store.get.concurrency-50.objects-50.json",
     )!;
     expect(big.content.split("\n").length).toBeLessThan(300);
@@ -157,7 +158,7 @@ describe("sdk call sequences of the shipped specs", () => {
 
   it("ipfs-file-sizes: add with the case's options, cat by reference, fresh node per repetition", async () => {
     const plan = await shipped("ipfs-file-sizes.yaml");
-    const docs = documents(compileSdk(plan));
+    const docs = documents(await compileSdk(plan));
     expect(docs.size).toBe(28);
     const seeds = new Set<string>();
     for (const c of plan.cases) {
@@ -209,7 +210,7 @@ describe("sdk call sequences of the shipped specs", () => {
 
   it("minio-speedtest: autotuned concurrency rounds over 256 objects (as many as the highest round)", async () => {
     const plan = await shipped("minio-speedtest.yaml");
-    const docs = documents(compileSdk(plan));
+    const docs = documents(await compileSdk(plan));
     expect([...docs.keys()].sort()).toEqual(["sdk/speedtest.store.get.json", "sdk/speedtest.store.put.json"]);
     for (const doc of docs.values()) {
       checkS3(s3(doc), 256, 64 * MiB);
@@ -228,8 +229,8 @@ describe("sdk call sequences of the shipped specs", () => {
 
   it("compiles the same spec to identical bytes twice", async () => {
     for (const name of ["object-upload-download.yaml", "ipfs-file-sizes.yaml", "minio-speedtest.yaml"]) {
-      const first = compileSdk(await shipped(name));
-      const second = compileSdk(await shipped(name));
+      const first = await compileSdk(await shipped(name));
+      const second = await compileSdk(await shipped(name));
       expect(second).toEqual(first);
       expect(first.filter((a) => a.path.startsWith("sdk/")).length).toBeGreaterThan(0);
     }
@@ -244,7 +245,7 @@ describe("secrets", () => {
     SENTINEL_API: "http://sentinel-api.invalid:5001",
   };
 
-  it("a secret in the environment appears in no artifact; its ${env:…} reference does", () => {
+  it("a secret in the environment appears in no artifact; its ${env:…} reference does", async () => {
     for (const [name, value] of Object.entries(SENTINELS)) vi.stubEnv(name, value);
     const plan = planOf({
       benchspec: 1,
@@ -262,7 +263,7 @@ describe("secrets", () => {
       },
       workloads: [{ name: "w", target: ["store", "node"], op: ["put", "get"], size: "1MiB", objects: 2 }],
     });
-    const artifacts = compileSdk(plan);
+    const artifacts = await compileSdk(plan);
     expect(artifacts.length).toBe(5);
     for (const artifact of artifacts) {
       for (const value of Object.values(SENTINELS)) expect(artifact.content).not.toContain(value);
@@ -290,7 +291,7 @@ describe("secrets", () => {
     });
   });
 
-  it("a credential written literally in the spec is not copied into a call sequence", () => {
+  it("a credential written literally in the spec is not copied into a call sequence", async () => {
     const plan = planOf({
       benchspec: 1,
       name: "literal",
@@ -304,19 +305,19 @@ describe("secrets", () => {
       },
       workloads: [{ name: "w", op: "put", size: "1MiB", objects: 1 }],
     });
-    const [artifact] = compileSdk(plan).filter((a) => a.path.startsWith("sdk/"));
+    const [artifact] = (await compileSdk(plan)).filter((a) => a.path.startsWith("sdk/"));
     expect(artifact!.content).not.toContain("LITERALKEY123");
     expect(s3(documents([artifact!]).get(artifact!.path)).target.credentials).toEqual({ from: "spec" });
   });
 
-  it("without credentials the AWS chain is named", () => {
+  it("without credentials the AWS chain is named", async () => {
     const plan = planOf({
       benchspec: 1,
       name: "chain",
       targets: { store: { kind: "s3", endpoint: "${env:S3_ENDPOINT}", pathStyle: true } },
       workloads: [{ name: "w", op: "put", size: "1MiB", objects: 1 }],
     });
-    const doc = s3([...documents(compileSdk(plan)).values()][0]);
+    const doc = s3([...documents(await compileSdk(plan)).values()][0]);
     expect(doc.target).toEqual({
       name: "store",
       kind: "s3",
@@ -335,9 +336,9 @@ describe("sdk call sequences: shapes", () => {
     targets: { store: { kind: "s3", launch: "minio", ...target } },
     workloads: [{ name: "w", ...workload }],
   });
-  const only = (plan: Plan) => [...documents(compileSdk(plan)).values()];
+  const only = async (plan: Plan) => [...documents(await compileSdk(plan)).values()];
 
-  it("10,000 objects per repetition stay a small file", () => {
+  it("10,000 objects per repetition stay a small file", async () => {
     const plan = planOf(
       s3Spec({
         op: ["put", "get", "stat", "delete", "list"],
@@ -347,7 +348,7 @@ describe("sdk call sequences: shapes", () => {
         warmup: 1,
       }),
     );
-    const artifacts = compileSdk(plan).filter((a) => a.path.startsWith("sdk/"));
+    const artifacts = (await compileSdk(plan)).filter((a) => a.path.startsWith("sdk/"));
     expect(artifacts).toHaveLength(5);
     for (const artifact of artifacts) {
       expect(artifact.content.length).toBeLessThan(8_000);
@@ -356,8 +357,8 @@ describe("sdk call sequences: shapes", () => {
     }
   });
 
-  it("numbers warm-ups and measured repetitions separately, warm-ups first, with distinct keys", () => {
-    const [doc] = only(planOf(s3Spec({ op: "put", size: "1MiB", objects: 3, repeat: 2, warmup: 1 })));
+  it("numbers warm-ups and measured repetitions separately, warm-ups first, with distinct keys", async () => {
+    const [doc] = await only(planOf(s3Spec({ op: "put", size: "1MiB", objects: 3, repeat: 2, warmup: 1 })));
     const reps = s3(doc).repetitions;
     expect(reps.map((r) => [r.repetition, r.warmup])).toEqual([
       [1, true],
@@ -372,8 +373,8 @@ describe("sdk call sequences: shapes", () => {
     expect(reps[1]!.measured.ops[0]).toMatchObject({ seed: "w.store.put/r1/o{i}" });
   });
 
-  it("stat, delete and list upload first, unmeasured", () => {
-    const docs = only(
+  it("stat, delete and list upload first, unmeasured", async () => {
+    const docs = await only(
       planOf(s3Spec({ op: ["stat", "delete", "list"], size: "1KiB", objects: 2500, concurrency: 8 })),
     );
     const byOp = Object.fromEntries(docs.map((d) => [d.op, s3(d).repetitions[0]!]));
@@ -401,8 +402,8 @@ describe("sdk call sequences: shapes", () => {
     ]);
   });
 
-  it("a last part smaller than the others, and objects of one part go up in one PutObject", () => {
-    const docs = only(
+  it("a last part smaller than the others, and objects of one part go up in one PutObject", async () => {
+    const docs = await only(
       planOf(
         s3Spec({
           op: ["put", "get"],
@@ -429,8 +430,8 @@ describe("sdk call sequences: shapes", () => {
     expect(smallGet).not.toHaveProperty("ranges");
   });
 
-  it("time-based cases carry their duration; keep: true keeps the objects but aborts incomplete uploads", () => {
-    const [doc] = only(
+  it("time-based cases carry their duration; keep: true keeps the objects but aborts incomplete uploads", async () => {
+    const [doc] = await only(
       planOf(s3Spec({ op: "put", size: "1MiB", objects: 4, duration: "10s" }, { keep: true })),
     );
     const rep = s3(doc).repetitions[0]!;
@@ -439,23 +440,23 @@ describe("sdk call sequences: shapes", () => {
     expect(s3(doc).target.keep).toBe(true);
   });
 
-  it("refuses what S3 cannot do, naming the workload", () => {
-    expect(() => compileSdk(planOf(s3Spec({ op: "delete", size: "1MiB", duration: "5s" })))).toThrow(
+  it("refuses what S3 cannot do, naming the workload", async () => {
+    await expect(compileSdk(planOf(s3Spec({ op: "delete", size: "1MiB", duration: "5s" })))).rejects.toThrow(
       expect.objectContaining({ code: "not-compilable" }),
     );
-    expect(() =>
+    await expect(
       compileSdk(planOf(s3Spec({ op: "put", size: "64GiB", multipart: { partSize: "5MiB", queue: 4 } }))),
-    ).toThrow(/workload "w": 13108 parts/);
+    ).rejects.toThrow(/workload "w": 13108 parts/);
   });
 
-  it("ipfs: fresh per-case starts the case's first repetition on a new node; once never does; pin: false only collects", () => {
+  it("ipfs: fresh per-case starts the case's first repetition on a new node; once never does; pin: false only collects", async () => {
     const spec = (fresh: string) => ({
       benchspec: 1,
       name: "fresh",
       targets: { node: { kind: "ipfs", launch: "kubo", fresh } },
       workloads: [{ name: "w", op: "put", objects: 3, concurrency: 2, pin: false, repeat: 2, warmup: 1 }],
     });
-    const perCase = ipfs(only(planOf(spec("per-case")))[0]);
+    const perCase = ipfs((await only(planOf(spec("per-case"))))[0]);
     expect(perCase.repetitions.map((r) => r.freshNode)).toEqual([true, false, false]);
     expect(perCase.repetitions[0]!.cleanup).toEqual([{ op: "repo/gc" }]);
     expect(perCase.repetitions[1]!.measured).toEqual({
@@ -475,52 +476,56 @@ describe("sdk call sequences: shapes", () => {
         },
       ],
     });
-    const once = ipfs(only(planOf(spec("once")))[0]);
+    const once = ipfs((await only(planOf(spec("once"))))[0]);
     expect(once.target.fresh).toBe("once");
     expect(once.repetitions.map((r) => r.freshNode)).toEqual([false, false, false]);
   });
 
-  it("ipfs on an external node: never repo/gc; block/rm of exactly the added blocks, only for content unique to the run", () => {
-    const cleanupOf = (target: object, workload: object) =>
+  it("ipfs on an external node: never repo/gc; block/rm of exactly the added blocks, only for content unique to the run", async () => {
+    const cleanupOf = async (target: object, workload: object) =>
       ipfs(
-        only(
-          planOf({
-            benchspec: 1,
-            name: "external",
-            targets: { node: { kind: "ipfs", ...target } },
-            workloads: [{ name: "w", op: "put", objects: 3, size: "1MiB", ...workload }],
-          }),
+        (
+          await only(
+            planOf({
+              benchspec: 1,
+              name: "external",
+              targets: { node: { kind: "ipfs", ...target } },
+              workloads: [{ name: "w", op: "put", objects: 3, size: "1MiB", ...workload }],
+            }),
+          )
         )[0],
       ).repetitions[0]!.cleanup;
     const api = { api: "http://127.0.0.1:5001" };
     const added = { from: 0, count: 3, cid: { ref: "r1/o{i}" } };
-    expect(cleanupOf(api, { pin: true })).toEqual([
+    expect(await cleanupOf(api, { pin: true })).toEqual([
       { op: "pin/rm", ...added },
       { op: "block/rm", ...added },
     ]);
-    expect(cleanupOf(api, { pin: false })).toEqual([{ op: "block/rm", ...added }]);
-    expect(cleanupOf(api, { pin: false, data: { compressible: 50 } })).toEqual([
+    expect(await cleanupOf(api, { pin: false })).toEqual([{ op: "block/rm", ...added }]);
+    expect(await cleanupOf(api, { pin: false, data: { compressible: 50 } })).toEqual([
       { op: "block/rm", ...added },
     ]);
     // Zero data may share its blocks with the user's: only unpinned, never removed.
-    expect(cleanupOf(api, { pin: true, data: "zero" })).toEqual([{ op: "pin/rm", ...added }]);
-    expect(cleanupOf(api, { pin: false, data: "zero" })).toEqual([]);
-    expect(cleanupOf({ ...api, keep: true }, { pin: true })).toEqual([]);
+    expect(await cleanupOf(api, { pin: true, data: "zero" })).toEqual([{ op: "pin/rm", ...added }]);
+    expect(await cleanupOf(api, { pin: false, data: "zero" })).toEqual([]);
+    expect(await cleanupOf({ ...api, keep: true }, { pin: true })).toEqual([]);
     // A launched node is benchspec's own: garbage collection is fine there.
-    expect(cleanupOf({ launch: "kubo" }, { pin: true })).toEqual([
+    expect(await cleanupOf({ launch: "kubo" }, { pin: true })).toEqual([
       { op: "pin/rm", ...added },
       { op: "repo/gc" },
     ]);
 
     // The format itself refuses repo/gc on a node it did not launch.
     const doc = ipfs(
-      only(
-        planOf({
-          benchspec: 1,
-          name: "external",
-          targets: { node: { kind: "ipfs", ...api } },
-          workloads: [{ name: "w", op: "put", objects: 1, size: "1MiB" }],
-        }),
+      (
+        await only(
+          planOf({
+            benchspec: 1,
+            name: "external",
+            targets: { node: { kind: "ipfs", ...api } },
+            workloads: [{ name: "w", op: "put", objects: 1, size: "1MiB" }],
+          }),
+        )
       )[0],
     );
     const gc = {
@@ -536,7 +541,7 @@ describe("sdk call sequences: shapes", () => {
     ).not.toThrow();
   });
 
-  it("autotune rounds: ×factor, at least +1, capped at max", () => {
+  it("autotune rounds: ×factor, at least +1, capped at max", async () => {
     expect(autotuneRounds(4, 2, 256)).toEqual([4, 8, 16, 32, 64, 128, 256]);
     expect(autotuneRounds(4, 1.5, 20)).toEqual([4, 6, 9, 14, 20]);
     expect(autotuneRounds(1, 1.1, 4)).toEqual([1, 2, 3, 4]);
@@ -545,7 +550,7 @@ describe("sdk call sequences: shapes", () => {
 });
 
 describe("schema/sdk.schema.json", () => {
-  it("is what `benchspec schema` generates from the zod format (run `npm run schema` after changing it)", () => {
+  it("is what `benchspec schema` generates from the zod format (run `npm run schema` after changing it)", async () => {
     expect(readFileSync(join(ROOT, "schema/sdk.schema.json"), "utf8")).toBe(sdkJsonSchema());
   });
 
@@ -559,7 +564,7 @@ describe("schema/sdk.schema.json", () => {
     }
   });
 
-  it("is strict and names the operations", () => {
+  it("is strict and names the operations", async () => {
     const schema = JSON.parse(sdkJsonSchema());
     const text = JSON.stringify(schema);
     for (const op of [
@@ -579,7 +584,7 @@ describe("schema/sdk.schema.json", () => {
 });
 
 describe("docs/sdk-format.md", () => {
-  it("its examples are valid documents and repetitions", () => {
+  it("its examples are valid documents and repetitions", async () => {
     const text = readFileSync(join(ROOT, "docs/sdk-format.md"), "utf8");
     const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
     expect(blocks).toHaveLength(2);

@@ -38,12 +38,13 @@ const tempDir = async (prefix = "benchspec-shell-") => {
 };
 afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-const compileAll = (plan: Plan): Artifact[] => compilePlan(plan, ["fio", "shell", "sdk"], VERSION).artifacts;
+const compileAll = async (plan: Plan): Promise<Artifact[]> =>
+  (await compilePlan(plan, ["fio", "shell", "sdk"], VERSION)).artifacts;
 
 /** Compiles a plan into a fresh directory; returns the directory and the script's path. */
 async function compileTo(plan: Plan): Promise<{ dir: string; script: string; artifacts: Artifact[] }> {
   const dir = await tempDir("benchspec-shell-out-");
-  const artifacts = compileAll(plan);
+  const artifacts = await compileAll(plan);
   await writeArtifacts(dir, artifacts);
   return { dir, script: join(dir, SHELL_SCRIPT_PATH), artifacts };
 }
@@ -108,7 +109,7 @@ describe("every .sh file under src/", () => {
   const files = readdirSync(src, { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".sh"))
     .sort();
-  it("finds the runtime's and every shell engine's .sh files", () => {
+  it("finds the runtime's and every shell engine's .sh files", async () => {
     const expected = [
       join("compile", "shell", "runtime-checks.sh"),
       join("compile", "shell", "runtime.sh"),
@@ -167,7 +168,7 @@ describe("a real run of dd and fio against a temp dir", () => {
     rows = rowsOf(run.stdout);
   }, 150_000);
 
-  it("exits 0 and prints one valid row per case × repetition, warm-ups marked", () => {
+  it("exits 0 and prints one valid row per case × repetition, warm-ups marked", async () => {
     expect(result.exitCode, result.stderr).toBe(0);
     // dd: 4 cases × (1 warm-up + 2 measured); rw: 2; timed: 1
     expect(rows).toHaveLength(4 * 3 + 2 + 1);
@@ -177,7 +178,7 @@ describe("a real run of dd and fio against a temp dir", () => {
     expect(dd.filter((row) => !row.warmup).map((row) => row.repetition)).toEqual([1, 2, 1, 2, 1, 2, 1, 2]);
   });
 
-  it("dd: parallel × bs × count bytes, each process's own bytes and seconds", () => {
+  it("dd: parallel × bs × count bytes, each process's own bytes and seconds", async () => {
     for (const row of rows.filter((r) => r.engine === "dd")) {
       const parallel = row.params.parallel as number;
       expect([1, 3]).toContain(parallel);
@@ -194,7 +195,7 @@ describe("a real run of dd and fio against a temp dir", () => {
     }
   });
 
-  it("fio: the size of a size-based job, ios × bs of a time-based one, latency in seconds", () => {
+  it("fio: the size of a size-based job, ios × bs of a time-based one, latency in seconds", async () => {
     const rw = rows.filter((row) => row.workload === "rw");
     expect(rw).toHaveLength(2);
     for (const row of rw) {
@@ -498,7 +499,7 @@ describe("a block device (a real loop device)", () => {
   it("without destructive: true, a writing case refuses to run even if validation were bypassed", async () => {
     const plan = blockPlan();
     plan.targets.disk = { kind: "block", device: "/dev/null" };
-    const script = compileAll(plan).find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
+    const script = (await compileAll(plan)).find((a) => a.path === SHELL_SCRIPT_PATH)!.content;
     expect(script).toContain("refusing to write to the block device of target disk");
     expect(script).not.toMatch(/bs_dd write/);
     // The "pre" workload's preconditioning, which would run before its cases, refuses too.
@@ -513,7 +514,7 @@ const HOSTILE =
 const HOSTILE_TEXT = `${HOSTILE}\nexec_prerun=touch CANARY\n[global]\r\u2028; done`;
 
 describe("hostile values", () => {
-  it("are rejected at validation where they cannot be expressed, with a diagnostic", () => {
+  it("are rejected at validation where they cannot be expressed, with a diagnostic", async () => {
     const codes = (spec: object) => diagnosticsOf(spec).map((d) => d.code);
     const fs = (path: string) => ({
       benchspec: 1,
@@ -642,7 +643,7 @@ describe("hostile values", () => {
 });
 
 describe("secrets", () => {
-  it("a secret in the environment never appears in any compiled file; the script references the variable", () => {
+  it("a secret in the environment never appears in any compiled file; the script references the variable", async () => {
     const key = `SENTINEL-${randomBytes(12).toString("hex")}`;
     const secret = `SENTINEL-${randomBytes(12).toString("hex")}`;
     const literal = `LITERAL-${randomBytes(12).toString("hex")}`;
@@ -663,7 +664,7 @@ describe("secrets", () => {
         },
         workloads: [{ name: "w", target: ["store", "other"], op: ["put", "get"], size: "4KiB" }],
       });
-      const artifacts = compileAll(plan);
+      const artifacts = await compileAll(plan);
       expect(artifacts.length).toBeGreaterThan(2);
       for (const artifact of artifacts) {
         for (const value of [key, secret, literal])
@@ -679,7 +680,7 @@ describe("secrets", () => {
     }
   });
 
-  it("refuses two targets that one environment variable would place (at validation)", () => {
+  it("refuses two targets that one environment variable would place (at validation)", async () => {
     const diagnostics = diagnosticsOf({
       benchspec: 1,
       name: "clash",

@@ -21,7 +21,8 @@
  * Every user value reaches the script through shQuote (ShellScriptWriter.quote/assign); `${env:NAME}`
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
-import { ENGINE_REGISTRY } from "../../engines/index.js";
+import type { Engine } from "../../engines/types.js";
+import type { EngineName } from "../../spec/words.js";
 import { targetsOf, type Case, type Plan } from "../../plan/types.js";
 import { targetWriter } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
@@ -45,10 +46,16 @@ export const SHELL_TOGETHER =
 /** Tools every script uses besides bash builtins (coreutils are assumed; awk is checked). */
 const BASE_TOOLS = ["awk"] as const;
 
-export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
+/** `engines`: the descriptors of the plan's engines (loaded by compile.ts). */
+export function compileShellScript(
+  plan: Plan,
+  ctx: CompileContext,
+  engines: Partial<Record<EngineName, Engine>>,
+): Artifact {
   const w = new ShellScriptWriter(ctx);
   const used = usedTargets(plan);
-  const engines = [...new Set(plan.cases.map((c) => c.engine))].sort();
+  const usedEngines = [...new Set(plan.cases.map((c) => c.engine))].sort();
+  const engine = (name: EngineName) => engines[name]!;
 
   writeHeader(w, plan, used);
   w.line("set -euo pipefail");
@@ -72,10 +79,10 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   w.line();
   w.code(shellAsset(new URL("./lifecycle.sh", import.meta.url)));
 
-  for (const engine of engines) {
+  for (const name of usedEngines) {
     w.line();
-    w.comment(`---------- engine: ${engine} ----------`);
-    ENGINE_REGISTRY[engine].shellLibrary(w);
+    w.comment(`---------- engine: ${name} ----------`);
+    engine(name).shellLibrary(w);
   }
 
   const steps = targetSteps(plan.cases);
@@ -86,12 +93,12 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
 
   w.line();
   w.comment("---------- cases: each function runs one repetition and prints its result row ----------");
-  for (const c of plan.cases) writeCase(w, c, plan, ctx);
+  for (const c of plan.cases) writeCase(w, c, plan, ctx, engine(c.engine));
   if (steps.size > 0) {
     w.line();
     w.comment("---------- purge and preconditioning: once per workload and target ----------");
     for (const [fn, c] of new Map([...steps.values()].map((step) => [step.fn, step.first]))) {
-      writeSteps(w, fn, c, plan, used);
+      writeSteps(w, fn, c, plan, used, engine(c.engine));
     }
   }
 
@@ -99,7 +106,7 @@ export function compileShellScript(plan: Plan, ctx: CompileContext): Artifact {
   w.comment("---------- main ----------");
   w.block("bs_main() {", () => {
     const tools = new Set<string>(BASE_TOOLS);
-    for (const engine of engines) for (const tool of ENGINE_REGISTRY[engine].shellTools) tools.add(tool);
+    for (const name of usedEngines) for (const tool of engine(name).shellTools) tools.add(tool);
     for (const [name, target] of used) {
       if (purged.has(name))
         for (const tool of targetKind(target.kind).shell.purgeTools ?? []) tools.add(tool);
@@ -164,7 +171,14 @@ function targetSteps(cases: readonly Case[]): Map<string, { fn: string; first: C
   return steps;
 }
 
-function writeSteps(w: ShellScriptWriter, fn: string, c: Case, plan: Plan, used: [string, Target, number][]) {
+function writeSteps(
+  w: ShellScriptWriter,
+  fn: string,
+  c: Case,
+  plan: Plan,
+  used: [string, Target, number][],
+  engine: Engine,
+) {
   const index = used.find(([name]) => name === c.target)![2];
   w.line();
   w.comment(`workload ${c.workload} on target ${c.target}: before its first case there, once`);
@@ -178,7 +192,7 @@ function writeSteps(w: ShellScriptWriter, fn: string, c: Case, plan: Plan, used:
       return;
     }
     if (c.params.purge) w.line(`bs_target_${index}_purge`);
-    if (c.params.precondition) ENGINE_REGISTRY[c.engine].shellPrecondition?.(c, w);
+    if (c.params.precondition) engine.shellPrecondition?.(c, w);
   });
 }
 
@@ -205,7 +219,7 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
     );
 }
 
-function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContext) {
+function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContext, engine: Engine) {
   const p = c.params;
   w.line();
   w.comment(
@@ -225,7 +239,7 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
       );
       return;
     }
-    ENGINE_REGISTRY[c.engine].shellCase(c, w, ctx);
+    engine.shellCase(c, w, ctx);
   });
 }
 

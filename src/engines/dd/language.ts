@@ -1,0 +1,12 @@
+/** dd's part of the language: the targets it drives, its operations, the parameters it takes and its defaults. Data only: spec/engines.ts checks it against EngineInfo. */
+export const ddLanguage = {
+  formats: ["shell"],
+  summary: "parallel dd processes behind a start barrier",
+  targetKinds: ["fs", "block"],
+  ops: ["read", "write"],
+  params: ["bs", "count", "parallel", "direct", "autotune", "purge"],
+  defaults: { bs: 2 ** 20, count: 64, parallel: 1, direct: false },
+  // dd's summary line gives bytes and seconds per process: no per-operation latency.
+  metrics: ["throughput", "iops", "seconds"],
+  together: true,
+} as const;

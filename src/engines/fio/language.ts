@@ -1,0 +1,27 @@
+import { METRICS } from "../../rows/metric-names.js";
+
+/** fio's part of the language: the targets it drives, its operations, the parameters it takes and its defaults. Data only: spec/engines.ts checks it against EngineInfo. */
+export const fioLanguage = {
+  formats: ["fio", "shell"],
+  summary: "fio jobs against a file system directory or a block device",
+  targetKinds: ["fs", "block"],
+  ops: ["read", "write", "randread", "randwrite", "readwrite", "randrw"],
+  params: [
+    "size",
+    "bs",
+    "iodepth",
+    "jobs",
+    "read",
+    "duration",
+    "ramp",
+    "direct",
+    "precondition",
+    "purge",
+    "steady",
+    "ioengine",
+    "autotune",
+  ],
+  defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
+  metrics: METRICS,
+  together: true,
+} as const;

@@ -1,0 +1,21 @@
+import { METRICS } from "../../rows/metric-names.js";
+
+/** The ipfs engine's part of the language: its target kind, operations, the parameters it takes and its defaults. Data only: spec/engines.ts checks it against EngineInfo. */
+export const ipfsLanguage = {
+  formats: ["sdk", "shell"],
+  summary: "the Kubo RPC API (put = add, get = cat)",
+  targetKinds: ["ipfs"],
+  ops: ["put", "get"],
+  params: ["size", "objects", "concurrency", "chunker", "cidVersion", "rawLeaves", "pin", "autotune"],
+  defaults: {
+    size: 2 ** 20,
+    objects: 4,
+    concurrency: 1,
+    chunker: "size-262144",
+    cidVersion: 1,
+    rawLeaves: true,
+    pin: true,
+  },
+  metrics: METRICS,
+  together: false,
+} as const;
