@@ -17,8 +17,9 @@ import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
 import type { Plan } from "../plan/types.js";
 import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
-import { ndjsonError, readRows, scanNdjson } from "./ndjson.js";
-import { ResultRowSchema, type ResultRow, type TimeseriesRow } from "../rows/row.js";
+import { readRows } from "./ndjson.js";
+import { readStandingRows, repetitionKey } from "./standing-rows.js";
+import type { ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { TelemetryRow } from "../rows/telemetry.js";
 import {
   readRunJson,
@@ -79,9 +80,6 @@ const IDENTITY = [
   "repetition",
   "warmup",
 ] as const;
-
-const keyOf = (row: { case: string; repetition: number; warmup?: boolean }) =>
-  `${row.case}#${row.repetition}#${row.warmup === true}`;
 
 /** The run files that are a run's own measurements, not the spec's (the rest is copied from the first input). */
 const MEASURED: readonly RunFile[] = [
@@ -192,7 +190,7 @@ async function readInput({ dir: given, host }: MergeInput): Promise<Input> {
       "invalid-input",
       `${given}: no provenance.json naming its host; name it on the command line (${given}=<host>)`,
     );
-  const rows = await readResultRows(given, runPaths(dir).results, state.specHash);
+  const rows = await readInputRows(given, runPaths(dir).results, state.specHash);
   const series = byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries));
   const telemetry = byRepetition(readRows<TelemetryRow>(runPaths(dir).telemetry));
   return { dir, host: name, state, plan, ...(provenance && { provenance }), rows, series, telemetry };
@@ -203,47 +201,27 @@ function byRepetition<T extends { case: string; repetition: number; warmup?: boo
 ): Map<string, T[]> {
   const grouped = new Map<string, T[]>();
   for (const row of rows) {
-    const key = keyOf(row);
+    const key = repetitionKey(row);
     grouped.set(key, [...(grouped.get(key) ?? []), row]);
   }
   return grouped;
 }
 
 /** Every line a result row of the run's spec, measured on one host: anything else refuses the input. */
-async function readResultRows(
-  given: string,
-  file: string,
-  specHash: string,
-): Promise<Map<string, ResultRow>> {
+async function readInputRows(given: string, file: string, specHash: string): Promise<Map<string, ResultRow>> {
   if (!existsSync(file))
     throw new BenchspecError("invalid-input", `${given}: no ${RUN_FILES.results.name}, so no rows to merge`);
-  const rows = new Map<string, ResultRow>();
-  let problem: string | undefined;
-  const scan = await scanNdjson(file, (value, line) => {
-    if (problem) return;
-    const parsed = ResultRowSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      problem = `${file}:${line}: not a result row (${issue.path.join(".") || "row"}: ${issue.message})`;
-    } else if (parsed.data.specHash !== specHash) {
-      problem = `${file}:${line}: a row of another spec (hash ${parsed.data.specHash}, the run's is ${specHash})`;
-    } else if (parsed.data.hosts) {
-      problem = `${file}:${line}: already a row of several hosts (${parsed.data.hosts.map((h) => h.host).join(", ")}); merge takes runs of one host each`;
-    } else {
-      const key = keyOf(parsed.data);
-      // The file is append-only: a repetition run again (--resume) has its last row stand.
-      rows.delete(key);
-      rows.set(key, parsed.data);
-    }
+  const rows = await readStandingRows(file, {
+    strict: {
+      accept: (row) =>
+        row.specHash !== specHash
+          ? `a row of another spec (hash ${row.specHash}, the run's is ${specHash})`
+          : row.hosts
+            ? `already a row of several hosts (${row.hosts.map((h) => h.host).join(", ")}); merge takes runs of one host each`
+            : undefined,
+    },
   });
-  if (scan.error) throw ndjsonError(file, scan.error);
-  if (scan.broken)
-    throw new BenchspecError("invalid-input", `${file}:${scan.broken.line}: the last line is cut off`);
-  if (scan.skipped > 0)
-    throw new BenchspecError("invalid-input", `${file}:${scan.firstSkipped}: not a JSON row`);
-  if (problem) throw new BenchspecError("invalid-input", problem);
-  if (rows.size === 0) throw new BenchspecError("invalid-input", `${file}: no result rows`);
-  return rows;
+  return new Map(rows.map((row) => [repetitionKey(row), row]));
 }
 
 function checkSameSpec(runs: readonly Input[]): void {

@@ -13,7 +13,6 @@ import type { Leftover, TargetDetails } from "../targets/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { join } from "node:path";
 import { readRows, repairTail } from "./ndjson.js";
-import type { ResultRow } from "../rows/row.js";
 import type { RunSummary } from "./summary.js";
 
 /** Every file of a run directory by its role: its name, and what it holds. */
@@ -197,21 +196,6 @@ export async function reopenRunFiles(dir: string): Promise<void> {
   repairTail(paths.timeseries);
   repairTail(paths.telemetry);
   await mkdir(paths.raw, { recursive: true });
-}
-
-/**
- * The rows of results.ndjson that count: the last per case × repetition (× warm-up). The file is
- * append-only; a failed repetition that --resume ran again has two rows there, and the later one stands.
- */
-export function readResultRows(paths: RunPaths): ResultRow[] {
-  const last = new Map<string, ResultRow>();
-  for (const row of readRows<ResultRow>(paths.results)) {
-    const key = `${row.case}#${row.repetition}#${row.warmup}`;
-    // Deleted first so that the map's order is that of the rows that stand.
-    last.delete(key);
-    last.set(key, row);
-  }
-  return [...last.values()];
 }
 
 /**

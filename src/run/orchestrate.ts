@@ -15,7 +15,8 @@ import { targetRounds, type Case, type Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { RunModel } from "../results/model/accumulator.js";
-import { readResultRows, recordLeftover, type RunPaths } from "../results/run-dir.js";
+import { recordLeftover, type RunPaths } from "../results/run-dir.js";
+import { readStandingRows } from "../results/standing-rows.js";
 import { caseSummary, nicLimits } from "../results/summary.js";
 import type { TelemetryRow } from "../rows/telemetry.js";
 import type { RunObserver } from "../execution/observer.js";
@@ -68,7 +69,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   }
   const skipped: { case: string; reason: string }[] = [];
   // The rows of earlier attempts (--resume), read once: from here on the model is fed as rows are appended.
-  const earlier = readResultRows(paths);
+  const earlier = await readStandingRows(paths.results);
   for (const row of earlier) options.model.addRow(row);
   // A failed repetition is not measured: --resume runs it again.
   const measured = new Set(
