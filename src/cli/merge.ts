@@ -1,6 +1,9 @@
 import { Command } from "commander";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { makeDirectoryAtomic } from "../platform/atomic-write.js";
+import { BenchspecError } from "../platform/errors.js";
+import { describeFsError } from "../platform/fs-errors.js";
 import { checkOutputApart, EXIT, nonEmptyPath, VERSION, type Io } from "./context.js";
 
 export function makeMergeCommand(io: Io, setExit: (code: number) => void): Command {
@@ -35,11 +38,23 @@ Exit codes: 0 merged (notes on stderr), 2 a missing directory, runs of different
         out,
         inputs.map((input) => input.dir),
       );
-      const [{ mergeRuns }, { writeRunReport }] = await Promise.all([
+      const [{ mergeRuns, checkMergeOutput }, { writeRunReport }] = await Promise.all([
         import("../results/merge-runs.js"),
         import("../report/index.js"),
       ]);
-      const result = await mergeRuns(inputs, out);
+      await checkMergeOutput(out);
+      // Whole or not at all: a full disk or Ctrl-C leaves no half-written run directory.
+      const result = await makeDirectoryAtomic(out, async (staging) => {
+        const merged = await mergeRuns(inputs, staging);
+        await writeRunReport(staging, VERSION);
+        return merged;
+      }).catch((error: unknown) => {
+        if (error instanceof BenchspecError || typeof (error as NodeJS.ErrnoException).code !== "string")
+          throw error;
+        throw new BenchspecError("unwritable-output", `cannot write ${out}: ${describeFsError(error)}`, {
+          cause: error,
+        });
+      });
       for (const note of result.notes) io.stderr.write(`benchspec: note: ${note}\n`);
       await writeRunReport(out, VERSION);
       io.stdout.write(`${out}\n`);

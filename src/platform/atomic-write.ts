@@ -8,7 +8,18 @@
 import { randomBytes } from "node:crypto";
 import { fstatSync, writeFile as writeFileCallback, type Stats } from "node:fs";
 import { promisify } from "node:util";
-import { lstat, readlink, realpath, rm, rename, stat, writeFile } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  readdir,
+  readlink,
+  realpath,
+  rm,
+  rmdir,
+  rename,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { describeFileType } from "./fs-errors.js";
 
@@ -77,5 +88,35 @@ function fstatOrNone(fd: number): Stats | undefined {
     return fstatSync(fd);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Makes a directory whole or not at all: `fill` writes into a staging directory, moved into place once
+ * complete. A new directory is staged beside it (same file system) and renamed; an existing empty one (a
+ * mount point, say, which cannot be renamed onto) is staged inside it and the finished entries renamed out,
+ * which cannot run out of space. On any failure (a full disk, Ctrl-C) the staging directory is removed and
+ * `dir` is as it was: absent, or empty.
+ */
+export async function makeDirectoryAtomic<T>(dir: string, fill: (staging: string) => Promise<T>): Promise<T> {
+  const target = resolve(dir);
+  const exists = await stat(target).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+  const hidden = `.${exists ? "staging" : basename(target)}.${randomBytes(4).toString("hex")}.tmp`;
+  const staging = join(exists ? target : dirname(target), hidden);
+  try {
+    await mkdir(staging);
+    const result = await fill(staging);
+    if (!exists) await rename(staging, target);
+    else {
+      for (const entry of await readdir(staging)) await rename(join(staging, entry), join(target, entry));
+      await rmdir(staging);
+    }
+    return result;
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
   }
 }

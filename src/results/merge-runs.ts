@@ -11,7 +11,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { cp, mkdir, readdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Measurement } from "../engines/types.js";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
@@ -102,7 +102,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   for (const input of inputs) runs.push(await readInput(input));
   checkSameSpec(runs);
   checkHostNames(runs);
-  await createOutput(out);
+  await checkMergeOutput(out);
 
   const { rows, notes, incomplete } = mergeRows(runs);
   const paths = runPaths(out);
@@ -248,11 +248,12 @@ function checkHostNames(runs: readonly Input[]): void {
   }
 }
 
-async function createOutput(out: string): Promise<void> {
+/** The merged run's directory: new or empty, its parent made if missing (merge fills it whole, then renames). */
+export async function checkMergeOutput(out: string): Promise<void> {
   if (existsSync(out) && (!statSync(out).isDirectory() || (await readdir(out)).length > 0))
     throw new BenchspecError("unwritable-output", `${out} exists and is not an empty directory`);
   try {
-    await mkdir(out, { recursive: true });
+    await mkdir(dirname(resolve(out)), { recursive: true });
   } catch (error) {
     throw new BenchspecError("unwritable-output", `cannot create ${out}: ${(error as Error).message}`, {
       cause: error,

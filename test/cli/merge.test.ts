@@ -4,7 +4,7 @@
  * merged histograms, a report that shows the hosts — and what it refuses.
  */
 import { execa } from "execa";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -209,5 +209,28 @@ describe("benchspec merge", () => {
     const twice = await cli(["merge", a, join(work, "b"), "-o", join(work, "m4")]);
     expect(twice.exitCode).toBe(2);
     expect(twice.stderr).toMatch(/both ran on host ".+"; name each on the command line \(DIR=name\)/);
+  }, 60_000);
+
+  it("onto a full file system: exit 2 naming the lack of space, and nothing half-written left there", async () => {
+    const full = join(work, "full");
+    await mkdir(full);
+    await execa("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", full]);
+    try {
+      for (const out of [join(full, "merged"), full]) {
+        const result = await cli(["merge", `${join(work, "a")}=h1`, `${join(work, "b")}=h2`, "-o", out]);
+        expect(result.exitCode, result.all).toBe(2);
+        expect(result.stderr).toContain(`cannot write ${out}: no space left on device`);
+        expect(result.stderr).not.toMatch(/internal error/);
+        expect(await readdir(full)).toEqual([]);
+      }
+    } finally {
+      await execa("umount", [full]);
+    }
+    // With room, into the same (existing, empty) directory: the run whole, no staging directory left.
+    const result = await cli(["merge", `${join(work, "a")}=h1`, `${join(work, "b")}=h2`, "-o", full]);
+    expect(result.exitCode, result.all).toBe(0);
+    const entries = await readdir(full);
+    expect(entries).toEqual(expect.arrayContaining(["results.ndjson", "summary.json", "report.html"]));
+    expect(entries.filter((name) => name.startsWith("."))).toEqual([]);
   }, 60_000);
 });
