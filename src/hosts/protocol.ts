@@ -28,6 +28,7 @@ import { ArtifactSchema } from "../emit/types.js";
 import { CaseSchema } from "../plan/types.js";
 import { MeasurementSchema } from "../rows/row.js";
 import { TargetSchema } from "../spec/schema.js";
+import { LeftoverSchema } from "../targets/types.js";
 
 export const PROTOCOL_VERSION = 4;
 
@@ -83,10 +84,6 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
 
-const leftover = z.union([
-  z.object({ kind: z.literal("directory"), path: z.string() }),
-  z.object({ kind: z.literal("keys"), bucket: z.string(), prefix: z.string() }),
-]);
 
 export const FromWorkerSchema = z.discriminatedUnion("t", [
   z.object({
@@ -138,7 +135,7 @@ export const FromWorkerSchema = z.discriminatedUnion("t", [
      * this machine (the fio transport's stand-in, which runs here).
      */
     host: z.string().optional(),
-    leftover,
+    leftover: LeftoverSchema,
   }),
   /** Said every ALIVE_INTERVAL_MS; `busy` while it has a step to do (so a wait it is not working on shows). */
   z.object({ t: z.literal("alive"), from: z.number().int(), busy: z.boolean() }),

@@ -26,11 +26,18 @@ export interface CleanOutcome {
 
 /** Where a leftover is, in words. */
 export const describeLeftover = (l: RecordedLeftover) =>
-  l.kind === "directory" ? l.path : `the keys under ${l.bucket}/${l.prefix} (target ${l.target})`;
+  l.kind === "directory"
+    ? l.path
+    : l.kind === "keys"
+      ? `the keys under ${l.bucket}/${l.prefix} (target ${l.target})`
+      : `what ${l.added.length === 1 ? "an add" : `${l.added.length} adds`} stored on the IPFS node of target ${l.target} (${l.added
+          .slice(0, 2)
+          .map((a) => a.cid)
+          .join(", ")}${l.added.length > 2 ? ", …" : ""})`;
 
 export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<CleanOutcome> {
   const state = await readRunState(dir);
-  const leftovers = readLeftovers(dir);
+  const leftovers = coalesce(readLeftovers(dir));
   let plan: Promise<Plan> | undefined;
   // The spec is loaded only for leftovers in a store: how to reach it is in the spec (and the environment).
   const targetsPlan = () =>
@@ -52,6 +59,30 @@ export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<
     outcome.remaining.map((r) => r.leftover),
   );
   return outcome;
+}
+
+/**
+ * The roots an IPFS run recorded add by add, as one leftover per target (and pinning): removed in a few
+ * batched calls, said in one line.
+ */
+function coalesce(leftovers: readonly RecordedLeftover[]): RecordedLeftover[] {
+  const out: RecordedLeftover[] = [];
+  const byTarget = new Map<string, Extract<RecordedLeftover, { kind: "cids" }>>();
+  for (const leftover of leftovers) {
+    if (leftover.kind !== "cids") {
+      out.push(leftover);
+      continue;
+    }
+    const key = JSON.stringify([leftover.target, leftover.host, leftover.unpin]);
+    const same = byTarget.get(key);
+    if (same) same.added.push(...leftover.added);
+    else {
+      const first = { ...leftover, added: [...leftover.added] };
+      byTarget.set(key, first);
+      out.push(first);
+    }
+  }
+  return out;
 }
 
 async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Plan>, env: NodeJS.ProcessEnv) {

@@ -2,6 +2,7 @@
  * The target-kind interface. One entry per kind, each in its own folder, registered in index.ts (a missing
  * kind is a type error). Shared stages call these hooks and never branch on a kind's name.
  */
+import { z } from "zod";
 import type { ShellScriptWriter } from "../emit/writer.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 import type { TargetKind } from "../spec/schema.js";
@@ -21,10 +22,21 @@ export interface PrepareOptions {
 
 /**
  * What a run creates outside its run directory: a directory (an owned target directory, a launched
- * server's data), or keys under a prefix of the run's own in a store. Recorded as created, so that what a
+ * server's data), keys under a prefix of the run's own in a store, or what its adds stored on an external
+ * IPFS node (their root CIDs and sizes, and what removing them takes). Recorded as created, so that what a
  * killed attempt left can be found and removed (`benchspec clean`, `--resume`).
  */
-export type Leftover = { kind: "directory"; path: string } | { kind: "keys"; bucket: string; prefix: string };
+export const LeftoverSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("directory"), path: z.string() }),
+  z.object({ kind: z.literal("keys"), bucket: z.string(), prefix: z.string() }),
+  z.object({
+    kind: z.literal("cids"),
+    added: z.array(z.object({ cid: z.string(), size: z.number() })),
+    /** The adds pinned them (and they were not the user's pins before the case). */
+    unpin: z.boolean(),
+  }),
+]);
+export type Leftover = z.output<typeof LeftoverSchema>;
 
 /** What provenance records about a prepared target besides its location. */
 export interface TargetDetails {

@@ -19,7 +19,11 @@ import { kuboBinary } from "../../src/platform/tools.js";
 import { launchKubo } from "../../src/targets/ipfs/kubo-server.js";
 import { runCli } from "../support/cli.js";
 import { catBytes, localBlocks, recursivePins, withKubo } from "./kubo.js";
-import { readJson, rowsOf, tempDirs, writeSpec } from "./support.js";
+import { readJson, rowsOf, startCli, tempDirs, waitFor, writeSpec } from "./support.js";
+import { readRows } from "../../src/results/ndjson.js";
+import type { RecordedLeftover } from "../../src/results/run-dir.js";
+
+const readLeftoverLines = (file: string) => readRows<RecordedLeftover>(file);
 
 const temps = tempDirs("benchspec-ipfs-external-");
 afterAll(() => temps.removeAll());
@@ -195,6 +199,72 @@ describe("IPFS cleanup on an external node", () => {
       await expectUserDataIntact(client, user);
     });
   }, 300_000);
+});
+
+describe("a run killed on an external node", () => {
+  it("records each root it adds, and clean removes their pins and blocks; the user's data stays", async () => {
+    await withKubo(async (node, client) => {
+      const user = await plantUserData(client);
+      const blocksBefore = await localBlocks(client);
+      const pinsBefore = await recursivePins(client);
+      const dir = await temps.make();
+      const spec = await writeSpec(dir, {
+        name: "killed",
+        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
+        workloads: [
+          { name: "many", op: "put", size: "256KiB", objects: 2000, concurrency: 2, pin: true, ...ADD },
+        ],
+      });
+      const out = join(dir, "run");
+      const running = startCli(["run", spec, "--out", out], { IPFS_API: node.api });
+      const recorded = () =>
+        readLeftoverLines(join(out, "leftovers.ndjson")).flatMap((l) => (l.kind === "cids" ? l.added : []));
+      await waitFor(() => recorded().length >= 20, 60_000, "20 adds recorded");
+      running.kill("SIGKILL");
+      await running;
+      const added = recorded().map((a) => a.cid);
+      const extraPins = (await recursivePins(client)).filter((cid) => !pinsBefore.includes(cid));
+      expect(extraPins.length).toBeGreaterThanOrEqual(20);
+
+      const cleaned = await runCli(["clean", out], { IPFS_API: node.api });
+      expect(cleaned.code, cleaned.stderr).toBe(0);
+      expect(cleaned.stdout).toMatch(/removed what \d+ adds stored on the IPFS node of target node/);
+      for (const cid of added) expect(await hasBlock(client, cid), cid).toBe(false);
+      // Only the adds in flight at the kill (at most one per operation in flight) can be unrecorded.
+      const left = (await recursivePins(client)).filter((cid) => !pinsBefore.includes(cid));
+      expect(left.length).toBeLessThanOrEqual(2);
+      const blocksLeft = (await localBlocks(client)).filter((cid) => !blocksBefore.includes(cid));
+      expect(blocksLeft.length).toBeLessThanOrEqual(2 * 3);
+      await expectUserDataIntact(client, user);
+      for (const cid of blocksBefore) expect(await hasBlock(client, cid), cid).toBe(true);
+    });
+  }, 120_000);
+});
+
+describe("Ctrl-C on an external node", () => {
+  it("says that adds it cut off may have left unpinned blocks there, and how to remove them", async () => {
+    await withKubo(async (node) => {
+      const dir = await temps.make();
+      const spec = await writeSpec(dir, {
+        name: "cut",
+        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
+        workloads: [{ name: "big", op: "put", size: "64MiB", objects: 50, concurrency: 2, ...ADD }],
+      });
+      const out = join(dir, "run");
+      const running = startCli(["run", spec, "--out", out], { IPFS_API: node.api });
+      await waitFor(
+        () => readLeftoverLines(join(out, "leftovers.ndjson")).some((l) => l.kind === "cids"),
+        60_000,
+        "an add recorded",
+      );
+      running.kill("SIGINT");
+      const result = await running;
+      expect(result.exitCode, result.stderr).toBe(130);
+      expect(result.stderr).toMatch(
+        /adds? cut off by Ctrl-C may have left part of (its|their) data on the IPFS node at .*ipfs repo gc/,
+      );
+    });
+  }, 120_000);
 });
 
 describe("an external node that is not there", () => {

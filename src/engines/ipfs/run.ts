@@ -19,11 +19,18 @@ import {
   type IpfsSdkDocument,
 } from "../../emit/sdk-format.js";
 import type { ExecContext, Executor } from "../types.js";
-import { addDirectoryBlock } from "./add-directory.js";
+import {
+  blocksOf,
+  removeBlocks,
+  throwProblems,
+  unpin,
+  type AddedRoot,
+} from "../../targets/ipfs/cleanup.js";
 import { KuboRpc, type Added } from "./rpc.js";
 import type { IpfsConnection } from "../../targets/ipfs/connection.js";
 import { preparedAs } from "../../targets/index.js";
 import { maxOf } from "../../rows/stats.js";
+import { redactUrls } from "../../platform/redact.js";
 
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];
 type CleanupStep = IpfsRepetition["cleanup"][number];
@@ -40,13 +47,43 @@ interface Session {
   cids: Map<string, Added[]>;
   /** External node: its recursive pins when the case began (the user's, which cleanup never unpins). */
   pinnedBefore: Set<string>;
+  /** External node, unique content: each root recorded as it is added, so `clean` can remove it after kill -9. */
+  recorder?: AddRecorder;
+  /** Adds cut off by Ctrl-C on an external node: what they streamed may stay there, unpinned, under no CID. */
+  cutOff: number;
+}
+
+/**
+ * Records added roots as leftovers (leftovers.ndjson, or the coordinator's when on a client host): batched
+ * once per turn of the event loop, after the add that returned them was timed, so the record costs no add
+ * its latency.
+ */
+class AddRecorder {
+  private pending: AddedRoot[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly created: ExecContext["created"],
+    private readonly unpin: boolean,
+  ) {}
+
+  add(root: AddedRoot): void {
+    this.pending.push(root);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    this.created({ kind: "cids", added: this.pending, unpin: this.unpin });
+    this.pending = [];
+  }
 }
 
 const sessions = new Map<string, Session>();
 const REQUEST_TIMEOUT = "120s";
-
-/** CIDs per refs/block rm request (all go into the URL). */
-const CIDS_PER_REQUEST = 500;
 
 const connect = (api: string) => create({ url: api, timeout: REQUEST_TIMEOUT });
 
@@ -63,6 +100,10 @@ export const ipfsExecutor: Executor = {
       for await (const pin of client.pin.ls({ type: "recursive", signal: ctx.signal }))
         pinnedBefore.add(pin.cid.toString());
     }
+    // What each repetition's cleanup removes block by block (external node, content no one else's) is
+    // recorded as it is added; content that may be the user's too (zero data) is never removed, so not
+    // recorded either.
+    const removes = doc.repetitions.some((r) => r.cleanup.some((step) => step.op === "block/rm"));
     sessions.set(c.id, {
       doc,
       connection,
@@ -70,6 +111,8 @@ export const ipfsExecutor: Executor = {
       rpc: new KuboRpc(connection.api),
       cids: new Map(),
       pinnedBefore,
+      cutOff: 0,
+      ...(!connection.launched && removes && { recorder: new AddRecorder(ctx.created, unpins) }),
     });
   },
 
@@ -91,8 +134,14 @@ export const ipfsExecutor: Executor = {
   },
 
   async finish(c) {
-    sessions.get(c.id)?.rpc.destroy();
+    const session = sessions.get(c.id);
+    session?.recorder?.flush();
+    session?.rpc.destroy();
     sessions.delete(c.id);
+    if (session && session.cutOff > 0)
+      throw new Error(
+        `${session.cutOff === 1 ? "an add" : `${session.cutOff} adds`} cut off by Ctrl-C may have left part of ${session.cutOff === 1 ? "its" : "their"} data on the IPFS node at ${redactUrls(session.connection.api)}, unpinned and under no CID benchspec could remove; \`ipfs repo gc\` there removes it (benchspec never collects garbage on a node it did not launch)`,
+      );
   },
 };
 
@@ -103,7 +152,13 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
     if (op.op === "add") {
       const seed = fill(op.seed, item.index) + (item.pass > 0 ? `/p${item.pass}` : "");
       const payload = makePayload(`${ctx.runId}|${seed}`, op.size, doc.data);
-      const added = await session.rpc.add(payload, op, ctx.signal, { onBodyBytes: mark.moved });
+      const added = await session.rpc
+        .add(payload, op, ctx.signal, { onBodyBytes: mark.moved })
+        .catch((error: unknown) => {
+          if (ctx.signal.aborted && !session.connection.launched) session.cutOff += 1;
+          throw error;
+        });
+      if (!session.pinnedBefore.has(added.cid)) session.recorder?.add(added);
       const ref = fill(op.ref, item.index);
       const before = session.cids.get(ref);
       if (before) before.push(added);
@@ -157,13 +212,14 @@ function cidOf(session: Session, ref: string): string {
  * only a leftover); cleanup fails afterwards, naming the first problems.
  */
 async function cleanup(session: Session, plan: IpfsRepetition, signal: AbortSignal) {
+  session.recorder?.flush();
   const problems: string[] = [];
   // The blocks block/rm removes are listed first, while the DAGs are still pinned: a garbage collection
   // the node runs by itself after the unpinning could otherwise hide part of a DAG from `refs -r`.
   const listed = new Map<CleanupStep, string[]>();
   for (const step of plan.cleanup) {
     if (step.op === "block/rm")
-      listed.set(step, await blocksOf(session, addedBy(session, step), signal, problems));
+      listed.set(step, await blocksOf(session.client, addedBy(session, step), signal, problems));
   }
   for (const step of plan.cleanup) {
     if (step.op === "repo/gc") {
@@ -175,24 +231,22 @@ async function cleanup(session: Session, plan: IpfsRepetition, signal: AbortSign
         if (result.err) throw result.err;
       }
     } else if (step.op === "pin/rm") {
-      for (const { cid } of addedBy(session, step)) {
-        if (session.pinnedBefore.has(cid)) continue;
-        await session.client.pin.rm(cid as never, { signal }).catch((error: Error) => {
-          problems.push(`pin rm ${cid}: ${error.message}`);
-        });
-      }
+      const cids = addedBy(session, step).map((a) => a.cid);
+      await unpin(
+        session.client,
+        cids.filter((cid) => !session.pinnedBefore.has(cid)),
+        signal,
+        problems,
+      );
     } else {
-      await removeBlocks(session, listed.get(step)!, signal, problems);
+      await removeBlocks(session.client, listed.get(step)!, signal, problems);
     }
   }
   for (const step of plan.cleanup) {
     if (step.op === "repo/gc") continue;
     for (const index of batchIndices(step)) session.cids.delete(fill(step.cid.ref, index));
   }
-  if (problems.length > 0) {
-    const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : "";
-    throw new Error(`${problems.slice(0, 3).join("; ")}${more}`);
-  }
+  throwProblems(problems);
 }
 
 /** What the adds under a step's refs produced, once per CID (nothing for an add that failed or never ran). */
@@ -202,63 +256,4 @@ function addedBy(session: Session, step: RefsStep): Added[] {
     for (const a of session.cids.get(fill(step.cid.ref, index)) ?? []) added.set(a.cid, a);
   }
   return [...added.values()];
-}
-
-/**
- * Every block the adds stored: each root, every block below it as `refs -r` lists them (offline, so nothing
- * is fetched), and the directory block Kubo's add leaves besides (add-directory.ts).
- */
-async function blocksOf(session: Session, added: Added[], signal: AbortSignal, problems: string[]) {
-  const blocks = new Set<string>();
-  for (const { cid, size } of added) {
-    blocks.add(cid);
-    try {
-      blocks.add(addDirectoryBlock(cid, size));
-    } catch (error) {
-      problems.push((error as Error).message);
-    }
-  }
-  const roots = added.map((a) => a.cid);
-  for (const batch of chunks(roots, CIDS_PER_REQUEST)) {
-    try {
-      const refs = session.client.refs(batch, {
-        recursive: true,
-        unique: true,
-        signal,
-        searchParams: OFFLINE,
-      });
-      for await (const ref of refs) {
-        if (ref.err) problems.push(`refs -r: ${String(ref.err)}`);
-        else blocks.add(ref.ref);
-      }
-    } catch (error) {
-      problems.push(`refs -r: ${(error as Error).message}`);
-    }
-  }
-  return [...blocks];
-}
-
-const OFFLINE = new URLSearchParams({ offline: "true" });
-
-/**
- * `block rm` of exactly these blocks. Missing ones are fine (force), and Kubo refuses to remove a block that
- * is still pinned — by the user, directly or below one of their pins: that one stays, as it should.
- */
-async function removeBlocks(session: Session, blocks: string[], signal: AbortSignal, problems: string[]) {
-  for (const batch of chunks(blocks, CIDS_PER_REQUEST)) {
-    try {
-      for await (const result of session.client.block.rm(batch as never, { force: true, signal })) {
-        if (result.error && !/^pinned\b/.test(result.error.message))
-          problems.push(`block rm ${result.cid.toString()}: ${result.error.message}`);
-      }
-    } catch (error) {
-      problems.push(`block rm: ${(error as Error).message}`);
-    }
-  }
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }

@@ -8,4 +8,6 @@ export const ipfsTarget: TargetKindEntry<"ipfs"> = {
   prepare: async (target, options) => (await import("./prepare.js")).prepareIpfsTarget(target, options),
   shell: ipfsShell,
   launches: (target) => (target.launch ? [locatedTool(target.launch)] : []),
+  removeLeftover: async (target, leftover, env) =>
+    (await import("./leftovers.js")).removeIpfsLeftover(target, leftover, env),
 };
