@@ -9,7 +9,7 @@ import { failedMeasurement } from "../engines/measurement.js";
 import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../engines/types.js";
 import { targetsOf, type Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
-import { rootCode } from "../platform/errors.js";
+import { BenchspecError, rootCode } from "../platform/errors.js";
 import type { Target } from "../spec/schema.js";
 import { targetWriter } from "../spec/engines.js";
 import { prepareTarget, type PreparedTarget } from "../targets/index.js";
@@ -23,6 +23,11 @@ export interface OpenOptions extends Omit<PrepareOptions, "writes"> {
   writes: boolean;
   /** Targets prepared so far on this machine, by name: each is prepared once per run. */
   prepared: Record<string, PreparedTarget>;
+  /**
+   * Targets that could not be prepared in this run, with why: not tried again by each later case (a frozen
+   * server would cost every case its timeout); --resume tries again.
+   */
+  unusable: Map<string, string>;
   artifactsDir: string;
   rawDir: string;
   signal: AbortSignal;
@@ -40,7 +45,16 @@ export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase>
   const executor = await (await loadEngine(c.engine)).executor();
   const open: OpenCase = { executor };
   try {
-    options.prepared[c.target] ??= await prepareTarget(c.target, options.target, options);
+    const known = options.unusable.get(c.target);
+    if (known !== undefined) throw new BenchspecError("target-setup", known);
+    options.prepared[c.target] ??= await prepareTarget(c.target, options.target, options).catch(
+      (error: unknown) => {
+        // Cut off by Ctrl-C, the target is not judged: --resume prepares it again.
+        if (!options.signal.aborted)
+          options.unusable.set(c.target, `${(error as Error).message} (found preparing case ${c.id}; not tried again)`);
+        throw error;
+      },
+    );
     const target = options.prepared[c.target]!;
     open.place = await target.enterCase(c.id);
     open.ctx = {

@@ -58,6 +58,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   // directory made at hello and put on the run's record first, so `clean` removes it after a killed worker.
   let scratch: string | undefined;
   const prepared: Record<string, PreparedTarget> = {};
+  const unusable = new Map<string, string>();
   const cases = new Map<string, CaseEntry>();
   let session: Extract<ToWorker, { t: "hello" }> | undefined;
   /** Ctrl-C on the coordinator (or its end): aborts what runs now; later steps get a fresh signal. */
@@ -102,6 +103,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         const open = await openCase(c, {
           target: message.target,
           prepared,
+          unusable,
           // Each host has a run id of its own: hosts sharing storage (a shared file system, one bucket) never
           // touch each other's files or keys.
           runId: `${session.runId}-h${index + 1}`,

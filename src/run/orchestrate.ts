@@ -79,6 +79,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
   const figures = (c: Case) => caseSummary(options.model.figures(c.id, nics)!);
   const targets: Record<string, PreparedTarget> = {};
   const dead = new Map<string, string>();
+  const unusable = new Map<string, string>();
   const stepsDone: TargetStepsDone = new Map();
   const record = (c: Case, rep: number, warmup: boolean, measurement: Measurement) =>
     recordRepetition(c, rep, warmup, measurement, options);
@@ -96,7 +97,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
         const rounds = targetRounds(planned).find((r) => r.target === c.target)!;
         await runRounds(c.workload, rounds, {
           cases: plan.cases.filter((other) => other.workload === c.workload && other.target === c.target),
-          runner: localRunner(targets, dead, stepsDone, options),
+          runner: localRunner(targets, unusable, dead, stepsDone, options),
           rows: () => options.model.roundRowsOf(c.workload, c.target),
           figures,
           total: plan.cases.length,
@@ -120,11 +121,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteOutco
           await runTogether(c, steps(c, missing), {
             options,
             prepared: targets,
+            unusable,
             dead,
             stepsDone,
             record,
           });
-        else await runCase(c, missing, targets, dead, stepsDone, options);
+        else await runCase(c, missing, targets, unusable, dead, stepsDone, options);
       }
       if (signal.aborted) break;
       observer.caseDone(c, figures(c), missing.length === 0);
@@ -141,12 +143,14 @@ async function runCase(
   c: Case,
   missing: number[],
   targets: Record<string, PreparedTarget>,
+  /** Targets that could not be prepared in this run, with why: their cases fail at once. */
+  unusable: Map<string, string>,
   /** Targets that stopped answering in this run, with the case that found out: their cases fail at once. */
   dead: Map<string, string>,
   stepsDone: TargetStepsDone,
   options: ExecuteOptions,
 ) {
-  const runner = localRunner(targets, dead, stepsDone, options);
+  const runner = localRunner(targets, unusable, dead, stepsDone, options);
   const open = await runner.open(c);
   for (const { rep, warmup } of steps(c, missing)) {
     if (options.signal.aborted) break;
@@ -158,6 +162,7 @@ async function runCase(
 /** Opening, measuring and closing cases on this machine, for the case loop and for rounds. */
 function localRunner(
   targets: Record<string, PreparedTarget>,
+  unusable: Map<string, string>,
   dead: Map<string, string>,
   stepsDone: TargetStepsDone,
   options: ExecuteOptions,
@@ -168,6 +173,7 @@ function localRunner(
       const open = await openCase(c, {
         target: plan.targets[c.target]!,
         prepared: targets,
+        unusable,
         runId: options.runId,
         spec: plan.name,
         writes: plan.cases.some((other) => targetsOf(other).includes(c.target) && writesToTarget(other)),

@@ -41,8 +41,9 @@ export interface TogetherContext {
     observer: RunObserver;
     env: NodeJS.ProcessEnv;
   };
-  /** Targets prepared so far in this run, by name. */
+  /** Targets prepared so far in this run, by name, and those that could not be (with why). */
   prepared: Record<string, PreparedTarget>;
+  unusable: Map<string, string>;
   /** Targets that stopped answering in this run, with the case that found out. */
   dead: Map<string, string>;
   /** What each (workload, target)'s purge and preconditioning came to this run (target-steps.ts). */
@@ -68,6 +69,7 @@ export async function runTogether(
     const options: OpenOptions = {
       target: plan.targets[target]!,
       prepared: ctx.prepared,
+      unusable: ctx.unusable,
       runId: ctx.options.runId,
       spec: plan.name,
       writes: plan.cases.some((other) => targetsOf(other).includes(target) && writesToTarget(other)),

@@ -18,6 +18,8 @@ export interface PrepareOptions {
   env: NodeJS.ProcessEnv;
   /** Called as soon as something outside the run directory exists, before anything is put in it. */
   created(leftover: Leftover): void;
+  /** The run's interrupt (Ctrl-C): a wait on the target ends with it. */
+  signal: AbortSignal;
 }
 
 /**

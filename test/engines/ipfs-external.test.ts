@@ -19,7 +19,7 @@ import { kuboBinary } from "../../src/platform/tools.js";
 import { launchKubo } from "../../src/targets/ipfs/kubo-server.js";
 import { runCli } from "../support/cli.js";
 import { catBytes, localBlocks, recursivePins, withKubo } from "./kubo.js";
-import { readJson, rowsOf, startCli, tempDirs, waitFor, writeSpec } from "./support.js";
+import { readJson, rowsOf, sleep, startCli, tempDirs, waitFor, writeSpec } from "./support.js";
 import { readRows } from "../../src/results/ndjson.js";
 import type { RecordedLeftover } from "../../src/results/run-dir.js";
 
@@ -265,6 +265,46 @@ describe("Ctrl-C on an external node", () => {
       );
     });
   }, 120_000);
+});
+
+describe("an external node that is frozen", () => {
+  it("is given up on once, after the setup limit, naming it; Ctrl-C while it is checked ends the run at once", async () => {
+    await withKubo(async (node) => {
+      const dir = await temps.make();
+      const spec = await writeSpec(dir, {
+        name: "frozen",
+        targets: { node: { kind: "ipfs", api: "${env:IPFS_API}" } },
+        workloads: [
+          { name: "first", op: "put", size: "1MB", objects: 1 },
+          { name: "second", op: "put", size: "2MB", objects: 1 },
+        ],
+      });
+      process.kill(-node.pid, "SIGSTOP");
+      try {
+        const started = Date.now();
+        const result = await startCli(["run", spec, "--out", join(dir, "run")], {
+          IPFS_API: node.api,
+          BENCHSPEC_SETUP_CHECK_MS: "2000",
+        });
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(result.exitCode).toBe(1);
+        const rows = rowsOf(join(dir, "run"));
+        expect(rows.map((r) => r.ok)).toEqual([false, false]);
+        expect(rows[0]!.error).toMatch(/IPFS API at .*: no answer within 2 s/);
+        expect(rows[1]!.error).toMatch(/not tried again/);
+
+        const interrupted = startCli(["run", spec, "--out", join(dir, "run2")], { IPFS_API: node.api });
+        await sleep(1500);
+        const stopped = Date.now();
+        interrupted.kill("SIGINT");
+        const ended = await interrupted;
+        expect(Date.now() - stopped).toBeLessThan(5_000);
+        expect(ended.exitCode, ended.stderr).toBe(130);
+      } finally {
+        process.kill(-node.pid, "SIGCONT");
+      }
+    });
+  }, 90_000);
 });
 
 describe("an external node that is not there", () => {

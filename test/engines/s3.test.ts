@@ -501,6 +501,53 @@ describe("S3 engine: failures and interruptions", () => {
     });
   }, 90_000);
 
+  it("a store frozen before the run: the bucket check gives up once, naming its limit; Ctrl-C during it ends the run at once", async () => {
+    await withMinio(["bench"], async (server) => {
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "frozen",
+        targets: { store: externalS3Target("bench") },
+        defaults: { size: "64KiB", objects: 2 },
+        workloads: [
+          { name: "first", op: "put" },
+          { name: "second", op: "get" },
+        ],
+      });
+      process.kill(-server.pid, "SIGSTOP"); // accepts connections (the kernel does), answers nothing
+      try {
+        const started = Date.now();
+        const result = await startCli(["run", spec, "--out", join(work, "run")], {
+          ...s3Env(server),
+          BENCHSPEC_SETUP_CHECK_MS: "2000",
+        });
+        // Once for the run (2 s), not once per case, and not the store's 60 s idle limit.
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(result.exitCode).toBe(1);
+        const rows = rowsOf(join(work, "run"));
+        expect(rows.map((r) => [r.case, r.ok])).toEqual([
+          ["first.store.put", false],
+          ["second.store.get", false],
+        ]);
+        expect(rows[0]!.error).toMatch(/bucket "bench" at .*: no answer within 2 s/);
+        expect(rows[1]!.error).toMatch(
+          /no answer within 2 s.*found preparing case first\.store\.put; not tried again/,
+        );
+
+        const interrupted = startCli(["run", spec, "--out", join(work, "run2")], s3Env(server));
+        await sleep(1500);
+        const stopped = Date.now();
+        interrupted.kill("SIGINT");
+        const ended = await interrupted;
+        expect(Date.now() - stopped).toBeLessThan(5_000);
+        expect(ended.exitCode, ended.stderr).toBe(130);
+        // Cut off by Ctrl-C, the target was not judged: nothing recorded, --resume tries it again.
+        expect(rowsOf(join(work, "run2"))).toEqual([]);
+      } finally {
+        process.kill(-server.pid, "SIGCONT");
+      }
+    });
+  }, 90_000);
+
   it("Ctrl-C during a case on a launched MinIO: exit 130, the rows so far kept, the server and its data gone", async () => {
     const work = await temps.make();
     const spec = await writeSpec(work, {

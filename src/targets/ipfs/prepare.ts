@@ -1,5 +1,6 @@
 /** Preparing an ipfs target: a launched offline Kubo node (renewable for `fresh`), or an external API. */
 import { connectionFailure } from "../../platform/net-errors.js";
+import { setupCheck, SetupTimeout } from "../../platform/timeouts.js";
 import { redactUrls } from "../../platform/redact.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
@@ -16,7 +17,7 @@ export async function prepareIpfsTarget(target: TargetOf<"ipfs">, options: Prepa
       repos: [],
       pristine: false,
     };
-    await checkApi(connection.api);
+    await checkApi(connection.api, options.signal);
     return prepared(connection, async () => {});
   }
   const launch = () => launchKubo({ created: (path) => options.created({ kind: "directory", path }) });
@@ -38,12 +39,13 @@ export async function prepareIpfsTarget(target: TargetOf<"ipfs">, options: Prepa
 }
 
 /** An external node answers before the run relies on it: a dead API is said as such, not as "fetch failed". */
-async function checkApi(api: string) {
+async function checkApi(api: string, interrupt: AbortSignal) {
   const { create } = await import("kubo-rpc-client");
   try {
-    await create({ url: api, timeout: "10s" }).version();
+    await setupCheck(interrupt, (signal) => create({ url: api }).version({ signal }));
   } catch (error) {
     const where = `IPFS API at ${redactUrls(api)}`;
+    if (error instanceof SetupTimeout) throw new Error(`${where}: ${error.message}`, { cause: error });
     const connection = connectionFailure(error);
     throw new Error(
       connection

@@ -1,6 +1,7 @@
 /** Preparing an s3 target for a run: a launched MinIO (with its bucket), or an external endpoint. */
 import { CreateBucketCommand, HeadBucketCommand } from "@aws-sdk/client-s3";
 import { connectionFailure } from "../../platform/net-errors.js";
+import { setupCheck, SetupTimeout } from "../../platform/timeouts.js";
 import { redactUrls } from "../../platform/redact.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
 import type { TargetOf } from "../../spec/target-kinds.js";
@@ -39,7 +40,9 @@ export async function prepareS3Target(target: TargetOf<"s3">, options: PrepareOp
   const client = makeS3Client(connection, 1);
   try {
     // benchspec never creates (nor empties) a bucket on someone else's store.
-    await client.send(new HeadBucketCommand({ Bucket: connection.bucket }));
+    await setupCheck(options.signal, (abortSignal) =>
+      client.send(new HeadBucketCommand({ Bucket: connection.bucket }), { abortSignal }),
+    );
   } catch (error) {
     throw new Error(unreachable(error, connection.bucket, connection.endpoint), { cause: error });
   } finally {
@@ -56,6 +59,7 @@ export async function prepareS3Target(target: TargetOf<"s3">, options: PrepareOp
 /** Why an external bucket cannot be used, and what to do about it. */
 function unreachable(error: unknown, bucket: string, endpoint: string | undefined): string {
   const where = `bucket "${bucket}" at ${endpoint === undefined ? "AWS" : redactUrls(endpoint)}`;
+  if (error instanceof SetupTimeout) return `${where}: ${error.message}`;
   const connection = connectionFailure(error);
   if (connection) return `${where}: ${connection}; start the S3 server or check "endpoint"`;
   const { name, message, $metadata } = error as Error & { $metadata?: { httpStatusCode?: number } };
