@@ -15,6 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import type { Measurement } from "../engines/types.js";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
+import { loadSpec } from "../plan/load.js";
 import type { Plan } from "../plan/types.js";
 import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
 import { readRows } from "./ndjson.js";
@@ -63,7 +64,8 @@ interface Input {
 }
 
 /** What merge reads of plan.json: compile's Plan, written as JSON. */
-type PlanJson = Pick<Plan, "name" | "specHash" | "cases" | "expect">;
+/** plan.json, the compiled index: the spec's name is its `spec`. */
+type PlanJson = Pick<Plan, "specHash" | "cases" | "expect"> & { spec: string };
 
 /** The fields that name a row's case and repetition; the rest is what was measured. */
 const IDENTITY = [
@@ -124,7 +126,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
     rows.flatMap((r) => r.telemetry),
   );
   const summary = buildSummary(
-    first.plan as Plan,
+    await runPlan(first),
     rows.map((r) => r.row),
   );
   const skipped = await Promise.all(
@@ -224,13 +226,28 @@ async function readInputRows(given: string, file: string, specHash: string): Pro
   return new Map(rows.map((row) => [repetitionKey(row), row]));
 }
 
+/** The run's plan, from the spec it keeps (spec.yaml) and its --set: what its figures are decided by. */
+async function runPlan(run: Input): Promise<Plan> {
+  const file = runPaths(run.dir).spec;
+  const loaded = await loadSpec(file, {
+    sets: run.state.sets,
+    ...(run.state.hosts && { hosts: run.state.hosts }),
+  });
+  if (!loaded.plan)
+    throw new BenchspecError(
+      "invalid-input",
+      `${file}: the run's spec is not valid any more (${loaded.diagnostics[0]?.message ?? "no plan"})`,
+    );
+  return loaded.plan;
+}
+
 function checkSameSpec(runs: readonly Input[]): void {
   const [first, ...rest] = runs;
   for (const run of rest) {
     if (run.state.specHash !== first!.state.specHash)
       throw new BenchspecError(
         "invalid-input",
-        `${run.dir}: a run of another spec (${run.plan.name}, hash ${run.state.specHash.slice(0, 12)}; ${first!.dir} ran ${first!.plan.name}, hash ${first!.state.specHash.slice(0, 12)}): only runs of one spec, with the same --set, merge`,
+        `${run.dir}: a run of another spec (${run.plan.spec}, hash ${run.state.specHash.slice(0, 12)}; ${first!.dir} ran ${first!.plan.spec}, hash ${first!.state.specHash.slice(0, 12)}): only runs of one spec, with the same --set, merge`,
       );
   }
 }

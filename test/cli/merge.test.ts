@@ -195,7 +195,8 @@ describe("benchspec merge", () => {
     await run(other, ["repeat=1"]);
     const otherSpec = await cli(["merge", `${a}=h1`, `${other}=h2`, "-o", join(work, "m2")]);
     expect(otherSpec.exitCode).toBe(2);
-    expect(otherSpec.stderr).toContain(`${other}: a run of another spec`);
+    expect(otherSpec.stderr).toContain(`${other}: a run of another spec (merge, hash`);
+    expect(otherSpec.stderr).not.toContain("undefined");
 
     const broken = join(work, "b-broken");
     await cp(join(work, "b"), broken, { recursive: true });

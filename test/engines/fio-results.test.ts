@@ -23,6 +23,15 @@ describe("reading fio's json+ output", () => {
     expect(output.jobs[0]?.steadystate).toMatchObject({ attained: 1, slope: null, criterion: null });
   });
 
+  it("says which part of a malformed output is wrong, instead of failing on it later", () => {
+    const job = (write: unknown) =>
+      JSON.stringify({ jobs: [{ jobname: "c", error: 0, read: side(), write }] });
+    expect(parseFioJson(job(side())).jobs).toHaveLength(1);
+    expect(() => parseFioJson(job(null))).toThrow(/^jobs\.0\.write: .*expected object, received null/);
+    expect(() => parseFioJson(job({ ...side(), total_ios: "many" }))).toThrow(/^jobs\.0\.write\.total_ios: /);
+    expect(() => parseFioJson('{"fio version": "fio-3.33"}')).toThrow('no "jobs"');
+  });
+
   it("sums read and write, and computes exact percentiles from the merged histogram bins", () => {
     const output = {
       jobs: [

@@ -3,37 +3,46 @@
  * latency percentiles computed exactly from the merged completion-latency histograms (json+ bins), which
  * the row also keeps as an HDR histogram (rows of several hosts merge by it).
  */
+import { z } from "zod";
 import { encodeHistogram, newHistogram, recordSeconds } from "../../rows/histogram.js";
 import type { Measurement } from "../types.js";
 import { maxOf } from "../../rows/stats.js";
 
-interface FioSide {
-  io_bytes: number;
-  bw_bytes: number;
-  iops: number;
-  runtime: number;
-  total_ios: number;
-  clat_ns?: { mean: number; N?: number; bins?: Record<string, number>; percentile?: Record<string, number> };
-}
+const fioSide = z.looseObject({
+  io_bytes: z.number(),
+  bw_bytes: z.number(),
+  iops: z.number(),
+  runtime: z.number(),
+  total_ios: z.number(),
+  clat_ns: z
+    .looseObject({
+      mean: z.number(),
+      N: z.number().optional(),
+      bins: z.record(z.string(), z.number()).optional(),
+      percentile: z.record(z.string(), z.number().nullable()).optional(),
+    })
+    .optional(),
+});
+type FioSide = z.output<typeof fioSide>;
 
-interface FioJob {
-  jobname: string;
-  error: number;
-  read: FioSide;
-  write: FioSide;
-  trim?: FioSide;
-  steadystate?: { ss: string; attained: number };
-}
+const fioJob = z.looseObject({
+  jobname: z.string(),
+  error: z.number(),
+  read: fioSide,
+  write: fioSide,
+  trim: fioSide.optional(),
+  steadystate: z.looseObject({ ss: z.string(), attained: z.number() }).optional(),
+});
+type FioJob = z.output<typeof fioJob>;
 
-export interface FioOutput {
-  jobs: FioJob[];
-  timestamp_ms?: number;
-}
+/** The parts of fio's json+ output benchspec reads, checked: anything else fio writes is kept as it is. */
+const FioOutputSchema = z.looseObject({
+  jobs: z.array(fioJob).optional(),
+  client_stats: z.array(fioJob.extend({ hostname: z.string(), port: z.number() })).optional(),
+  timestamp_ms: z.number().optional(),
+});
+export type FioOutput = { jobs: FioJob[]; timestamp_ms?: number };
 
-/** `fio --client`'s json+: each server's jobs, named by the server as given to --client and its port. */
-interface FioClientOutput {
-  client_stats?: (FioJob & { hostname: string; port: number })[];
-}
 
 /**
  * The output of `fio --client=… --client=…` split by server (`host,port` → that server's jobs, as one fio
@@ -41,7 +50,7 @@ interface FioClientOutput {
  * no percentiles, and the hosts' rows merge by their bins.
  */
 export function outputsByServer(text: string): Map<string, FioOutput> {
-  const output = parseFioJson(text) as FioClientOutput;
+  const output = parseFioDocument(text);
   const servers = new Map<string, FioOutput>();
   for (const { hostname, port, ...job } of output.client_stats ?? []) {
     if (job.jobname === "All clients") continue;
@@ -53,12 +62,22 @@ export function outputsByServer(text: string): Map<string, FioOutput> {
 }
 
 export function parseFioJson(text: string): FioOutput {
+  const { jobs, ...rest } = parseFioDocument(text);
+  if (jobs === undefined) throw new Error('no "jobs"');
+  return { ...rest, jobs };
+}
+
+/** fio's output as JSON, its parts benchspec reads checked ("jobs.0.write: expected object, received null"). */
+function parseFioDocument(text: string): z.output<typeof FioOutputSchema> {
   // fio may print warnings before the JSON document.
   const start = text.indexOf("{");
   if (start < 0) throw new Error("fio printed no JSON");
   // Steady-state data can hold C's nan/inf, which JSON has no word for.
   const json = text.slice(start).replace(/(:\s*)-?(nan|inf)\b/gi, "$1null");
-  return JSON.parse(json) as FioOutput;
+  const parsed = FioOutputSchema.safeParse(JSON.parse(json));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new Error(`${issue.path.join(".")}: ${issue.message}`);
 }
 
 /**
