@@ -6,6 +6,7 @@ export const DIAGNOSTIC_CODES = {
   "yaml-syntax": "the file is not valid YAML",
   "yaml-version": "the document declares a YAML version other than 1.2 (%YAML 1.1)",
   "not-a-file": "the spec path is a directory, a FIFO or a device, not a regular file",
+  "not-utf8": "the spec file is not UTF-8 text (UTF-16 or UTF-32 from an editor, or bytes that are not text)",
   "file-too-large": "the spec file exceeds the size limit",
   "too-deep": "the document nests deeper than the limit",
   "too-many-nodes": "the document has more values than the limit",

@@ -17,7 +17,7 @@ import { HostSampler } from "../telemetry/sampler.js";
 import { summarizeTelemetry } from "../telemetry/summary.js";
 import type { CasePlace, PrepareOptions } from "../targets/types.js";
 
-export interface OpenOptions extends Omit<PrepareOptions, "writes"> {
+export interface OpenOptions extends Omit<PrepareOptions, "writes" | "name"> {
   target: Target;
   /** Whether any case of the run writes to this target (prepare checks consent once, for all of them). */
   writes: boolean;

@@ -51,7 +51,10 @@ async function readSpecFile(file: string): Promise<{ text: string } | { diagnost
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return { text: buffer.toString("utf8", 0, length) };
+    const bytes = buffer.subarray(0, length);
+    const notUtf8 = encodingProblem(bytes);
+    if (notUtf8) return { diagnostic: fileDiagnostic(file, "not-utf8", `cannot read spec: ${notUtf8}`) };
+    return { text: bytes.toString("utf8") };
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
@@ -59,6 +62,29 @@ async function readSpecFile(file: string): Promise<{ text: string } | { diagnost
   } finally {
     await handle?.close();
   }
+}
+
+/** Why the bytes are not UTF-8 text, naming the encoding an editor saved them in when it can be told. */
+function encodingProblem(bytes: Buffer): string | undefined {
+  const save = "; save it as UTF-8";
+  if (bytes[0] === 0x00 && bytes[1] === 0x00 && bytes[2] === 0xfe && bytes[3] === 0xff)
+    return `the file is UTF-32 (big-endian)${save}`;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe && bytes[2] === 0x00 && bytes[3] === 0x00)
+    return `the file is UTF-32 (little-endian)${save}`;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return `the file is UTF-16 (little-endian)${save}`;
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return `the file is UTF-16 (big-endian)${save}`;
+  // Without a byte order mark: ASCII text in UTF-16 has a NUL in every other byte.
+  const nul = bytes.indexOf(0);
+  if (nul >= 0)
+    return bytes.length > 1 && bytes.length % 2 === 0 && (bytes[0] === 0 || bytes[1] === 0)
+      ? `the file looks like UTF-16 (every other byte is 0)${save}`
+      : `byte ${nul} is NUL: not a text file`;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return `the file is not valid UTF-8 (Latin-1 or another encoding?)${save}`;
+  }
+  return undefined;
 }
 
 export function validateText(file: string, text: string, options: ValidateOptions = {}): Validated {

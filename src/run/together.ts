@@ -88,7 +88,8 @@ export async function runTogether(
       ctx.prepared[target] ??= await prepareTarget(target, options.target, options);
     } catch (error) {
       const now = Date.now();
-      const why = `target ${target}: ${(error as Error).message}`;
+      // prepareTarget's message names the target already.
+      const why = (error as Error).message;
       for (const { rep, warmup } of steps)
         ctx.record(c, rep, warmup, failedMeasurement(now, now, why, rootCode(error)));
       return;

@@ -29,10 +29,10 @@ export function targetKind<K extends TargetKind>(kind: K): TargetKindEntry<K> {
 export async function prepareTarget(
   name: string,
   target: Target,
-  options: PrepareOptions,
+  options: Omit<PrepareOptions, "name">,
 ): Promise<PreparedTarget> {
   try {
-    return await targetKind(target.kind).prepare(target, options);
+    return await targetKind(target.kind).prepare(target, { ...options, name });
   } catch (error) {
     throw new BenchspecError("target-setup", `target "${name}": ${redactUrls((error as Error).message)}`, {
       cause: error,

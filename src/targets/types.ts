@@ -11,6 +11,8 @@ import type { IpfsConnection } from "./ipfs/connection.js";
 import type { S3Connection } from "./s3/client.js";
 
 export interface PrepareOptions {
+  /** The target's name in the spec (two targets may share a path, never a directory of their own). */
+  name: string;
   runId: string;
   /** The spec's name: S3 keys live under runKeyPrefix(spec, runId). */
   spec: string;

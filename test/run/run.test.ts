@@ -299,6 +299,53 @@ describe("benchspec run on a directory (real dd and fio)", () => {
   });
 });
 
+describe("fs targets and their paths", () => {
+  it("two targets on one path each get a directory of their own, and both run", async () => {
+    const dir = await tempDir();
+    const spec = await writeSpec({
+      targets: { drive1: { kind: "fs", path: dir }, drive2: { kind: "fs", path: dir } },
+      workloads: [
+        { name: "w", engine: "dd", op: "write", bs: "64KiB", count: 4, target: ["drive1", "drive2"] },
+      ],
+    });
+    const out = join(await tempDir(), "run");
+    const result = await runCli(["run", spec, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(rowsOf(out).map((row) => [row.case, row.ok])).toEqual([
+      ["w.drive1.write", true],
+      ["w.drive2.write", true],
+    ]);
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "a read-only path is said as such, a missing one as missing, each once with its target's name",
+    async () => {
+      const dir = await tempDir();
+      await execa("mount", ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", dir]);
+      try {
+        const spec = await writeSpec({
+          targets: { ro: { kind: "fs", path: dir }, missing: { kind: "fs", path: join(dir, "sub") } },
+          workloads: [
+            { name: "w", engine: "dd", op: "write", bs: "64KiB", count: 1, target: ["ro", "missing"] },
+          ],
+        });
+        const out = join(await tempDir(), "run");
+        const result = await runCli(["run", spec, "--out", out]);
+        expect(result.code).toBe(1);
+        const [ro, missing] = rowsOf(out);
+        expect(ro!.error).toMatch(
+          /^target "ro": cannot create .*\/benchspec-ro-[^ ]+: read-only file system$/,
+        );
+        expect(missing!.error).toBe(
+          `target "missing": its path ${join(dir, "sub")} does not exist (benchspec creates only its own directory in it)`,
+        );
+      } finally {
+        await execa("umount", [dir]);
+      }
+    },
+  );
+});
+
 describe("benchspec run without fio", () => {
   it("runs the quickstart's dd cases and skips its fio cases with a message", async () => {
     // A PATH with dd and bash but no fio, as on a machine with nothing but coreutils.

@@ -5,6 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { describeFsError } from "../../platform/fs-errors.js";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fsTypeOf } from "../../platform/mounts.js";
@@ -39,12 +40,18 @@ export async function prepareFs(
   const base = temporary
     ? await mkdtemp(join(tmpdir(), "benchspec-target-"))
     : resolve(resolveEnvRefs(target.path!, options.env));
-  const owned = join(base, `benchspec-${options.runId}`);
+  // Named after the target too: two targets on one path each have a directory of their own.
+  const owned = join(base, `benchspec-${options.name}-${options.runId}`);
   try {
     await mkdir(owned, { recursive: false });
   } catch (error) {
     if (temporary) await rm(base, { recursive: true, force: true });
-    throw new Error(`cannot create ${owned}: ${(error as Error).message}`);
+    throw new Error(
+      (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? `its path ${base} does not exist (benchspec creates only its own directory in it)`
+        : `cannot create ${owned}: ${describeFsError(error)}`,
+      { cause: error },
+    );
   }
   const ours = temporary ? base : owned;
   if (!target.keep) {
