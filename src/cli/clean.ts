@@ -1,3 +1,4 @@
+import { printable } from "../platform/printable.js";
 import { Command } from "commander";
 import { EXIT, nonEmptyPath, type Io } from "./context.js";
 
@@ -29,9 +30,12 @@ Exit codes: 0 nothing left, 1 something could not be removed (named on stderr), 
       // A run or resume in progress holds the lock: its directories are in use, not left over.
       const release = lockRunDir(dir, (message) => io.stderr.write(`benchspec: ${message}\n`));
       const { removed, remaining } = await cleanRunDir(dir, io.env).finally(release);
-      for (const leftover of removed) io.stdout.write(`removed ${describeLeftover(leftover)}\n`);
+      // What leftovers.ndjson and the hosts say is shown, never obeyed by the terminal.
+      for (const leftover of removed) io.stdout.write(`removed ${printable(describeLeftover(leftover))}\n`);
       for (const { leftover, reason } of remaining)
-        io.stderr.write(`benchspec: could not remove ${describeLeftover(leftover)}: ${reason}\n`);
+        io.stderr.write(
+          `benchspec: could not remove ${printable(describeLeftover(leftover))}: ${printable(reason, { lines: true })}\n`,
+        );
       setExit(remaining.length === 0 ? EXIT.ok : EXIT.failure);
     });
 }

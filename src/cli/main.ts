@@ -2,6 +2,7 @@
  * The benchspec command line: wiring only. Each command lives in its own module and reports its exit code;
  * errors become one line on stderr, never a stack trace, and their code gives the exit status.
  */
+import { printable } from "../platform/printable.js";
 import { Command, CommanderError } from "commander";
 import { BenchspecError } from "../platform/errors.js";
 import { redactUrls } from "../platform/redact.js";
@@ -90,10 +91,12 @@ export async function main(argv: readonly string[], io: Io = process): Promise<n
       return error.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     }
     if (error instanceof BenchspecError && error.code !== "internal") {
-      io.stderr.write(`benchspec: ${redactUrls(error.message)}\n`);
+      io.stderr.write(`benchspec: ${printable(redactUrls(error.message), { lines: true })}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`benchspec: internal error: ${redactUrls((error as Error)?.message ?? String(error))}\n`);
+    io.stderr.write(
+      `benchspec: internal error: ${printable(redactUrls((error as Error)?.message ?? String(error)), { lines: true })}\n`,
+    );
     if (io.env.BENCHSPEC_DEBUG) io.stderr.write(`${(error as Error)?.stack}\n`);
     return EXIT.failure;
   }

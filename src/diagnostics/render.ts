@@ -1,3 +1,4 @@
+import { printable } from "../platform/printable.js";
 import { formatPath, type Diagnostic } from "./diagnostic.js";
 
 export interface RenderOptions {
@@ -9,7 +10,7 @@ export function renderDiagnostic(d: Diagnostic, { color }: RenderOptions): strin
   const where = d.line > 0 ? `${d.file}:${d.line}:${d.column}` : `${d.file}:`;
   const path = d.path.length > 0 ? ` ${formatPath(d.path)}:` : "";
   const severity = color ? paint(d.severity) : d.severity;
-  return `${where}${path} ${severity}: ${sanitize(d.message)} [${d.code}]`;
+  return `${printable(where)}${printable(path)} ${severity}: ${printable(d.message)} [${d.code}]`;
 }
 
 export function renderDiagnostics(diagnostics: readonly Diagnostic[], options: RenderOptions): string {
@@ -27,12 +28,4 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function paint(severity: Diagnostic["severity"]): string {
   return severity === "error" ? `\x1b[31m${severity}\x1b[0m` : `\x1b[33m${severity}\x1b[0m`;
-}
-
-/** User text quoted in a message must not move the cursor or forge lines on the terminal. */
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-function sanitize(text: string): string {
-  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

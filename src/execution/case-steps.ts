@@ -51,7 +51,10 @@ export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase>
       (error: unknown) => {
         // Cut off by Ctrl-C, the target is not judged: --resume prepares it again.
         if (!options.signal.aborted)
-          options.unusable.set(c.target, `${(error as Error).message} (found preparing case ${c.id}; not tried again)`);
+          options.unusable.set(
+            c.target,
+            `${(error as Error).message} (found preparing case ${c.id}; not tried again)`,
+          );
         throw error;
       },
     );

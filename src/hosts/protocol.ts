@@ -84,7 +84,6 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
 
-
 export const FromWorkerSchema = z.discriminatedUnion("t", [
   z.object({
     t: z.literal("hello"),

@@ -33,7 +33,10 @@ export class SetupTimeout extends Error {
  * comes first. (Not AbortSignal.timeout: a timeout signal held only by AbortSignal.any can be collected as
  * garbage before it fires, and the check then waits on the server's own timeouts.)
  */
-export async function setupCheck<T>(interrupt: AbortSignal, check: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function setupCheck<T>(
+  interrupt: AbortSignal,
+  check: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), SETUP_CHECK_MS);
   const onInterrupt = () => controller.abort(interrupt.reason);

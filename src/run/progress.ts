@@ -3,6 +3,7 @@
  * line every 10 s while a case runs, so a log shows the run is alive), NDJSON events with --json, nothing
  * with --quiet. Colour only on a terminal without NO_COLOR.
  */
+import { printable } from "../platform/printable.js";
 import cliProgress, { type SingleBar, type TimeFormatter } from "cli-progress";
 import type { Case } from "../plan/types.js";
 import type { ResultRow } from "../rows/row.js";
@@ -71,13 +72,15 @@ function plainObserver(
       const status = skipped
         ? paint(2, "done earlier")
         : summary.failed > 0
-          ? paint(31, `FAILED (${summary.errors[0]})`)
+          ? paint(31, `FAILED (${printable(summary.errors[0] ?? "")})`)
           : paint(32, "ok");
+      // Errors and warnings quote servers and hosts: their control characters are shown, not obeyed.
       out.write(`${position} ${c.id}  ${describeSummary(summary)}  ${status}\n`);
-      for (const warning of summary.warnings) out.write(`      ${paint(33, "warning")}: ${warning}\n`);
+      for (const warning of summary.warnings)
+        out.write(`      ${paint(33, "warning")}: ${printable(warning)}\n`);
     },
     message(text) {
-      out.write(`${text}\n`);
+      out.write(`${printable(text, { lines: true })}\n`);
     },
     stop: stopTicker,
   };

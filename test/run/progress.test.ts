@@ -36,6 +36,16 @@ describe("progress without a terminal", () => {
   });
 });
 
+describe("text from hosts and servers on the console", () => {
+  it("shows control characters (a host name that would retitle the terminal, clear the screen) instead of sending them", () => {
+    const out = capture(false);
+    const observer = makeObserver("plain", out.stream, false);
+    observer.message("host group g: \u001b]0;pwned\u0007node1\u001b[2J, node2\nsecond line");
+    expect(out.text()).toBe("host group g: \\u001b]0;pwned\\u0007node1\\u001b[2J, node2\nsecond line\n");
+    expect(out.text()).not.toContain("\u001b");
+  });
+});
+
 describe("progress on a terminal", () => {
   it("shows an ETA it cannot estimate yet as ?, not LLs", async () => {
     const out = capture(true);

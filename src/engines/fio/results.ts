@@ -43,7 +43,6 @@ const FioOutputSchema = z.looseObject({
 });
 export type FioOutput = { jobs: FioJob[]; timestamp_ms?: number };
 
-
 /**
  * The output of `fio --client=… --client=…` split by server (`host,port` → that server's jobs, as one fio
  * run's output), ready for measurementFromFio. fio's own "All clients" entry is left out: fio 3.33 gives it

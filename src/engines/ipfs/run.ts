@@ -19,13 +19,7 @@ import {
   type IpfsSdkDocument,
 } from "../../emit/sdk-format.js";
 import type { ExecContext, Executor } from "../types.js";
-import {
-  blocksOf,
-  removeBlocks,
-  throwProblems,
-  unpin,
-  type AddedRoot,
-} from "../../targets/ipfs/cleanup.js";
+import { blocksOf, removeBlocks, throwProblems, unpin, type AddedRoot } from "../../targets/ipfs/cleanup.js";
 import { KuboRpc, type Added } from "./rpc.js";
 import type { IpfsConnection } from "../../targets/ipfs/connection.js";
 import { preparedAs } from "../../targets/index.js";

@@ -48,8 +48,7 @@ export async function blocksOf(
         // A root already removed (the run's own cleanup came first) has nothing left to list.
         if (ref.err) {
           if (!NOT_FOUND.test(String(ref.err))) problems.push(`refs -r: ${String(ref.err)}`);
-        }
-        else blocks.add(ref.ref);
+        } else blocks.add(ref.ref);
       }
     } catch (error) {
       if (!NOT_FOUND.test((error as Error).message)) problems.push(`refs -r: ${(error as Error).message}`);
