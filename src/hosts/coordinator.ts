@@ -14,7 +14,7 @@ import { failedMeasurement } from "../engines/measurement.js";
 import type { Measurement } from "../engines/types.js";
 import type { Case, Plan } from "../plan/types.js";
 import { mergeHostMeasurements } from "../results/merge-hosts.js";
-import { recordLeftover, type RunPaths } from "../results/run-dir.js";
+import { recordLeftover, recordReleased, type RunPaths } from "../results/run-dir.js";
 import { envRefsIn } from "../spec/strings.js";
 import type { RunObserver } from "../execution/observer.js";
 import { runArtifacts } from "../compile/compile.js";
@@ -103,9 +103,12 @@ export class HostCoordinator {
 
   /** Says bye to every group's workers; what they could not clean up is said. */
   async close(): Promise<void> {
-    for (const opening of this.sessions.values()) {
+    for (const [group, opening] of this.sessions) {
       const session = await opening;
-      const problems = await session.close(this.options.signal.aborted ? INTERRUPTED_FINISH_MS : FINISH_MS);
+      const problems = await session.close(
+        this.options.signal.aborted ? INTERRUPTED_FINISH_MS : FINISH_MS,
+        (host) => recordReleased(this.options.paths.dir, host, group),
+      );
       for (const problem of problems) this.options.observer.message(problem);
     }
     this.sessions.clear();

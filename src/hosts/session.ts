@@ -201,16 +201,22 @@ export class HostSession {
     return best!;
   }
 
-  /** Says bye to every worker and waits (bounded) for them to clean up, then stops the transport. */
-  async close(graceMs: number): Promise<string[]> {
+  /**
+   * Says bye to every worker and waits (bounded) for them to clean up, then stops the transport. `released`
+   * hears of each host whose worker cleaned up everything.
+   */
+  async close(graceMs: number, released: (host: string) => void = () => {}): Promise<string[]> {
     const problems: string[] = [];
     await Promise.all(
       this.links.map(async (link) => {
         if (link.dead !== undefined) return;
         link.send({ t: "bye" });
         const bye = await within(link.expect("bye"), graceMs);
-        if (bye) problems.push(...bye.problems.map((problem) => `host ${link.host}: ${problem}`));
-        else
+        if (bye) {
+          problems.push(...bye.problems.map((problem) => `host ${link.host}: ${problem}`));
+          // By the name the worker records its leftovers under (its own host name).
+          if (bye.problems.length === 0) released(link.hello?.hostname ?? link.host);
+        } else
           problems.push(
             `host ${link.host}: its worker did not confirm its cleanup within ${graceMs / 1000} s`,
           );

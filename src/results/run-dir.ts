@@ -219,10 +219,32 @@ export function recordLeftover(dir: string, leftover: RecordedLeftover): void {
   appendFileSync(join(dir, RUN_FILES.leftovers.name), `${JSON.stringify(leftover)}\n`);
 }
 
+/**
+ * A line of leftovers.ndjson saying that a client host's worker released everything it had recorded (it
+ * said bye with no problem): what that host recorded before is gone, and `clean` does not reach for it.
+ */
+interface ReleasedHost {
+  released: string;
+  group: string;
+}
+
+export function recordReleased(dir: string, host: string, group: string): void {
+  appendFileSync(join(dir, RUN_FILES.leftovers.name), `${JSON.stringify({ released: host, group })}\n`);
+}
+
+/** What may still be left: every recorded leftover but those of hosts that released them since. */
 export function readLeftovers(dir: string): RecordedLeftover[] {
   const file = join(dir, RUN_FILES.leftovers.name);
   repairTail(file);
-  return readRows<RecordedLeftover>(file);
+  const lines = readRows<RecordedLeftover | ReleasedHost>(file);
+  const kept: RecordedLeftover[] = [];
+  for (const line of lines) {
+    if ("released" in line) {
+      const gone = (l: RecordedLeftover) => l.host === line.released && l.group === line.group;
+      kept.splice(0, kept.length, ...kept.filter((l) => !gone(l)));
+    } else kept.push(line);
+  }
+  return kept;
 }
 
 /** What is still left after a clean-up (whole or not at all). */

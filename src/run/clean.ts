@@ -4,6 +4,7 @@
  * store. Only what leftovers.ndjson records is touched, and only what has the shape of something a run
  * creates (a `benchspec-…` directory, a `benchspec/<spec>/<run-id>/` prefix); removing is idempotent.
  */
+import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename, isAbsolute } from "node:path";
 import { loadSpec } from "../plan/load.js";
@@ -20,6 +21,8 @@ import { targetKind } from "../targets/index.js";
 
 export interface CleanOutcome {
   removed: RecordedLeftover[];
+  /** Directories on record that were gone already (the run removed them itself): not said as removed. */
+  gone: RecordedLeftover[];
   /** What could not be removed, and why: still on record, for the next clean. */
   remaining: { leftover: RecordedLeftover; reason: string }[];
 }
@@ -45,11 +48,11 @@ export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<
       if (!loaded.plan) throw new Error(`${runPaths(dir).spec} is not a valid spec any more`);
       return loaded.plan;
     }));
-  const outcome: CleanOutcome = { removed: [], remaining: [] };
+  const outcome: CleanOutcome = { removed: [], gone: [], remaining: [] };
   for (const leftover of leftovers) {
     try {
-      await removeLeftover(leftover, targetsPlan, env);
-      outcome.removed.push(leftover);
+      const existed = await removeLeftover(leftover, targetsPlan, env);
+      (existed ? outcome.removed : outcome.gone).push(leftover);
     } catch (error) {
       outcome.remaining.push({ leftover, reason: (error as Error).message });
     }
@@ -85,7 +88,12 @@ function coalesce(leftovers: readonly RecordedLeftover[]): RecordedLeftover[] {
   return out;
 }
 
-async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Plan>, env: NodeJS.ProcessEnv) {
+/** Removes it; false when it was a directory here that was gone already. */
+async function removeLeftover(
+  leftover: RecordedLeftover,
+  plan: () => Promise<Plan>,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   if (leftover.kind === "directory") {
     // Every directory a run creates outside its run directory is named benchspec-…; anything else on record
     // was not written by benchspec and is left alone.
@@ -96,10 +104,11 @@ async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Pl
       const group = leftover.group === undefined ? undefined : (await plan()).hosts[leftover.group];
       if (!group) throw new Error(`it is on host ${leftover.host}: remove it there`);
       await removeRemoteDirectory(group, leftover.host, leftover.path);
-      return;
+      return true;
     }
+    if (!existsSync(leftover.path)) return false;
     await rm(leftover.path, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
-    return;
+    return true;
   }
   const target = leftover.target === undefined ? undefined : (await plan()).targets[leftover.target];
   if (!target) throw new Error(`the spec has no target ${leftover.target ?? "(none recorded)"}`);
@@ -107,4 +116,5 @@ async function removeLeftover(leftover: RecordedLeftover, plan: () => Promise<Pl
     ((t: typeof target, l: RecordedLeftover, e: NodeJS.ProcessEnv) => Promise<void>) | undefined;
   if (!remove) throw new Error(`a ${target.kind} target leaves no such thing`);
   await remove(target, leftover, env);
+  return true;
 }

@@ -240,6 +240,9 @@ describe("a case from three hosts over ssh", () => {
       const listing = await host.exec("ls", ["-A", hosts.privatePath]);
       expect(listing.stdout.trim(), host.name).toBe("");
     }
+    // Each host's worker said it released all it had made: clean reaches for none of it, says nothing.
+    const cleaned = await execa("node", [BIN, "clean", dir], { reject: false, all: true, env: env() });
+    expect([cleaned.exitCode, cleaned.all]).toEqual([0, ""]);
     // The secret is in no file of the run directory or of the hosts' logs.
     for (const root of [dir, hosts.dir]) {
       for (const name of await readdir(root, { recursive: true })) {

@@ -115,6 +115,23 @@ describe("a run killed with SIGKILL", () => {
     }
   }, 150_000);
 
+  it("clean after a run that removed everything itself says nothing: nothing was left", async () => {
+    const work = await temps.make();
+    const target = await scratch(work);
+    const spec = await writeSpec(work, {
+      name: "finished",
+      targets: { disk: { kind: "fs", path: target } },
+      workloads: [{ name: "w", engine: "dd", op: "write", bs: "64KiB", count: 2 }],
+    });
+    const out = join(work, "run");
+    const run = await startCli(["run", spec, "--out", out]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readFileSync(join(out, "leftovers.ndjson"), "utf8")).toContain(target);
+    const cleaned = await startCli(["clean", out]);
+    expect([cleaned.exitCode, cleaned.stdout, cleaned.stderr]).toEqual([0, "", ""]);
+    expect(await readdir(target)).toEqual(["planted.txt"]);
+  });
+
   it("takes fio along; --resume removes what the killed attempt left first", async () => {
     const work = await temps.make();
     const target = await scratch(work);
