@@ -30,7 +30,7 @@ export const DIAGNOSTIC_CODES = {
   "unsupported-transport":
     "a case's engine or target cannot run over its host group's transport (fio's client/server runs fio on fs paths)",
   "unsupported-with-hosts":
-    "purge or idle on a case that runs on a host group (they run on this machine's targets only)",
+    "purge, idle or autotune on a case that runs on a host group (purge and idle act on this machine's targets only; each host would tune alone)",
   "varies-within-workload":
     "purge or precondition differs between cases of one workload on one target (each runs once per workload and target)",
   "unknown-workload": "an expect or chart names a workload that is not defined",

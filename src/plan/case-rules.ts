@@ -161,6 +161,15 @@ export function checkCase(
       ok = false;
     }
   }
+  if (params.hosts !== undefined && params.autotune !== undefined) {
+    // Each host would tune alone, at its own pace: the merged figure would mix values no host ran together.
+    sink.error(
+      "unsupported-with-hosts",
+      `"autotune" is not supported for cases on a host group ("${params.hosts}"): each host would tune on its own, and their merged figure would be of no load they ran together; sweep the parameter as a list instead (e.g. concurrency: [1, 2, 4, 8])`,
+      pathOf("autotune"),
+    );
+    ok = false;
+  }
   if (params.steady && params.duration === undefined) {
     sink.error(
       "missing-runtime",
