@@ -225,11 +225,13 @@ describe("telemetry on a client host whose NIC is shaped", () => {
         ],
       });
       const summary = caseOf(run, "w.disk.randread");
-      expect(summary.telemetry![0]!.saturated).toEqual([
+      // What the test caused: the slow device saturated. Other resources of a busy machine (its own disk,
+      // other work) may be named too; they are not this test's to assert.
+      expect(summary.telemetry![0]!.saturated).toContainEqual(
         expect.stringMatching(
           new RegExp(`^device: ${device.replace("/dev/", "")} had I/O in flight (9\\d|100) % of the time$`),
         ),
-      ]);
+      );
       expect(summary.warnings.filter((w) => w.startsWith("client-bound"))).toEqual([]);
     } finally {
       if (device) await execa("losetup", ["-d", device], { reject: false });
