@@ -461,8 +461,13 @@ export function provenanceTable(runs: readonly RunData[]): string {
       ["spec", `${run.plan.name}${p?.spec.file ? ` (${p.spec.file})` : ""}`],
       ["spec hash", run.plan.specHash ?? p?.spec.hash ?? "–"],
     ];
-    if (p?.spec.git)
-      items.push(["git commit", `${p.spec.git.commit}${p.spec.git.dirty ? " (spec modified since)" : ""}`]);
+    if (p?.spec.git) {
+      const { commit, dirty, untracked } = p.spec.git;
+      items.push([
+        "git commit",
+        `${commit}${untracked ? " (spec not committed)" : dirty ? " (spec modified since)" : ""}`,
+      ]);
+    }
     if (p?.spec.sets?.length) items.push(["--set", p.spec.sets.join("  ")]);
     if (s) items.push(["status", `${s.status}${s.runId ? ` (run ${s.runId})` : ""}`]);
     const start = p?.start ?? s?.start;

@@ -72,7 +72,8 @@ export interface Provenance {
     file: string;
     hash: string;
     sets: string[];
-    git?: { commit: string; dirty: boolean };
+    /** The repository's commit; `dirty` when the spec differs from it, `untracked` when it is not in it. */
+    git?: { commit: string; dirty: boolean; untracked?: true };
   };
   host: { hostname: string; os: string; kernel: string; cpu: string; cores: number; memoryBytes: number };
   versions: Record<string, string>;

@@ -32,14 +32,31 @@ const { Format, MultiBar } = cliProgress;
 /** How often a plain log says which case is still running (a case may run for hours). */
 export const STILL_RUNNING_EVERY_MS = 10_000;
 
+/**
+ * What the case measured, in one line: the median rate and its CV (bytes per second when it moved bytes;
+ * operations per second when it did not, as stat, list and delete do), IOPS, and the latency percentiles
+ * when its engine times operations (a latency workload's own figure).
+ */
 function describeSummary(summary: CaseSummary): string {
-  const throughput = summary.metrics.throughput;
-  const iops = summary.metrics.iops;
+  const { throughput, iops, p50, p99 } = summary.metrics;
   const parts = [`${summary.repetitions} rep${summary.repetitions === 1 ? "" : "s"}`];
-  if (throughput)
-    parts.push(`median ${formatRate(throughput.median)}`, `cv ${(throughput.cv * 100).toFixed(1)}%`);
-  if (iops && iops.median > 0) parts.push(`${Math.round(iops.median)} IOPS`);
+  const cv = (stats: { cv: number }) => `cv ${(stats.cv * 100).toFixed(1)}%`;
+  if (throughput && throughput.median > 0) {
+    parts.push(`median ${formatRate(throughput.median)}`, cv(throughput));
+    if (iops && iops.median > 0) parts.push(`${Math.round(iops.median)} IOPS`);
+  } else if (iops) parts.push(`median ${formatOps(iops.median)} ops/s`, cv(iops));
+  if (p50 && p99) parts.push(`p50 ${formatLatency(p50.median)}  p99 ${formatLatency(p99.median)}`);
   return parts.join("  ");
+}
+
+const formatOps = (perSecond: number) =>
+  perSecond >= 100 ? String(Math.round(perSecond)) : String(Math.round(perSecond * 100) / 100);
+
+/** Seconds as µs, ms or s with three significant digits. */
+function formatLatency(seconds: number): string {
+  const [value, unit] =
+    seconds >= 1 ? [seconds, "s"] : seconds >= 1e-3 ? [seconds * 1e3, "ms"] : [seconds * 1e6, "µs"];
+  return `${Number(value.toPrecision(3))}${unit}`;
 }
 
 function plainObserver(
@@ -49,12 +66,15 @@ function plainObserver(
 ): RunObserver & { stop(): void } {
   const paint = (code: number, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   let position = "";
+  /** Each case's place in the run, as it was started: a workload's rounds end all its cases at once. */
+  const positions = new Map<string, string>();
   let lastDone = "";
   let ticker: NodeJS.Timeout | undefined;
   const stopTicker = () => clearInterval(ticker);
   return {
     caseStart(c, index, total) {
       position = `[${index}/${total}]`;
+      positions.set(c.id, position);
       lastDone = "no repetition done yet";
       if (stillRunningEveryMs === undefined) return;
       stopTicker();
@@ -75,7 +95,7 @@ function plainObserver(
           ? paint(31, `FAILED (${printable(summary.errors[0] ?? "")})`)
           : paint(32, "ok");
       // Errors and warnings quote servers and hosts: their control characters are shown, not obeyed.
-      out.write(`${position} ${c.id}  ${describeSummary(summary)}  ${status}\n`);
+      out.write(`${positions.get(c.id) ?? position} ${c.id}  ${describeSummary(summary)}  ${status}\n`);
       for (const warning of summary.warnings)
         out.write(`      ${paint(33, "warning")}: ${printable(warning)}\n`);
     },

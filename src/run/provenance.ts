@@ -7,12 +7,17 @@ import { loadAllEngines } from "../engines/index.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 import type { Provenance } from "../results/run-dir.js";
 
-export async function gitInfo(file: string): Promise<{ commit: string; dirty: boolean } | undefined> {
+export async function gitInfo(
+  file: string,
+): Promise<{ commit: string; dirty: boolean; untracked?: true } | undefined> {
   const cwd = dirname(file);
   const commit = await execa("git", ["rev-parse", "HEAD"], { cwd, reject: false });
   if (commit.exitCode !== 0) return undefined;
   const status = await execa("git", ["status", "--porcelain", "--", file], { cwd, reject: false });
-  return { commit: commit.stdout.trim(), dirty: status.stdout.trim() !== "" };
+  const line = status.stdout.trim();
+  // "??": the spec was never committed, so the commit says nothing of it (it was not modified "since").
+  if (line.startsWith("??")) return { commit: commit.stdout.trim(), dirty: false, untracked: true };
+  return { commit: commit.stdout.trim(), dirty: line !== "" };
 }
 
 export function hostInfo(): Provenance["host"] {

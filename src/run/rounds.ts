@@ -71,13 +71,18 @@ export async function runRounds(
         break;
       }
       attempted.add(round);
-      observer.message(`${name}: round ${round} (at most ${rounds.max})`);
+      let announced = false;
       for (const c of cases) {
         if (signal.aborted) break;
         if (done.get(round)?.has(c.id)) continue;
-        observer.caseStart(c, c.index + 1, options.total);
+        // Opened first: the workload's purge and preconditioning (and the case's warm-ups) precede its
+        // rounds, and are said before the round is.
         const open = opened.get(c.id) ?? (await openWithWarmups(c, runner, signal));
         opened.set(c.id, open);
+        if (signal.aborted) break;
+        if (!announced) observer.message(`${name}: round ${round} (at most ${rounds.max})`);
+        announced = true;
+        observer.caseStart(c, c.index + 1, options.total);
         await runner.repetition(open, c, round, false);
       }
       outcome = roundsOutcome(trackedValues(rounds, rows()), rounds);

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Case } from "../../src/plan/types.js";
 import type { ResultRow } from "../../src/rows/row.js";
+import type { CaseSummary } from "../../src/results/summary.js";
 import { makeObserver, STILL_RUNNING_EVERY_MS } from "../../src/run/progress.js";
 
 const aCase = { id: "w.disk.read" } as Case;
@@ -33,6 +34,37 @@ describe("progress without a terminal", () => {
     const before = out.text();
     await vi.advanceTimersByTimeAsync(5 * STILL_RUNNING_EVERY_MS);
     expect(out.text()).toBe(before);
+  });
+});
+
+describe("the line after each case", () => {
+  const stats = (median: number, cv = 0.02) => ({ median, mean: median, cv }) as never;
+  const summary = (metrics: object) =>
+    ({ repetitions: 3, failed: 0, errors: [], warnings: [], metrics }) as unknown as CaseSummary;
+  const lineOf = (metrics: object) => {
+    const out = capture(false);
+    const observer = makeObserver("plain", out.stream, false);
+    observer.caseStart(aCase, 1, 1);
+    observer.caseDone(aCase, summary(metrics), false);
+    observer.stop();
+    return out.text();
+  };
+
+  it("leads with the rate moved, then IOPS and the latency percentiles", () => {
+    expect(
+      lineOf({ throughput: stats(2.5e8), iops: stats(61035), p50: stats(0.00041), p99: stats(0.0123) }),
+    ).toBe("[1/1] w.disk.read  3 reps  median 250MB/s  cv 2.0%  61035 IOPS  p50 410µs  p99 12.3ms  ok\n");
+  });
+
+  it("gives a case that moves no bytes (stat, list, delete) its operations per second, never 0B/s", () => {
+    const line = lineOf({
+      throughput: stats(0),
+      iops: stats(1234.5, 0.05),
+      p50: stats(0.002),
+      p99: stats(0.009),
+    });
+    expect(line).toBe("[1/1] w.disk.read  3 reps  median 1235 ops/s  cv 5.0%  p50 2ms  p99 9ms  ok\n");
+    expect(line).not.toContain("B/s");
   });
 });
 

@@ -68,6 +68,43 @@ function expectWholeRounds(rows: readonly ResultRow[], n: number) {
 }
 
 describe("rounds to steady state (real fio)", () => {
+  it("says the purge before the first round, and numbers each case of a round by its own place", async () => {
+    const work = await tempDir();
+    const spec = join(work, "spec.yaml");
+    await writeFile(
+      spec,
+      stringify({
+        benchspec: 1,
+        name: "order",
+        targets: { scratch: { kind: "fs", path: work } },
+        workloads: [
+          {
+            name: "pts",
+            engine: "fio",
+            op: "randread",
+            ioengine: "psync",
+            size: "4MiB",
+            bs: ["4KiB", "64KiB"],
+            duration: "1s",
+            purge: true,
+            rounds: { track: { where: { bs: "4KiB" }, metric: "iops" }, window: 2, max: 2 },
+          },
+        ],
+      }),
+    );
+    const result = await runCli(["run", spec, "--out", join(work, "run")]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split("\n");
+    const purge = lines.findIndex((line) => line.includes("purge: emptied"));
+    const round1 = lines.findIndex((line) => line.includes("round 1 (at most 2)"));
+    expect(purge).toBeGreaterThanOrEqual(0);
+    expect(purge).toBeLessThan(round1);
+    expect(lines.filter((line) => line.startsWith("["))).toEqual([
+      expect.stringMatching(/^\[1\/2\] pts\.scratch\.randread\.bs-4KiB {2}2 reps/),
+      expect.stringMatching(/^\[2\/2\] pts\.scratch\.randread\.bs-64KiB {2}2 reps/),
+    ]);
+  }, 60_000);
+
   it("runs every case once per round, stops where the PTS criteria hold, summarises the window only", async () => {
     const { spec, out } = await roundsSpec("20%");
     const result = await runCli(["run", spec, "--out", out]);
