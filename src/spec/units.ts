@@ -53,7 +53,8 @@ function unitPattern(kind: Exclude<UnitKind, "percent">): RegExp {
   const units = Object.keys(UNIT_TABLES[kind])
     .sort((a, b) => b.length - a.length)
     .map((unit) => unit.replace("/", "\\/"));
-  return new RegExp(`^${NUMBER}\\s?(${units.join("|")})$`);
+  // At most one ASCII space: a tab or a no-break space (pasted from a document) is refused, as documented.
+  return new RegExp(`^${NUMBER} ?(${units.join("|")})$`);
 }
 
 /** Patterns the JSON Schema publishes, so editors flag a bad unit as the user types. */
@@ -62,7 +63,7 @@ export const UNIT_PATTERNS = {
   rate: unitPattern("rate"),
   duration: unitPattern("duration"),
   // A number (read: 65) or a string with "%" (read: 65%); a quoted "65" is rejected, as a quoted "4096" is for sizes.
-  percent: new RegExp(`^${NUMBER}\\s?%$`),
+  percent: new RegExp(`^${NUMBER} ?%$`),
 } as const;
 
 export type UnitResult =

@@ -178,7 +178,7 @@ describe("one case over several targets at once (target: { together })", () => {
       expect(result.code).toBe(1);
       const [row] = rowsOf(out);
       expect(row!.ok).toBe(false);
-      expect(row!.error).toMatch(/target busy: .*mounted/);
+      expect(row!.error).toMatch(/^target "busy": refusing .*mounted/);
       expect(await bytesWritten(clean.device)).toBe(before);
     } finally {
       await clean.detach();

@@ -19,6 +19,12 @@ describe("expressions", () => {
     expect(evaluate("500ms + 1s")).toBe(1.5);
   });
 
+  it("reads a rate unit only where it ends a word: 1MiB/s is a rate, 1MiB/size a division (as documented)", () => {
+    expect(evaluate("1MiB/s")).toBe(2 ** 20);
+    expect(evaluate("1MiB/size", { size: 4 })).toBe(2 ** 18);
+    expect(evaluate("1MiB / size", { size: 4 })).toBe(2 ** 18);
+  });
+
   it("reports syntax errors with the offset of the problem", () => {
     const offsetOf = (text: string) => {
       try {

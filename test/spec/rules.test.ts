@@ -222,3 +222,26 @@ describe("credentials in a server's URL", () => {
     }
   });
 });
+
+describe("YAML 1.2 booleans (as docs/language.md says)", () => {
+  it("takes true/True/TRUE and false/False/FALSE, and refuses yes/on", () => {
+    for (const [text, value] of [
+      ["true", true],
+      ["True", true],
+      ["TRUE", true],
+      ["false", false],
+      ["False", false],
+      ["FALSE", false],
+    ] as const) {
+      const yaml = `benchspec: 1\nname: b\ntargets: { t: { kind: fs } }\nworkloads: [{ name: w, op: read, direct: ${text} }]\n`;
+      expect(validateText("b.yaml", yaml).plan?.cases[0]?.params.direct, text).toBe(value);
+    }
+    for (const text of ["yes", "on"]) {
+      const yaml = `benchspec: 1\nname: b\ntargets: { t: { kind: fs } }\nworkloads: [{ name: w, op: read, direct: ${text} }]\n`;
+      expect(
+        validateText("b.yaml", yaml).diagnostics.map((d) => d.code),
+        text,
+      ).toContain("invalid-type");
+    }
+  });
+});

@@ -82,6 +82,17 @@ describe("units", () => {
   });
 });
 
+describe("the space between a number and its unit", () => {
+  it("is at most one ASCII space: a tab or a no-break space is refused, as documented", () => {
+    expect(parseUnit("size", "4 KiB")).toEqual({ ok: true, value: 4096 });
+    expect(parseUnit("rate", "10 MB/s")).toEqual({ ok: true, value: 1e7 });
+    expect(parseUnit("percent", "65 %")).toEqual({ ok: true, value: 65 });
+    for (const text of ["4\tKiB", "4\u00a0KiB", "4  KiB"])
+      expect(parseUnit("size", text).ok, JSON.stringify(text)).toBe(false);
+    expect(parseUnit("percent", "65\u00a0%").ok).toBe(false);
+  });
+});
+
 describe("writeUnit", () => {
   it("writes every value a unit can have as text parseUnit reads back exactly", () => {
     const kinds = ["size", "rate", "duration", "percent"] as const;
