@@ -1,7 +1,16 @@
 import { Command } from "commander";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import { BenchspecError, hasCode } from "../platform/errors.js";
-import { collect, EXIT, nonEmptyPath, printDiagnostics, VERSION, type Io } from "./context.js";
+import {
+  collect,
+  collectNames,
+  ONLY_OPTION,
+  EXIT,
+  nonEmptyPath,
+  printDiagnostics,
+  VERSION,
+  type Io,
+} from "./context.js";
 
 export function makeCompileCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("compile")
@@ -20,6 +29,7 @@ export function makeCompileCommand(io: Io, setExit: (code: number) => void): Com
       collect,
       [],
     )
+    .option(...ONLY_OPTION, collectNames, [])
     .addHelpText(
       "after",
       `
@@ -31,13 +41,16 @@ Examples:
 The output is deterministic (same spec, same bytes); plan.json maps every case to its artifacts.`,
     )
     .action(
-      async (file: string, options: { target: string; out: string; set: string[]; hosts: string[] }) => {
+      async (
+        file: string,
+        options: { target: string; out: string; set: string[]; hosts: string[]; only: string[] },
+      ) => {
         const [{ loadSpec }, { compilePlan, parseFormats }, { writeArtifacts }] = await Promise.all([
           import("../plan/load.js"),
           import("../compile/compile.js"),
           import("../compile/output.js"),
         ]);
-        const result = await loadSpec(file, { sets: options.set, hosts: options.hosts });
+        const result = await loadSpec(file, { sets: options.set, hosts: options.hosts, only: options.only });
         printDiagnostics(io, result.diagnostics);
         if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
         try {

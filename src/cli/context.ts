@@ -29,6 +29,18 @@ export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): vo
 /** Collects a repeatable option (`--set a=1 --set b=2`). */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** `--only a,b --only c`: the names, in order. */
+export const collectNames = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== ""),
+];
+
+/** The option that limits a command to some of the spec's workloads. */
+export const ONLY_OPTION = ["--only <workload,…>", "only these workloads of the spec (repeatable)"] as const;
+
 /** A path from the command line: an empty one would silently mean the current directory. */
 export function nonEmptyPath(option: string, value: string): string {
   if (value.trim() === "")

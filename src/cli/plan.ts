@@ -3,7 +3,7 @@ import { hasErrors } from "../diagnostics/diagnostic.js";
 import { countRepetitions, type Case, type Plan } from "../plan/types.js";
 import { formatParam } from "../spec/params.js";
 import type { ParamName } from "../spec/schema.js";
-import { collect, EXIT, printDiagnostics, type Io } from "./context.js";
+import { collect, collectNames, ONLY_OPTION, EXIT, printDiagnostics, type Io } from "./context.js";
 import { formatTable } from "./table.js";
 import { hostNames } from "../hosts/transports.js";
 
@@ -21,6 +21,7 @@ export function makePlanCommand(io: Io, setExit: (code: number) => void): Comman
       collect,
       [],
     )
+    .option(...ONLY_OPTION, collectNames, [])
     .option("--json", "print the whole plan as JSON")
     .addHelpText(
       "after",
@@ -30,16 +31,18 @@ Examples:
   $ benchspec plan specs/cloud-disk-pts.yaml --json | jq '.cases | length'
   $ benchspec plan spec.yaml --set repeat=1 --set 'bs=[4KiB]'`,
     )
-    .action(async (file: string, options: { set: string[]; hosts: string[]; json?: boolean }) => {
-      const { loadSpec } = await import("../plan/load.js");
-      const result = await loadSpec(file, { sets: options.set, hosts: options.hosts });
-      printDiagnostics(io, result.diagnostics);
-      if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
-      io.stdout.write(
-        options.json ? `${JSON.stringify(result.plan, null, 2)}\n` : `${renderPlan(result.plan)}\n`,
-      );
-      setExit(EXIT.ok);
-    });
+    .action(
+      async (file: string, options: { set: string[]; hosts: string[]; only: string[]; json?: boolean }) => {
+        const { loadSpec } = await import("../plan/load.js");
+        const result = await loadSpec(file, { sets: options.set, hosts: options.hosts, only: options.only });
+        printDiagnostics(io, result.diagnostics);
+        if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
+        io.stdout.write(
+          options.json ? `${JSON.stringify(result.plan, null, 2)}\n` : `${renderPlan(result.plan)}\n`,
+        );
+        setExit(EXIT.ok);
+      },
+    );
 }
 
 export function renderPlan(plan: Plan): string {

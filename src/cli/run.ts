@@ -4,11 +4,22 @@ import type { RunSummary } from "../results/summary.js";
 import { formatMetric } from "../report/format.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
 import { varsOf } from "../spec/vars.js";
-import { collect, EXIT, nonEmptyPath, printDiagnostics, useColor, VERSION, type Io } from "./context.js";
+import {
+  collect,
+  collectNames,
+  ONLY_OPTION,
+  EXIT,
+  nonEmptyPath,
+  printDiagnostics,
+  useColor,
+  VERSION,
+  type Io,
+} from "./context.js";
 
 interface RunOptions {
   set: string[];
   hosts: string[];
+  only: string[];
   out?: string;
   resume?: string;
   quiet?: boolean;
@@ -28,6 +39,7 @@ export function makeRunCommand(io: Io, setExit: (code: number) => void): Command
       collect,
       [],
     )
+    .option(...ONLY_OPTION, collectNames, [])
     .option("-o, --out <dir>", "run directory (default: runs/<date>-<name>)")
     .option("--resume <dir>", "complete a run: its missing and its failed repetitions")
     .option("-q, --quiet", "print only the run directory and failures")
@@ -39,6 +51,7 @@ Examples:
   $ benchspec run specs/quickstart.yaml
   $ benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]'
   $ benchspec run specs/shared-storage-dd.yaml --hosts ws1,ws2,ws3
+  $ benchspec run specs/cloud-disk-pts.yaml --only iops,throughput
   $ benchspec run --resume runs/2026-11-22T07-58-01-quickstart
 
 Ctrl-C (or SIGTERM, or a closed terminal's SIGHUP) stops the running tool, keeps every row measured so far
@@ -78,6 +91,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
           specFile: spec,
           sets: options.set,
           hosts: options.hosts,
+          only: options.only,
           out: options.out,
           resume: options.resume,
           cwd: process.cwd(),

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import { countRepetitions } from "../plan/types.js";
-import { collect, EXIT, printDiagnostics, type Io } from "./context.js";
+import { collect, collectNames, ONLY_OPTION, EXIT, printDiagnostics, type Io } from "./context.js";
 
 export function makeValidateCommand(io: Io, setExit: (code: number) => void): Command {
   return new Command("validate")
@@ -14,6 +14,7 @@ export function makeValidateCommand(io: Io, setExit: (code: number) => void): Co
       collect,
       [],
     )
+    .option(...ONLY_OPTION, collectNames, [])
     .option("-q, --quiet", "print nothing when the specs are valid")
     .addHelpText(
       "after",
@@ -24,23 +25,32 @@ Examples:
 
 Exit codes: 0 valid, 2 invalid.`,
     )
-    .action(async (files: string[], options: { set: string[]; hosts: string[]; quiet?: boolean }) => {
-      const { loadSpec } = await import("../plan/load.js");
-      let invalid = false;
-      for (const file of files) {
-        const result = await loadSpec(file, { sets: options.set, hosts: options.hosts });
-        printDiagnostics(io, result.diagnostics);
-        if (hasErrors(result.diagnostics) || !result.plan) {
-          invalid = true;
-          continue;
+    .action(
+      async (
+        files: string[],
+        options: { set: string[]; hosts: string[]; only: string[]; quiet?: boolean },
+      ) => {
+        const { loadSpec } = await import("../plan/load.js");
+        let invalid = false;
+        for (const file of files) {
+          const result = await loadSpec(file, {
+            sets: options.set,
+            hosts: options.hosts,
+            only: options.only,
+          });
+          printDiagnostics(io, result.diagnostics);
+          if (hasErrors(result.diagnostics) || !result.plan) {
+            invalid = true;
+            continue;
+          }
+          if (!options.quiet) {
+            const { cases } = result.plan;
+            io.stdout.write(
+              `${file}: valid — ${cases.length} cases, ${countRepetitions(result.plan)} repetitions\n`,
+            );
+          }
         }
-        if (!options.quiet) {
-          const { cases } = result.plan;
-          io.stdout.write(
-            `${file}: valid — ${cases.length} cases, ${countRepetitions(result.plan)} repetitions\n`,
-          );
-        }
-      }
-      setExit(invalid ? EXIT.invalid : EXIT.ok);
-    });
+        setExit(invalid ? EXIT.invalid : EXIT.ok);
+      },
+    );
 }

@@ -53,7 +53,8 @@ export const DIAGNOSTIC_CODES = {
   "track-not-one-case": "a workload's rounds.track.where selects no case of it, or several",
   "empty-matrix": "the matrix excludes every combination",
   "too-many-cases": "the plan expands to more cases than the limit",
-  "invalid-set": "a --set override is malformed",
+  "invalid-set":
+    "a --set, --hosts or --only option that cannot apply (malformed, or naming what the spec lacks)",
   "file-not-found": "the spec file cannot be read",
   "literal-secret": "a credential is written into the spec instead of ${env:NAME} (warning)",
   "matches-nothing": "an expectation or filter matches no case (warning)",

@@ -230,6 +230,7 @@ async function readInputRows(given: string, file: string, specHash: string): Pro
 async function runPlan(run: Input): Promise<Plan> {
   const file = runPaths(run.dir).spec;
   const loaded = await loadSpec(file, {
+    ...(run.state.only && { only: run.state.only }),
     sets: run.state.sets,
     ...(run.state.hosts && { hosts: run.state.hosts }),
   });

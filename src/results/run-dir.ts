@@ -61,6 +61,8 @@ export interface RunState {
   sets: string[];
   /** `--hosts` options of the run (absent in runs made before it existed). */
   hosts?: string[];
+  /** `--only`: the workloads the run was limited to (absent: all of the spec's). */
+  only?: string[];
   start: string;
   end?: string;
 }

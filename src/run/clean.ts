@@ -44,10 +44,12 @@ export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<
   let plan: Promise<Plan> | undefined;
   // The spec is loaded only for leftovers in a store: how to reach it is in the spec (and the environment).
   const targetsPlan = () =>
-    (plan ??= loadSpec(runPaths(dir).spec, { sets: state.sets, hosts: state.hosts }).then((loaded) => {
-      if (!loaded.plan) throw new Error(`${runPaths(dir).spec} is not a valid spec any more`);
-      return loaded.plan;
-    }));
+    (plan ??= loadSpec(runPaths(dir).spec, { sets: state.sets, hosts: state.hosts, only: state.only }).then(
+      (loaded) => {
+        if (!loaded.plan) throw new Error(`${runPaths(dir).spec} is not a valid spec any more`);
+        return loaded.plan;
+      },
+    ));
   const outcome: CleanOutcome = { removed: [], gone: [], remaining: [] };
   for (const leftover of leftovers) {
     try {

@@ -46,6 +46,8 @@ export interface RunRequest {
   specFile?: string;
   sets: string[];
   hosts: string[];
+  /** `--only`: these workloads of the spec only. */
+  only: string[];
   out?: string;
   resume?: string;
   cwd: string;
@@ -93,10 +95,10 @@ export async function run(request: RunRequest): Promise<RunResult> {
       `--resume takes the spec recorded in ${request.resume}; name no spec with it`,
     );
   }
-  if (request.resume && (request.sets.length > 0 || request.hosts.length > 0)) {
+  if (request.resume && (request.sets.length > 0 || request.hosts.length > 0 || request.only.length > 0)) {
     throw new BenchspecError(
       "usage",
-      `--resume takes the settings recorded in ${request.resume}; --set and --hosts cannot change them`,
+      `--resume takes the settings recorded in ${request.resume}; --set, --hosts and --only cannot change them`,
     );
   }
   if (request.resume && request.out) {
@@ -117,7 +119,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
   if (!specFile) throw new BenchspecError("usage", "name a spec to run, or --resume a run directory");
   const sets = previous?.sets ?? request.sets;
   const hosts = previous ? (previous.hosts ?? []) : request.hosts;
-  const loaded = await loadSpec(specFile, { sets, hosts });
+  const only = previous ? (previous.only ?? []) : request.only;
+  const loaded = await loadSpec(specFile, { sets, hosts, only });
   if (hasErrors(loaded.diagnostics) || !loaded.plan)
     return { kind: "invalid", diagnostics: loaded.diagnostics };
   const plan = loaded.plan;
@@ -129,7 +132,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const runDir = dir ?? (await newRunDir(request, plan));
   // Nothing in the directory changes before the lock is held; it is released however the run ends.
   const release = lockRunDir(runDir, (message) => request.observer.message(message));
-  return runLocked({ request, runDir, plan, loaded, previous, specFile, sets, hosts }).finally(release);
+  return runLocked({ request, runDir, plan, loaded, previous, specFile, sets, hosts, only }).finally(release);
 }
 
 async function runLocked({
@@ -141,6 +144,7 @@ async function runLocked({
   specFile,
   sets,
   hosts,
+  only,
 }: {
   request: RunRequest;
   runDir: string;
@@ -150,6 +154,7 @@ async function runLocked({
   specFile: string;
   sets: string[];
   hosts: string[];
+  only: string[];
 }): Promise<RunResult> {
   const state: RunState = previous ?? {
     format: RUN_FORMAT,
@@ -159,6 +164,7 @@ async function runLocked({
     specHash: plan.specHash,
     sets,
     ...(hosts.length > 0 && { hosts }),
+    ...(only.length > 0 && { only }),
     start: new Date().toISOString(),
   };
   if (!previous) {

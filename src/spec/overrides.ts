@@ -271,3 +271,30 @@ export function hostsOption(doc: Document.Parsed, option: string): string[] {
     ...(eq > 0 ? [] : [`hosts=${group}`]),
   ];
 }
+
+/**
+ * `--only NAME…`: the spec as if it had only these workloads — the others, and the expectations and charts
+ * of theirs, left out of the document before validation (so the plan, its hash and its report are of
+ * what runs). A name the spec does not have is an error naming those it has.
+ */
+export function onlyWorkloads(doc: Document.Parsed, names: readonly string[]): void {
+  const workloads = doc.get("workloads", true);
+  const nameOf = (item: unknown) => (isMap(item) ? item.get("name") : undefined);
+  const have = isSeq(workloads) ? workloads.items.map(nameOf).filter((n) => typeof n === "string") : [];
+  const unknown = names.filter((name) => !have.includes(name));
+  if (unknown.length > 0)
+    throw new BenchspecError(
+      "invalid-override",
+      `--only ${unknown.join(", ")}: the spec has no such workload; its workloads: ${have.join(", ") || "none"}`,
+    );
+  const keep = (item: unknown) => {
+    const workload = isMap(item) ? item.get("workload") : undefined;
+    return typeof workload !== "string" || names.includes(workload);
+  };
+  if (isSeq(workloads))
+    workloads.items = workloads.items.filter((item) => names.includes(nameOf(item) as string));
+  for (const path of [["expect"], ["report", "charts"]]) {
+    const list = doc.getIn(path, true);
+    if (isSeq(list)) list.items = list.items.filter(keep);
+  }
+}

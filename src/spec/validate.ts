@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasCode } from "../platform/errors.js";
 import { issuesToDiagnostics } from "./issues.js";
-import { applyOverride, hostsOption } from "./overrides.js";
+import { applyOverride, hostsOption, onlyWorkloads } from "./overrides.js";
 import { canonicalJson } from "./params.js";
 import { runRules } from "./rules.js";
 import { SpecSchema, type Spec } from "./schema.js";
@@ -23,6 +23,8 @@ export interface ValidateOptions {
   sets?: readonly string[];
   /** `--hosts [GROUP=]HOST,…` (applied before the --set assignments, which may refine the group). */
   hosts?: readonly string[];
+  /** `--only NAME…`: these workloads only (applied after the --set assignments). */
+  only?: readonly string[];
 }
 
 /** A spec that passed its shape check, with what expansion needs; `sink` holds the rules' diagnostics. */
@@ -45,11 +47,12 @@ export function validateSpecText(file: string, text: string, options: ValidateOp
   if (loaded.diagnostics.length > 0) return { diagnostics: loaded.diagnostics, source };
 
   let value = loaded.value;
-  if (options.sets?.length || options.hosts?.length) {
+  if (options.sets?.length || options.hosts?.length || options.only?.length) {
     try {
       for (const option of options.hosts ?? [])
         for (const assignment of hostsOption(source.doc, option)) applyOverride(source.doc, assignment);
       for (const assignment of options.sets ?? []) applyOverride(source.doc, assignment);
+      if (options.only?.length) onlyWorkloads(source.doc, options.only);
     } catch (error) {
       if (!hasCode(error, "invalid-override")) throw error;
       return { diagnostics: [fileDiagnostic(file, "invalid-set", error.message)], source };

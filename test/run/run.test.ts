@@ -346,6 +346,29 @@ describe("fs targets and their paths", () => {
   );
 });
 
+describe("run --only", () => {
+  it("runs only the named workloads, records them, and --resume keeps to them", async () => {
+    const spec = await writeSpec({
+      targets: { scratch: { kind: "fs" } },
+      workloads: [
+        { name: "a", engine: "dd", op: "write", bs: "64KiB", count: 2 },
+        { name: "b", engine: "dd", op: "write", bs: "64KiB", count: 2 },
+      ],
+    });
+    const out = join(await tempDir(), "run");
+    const result = await runCli(["run", spec, "--only", "b", "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(rowsOf(out).map((row) => row.case)).toEqual(["b.scratch.write"]);
+    expect((await json<{ only?: string[] }>(join(out, "run.json"))).only).toEqual(["b"]);
+    const resumed = await runCli(["run", "--resume", out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(rowsOf(out).map((row) => row.case)).toEqual(["b.scratch.write"]);
+    const changed = await runCli(["run", "--resume", out, "--only", "a"]);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain("--set, --hosts and --only cannot change them");
+  });
+});
+
 describe("benchspec run without fio", () => {
   it("runs the quickstart's dd cases and skips its fio cases with a message", async () => {
     // A PATH with dd and bash but no fio, as on a machine with nothing but coreutils.

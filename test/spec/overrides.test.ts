@@ -204,3 +204,37 @@ describe("--set refuses what a spec file may not hold, with a message instead of
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe("--only", () => {
+  it("keeps only the named workloads, with their expectations and charts; the plan is of what runs", async () => {
+    const file = join(SPECS_DIR, "cloud-disk-pts.yaml");
+    const whole = (await loadSpec(file)).plan!;
+    const workloads = [...new Set(whole.cases.map((c) => c.workload))];
+    expect(workloads.length).toBeGreaterThan(1);
+    const [first] = workloads;
+    const only = (await loadSpec(file, { only: [first!] })).plan!;
+    expect(new Set(only.cases.map((c) => c.workload))).toEqual(new Set([first]));
+    expect(only.cases.map((c) => c.id)).toEqual(
+      whole.cases.filter((c) => c.workload === first).map((c) => c.id),
+    );
+    expect(only.expect.every((e) => e.workload === first)).toBe(true);
+    expect(Object.keys(only.workloads)).toEqual([first]);
+    expect(only.specHash).not.toBe(whole.specHash);
+    // Comma-separated or repeated, the same.
+    const two = (await loadSpec(file, { only: workloads.slice(0, 2) })).plan!;
+    expect(new Set(two.cases.map((c) => c.workload))).toEqual(new Set(workloads.slice(0, 2)));
+  });
+
+  it("names the workloads the spec has when one named is not among them", async () => {
+    const { diagnostics, plan } = await loadSpec(join(SPECS_DIR, "quickstart.yaml"), {
+      only: ["fio-4k", "nope"],
+    });
+    expect(plan).toBeUndefined();
+    expect(diagnostics).toMatchObject([
+      {
+        code: "invalid-set",
+        message: "--only nope: the spec has no such workload; its workloads: dd-seq, fio-4k",
+      },
+    ]);
+  });
+});
