@@ -7,7 +7,7 @@
  */
 import { execa } from "execa";
 import { readdirSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { config } from "./config.js";
@@ -25,6 +25,32 @@ interface Command {
 const specs = readdirSync(join(ROOT, "specs"))
   .filter((f) => f.endsWith(".yaml"))
   .map((f) => join(ROOT, "specs", f));
+
+/** Specs at the loader's limits (about 1 MiB): validation must stay near-linear in their size. */
+async function largeSpecs(scratch: string): Promise<Command[]> {
+  const file = (name: string) => join(scratch, `${name}.yaml`);
+  const header = "benchspec: 1\nname: large\n";
+  const bs = Array.from({ length: 10_000 }, (_, i) => `${i + 1}KiB`).join(", ");
+  await writeFile(
+    file("bs-list"),
+    `${header}targets: { t: { kind: fs } }\nworkloads:\n  - { name: w, engine: fio, op: randread, size: 20GiB, bs: [${bs}] }\n`,
+  );
+  const vars = (n: number) => Array.from({ length: n }, (_, i) => `  v${i}: ${i}`).join("\n");
+  const dd = "workloads:\n  - { name: w, engine: dd, op: write, bs: 1MiB, count: 1, target: t0 }\n";
+  await writeFile(file("vars"), `${header}vars:\n${vars(60_000)}\ntargets: { t0: { kind: fs } }\n${dd}`);
+  const targets = Array.from({ length: 4_000 }, (_, i) => `  t${i}: { kind: fs, vars: { v0: ${i} } }`).join(
+    "\n",
+  );
+  await writeFile(file("target-vars"), `${header}vars:\n${vars(4_000)}\ntargets:\n${targets}\n${dd}`);
+  return [
+    { metric: "validate of one bs list of 10,000 values", args: () => ["validate", file("bs-list")] },
+    { metric: "validate of 60,000 vars", args: () => ["validate", file("vars")] },
+    {
+      metric: "validate of 4,000 targets with vars × 4,000 vars",
+      args: () => ["validate", file("target-vars")],
+    },
+  ];
+}
 
 const COMMANDS: Command[] = [
   { metric: `validate of the ${specs.length} shipped specs`, args: () => ["validate", ...specs] },
@@ -56,7 +82,7 @@ export async function benchCliTiming(scratch: string, log: (line: string) => voi
     : undefined;
   const rounds = config.quick ? 1 : 5;
   const lines: BenchLine[] = [];
-  for (const command of COMMANDS) {
+  for (const command of [...COMMANDS, ...(await largeSpecs(scratch))]) {
     const mine: number[] = [];
     const theirs: number[] = [];
     for (let round = 0; round < rounds; round += 1) {

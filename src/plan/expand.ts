@@ -61,7 +61,9 @@ export function expand(
     if (cases.length + product > MAX_CASES) {
       sink.error(
         "too-many-cases",
-        `the plan would have ${product.toLocaleString("en")} cases here; the limit is ${MAX_CASES}`,
+        cases.length === 0
+          ? `the plan would have ${product.toLocaleString("en")} cases here; the limit is ${MAX_CASES.toLocaleString("en")}`
+          : `this workload's ${product.toLocaleString("en")} cases would bring the plan to ${(cases.length + product).toLocaleString("en")} (${cases.length.toLocaleString("en")} before it); the limit is ${MAX_CASES.toLocaleString("en")}`,
         base,
       );
       break;
@@ -74,7 +76,11 @@ export function expand(
     if (cells.length === 0)
       sink.error("empty-matrix", "the matrix excludes every combination", [...base, "matrix"]);
     if (cases.length + cells.length > MAX_CASES) {
-      sink.error("too-many-cases", `the plan would have more than ${MAX_CASES} cases`, base);
+      sink.error(
+        "too-many-cases",
+        `this workload's ${cells.length.toLocaleString("en")} cases would bring the plan to ${(cases.length + cells.length).toLocaleString("en")}; the limit is ${MAX_CASES.toLocaleString("en")}`,
+        base,
+      );
       break;
     }
     const unused = new Map<ParamName, Origin>();

@@ -4,7 +4,7 @@
  * (engine, op, bs vs size…) run during expansion instead (see expand.ts).
  */
 import { didYouMean } from "../diagnostics/suggest.js";
-import { formatParam, sameValue } from "./params.js";
+import { formatParam, canonicalJson } from "./params.js";
 import {
   PARAM_NAMES,
   type ParamName,
@@ -205,13 +205,27 @@ const matrixFilters: Rule = ({ spec, sink }) => {
   });
 };
 
+/** For each value, the index of the first value equal to it (itself when it is the first). */
+function firstIndexes(values: readonly unknown[]): number[] {
+  const seen = new Map<string, number>();
+  return values.map((value, i) => {
+    const key = canonicalJson(value);
+    const first = seen.get(key);
+    if (first !== undefined) return first;
+    seen.set(key, i);
+    return i;
+  });
+}
+
 /** A value listed twice would run the same case twice (as `….2`): lists, dimensions and include/exclude. */
 const distinctValues: Rule = ({ spec, sink }) => {
   spec.workloads.forEach((workload, index) => {
     const base = ["workloads", index];
     const check = (key: ParamName, values: readonly unknown[], path: (string | number)[]) => {
+      // Each value's canonical form once, and the first index of each: linear in the list's length.
+      const firsts = firstIndexes(values);
       values.forEach((value, i) => {
-        const first = values.findIndex((other) => sameValue(other, value));
+        const first = firsts[i]!;
         if (first < i) {
           sink.error(
             "duplicate-value",
@@ -229,8 +243,9 @@ const distinctValues: Rule = ({ spec, sink }) => {
     }
     for (const list of ["include", "exclude"] as const) {
       const entries = workload.matrix?.[list] ?? [];
+      const firsts = firstIndexes(entries);
       entries.forEach((entry, i) => {
-        const first = entries.findIndex((other) => sameValue(other, entry));
+        const first = firsts[i]!;
         if (first < i) {
           sink.error(
             "duplicate-value",

@@ -16,27 +16,44 @@ export function resolveVars(
   target?: string,
 ): Record<string, number> {
   const values: Record<string, number> = Object.create(null);
-  const all = Object.keys(spec.vars ?? {});
+  const { all, entries, position } = varOrder(spec);
   const own = target !== undefined ? (spec.targets[target]?.vars ?? {}) : {};
-  for (const [index, [name, value]] of Object.entries(spec.vars ?? {}).entries()) {
+  for (const [index, [name, value]] of entries.entries()) {
     const mine = Object.hasOwn(own, name);
     const path = mine ? ["targets", target!, "vars", name] : ["vars", name];
     // The spec's own vars were reported by the spec's pass; here, only what follows from the target's.
     const to = mine || target === undefined ? sink : SILENT;
-    const result = evaluate(mine ? own[name]! : value, values, path, to, all, all.slice(index));
+    const result = evaluate(mine ? own[name]! : value, values, path, to, all, { position, from: index });
     if (result !== undefined) values[name] = result;
   }
   return values;
 }
 
+/** The spec's vars in order, and each one's place: once per spec, however many targets set vars. */
+const orders = new WeakMap<
+  Spec,
+  { all: string[]; entries: [string, number | string][]; position: Map<string, number> }
+>();
+function varOrder(spec: Spec) {
+  let order = orders.get(spec);
+  if (!order) {
+    const entries = Object.entries(spec.vars ?? {});
+    const all = entries.map(([name]) => name);
+    order = { all, entries, position: new Map(all.map((name, i) => [name, i])) };
+    orders.set(spec, order);
+  }
+  return order;
+}
+
 /** Per target that sets `vars`: the vars its cases see. A target var the spec does not declare is an error. */
 export function resolveTargetVars(spec: Spec, sink: DiagnosticSink): Record<string, Record<string, number>> {
   const declared = Object.keys(spec.vars ?? {});
+  const isDeclared = new Set(declared);
   const out: Record<string, Record<string, number>> = {};
   for (const [target, { vars }] of Object.entries(spec.targets)) {
     if (!vars) continue;
     for (const name of Object.keys(vars)) {
-      if (declared.includes(name)) continue;
+      if (isDeclared.has(name)) continue;
       const hint =
         didYouMean(name, declared) ||
         (declared.length ? ` (the spec's vars: ${declared.join(", ")})` : " (the spec declares no vars)");
@@ -49,7 +66,7 @@ export function resolveTargetVars(spec: Spec, sink: DiagnosticSink): Record<stri
     }
     const values = resolveVars(spec, sink, target);
     // A target whose vars did not all evaluate has its error; nothing evaluated with them would add to it.
-    if (declared.every((name) => Object.hasOwn(values, name))) out[target] = values;
+    if (Object.keys(values).length === declared.length) out[target] = values;
   }
   return out;
 }
@@ -76,18 +93,19 @@ export function evaluate(
   sink: Pick<DiagnosticSink, "error">,
   /** Every var of the spec, to tell "failed" and "defined later" from "not defined". */
   declared: readonly string[] = [],
-  /** The vars not evaluated yet (while evaluating vars: this one and the ones below it). */
-  pending: readonly string[] = [],
+  /** While evaluating vars: each var's place, and this one's (it and the ones below it are not evaluated yet). */
+  pending?: { position: ReadonlyMap<string, number>; from: number },
 ): number | undefined {
   if (typeof value === "number") return value;
   try {
     const expr = parseExpr(value);
     for (const { name, offset } of exprVars(expr)) {
       if (!Object.hasOwn(vars, name)) {
-        if (pending.includes(name)) {
+        const at = pending?.position.get(name);
+        if (at !== undefined && at >= pending!.from) {
           sink.error(
             "unknown-var",
-            pending[0] === name
+            at === pending!.from
               ? `"${name}" cannot use itself; a var may only use the vars above it`
               : `"${name}" is defined further down; a var may only use the vars above it`,
             path,

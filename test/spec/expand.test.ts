@@ -218,3 +218,20 @@ describe("rounds", () => {
     );
   });
 });
+
+describe("the case limit", () => {
+  it("names the plan's total when a later workload takes it over the limit, before building it", () => {
+    const bs = Array.from({ length: 250 }, (_, i) => `${i + 1}KiB`);
+    const iodepth = Array.from({ length: 240 }, (_, i) => i + 1);
+    const workload = (name: string) => ({ name, op: "randread", size: "1GiB", bs, iodepth });
+    const diagnostics = diagnosticsOf(fsSpec([workload("a"), workload("b")]));
+    expect(diagnostics).toMatchObject([
+      {
+        code: "too-many-cases",
+        path: ["workloads", 1],
+        message:
+          "this workload's 60,000 cases would bring the plan to 120,000 (60,000 before it); the limit is 100,000",
+      },
+    ]);
+  });
+});
