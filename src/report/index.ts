@@ -22,7 +22,8 @@ import { loadInputs } from "./load.js";
 import type { RunData } from "./model.js";
 import { loadLibraries, renderSvg } from "./render.js";
 import { partFigures } from "./hosts.js";
-import { caseTable, compareTable, expectTable, hostTable, limitTable, provenanceTable } from "./tables.js";
+import { provenanceTable } from "./provenance-table.js";
+import { caseTable, compareTable, expectTable, hostTable, limitTable } from "./tables.js";
 import { summaryCsv } from "./csv.js";
 import { workloadViews, type WorkloadView } from "./view.js";
 

@@ -254,6 +254,10 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
     await streamRows(file, run, [], options);
   }
   const plan = usePlan ? siblingPlan : rows.derived.plan();
+  if (!usePlan)
+    notes.push(
+      `no plan.json of this spec beside ${basename(file)}: the spec's title, description, limits, charts and expectations are not known here, only what the rows say. Compile writes plan.json next to benchspec.sh: keep the script's output there (./benchspec.sh > results.ndjson) and report that file`,
+    );
   const { cases, expect, series, rounds } = run.finish(plan.expect, nicLimits(plan));
   const name =
     basename(file) === RUN_FILES.results.name

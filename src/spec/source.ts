@@ -86,7 +86,9 @@ export function parseSpecText(file: string, text: string): LoadResult {
     // The path of the mapping that holds the key twice: "workloads[0]: the key "bs" appears twice".
     const path = mappingPathAt(doc.contents, offset);
     const key = /^("[^"]*"|'[^']*'|[^\s:,{}[\]]+)/.exec(text.slice(offset))?.[1];
-    const message = key ? `the key "${key}" appears twice in this mapping` : "a key appears twice in this mapping";
+    const message = key
+      ? `the key "${key}" appears twice in this mapping`
+      : "a key appears twice in this mapping";
     diagnostics.push(at("duplicate-key", message, offset, path));
   }
   const { version, explicit } = doc.directives?.yaml ?? { version: "1.2", explicit: false };

@@ -343,6 +343,12 @@ describe("aggregation before charting", () => {
     expect(withoutPlan!.planDerived).toBe(true);
     expect(withoutPlan!.cases.map((c) => c.id)).toEqual(plan.cases.map((c) => c.id));
     expect(withoutPlan!.rows.sources).toEqual(["shell"]);
+    // What it lacks without the plan, and how to have it, is said.
+    expect(withoutPlan!.notes).toContainEqual(
+      expect.stringMatching(
+        /^no plan\.json of this spec beside out\.ndjson: .*keep the script's output there/,
+      ),
+    );
     await writeFile(
       join(dir, "plan.json"),
       JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
