@@ -84,6 +84,20 @@ describe("the script of every shipped spec", () => {
 });
 
 describe("values written into the script as assignments", () => {
+  it("a spec name with dashes (secret-hygiene) passes shellcheck -S warning (SC2100 was reported for an unquoted BS_SPEC)", async () => {
+    const { plan } = validateText(
+      "secret-hygiene.yaml",
+      stringify({
+        benchspec: 1,
+        name: "secret-hygiene",
+        targets: { scratch: { kind: "fs" } },
+        workloads: [{ name: "w-1", engine: "dd", op: "write", bs: "1MiB", count: 1 }],
+      }),
+    );
+    const { script } = await compileTo(plan!);
+    await shellcheck(script, "warning");
+  });
+
   it("an S3 region and bucket with dashes pass shellcheck -S warning (A[k]=us-east-1 read as arithmetic, SC2100)", async () => {
     const { plan } = validateText(
       "region.yaml",
