@@ -35,6 +35,7 @@ import {
   s3Client,
   sleep,
   s3Env,
+  interruptAfter,
   startCli,
   tempDirs,
   waitFor,
@@ -533,12 +534,11 @@ describe("S3 engine: failures and interruptions", () => {
           /no answer within 2 s.*found preparing case first\.store\.put; not tried again/,
         );
 
-        const interrupted = startCli(["run", spec, "--out", join(work, "run2")], s3Env(server));
-        await sleep(1500);
-        const stopped = Date.now();
-        interrupted.kill("SIGINT");
-        const ended = await interrupted;
-        expect(Date.now() - stopped).toBeLessThan(5_000);
+        const { ended, tookMs } = await interruptAfter(
+          startCli(["run", spec, "--out", join(work, "run2")], s3Env(server)),
+          1500,
+        );
+        expect(tookMs).toBeLessThan(5_000);
         expect(ended.exitCode, ended.stderr).toBe(130);
         // Cut off by Ctrl-C, the target was not judged: nothing recorded, --resume tries it again.
         expect(rowsOf(join(work, "run2"))).toEqual([]);

@@ -73,6 +73,15 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Ctrl-C to a CLI child after `afterMs`: how it ended, and how long it took to end after the signal. */
+export async function interruptAfter(child: ReturnType<typeof startCli>, afterMs: number) {
+  await sleep(afterMs);
+  const stopped = Date.now();
+  child.kill("SIGINT");
+  const ended = await child;
+  return { ended, tookMs: Date.now() - stopped };
+}
+
 /* ---------- processes, from /proc ---------- */
 
 export interface ProcInfo {
