@@ -128,8 +128,11 @@ export function varyingDims(entries: readonly Entry[], multiRun: boolean): strin
       )
       .sort(),
   ];
+  // An autotuned parameter's value is a result (the knee each case found), not something the spec varied:
+  // were it a dimension, the op it differs by would look like a function of it and be dropped.
+  const tuned = new Set(entries.flatMap(({ c }) => (c.autotune ? [c.autotune.param] : [])));
   const kept: string[] = [];
-  for (const dim of candidates) {
+  for (const dim of candidates.filter((d) => !tuned.has(d))) {
     const labels = entries.map((e) => dimLabel(e, dim));
     if (new Set(labels).size < 2) continue;
     if (kept.some((other) => isFunctionOf(entries, dim, other))) continue;

@@ -8,6 +8,7 @@ import type { RunData } from "../../src/report/model.js";
 import { renderSvg } from "../../src/report/render.js";
 import { workloadViews } from "../../src/report/view.js";
 import { scenarioPlan, synthRows, synthSeries } from "./support.js";
+import { planOf } from "../support/spec.js";
 
 type Spec = Record<string, unknown>;
 
@@ -246,6 +247,65 @@ describe("charts chosen from the plan's shape", () => {
     await expectCleanRender([runFromRows("m", plan, rows)]);
     const plain = buildCharts({ runs: [runFromRows("m", plan, synthRows(plan))] });
     expect(find(plain.charts, "autotune")).toHaveLength(0);
+  });
+
+  it("autotuned op: [put, get]: the op stays a dimension of the default chart, whatever value each op tuned to", async () => {
+    // The spec's own chart of the workload left out: the default one is drawn.
+    const plan = await scenarioPlan("minio-speedtest", ["report.charts=[]"]);
+    // Each op stopped at its own knee: the tuned value differs by op, as it does in a real run.
+    const rows = synthRows(plan).map((row) => {
+      if (row.workload !== "speedtest") return row;
+      const knee = row.op === "put" ? 16 : 32;
+      const rounds = [4, 8, 16, 32, 64].map((value) => {
+        const throughput = Math.min(value, knee) * 1e8;
+        return { value, throughput, iops: throughput / 2 ** 20, bytes: throughput, seconds: 1 };
+      });
+      return {
+        ...row,
+        params: { ...row.params, concurrency: knee },
+        autotune: { param: "concurrency", rounds, chosen: knee },
+      };
+    });
+    const run = runFromRows("m", plan, rows);
+    const view = workloadViews([run]).find((v) => v.name === "speedtest")!;
+    expect(view.entries.some((e) => e.c.autotune)).toBe(true);
+    expect(view.dims).toEqual(["op"]);
+    const [sweep] = find(buildCharts({ runs: [run] }).charts, "sweep", "speedtest");
+    expect(encodingOf(sweep!).x).toMatchObject({ field: "x", title: "op" });
+    expect(new Set(rowsOf(sweep!, "m").map((r) => r.x))).toEqual(new Set(["put", "get"]));
+  });
+
+  it("a time series on the workload's clock coloured by target draws a line per case and repetition, never one across cases", () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "hir",
+      targets: { disk: { kind: "fs" } },
+      workloads: [
+        {
+          name: "w",
+          engine: "fio",
+          op: "randwrite",
+          bs: ["4KiB", "64KiB"],
+          size: "8MiB",
+          duration: "2s",
+          sample: "1s",
+          idle: "5s",
+        },
+      ],
+      report: { charts: [{ workload: "w", x: "elapsed", y: "iops", color: "target" }] },
+    });
+    const run = runFromRows("hir", plan, synthRows(plan), {
+      series: synthSeries(plan, { reps: 1, points: 4 }),
+    });
+    const [chart] = find(buildCharts({ runs: [run] }).charts, "timeseries", "w");
+    const line = layers(chart!).find((layer) => (layer.mark as Spec | undefined)?.type === "line")!;
+    expect((line.encoding as Record<string, Spec>).detail).toMatchObject({ field: "l" });
+    const points = rowsOf(chart!, "ts");
+    // One colour (the one target), two cases: their repetition 1 are two lines.
+    expect(new Set(points.map((p) => p.c))).toEqual(new Set(["disk"]));
+    const lines = new Set(points.map((p) => p.l));
+    expect(lines.size).toBe(2);
+    for (const l of lines) expect(new Set(points.filter((p) => p.l === l).map((p) => p.r)).size).toBe(1);
   });
 
   it("several runs of one spec: colour = run, the run's own dimension moves to facets", async () => {

@@ -103,6 +103,8 @@ export function timeseriesData(view: WorkloadView, request: TimeseriesRequest): 
           t: round(p.x),
           y: round(p.y / unit.factor),
           r: p.r,
+          // One line per case and repetition: cases sharing a colour (one target's) are never joined.
+          l: `${e.run.label}/${e.c.id}#${p.r}`,
           c: colorOf(e),
           ...panels.field(e),
         })),

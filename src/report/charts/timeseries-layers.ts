@@ -72,8 +72,8 @@ function seriesLayers(x: VlSpec, yTitle: string, color: VlSpec, timeline: boolea
     {
       transform: [filterKind("ts")],
       mark: { type: "line", strokeWidth: 1.5, interpolate: "linear" },
-      // On the workload's clock, a line per repetition: none across the gap between two.
-      encoding: timeline ? { ...encoding, detail: { field: "r", type: "nominal" } } : encoding,
+      // On the workload's clock, a line per case and repetition: none across the gap between two.
+      encoding: timeline ? { ...encoding, detail: { field: "l", type: "nominal" } } : encoding,
     },
     { transform: [filterKind("ts")], mark: { type: "point", filled: true, size: 12, opacity: 1 }, encoding },
   ];
