@@ -124,7 +124,10 @@ export interface Plan {
   /** sha256 of the spec's canonical JSON (after --set), so formatting and comments do not change it. */
   specHash: string;
   vars: Record<string, number>;
-  /** Per target that sets `vars`: the spec's vars as its cases see them. */
+  /**
+   * Per target that sets `vars`: the spec's vars as its cases see them. Each record inherits the spec's
+   * values (`plan.vars`); its own properties, all that JSON shows, are the values that differ.
+   */
   targetVars?: Record<string, Record<string, number>>;
   targets: Record<string, Target>;
   /** The spec's groups of client hosts; a case whose `hosts` names one runs on every host of it at once. */

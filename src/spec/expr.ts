@@ -63,7 +63,9 @@ export function evalExpr(expr: Expr, vars: Readonly<Record<string, number>>): nu
       return expr.value;
     case "var": {
       const value = vars[expr.name];
-      if (value === undefined || !Object.hasOwn(vars, expr.name)) {
+      // A number only: a target's vars inherit the spec's (spec/vars.ts), and nothing of Object's prototype
+      // (toString, constructor) is a number.
+      if (typeof value !== "number") {
         throw new ExprError(`unknown variable "${expr.name}"`, expr.offset);
       }
       return value;

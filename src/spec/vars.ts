@@ -45,11 +45,17 @@ function varOrder(spec: Spec) {
   return order;
 }
 
-/** Per target that sets `vars`: the vars its cases see. A target var the spec does not declare is an error. */
+/**
+ * Per target that sets `vars`: the vars its cases see. A target var the spec does not declare is an error.
+ * Only the target's own vars and the vars that use them (directly or through others) are evaluated again;
+ * the rest are the spec's values, shared (each target's record inherits them): 4,000 targets × 4,000 vars
+ * are not 16 million evaluations and values.
+ */
 export function resolveTargetVars(spec: Spec, sink: DiagnosticSink): Record<string, Record<string, number>> {
-  const declared = Object.keys(spec.vars ?? {});
+  const { all: declared, entries, position } = varOrder(spec);
   const isDeclared = new Set(declared);
   const out: Record<string, Record<string, number>> = {};
+  let shared: { base: Record<string, number>; users: Map<string, string[]> } | undefined;
   for (const [target, { vars }] of Object.entries(spec.targets)) {
     if (!vars) continue;
     for (const name of Object.keys(vars)) {
@@ -64,11 +70,48 @@ export function resolveTargetVars(spec: Spec, sink: DiagnosticSink): Record<stri
         { at: "key" },
       );
     }
-    const values = resolveVars(spec, sink, target);
+    shared ??= { base: resolveVars(spec, SILENT), users: varUsers(entries) };
+    const { base, users } = shared;
+    // The target's vars, and every var that uses one of them, in the spec's order.
+    const changed = new Set<string>();
+    const queue = Object.keys(vars).filter((name) => isDeclared.has(name));
+    for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+      if (changed.has(name)) continue;
+      changed.add(name);
+      queue.push(...(users.get(name) ?? []));
+    }
+    const values: Record<string, number> = Object.create(base);
+    let complete = declared.every((name) => changed.has(name) || name in base);
+    for (const name of [...changed].sort((a, b) => position.get(a)! - position.get(b)!)) {
+      const index = position.get(name)!;
+      const mine = Object.hasOwn(vars, name);
+      // The spec's own vars were reported by the spec's pass; here, only what follows from the target's.
+      const result = evaluate(
+        mine ? vars[name]! : entries[index]![1],
+        values,
+        mine ? ["targets", target, "vars", name] : ["vars", name],
+        mine ? sink : SILENT,
+        declared,
+        { position, from: index },
+      );
+      if (result === undefined) {
+        complete = false;
+        // Not the spec's value: what uses it must not evaluate with it.
+        values[name] = undefined as unknown as number;
+      } else values[name] = result;
+    }
     // A target whose vars did not all evaluate has its error; nothing evaluated with them would add to it.
-    if (Object.keys(values).length === declared.length) out[target] = values;
+    if (complete) out[target] = values;
   }
   return out;
+}
+
+/** For each var, the vars whose expressions use it. */
+function varUsers(entries: readonly [string, number | string][]): Map<string, string[]> {
+  const users = new Map<string, string[]>();
+  for (const [name, value] of entries)
+    for (const used of varsOf(value)) users.set(used, [...(users.get(used) ?? []), name]);
+  return users;
 }
 
 /** For evaluating again what was reported once already. */
@@ -100,19 +143,20 @@ export function evaluate(
   try {
     const expr = parseExpr(value);
     for (const { name, offset } of exprVars(expr)) {
-      if (!Object.hasOwn(vars, name)) {
-        const at = pending?.position.get(name);
-        if (at !== undefined && at >= pending!.from) {
-          sink.error(
-            "unknown-var",
-            at === pending!.from
-              ? `"${name}" cannot use itself; a var may only use the vars above it`
-              : `"${name}" is defined further down; a var may only use the vars above it`,
-            path,
-            { offset },
-          );
-          return undefined;
-        }
+      // Checked first: a target's record inherits every var of the spec, those below this one too.
+      const at = pending?.position.get(name);
+      if (at !== undefined && at >= pending!.from) {
+        sink.error(
+          "unknown-var",
+          at === pending!.from
+            ? `"${name}" cannot use itself; a var may only use the vars above it`
+            : `"${name}" is defined further down; a var may only use the vars above it`,
+          path,
+          { offset },
+        );
+        return undefined;
+      }
+      if (typeof vars[name] !== "number") {
         if (declared.includes(name)) {
           // Its own error is reported at its definition; say so instead of "unknown".
           sink.error("unknown-var", `variable "${name}" could not be evaluated (see its error)`, path, {
@@ -120,7 +164,8 @@ export function evaluate(
           });
           return undefined;
         }
-        const known = Object.keys(vars);
+        const known: string[] = [];
+        for (const key in vars) known.push(key);
         const hint =
           didYouMean(name, known) ||
           (known.length ? ` (defined: ${known.join(", ")})` : " (no vars are defined)");

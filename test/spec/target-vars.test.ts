@@ -107,3 +107,36 @@ describe("target vars", () => {
     ]);
   });
 });
+
+describe("target vars, evaluated once for what they change", () => {
+  it("re-evaluates the vars that use a target's (transitively); the others are the spec's, inherited", () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "chain",
+      vars: { a: 1, b: "a * 2", c: "b + 1", d: 7 },
+      targets: { t: { kind: "fs", path: "/tmp/t", vars: { a: 10 } } },
+      workloads: [{ name: "w", op: "read", target: "t" }],
+    });
+    const t = plan.targetVars!.t!;
+    expect({ a: t.a, b: t.b, c: t.c, d: t.d }).toEqual({ a: 10, b: 20, c: 21, d: 7 });
+    // Only what differs is the record's own (and what JSON shows).
+    expect(JSON.parse(JSON.stringify(plan.targetVars))).toEqual({ t: { a: 10, b: 20, c: 21 } });
+  });
+
+  it("a target's var may use only the vars above it, as the spec's may", () => {
+    const diagnostics = diagnosticsOf({
+      benchspec: 1,
+      name: "order",
+      vars: { a: 1, b: 2 },
+      targets: { t: { kind: "fs", path: "/tmp/t", vars: { a: "b + 1" } } },
+      workloads: [{ name: "w", op: "read", target: "t" }],
+    });
+    expect(diagnostics).toMatchObject([
+      {
+        code: "unknown-var",
+        path: ["targets", "t", "vars", "a"],
+        message: '"b" is defined further down; a var may only use the vars above it',
+      },
+    ]);
+  });
+});
