@@ -4,7 +4,7 @@
  * entry is a type error; shared stages read this table and never branch on an engine's name.
  */
 import type { Metric } from "../rows/metric-names.js";
-import { ENGINE_PLUGINS } from "../engines/registry.js";
+import { ENGINE_PLUGINS } from "../engine-facts/registry.js";
 import type { ParamName, Params, TargetKind } from "./schema.js";
 import type { ArtifactFormat, EngineName, Op } from "./words.js";
 

@@ -1,4 +1,4 @@
-import { ENGINE_PLUGINS } from "../engines/registry.js";
+import { ENGINE_PLUGINS } from "../engine-facts/registry.js";
 
 /**
  * The closed word lists of the language that the schema validates against and the engine table describes;

@@ -12,7 +12,7 @@ import type { Engine } from "../types.js";
 import { pathTool } from "../../platform/tool-version.js";
 import { ddShellCase, ddShellLibrary } from "./shell.js";
 
-export const ddEngine: Engine = {
+export const engine: Engine = {
   engine: "dd",
   shellTools: ["dd"],
   shellLibrary: ddShellLibrary,

@@ -3,7 +3,7 @@ import { fioArtifacts } from "./jobfile.js";
 import { fioShellCase, fioShellLibrary, fioShellPrecondition } from "./shell.js";
 import { locatedTool } from "../../platform/tool-version.js";
 
-export const fioEngine: Engine = {
+export const engine: Engine = {
   engine: "fio",
   // The shell script runs fio cases through the same jobfiles.
   artifacts: (cases, _format, ctx) => fioArtifacts(cases, ctx),

@@ -4,7 +4,7 @@ import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { ipfsSdkArtifact } from "./sdk.js";
 import { ipfsShellCase, ipfsShellLibrary, ipfsShellTools } from "./shell.js";
 
-export const ipfsEngine: Engine = {
+export const engine: Engine = {
   engine: "ipfs",
   artifacts: (cases, format, ctx) =>
     format === "sdk" ? sdkArtifacts(cases, ctx, ipfsSdkArtifact) : NO_ARTIFACTS,

@@ -4,7 +4,7 @@ import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
 import { s3ShellCase, s3ShellLibrary, s3ShellTools } from "./shell.js";
 
-export const s3Engine: Engine = {
+export const engine: Engine = {
   engine: "s3",
   artifacts: (cases, format, ctx) =>
     format === "sdk" ? sdkArtifacts(cases, ctx, s3SdkArtifact) : NO_ARTIFACTS,

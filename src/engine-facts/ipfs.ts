@@ -1,4 +1,4 @@
-import { METRICS } from "../../rows/metric-names.js";
+import { METRICS } from "../rows/metric-names.js";
 
 /** The ipfs engine's part of the language: its target kind, operations, the parameters it takes and its defaults. Data only: spec/engines.ts checks it against EngineInfo. */
 export const ipfsLanguage = {

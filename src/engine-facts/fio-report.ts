@@ -1,4 +1,4 @@
-import type { EngineReport } from "../facts.js";
+import type { EngineReport } from "./types.js";
 
 /** How the report shows fio's results. */
 export const fioReport: EngineReport = {

@@ -1,4 +1,4 @@
-import { METRICS } from "../../rows/metric-names.js";
+import { METRICS } from "../rows/metric-names.js";
 
 /** fio's part of the language: the targets it drives, its operations, the parameters it takes and its defaults. Data only: spec/engines.ts checks it against EngineInfo. */
 export const fioLanguage = {

@@ -1,4 +1,4 @@
-import type { EngineReport } from "../facts.js";
+import type { EngineReport } from "./types.js";
 
 /** How the report shows dd's results. */
 export const ddReport: EngineReport = {
