@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { compilePlan } from "../src/compile/compile.js";
 import { ARTIFACT_FORMATS } from "../src/spec/words.js";
-import { loadSpec } from "../src/plan/load.js";
+import { loadSpec } from "../src/engines/language.js";
 import { config } from "./config.js";
 import type { BenchLine } from "./lines.js";
 import { benchspecCommand } from "./paths.js";

@@ -20,7 +20,7 @@ import type { Plan } from "../src/plan/types.js";
 import { VERSION } from "../src/cli/context.js";
 import { buildReport } from "../src/report/index.js";
 import { loadInputs } from "../src/report/load.js";
-import { loadSpec } from "../src/plan/load.js";
+import { loadSpec } from "../src/engines/language.js";
 import { fioMatrixPlan, writeRun } from "./synthetic-run.js";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);

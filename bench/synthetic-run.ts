@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { once } from "node:events";
 import { stringify } from "yaml";
 import type { Plan } from "../src/plan/types.js";
-import { validateText } from "../src/plan/load.js";
+import { validateText } from "../src/engines/language.js";
 import { seededRandom as random } from "../src/rows/random.js";
 import type { ResultRow, TimeseriesRow } from "../src/rows/row.js";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ENGINE_NAMES } from "../src/spec/words.js";
+import { ENGINE_NAMES } from "../src/engines/index.js";
 import { HostGroupSchema, TARGET_KINDS } from "../src/spec/schema.js";
 
 const root = join(import.meta.dirname, "..");

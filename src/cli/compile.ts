@@ -46,7 +46,7 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
         options: { target: string; out: string; set: string[]; hosts: string[]; only: string[] },
       ) => {
         const [{ loadSpec }, { compilePlan, parseFormats }, { writeArtifacts }] = await Promise.all([
-          import("../plan/load.js"),
+          import("../engines/language.js"),
           import("../compile/compile.js"),
           import("../compile/output.js"),
         ]);

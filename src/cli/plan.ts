@@ -33,7 +33,7 @@ Examples:
     )
     .action(
       async (file: string, options: { set: string[]; hosts: string[]; only: string[]; json?: boolean }) => {
-        const { loadSpec } = await import("../plan/load.js");
+        const { loadSpec } = await import("../engines/language.js");
         const result = await loadSpec(file, { sets: options.set, hosts: options.hosts, only: options.only });
         printDiagnostics(io, result.diagnostics);
         if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);

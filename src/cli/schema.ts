@@ -20,11 +20,14 @@ Examples:
 Reference it from a spec with:  # yaml-language-server: $schema=<path to the file>`,
     )
     .action(async (options: { out: string }) => {
-      const [{ SDK_SCHEMA_FILE, sdkJsonSchema }, { specJsonSchema }] = await Promise.all([
-        import("../emit/sdk-format.js"),
-        import("../spec/json-schema.js"),
-      ]);
-      const text = specJsonSchema();
+      const [{ SDK_SCHEMA_FILE }, { sdkJsonSchema }, { specJsonSchema }, { ENGINE_FACTS }] =
+        await Promise.all([
+          import("../emit/sdk-format.js"),
+          import("../engines/sdk-schema.js"),
+          import("../spec/json-schema.js"),
+          import("../engines/index.js"),
+        ]);
+      const text = specJsonSchema(ENGINE_FACTS);
       const out = nonEmptyPath("-o", options.out);
       if (out === "-") io.stdout.write(text);
       else {

@@ -30,7 +30,7 @@ Exit codes: 0 valid, 2 invalid.`,
         files: string[],
         options: { set: string[]; hosts: string[]; only: string[]; quiet?: boolean },
       ) => {
-        const { loadSpec } = await import("../plan/load.js");
+        const { loadSpec } = await import("../engines/language.js");
         let invalid = false;
         for (const file of files) {
           const result = await loadSpec(file, {

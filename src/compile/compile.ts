@@ -7,12 +7,11 @@
  */
 import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan } from "../plan/types.js";
-import { loadEngines } from "../engines/index.js";
+import { engineFacts, loadEngines } from "../engines/index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH, SHELL_TOGETHER } from "./shell/script.js";
 import { type Artifact, type CompileContext, NO_ARTIFACTS } from "../emit/types.js";
 import { RUN_FILES } from "../results/run-dir.js";
-import { ENGINES } from "../spec/engines.js";
-import { ARTIFACT_FORMATS, type ArtifactFormat, type EngineName } from "../spec/words.js";
+import { ARTIFACT_FORMATS, type ArtifactFormat } from "../spec/words.js";
 import { BenchspecError } from "../platform/errors.js";
 import { redactUrls } from "../platform/redact.js";
 import type { Target } from "../spec/schema.js";
@@ -45,9 +44,9 @@ export async function compilePlan(
   );
   for (const [engine, cases] of casesByEngine(plan.cases)) {
     for (const format of formats) {
-      if (!ENGINES[engine].formats.includes(format)) continue;
+      if (!engineFacts(engine).formats.includes(format)) continue;
       // A format may need files of another (the shell script runs fio through the jobfiles).
-      const compiled = engines[engine].artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
+      const compiled = engines[engine]!.artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
       for (const file of compiled.files) artifacts.set(file.path, file);
       for (const c of cases) {
         const files = compiled.filesOf(c);
@@ -91,9 +90,9 @@ export async function runArtifacts(
   const run = plan.cases.filter((c) => workloads.has(c.workload));
   const engines = await loadEngines(run.map((c) => c.engine));
   for (const [engine, cases] of casesByEngine(run)) {
-    for (const format of ENGINES[engine].formats) {
+    for (const format of engineFacts(engine).formats) {
       if (format === "shell") continue;
-      const compiled = engines[engine].artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
+      const compiled = engines[engine]!.artifacts?.(cases, format, ctx) ?? NO_ARTIFACTS;
       for (const file of compiled.files) artifacts.set(file.path, file);
     }
   }
@@ -106,8 +105,8 @@ const shareable = (artifacts: Iterable<Artifact>): Artifact[] =>
     .map(({ path, content }) => ({ path, content: redactUrls(content) }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-function casesByEngine(cases: readonly Case[]): Map<EngineName, Case[]> {
-  const groups = new Map<EngineName, Case[]>();
+function casesByEngine(cases: readonly Case[]): Map<string, Case[]> {
+  const groups = new Map<string, Case[]>();
   for (const c of cases) {
     const group = groups.get(c.engine);
     if (group) group.push(c);
@@ -124,7 +123,7 @@ function checkExpressible(plan: Plan, formats: readonly ArtifactFormat[]): Map<s
   const { cases } = plan;
   const problems = new Map<string, string>();
   for (const c of cases) {
-    const able = ENGINES[c.engine].formats.filter((format) => format !== "shell" || !inRounds(plan, c));
+    const able = engineFacts(c.engine).formats.filter((format) => format !== "shell" || !inRounds(plan, c));
     if (formats.some((format) => able.includes(format))) continue;
     // Said in the command line's word: formats are chosen with --target.
     problems.set(

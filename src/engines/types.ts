@@ -3,7 +3,6 @@
  * its folder's index.ts, loaded through the registry (registry.ts). Shared stages call these hooks and never
  * branch on an engine's name.
  */
-import type { EngineName } from "../spec/words.js";
 import type { Case } from "../plan/types.js";
 import type { Measurement } from "../rows/row.js";
 import type { Leftover, PreparedTarget } from "../targets/types.js";
@@ -13,12 +12,14 @@ import type { ArtifactFormat } from "../spec/words.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 
 export interface Engine {
-  engine: EngineName;
+  engine: string;
   /**
    * The files a compile target needs for this engine's cases (jobfiles for fio and for the shell script,
    * call sequences for sdk), all cases at once: one fio jobfile holds a whole workload.
    */
   artifacts?(cases: readonly Case[], target: ArtifactFormat, ctx: CompileContext): CaseArtifacts;
+  /** Bash libraries (.sh files) it shares with other engines: written once per script, before the engines' own. */
+  shellShared?: readonly URL[];
   /** Writes the bash functions this engine's case fragments call (once per script, if the plan uses the engine). */
   shellLibrary(w: ShellScriptWriter): void;
   /** The CLIs the shell fragment needs (checked by the script before anything runs). */

@@ -4,14 +4,14 @@
  * mean nothing to a workload's cases, and the steps a workload runs once per target.
  */
 import type { SpecPath } from "../diagnostics/diagnostic.js";
-import { ENGINES, engineParams, OP_PARAMS, targetWriter } from "../spec/engines.js";
+import { engineParams, OP_PARAMS, targetWriter, type EngineInfo, type EngineTable } from "../spec/engines.js";
 import { idFragment, sameValue } from "../spec/params.js";
 import type { HostGroup, ParamName, Spec } from "../spec/schema.js";
 import type { DiagnosticSink } from "../spec/sink.js";
 import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
 import { TRANSPORT_REFUSALS } from "../spec/transports.js";
 import { formatDuration } from "../spec/units.js";
-import type { EngineName, Op } from "../spec/words.js";
+import type { Op } from "../spec/words.js";
 import type { Case, CaseParams, ParamSource } from "./types.js";
 
 /** Where a parameter's value came from: the source and its place in the spec. */
@@ -46,12 +46,13 @@ export function checkTargetSteps(cases: readonly Case[], base: SpecPath, sink: D
 export function checkTogether(
   params: CaseParams,
   origins: Partial<Record<ParamName, Origin>>,
+  engines: EngineTable,
   base: SpecPath,
   sink: DiagnosticSink,
 ): boolean {
   const where = origins.target?.path ?? base;
-  if (!ENGINES[params.engine].together) {
-    const able = Object.entries(ENGINES)
+  if (!engines[params.engine]!.together) {
+    const able = Object.entries(engines)
       .filter(([, e]) => e.together)
       .map(([n]) => n);
     sink.error(
@@ -76,14 +77,15 @@ export function checkTogether(
 export function reportUnused(
   unused: ReadonlyMap<ParamName, Origin>,
   used: ReadonlySet<ParamName>,
-  engines: ReadonlySet<EngineName>,
+  names: ReadonlySet<string>,
   ops: ReadonlySet<Op>,
+  engines: EngineTable,
   sink: DiagnosticSink,
 ): void {
   for (const [key, origin] of unused) {
-    if (used.has(key) || engines.size === 0) continue;
+    if (used.has(key) || names.size === 0) continue;
     const forOps = OP_PARAMS[key];
-    if (forOps && [...engines].some((engine) => engineParams(engine).has(key))) {
+    if (forOps && [...names].some((engine) => engineParams(engines[engine]!).has(key))) {
       sink.error(
         "param-not-applicable",
         `"${key}" applies to op ${[...forOps].join("/")}; this workload's ops are ${[...ops].join(", ")}`,
@@ -91,12 +93,12 @@ export function reportUnused(
       );
       continue;
     }
-    const users = Object.entries(ENGINES)
+    const users = Object.entries(engines)
       .filter(([, e]) => e.params.includes(key))
       .map(([name]) => name);
     sink.error(
       "param-not-applicable",
-      `"${key}" has no meaning for engine ${[...engines].join(", ")}${users.length ? ` (it is used by ${users.join(", ")})` : ""}`,
+      `"${key}" has no meaning for engine ${[...names].join(", ")}${users.length ? ` (it is used by ${users.join(", ")})` : ""}`,
       origin.path,
     );
   }
@@ -105,6 +107,7 @@ export function reportUnused(
 /** Rules over one resolved case. */
 export function checkCase(
   params: CaseParams,
+  info: EngineInfo,
   origins: Partial<Record<ParamName, Origin>>,
   target: Spec["targets"][string],
   targetName: string,
@@ -140,7 +143,7 @@ export function checkCase(
     );
     ok = false;
   }
-  const refused = group && TRANSPORT_REFUSALS[group.transport]?.({ engine: params.engine, target });
+  const refused = group && TRANSPORT_REFUSALS[group.transport]?.({ engine: params.engine, info, target });
   if (refused) {
     sink.error(
       "unsupported-transport",
@@ -205,7 +208,7 @@ export function checkCase(
       ok = false;
     }
   }
-  if (params.autotune && !engineParams(params.engine).has(params.autotune.param)) {
+  if (params.autotune && !engineParams(info).has(params.autotune.param)) {
     sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [
       ...pathOf("autotune"),
       "param",

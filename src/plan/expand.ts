@@ -5,6 +5,7 @@
  * run on each; the expectations are matched to the cases (expectations.ts).
  */
 import type { SpecPath } from "../diagnostics/diagnostic.js";
+import { suggestSimilar } from "../diagnostics/suggest.js";
 import type {
   Case,
   CaseParams,
@@ -17,14 +18,16 @@ import type {
 import { planRounds } from "./rounds.js";
 import {
   COMMON_DEFAULTS,
-  DEFAULT_ENGINE,
-  ENGINES,
+  defaultEngine,
   engineParams,
   DEFAULT_MIX,
+  isEngineIn,
   MIXED_OPS,
   OP_PARAMS,
+  type EngineInfo,
+  type EngineTable,
 } from "../spec/engines.js";
-import type { EngineName, Op } from "../spec/words.js";
+import type { Op } from "../spec/words.js";
 import { expandMatrix, type Cell, type Dimension } from "./matrix.js";
 import { idFragment } from "../spec/params.js";
 import {
@@ -48,6 +51,7 @@ export function expand(
   spec: Spec,
   vars: Record<string, number>,
   specHash: string,
+  engines: EngineTable,
   sink: DiagnosticSink,
 ): Plan {
   const cases: Case[] = [];
@@ -85,19 +89,19 @@ export function expand(
     }
     const unused = new Map<ParamName, Origin>();
     const used = new Set<ParamName>();
-    const engines = new Set<EngineName>();
+    const names = new Set<string>();
     const ops = new Set<Op>();
     const fixed = fixedValues(spec, workload, base);
     for (const cell of cells) {
-      const resolved = resolveCase(spec, workload, base, fixed, cell, sink, unused);
+      const resolved = resolveCase(spec, workload, base, fixed, cell, engines, sink, unused);
       if (!resolved) continue;
       for (const key of Object.keys(resolved.sources) as ParamName[]) used.add(key);
-      engines.add(resolved.engine);
+      names.add(resolved.engine);
       ops.add(resolved.op);
       const id = uniqueId(caseId(workload.name, resolved), ids);
       cases.push({ ...resolved, id, index: cases.length });
     }
-    reportUnused(unused, used, engines, ops, sink);
+    reportUnused(unused, used, names, ops, engines, sink);
     checkTargetSteps(cases.slice(cases.length - cells.length), base, sink);
     const planned = planRounds(
       workload,
@@ -131,7 +135,7 @@ export function expand(
       }),
     ),
     cases,
-    expect: planExpectations(spec, vars, targetVars, cases, sink),
+    expect: planExpectations(spec, vars, targetVars, cases, engines, sink),
     report: plannedReport(spec.report, limits),
   };
 }
@@ -158,21 +162,22 @@ function dimensionsOf(workload: Workload, base: SpecPath): Dimension[] {
 
 type ResolvedCase = Omit<Case, "id" | "index">;
 
-const BUILTIN_DEFAULTS = new Map<string, ReadonlyMap<ParamName, ParamValue>>();
+const BUILTIN_DEFAULTS = new WeakMap<EngineInfo, Map<Op, ReadonlyMap<ParamName, ParamValue>>>();
 
 /** What a case of this engine and op gets where nobody set a value (a lookup per case × parameter). */
-function builtinDefaults(engine: EngineName, op: Op): ReadonlyMap<ParamName, ParamValue> {
-  const key = `${engine}/${op}`;
-  let defaults = BUILTIN_DEFAULTS.get(key);
+function builtinDefaults(info: EngineInfo, op: Op): ReadonlyMap<ParamName, ParamValue> {
+  let byOp = BUILTIN_DEFAULTS.get(info);
+  if (!byOp) BUILTIN_DEFAULTS.set(info, (byOp = new Map()));
+  let defaults = byOp.get(op);
   if (!defaults) {
     const values: Partial<Record<ParamName, ParamValue>> = {
       ...COMMON_DEFAULTS,
-      ...ENGINES[engine].defaults,
+      ...info.defaults,
       ...(MIXED_OPS.has(op) && { read: 50 }),
       ...(op === "mixed" && { mix: { ...DEFAULT_MIX } }),
     };
     defaults = new Map(Object.entries(values) as [ParamName, ParamValue][]);
-    BUILTIN_DEFAULTS.set(key, defaults);
+    byOp.set(op, defaults);
   }
   return defaults;
 }
@@ -206,6 +211,7 @@ function resolveCase(
   base: SpecPath,
   fixed: ReadonlyMap<ParamName, UserValue>,
   cell: Cell,
+  engines: EngineTable,
   sink: DiagnosticSink,
   unused: Map<ParamName, Origin>,
 ): ResolvedCase | undefined {
@@ -221,10 +227,20 @@ function resolveCase(
   const { target, together, targetSpec } = resolvedTarget;
 
   const engineChoice = userValue("engine");
-  const engine = (engineChoice?.value as EngineName | undefined) ?? DEFAULT_ENGINE[targetSpec.kind];
-  const info = ENGINES[engine];
+  const engine = (engineChoice?.value as string | undefined) ?? defaultEngine(engines, targetSpec.kind);
+  if (!isEngineIn(engines, engine)) {
+    const names = Object.keys(engines);
+    const hint = suggestSimilar(engine, names);
+    sink.error(
+      "invalid-value",
+      `no engine is named "${engine}"; expected one of ${names.join(", ")}${hint ? ` — did you mean "${hint}"?` : ""}`,
+      engineChoice!.origin.path,
+    );
+    return undefined;
+  }
+  const info = engines[engine]!;
   if (!info.targetKinds.includes(targetSpec.kind)) {
-    const able = Object.entries(ENGINES)
+    const able = Object.entries(engines)
       .filter(([, e]) => e.targetKinds.includes(targetSpec.kind))
       .map(([n]) => n);
     sink.error(
@@ -250,8 +266,8 @@ function resolveCase(
     return undefined;
   }
 
-  const applicable = engineParams(engine);
-  const builtin = builtinDefaults(engine, op);
+  const applicable = engineParams(info);
+  const builtin = builtinDefaults(info, op);
   const params: Partial<Record<ParamName, ParamValue>> = {};
   const sources: Partial<Record<ParamName, ParamSource>> = {};
   const origins: Partial<Record<ParamName, Origin>> = {};
@@ -277,10 +293,10 @@ function resolveCase(
 
   const caseParams = params as CaseParams;
   const group = caseParams.hosts === undefined ? undefined : spec.hosts?.[caseParams.hosts];
-  if (together && !checkTogether(caseParams, origins, base, sink)) return undefined;
+  if (together && !checkTogether(caseParams, origins, engines, base, sink)) return undefined;
   // Every target of a group is checked as if the case were its alone (a block device's consent…).
   const checked = (together ?? [target]).map((name) =>
-    checkCase(caseParams, origins, spec.targets[name]!, name, group, base, sink),
+    checkCase(caseParams, info, origins, spec.targets[name]!, name, group, base, sink),
   );
   if (checked.includes(false)) return undefined;
   return {

@@ -3,7 +3,7 @@
  * (and a target's own vars where they differ), and its metric checked against what the engines measure.
  */
 import type { SpecPath } from "../diagnostics/diagnostic.js";
-import { ENGINES } from "../spec/engines.js";
+import type { EngineTable } from "../spec/engines.js";
 import { sameValue } from "../spec/params.js";
 import { METRICS, type Metric, type ParamName, type Spec } from "../spec/schema.js";
 import type { DiagnosticSink } from "../spec/sink.js";
@@ -11,11 +11,17 @@ import { evaluate, SILENT } from "../spec/vars.js";
 import type { Case, PlannedExpect } from "./types.js";
 
 /** An expectation can only check what the engines of its cases measure (dd has no latency). */
-function checkMetric(metric: Metric, cases: readonly Case[], path: SpecPath, sink: DiagnosticSink): void {
+function checkMetric(
+  metric: Metric,
+  cases: readonly Case[],
+  table: EngineTable,
+  path: SpecPath,
+  sink: DiagnosticSink,
+): void {
   const engines = [...new Set(cases.map((c) => c.engine))].sort();
-  const lacking = engines.filter((engine) => !ENGINES[engine].metrics.includes(metric));
+  const lacking = engines.filter((engine) => !table[engine]!.metrics.includes(metric));
   if (lacking.length === 0) return;
-  const reported = METRICS.filter((m) => engines.every((engine) => ENGINES[engine].metrics.includes(m)));
+  const reported = METRICS.filter((m) => engines.every((engine) => table[engine]!.metrics.includes(m)));
   sink.error(
     "metric-not-reported",
     `engine ${lacking.join(" and ")} does not report ${metric}; ${engines.length > 1 ? `the engines of these cases (${engines.join(", ")}) all report` : "it reports"} ${reported.join(", ")}`,
@@ -28,6 +34,7 @@ export function planExpectations(
   vars: Record<string, number>,
   targetVars: Record<string, Record<string, number>>,
   cases: Case[],
+  engines: EngineTable,
   sink: DiagnosticSink,
 ): PlannedExpect[] {
   const declared = Object.keys(spec.vars ?? {});
@@ -45,6 +52,7 @@ export function planExpectations(
     checkMetric(
       expect.metric,
       matching.length > 0 ? matching : cases.filter((c) => c.workload === expect.workload),
+      engines,
       [...path, "metric"],
       sink,
     );

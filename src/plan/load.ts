@@ -1,7 +1,8 @@
 /**
  * The front of the pipeline: a spec file (or text) → diagnostics and, when it is valid, its Plan.
  * The language checks it (spec/validate.ts: load, override, shape, rules); this expands it into cases
- * (stage 5, with the rules that need resolved cases).
+ * (stage 5, with the rules that need resolved cases) with the engines it is given: engines/language.ts
+ * gives the registry's.
  */
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
@@ -9,6 +10,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { describeFileType } from "../platform/fs-errors.js";
 import type { Spec } from "../spec/schema.js";
 import { LIMITS, type SpecSource } from "../spec/source.js";
+import type { EngineTable } from "../spec/engines.js";
 import { fileDiagnostic, validateSpecText, type ValidateOptions } from "../spec/validate.js";
 import { expand } from "./expand.js";
 import type { Plan } from "./types.js";
@@ -22,10 +24,14 @@ export interface Validated {
   plan?: Plan;
 }
 
-export async function loadSpec(file: string, options: ValidateOptions = {}): Promise<Validated> {
+export async function loadSpecWith(
+  engines: EngineTable,
+  file: string,
+  options: ValidateOptions = {},
+): Promise<Validated> {
   const read = await readSpecFile(file);
   if ("diagnostic" in read) return { diagnostics: [read.diagnostic] };
-  return validateText(file, read.text, options);
+  return validateTextWith(engines, file, read.text, options);
 }
 
 /**
@@ -87,10 +93,15 @@ function encodingProblem(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-export function validateText(file: string, text: string, options: ValidateOptions = {}): Validated {
+export function validateTextWith(
+  engines: EngineTable,
+  file: string,
+  text: string,
+  options: ValidateOptions = {},
+): Validated {
   const { diagnostics, source, valid } = validateSpecText(file, text, options);
   if (!valid) return { diagnostics, ...(source && { source }) };
   const { spec, vars, specHash, sink } = valid;
-  const plan = expand(spec, vars, specHash, sink);
+  const plan = expand(spec, vars, specHash, engines, sink);
   return { diagnostics: sink.diagnostics, source, spec, ...(!sink.hasErrors && { plan }) };
 }

@@ -3,8 +3,9 @@
  * downstream (compile, run, report) re-reads the YAML or applies a default.
  */
 import { z } from "zod";
-import { ENGINE_NAMES, OPS } from "../spec/words.js";
+import { OPS } from "../spec/words.js";
 import {
+  EngineNameSchema,
   PARAM_NAMES,
   partialParams,
   TARGET_KINDS,
@@ -24,7 +25,7 @@ export type ParamSource = (typeof PARAM_SOURCES)[number];
 /** A case's parameters: the spec's, each resolved to one value, the target to its name. */
 const caseParams = partialParams.extend({
   target: z.string(),
-  engine: z.enum(ENGINE_NAMES),
+  engine: EngineNameSchema,
   op: z.enum(OPS),
   repeat: z.number().int(),
   warmup: z.number().int(),
@@ -45,7 +46,7 @@ export const CaseSchema = z.strictObject({
   /** The targets of a case run on several at once (`target: { together }`), in the spec's order. */
   together: z.array(z.string()).optional(),
   targetKind: z.enum(TARGET_KINDS),
-  engine: z.enum(ENGINE_NAMES),
+  engine: EngineNameSchema,
   op: z.enum(OPS),
   params: caseParams,
   sources: z.partialRecord(z.enum(PARAM_NAMES as [ParamName, ...ParamName[]]), z.enum(PARAM_SOURCES)),

@@ -9,7 +9,7 @@ import { planCaseOf, type ModelPartial, type RowLike, type RunModel } from "../r
 import type { PlanCase } from "../results/model/types.js";
 import type { PlanLike } from "./model.js";
 import { scanNdjson, type ByteRange, type NdjsonScan } from "../results/ndjson.js";
-import { engineReport } from "../engines/reports.js";
+import { engineReport } from "../engines/index.js";
 
 /** A fio row with a steady-state result: its window is read from the raw output (load.ts). */
 export interface SteadyRow {

@@ -12,7 +12,7 @@ import { formatMetric, formatNumber, formatPercent, formatSignedPercent } from "
 import { partFigures } from "./hosts.js";
 import type { CaseFigures, HostAgg, Limit, RunData } from "./model.js";
 import { dimLabel, type Entry, type WorkloadView } from "./view.js";
-import { engineReport } from "../engines/reports.js";
+import { engineReport } from "../engines/index.js";
 import { SATURATED } from "../telemetry/verdict.js";
 import { maxOf, minOf } from "../rows/stats.js";
 

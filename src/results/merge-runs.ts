@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import type { Measurement } from "../engines/types.js";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
-import { loadSpec } from "../plan/load.js";
+import { loadSpec } from "../engines/language.js";
 import type { Plan } from "../plan/types.js";
 import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
 import { readRows } from "./ndjson.js";

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename, isAbsolute } from "node:path";
-import { loadSpec } from "../plan/load.js";
+import { loadSpec } from "../engines/language.js";
 import type { Plan } from "../plan/types.js";
 import {
   readLeftovers,

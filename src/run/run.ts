@@ -30,7 +30,7 @@ import {
 } from "../results/run-dir.js";
 import { RunModel } from "../results/model/accumulator.js";
 import { nicLimits, summaryOf } from "../results/summary.js";
-import { loadSpec } from "../plan/load.js";
+import { loadSpec } from "../engines/language.js";
 import { envRefsIn } from "../spec/strings.js";
 import type { RunObserver } from "../execution/observer.js";
 import { cleanRunDir, describeLeftover } from "./clean.js";

@@ -1,12 +1,13 @@
 /**
- * What each engine of the language can do: the target kinds it drives, its operations, the workload
- * parameters that mean something to it, and its defaults. A typed record, so a new engine that forgets an
- * entry is a type error; shared stages read this table and never branch on an engine's name.
+ * What the language knows of engines: the shape of an engine's facts (the target kinds it drives, its
+ * operations, the workload parameters that mean something to it, its defaults) and the rules over them.
+ * Which engines exist is not the language's to say: the registry above it (engines/index.ts) gives the
+ * table, each engine's facts from its own folder, and the stages below it take the table as an argument.
+ * Shared stages read the table and never branch on an engine's name.
  */
 import type { Metric } from "../rows/metric-names.js";
-import { ENGINE_PLUGINS } from "../engine-facts/registry.js";
 import type { ParamName, Params, TargetKind } from "./schema.js";
-import type { ArtifactFormat, EngineName, Op } from "./words.js";
+import type { ArtifactFormat, Op } from "./words.js";
 
 /** Operations that change the target's contents (a block device needs destructive: true for these). */
 export const WRITING_OPS: ReadonlySet<Op> = new Set([
@@ -46,6 +47,8 @@ export interface EngineInfo {
   formats: readonly ArtifactFormat[];
   summary: string;
   targetKinds: readonly TargetKind[];
+  /** The target kinds whose workloads use this engine when they name none (one engine per kind). */
+  defaultFor: readonly TargetKind[];
   ops: readonly Op[];
   /** Parameters beyond the common ones that this engine understands. */
   params: readonly ParamName[];
@@ -69,25 +72,26 @@ export const COMMON_PARAMS: readonly ParamName[] = [
   "idle",
 ];
 
-/** Every engine's language facts, from its folder (through the registry), checked against EngineInfo here. */
-export const ENGINES: Record<EngineName, EngineInfo> = Object.fromEntries(
-  Object.entries(ENGINE_PLUGINS).map(([name, plugin]) => [name, plugin.language]),
-) as { [E in EngineName]: (typeof ENGINE_PLUGINS)[E]["language"] } satisfies Record<EngineName, EngineInfo>;
+/** The engines a build has, by name in the language's order: given by the registry (engines/index.ts). */
+export type EngineTable = Readonly<Record<string, EngineInfo>>;
+
+export const isEngineIn = (engines: EngineTable, name: string): boolean => Object.hasOwn(engines, name);
 
 /** Defaults every engine shares, applied before the engine's own. */
 export const COMMON_DEFAULTS: Partial<Params> = { repeat: 1, warmup: 0, data: "random" };
 
-export const DEFAULT_ENGINE: Record<TargetKind, EngineName> = {
-  fs: "fio",
-  block: "fio",
-  s3: "s3",
-  ipfs: "ipfs",
-};
+/** The engine a workload on a target of this kind uses when it names none. */
+export function defaultEngine(engines: EngineTable, kind: TargetKind): string {
+  const name = Object.keys(engines).find((engine) => engines[engine]!.defaultFor.includes(kind));
+  if (name === undefined) throw new Error(`no engine is the default for ${kind} targets`);
+  return name;
+}
 
-const ENGINE_PARAMS = new Map<EngineName, ReadonlySet<ParamName>>();
+const ENGINE_PARAMS = new WeakMap<EngineInfo, ReadonlySet<ParamName>>();
 
-export function engineParams(engine: EngineName): ReadonlySet<ParamName> {
-  let params = ENGINE_PARAMS.get(engine);
-  if (!params) ENGINE_PARAMS.set(engine, (params = new Set([...COMMON_PARAMS, ...ENGINES[engine].params])));
+/** The parameters that mean something to an engine: the common ones and its own. */
+export function engineParams(info: EngineInfo): ReadonlySet<ParamName> {
+  let params = ENGINE_PARAMS.get(info);
+  if (!params) ENGINE_PARAMS.set(info, (params = new Set([...COMMON_PARAMS, ...info.params])));
   return params;
 }

@@ -3,20 +3,19 @@
  * cannot run (`unsupported-transport`) before anything starts. A typed record: a transport added to the
  * language without an entry here does not compile.
  */
-import { ENGINES } from "./engines.js";
+import type { EngineInfo } from "./engines.js";
 import type { Target, Transport } from "./schema.js";
 import { plainDirectory } from "./target-kinds.js";
-import type { EngineName } from "./words.js";
 
 /** Why a transport cannot run a case of `engine` on `target`; undefined when it can. */
-type Refusal = (c: { engine: EngineName; target: Target }) => string | undefined;
+type Refusal = (c: { engine: string; info: EngineInfo; target: Target }) => string | undefined;
 
 export const TRANSPORT_REFUSALS: Record<Transport, Refusal | undefined> = {
   ssh: undefined,
   slurm: undefined,
   // fio's servers run fio jobfiles only, in a directory every host has.
-  fio: ({ engine, target }) => {
-    if (!ENGINES[engine].formats.includes("fio"))
+  fio: ({ engine, info, target }) => {
+    if (!info.formats.includes("fio"))
       return `fio's servers run fio jobs only, not engine ${engine}; use transport ssh or slurm`;
     const directory = plainDirectory(target);
     if (!directory)

@@ -1,17 +1,11 @@
-import { ENGINE_PLUGINS } from "../engine-facts/registry.js";
-
 /**
  * The closed word lists of the language that the schema validates against and the engine table describes;
  * here, on their own, so neither of those two modules has to import the other.
  */
-export type EngineName = keyof typeof ENGINE_PLUGINS;
-export const ENGINE_NAMES = Object.keys(ENGINE_PLUGINS) as [EngineName, ...EngineName[]];
 
 /** What `compile` writes: fio jobfiles, the bash script, sdk call sequences (`--target` on the command line). */
 export const ARTIFACT_FORMATS = ["fio", "shell", "sdk"] as const;
 export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];
-export const isEngineName = (name: string): name is EngineName =>
-  (ENGINE_NAMES as readonly string[]).includes(name);
 
 export const OPS = [
   "read",

@@ -2,7 +2,7 @@ import { execa } from "execa";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 import { runCli } from "../support/cli.js";
 import { ROOT } from "../support/spec.js";
 import { tempDirs } from "../support/temp.js";

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compilePlan } from "../../src/compile/compile.js";
 import type { Artifact } from "../../src/emit/types.js";
 import { VERSION } from "../../src/cli/context.js";
-import { loadSpec } from "../../src/plan/load.js";
+import { loadSpec } from "../../src/engines/language.js";
 import { runCli } from "../support/cli.js";
 import { planOf, ROOT, specFiles } from "../support/spec.js";
 

@@ -5,20 +5,14 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mixSequence } from "../../src/engines/s3/sdk.js";
 import { compilePlan } from "../../src/compile/compile.js";
-import { ENGINES } from "../../src/spec/engines.js";
-import {
-  atIndex,
-  autotuneRounds,
-  batchIndices,
-  sdkJsonSchema,
-  SdkDocumentSchema,
-  type IpfsSdkDocument,
-  type S3SdkDocument,
-  type SdkDocument,
-} from "../../src/emit/sdk-format.js";
+import { engineFacts } from "../../src/engines/index.js";
+import { atIndex, autotuneRounds, batchIndices } from "../../src/emit/sdk-format.js";
+import { sdkJsonSchema, SdkDocumentSchema, type SdkDocument } from "../../src/engines/sdk-schema.js";
+import type { IpfsSdkDocument } from "../../src/engines/ipfs/sdk-schema.js";
+import type { S3SdkDocument } from "../../src/engines/s3/sdk-schema.js";
 import type { Artifact } from "../../src/emit/types.js";
 import type { Plan } from "../../src/plan/types.js";
-import { loadSpec } from "../../src/plan/load.js";
+import { loadSpec } from "../../src/engines/language.js";
 import { runCli } from "../support/cli.js";
 import { planOf, ROOT } from "../support/spec.js";
 
@@ -28,7 +22,7 @@ const GiB = 2 ** 30;
 /** The sdk target alone cannot express dd/fio cases, so the shipped specs are compiled with only theirs. */
 const sdkCases = (plan: Plan): Plan => ({
   ...plan,
-  cases: plan.cases.filter((c) => ENGINES[c.engine].formats.includes("sdk")),
+  cases: plan.cases.filter((c) => engineFacts(c.engine).formats.includes("sdk")),
 });
 
 const compileSdk = async (plan: Plan): Promise<Artifact[]> =>

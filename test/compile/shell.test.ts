@@ -25,7 +25,7 @@ import type { Plan } from "../../src/plan/types.js";
 import { ResultRowSchema, type ResultRow } from "../../src/rows/row.js";
 import { kuboBinary } from "../../src/platform/tools.js";
 import { stringify } from "yaml";
-import { loadSpec, validateText } from "../../src/plan/load.js";
+import { loadSpec, validateText } from "../../src/engines/language.js";
 import { loopDevice } from "../support/loop.js";
 import { listObjects, listUploads, s3Client, waitFor } from "../engines/support.js";
 import { diagnosticsOf, planOf, ROOT, specFiles } from "../support/spec.js";

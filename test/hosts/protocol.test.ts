@@ -12,7 +12,7 @@ import {
   FromWorkerLines,
   type ToWorker,
 } from "../../src/hosts/protocol.js";
-import { loadSpec } from "../../src/plan/load.js";
+import { loadSpec } from "../../src/engines/language.js";
 import type { Case, Plan } from "../../src/plan/types.js";
 import type { Measurement } from "../../src/rows/row.js";
 import { planOf, specFiles } from "../support/spec.js";

@@ -6,7 +6,7 @@ import { csvCell, dataUri, escapeHtml, jsonForScript } from "../../src/report/es
 import { buildReport, fillTemplate } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
 import { interpreterAsScript, loadLibraries } from "../../src/report/render.js";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 import { scenarioPlan, synthRows } from "./support.js";
 
 const HOSTILE = "</script><script>window.__pwned=1</script>";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { VERSION } from "../../src/cli/context.js";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
 import { MAX_TELEMETRY_CASES } from "../../src/report/charts/telemetry.js";

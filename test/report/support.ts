@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Plan } from "../../src/plan/types.js";
 import type { ResultRow, TimeseriesRow } from "../../src/rows/row.js";
-import { loadSpec } from "../../src/plan/load.js";
+import { loadSpec } from "../../src/engines/language.js";
 import { mergeHostMeasurements } from "../../src/results/merge-hosts.js";
 import { seededRandom } from "../../src/rows/random.js";
 import { summarizeTelemetry } from "../../src/telemetry/summary.js";

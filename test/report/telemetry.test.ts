@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { VERSION } from "../../src/cli/context.js";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 import { buildReport } from "../../src/report/index.js";
 import { loadInputs, runFromRows } from "../../src/report/load.js";
 import { telemetryData } from "../../src/report/charts/telemetry-data.js";

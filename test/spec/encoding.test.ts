@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSpec } from "../../src/plan/load.js";
+import { loadSpec } from "../../src/engines/language.js";
 import { DIAGNOSTIC_CODES } from "../../src/diagnostics/codes.js";
 import { ROOT, SPECS_DIR } from "../support/spec.js";
 

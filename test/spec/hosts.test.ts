@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { renderPlan } from "../../src/cli/plan.js";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 import { diagnosticsOf, fsSpec, planOf } from "../support/spec.js";
 
 const clients = { transport: "ssh", hosts: ["h1", "alice@h2", "ssh://root@10.77.0.13:22"] };

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIAGNOSTIC_CODES } from "../../src/diagnostics/codes.js";
 import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
 import { LIMITS } from "../../src/spec/source.js";
-import { loadSpec, validateText } from "../../src/plan/load.js";
+import { loadSpec, validateText } from "../../src/engines/language.js";
 import { ROOT } from "../support/spec.js";
 
 /** Relative to ROOT: diagnostics and CLI output name the fixtures this way. */
@@ -181,7 +181,7 @@ function checkResult(fixture: Fixture, diagnostics: readonly Diagnostic[], hasPl
 
 /** validateText in a child process (built dist/, small heap), for fixtures that are resource-exhaustion attempts. */
 async function validateInChild(fixture: Fixture): Promise<{ diagnostics: Diagnostic[]; hasPlan: boolean }> {
-  const validate = pathToFileURL(join(ROOT, "dist", "plan", "load.js")).href;
+  const validate = pathToFileURL(join(ROOT, "dist", "engines", "language.js")).href;
   const script = [
     'import { readFileSync } from "node:fs";',
     `import { validateText } from ${JSON.stringify(validate)};`,

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadSpec } from "../../src/plan/load.js";
+import { loadSpec } from "../../src/engines/language.js";
 import { SPECS_DIR } from "../support/spec.js";
 
 const MULTI_HOST_SPECS = ["shared-storage-dd.yaml", "object-upload-download.yaml"];

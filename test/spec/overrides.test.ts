@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadSpec } from "../../src/plan/load.js";
+import { loadSpec } from "../../src/engines/language.js";
 import { diagnosticsOf, fsSpec, planOf, SPECS_DIR } from "../support/spec.js";
 
 const UPLOAD_DOWNLOAD = join(SPECS_DIR, "object-upload-download.yaml");

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { DIAGNOSTIC_CODES } from "../../src/diagnostics/codes.js";
 import { renderDiagnostics } from "../../src/diagnostics/render.js";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 import { specFiles } from "../support/spec.js";
 
 type Json = unknown;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderDiagnostic } from "../../src/diagnostics/render.js";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 import { diagnosticsOf, fsSpec, planOf } from "../support/spec.js";
 
 const codes = (spec: object | string) => diagnosticsOf(spec).map((d) => d.code);
@@ -243,5 +243,15 @@ describe("YAML 1.2 booleans (as docs/language.md says)", () => {
         text,
       ).toContain("invalid-type");
     }
+  });
+});
+
+describe("engines are the registry's", () => {
+  it("an engine the registry does not have is refused where it is named, with the names it has", () => {
+    const diagnostics = diagnosticsOf(fsSpec([{ name: "w", engine: ["fio", "fioo"], op: "read" }]));
+    expect(diagnostics).toMatchObject([{ code: "invalid-value", path: ["workloads", 0, "engine", 1] }]);
+    expect(diagnostics[0]?.message).toBe(
+      'no engine is named "fioo"; expected one of fio, dd, s3, ipfs — did you mean "fio"?',
+    );
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
 import type { Plan } from "../../src/plan/types.js";
-import { validateText } from "../../src/plan/load.js";
+import { validateText } from "../../src/engines/language.js";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const SPECS_DIR = join(ROOT, "specs");

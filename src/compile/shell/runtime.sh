@@ -15,16 +15,10 @@ BS_ROW=
 BS_REP_CLEANUP=
 # The timed window of the last pool, µs since the epoch (bs_pool, bs_ops_end).
 BS_T0=
+# shellcheck disable=SC2034 # read by the engines that time a pool (dd, s3, ipfs), not every script has one
 BS_T1=
 # The worker number while a pool worker has not passed the start barrier (bs_barrier_wait, bs_curl_exec).
 BS_GATE=
-# The options of the request a worker's first curl opens its connection with (bs_curl_exec).
-BS_CURL_WARMUP=()
-# A worker's current list of transfers and how many it has begun (bs_curl_begin); how its last curl ended.
-BS_CURL_LIST=
-BS_CURL_N=0
-BS_CURL_END=
-BS_CURL_RC=
 # Where the current case's target is, per kind; the libraries of the engines a spec uses read some of them.
 # shellcheck disable=SC2034
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
@@ -34,8 +28,6 @@ declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=
 BS_STEPS=-
 BS_IDLE=0
 declare -A BS_STEPS_DONE=()
-# Config lines curl gets in place of placeholders (bs_curl_secret, bs_curl_config): credentials, never in a file.
-declare -A BS_CURL_SECRETS=()
 
 bs_log() { printf 'benchspec: %s\n' "$*" >&2; }
 bs_die() {
@@ -204,233 +196,6 @@ bs_pool_run() {
   bs_now BS_T1
 }
 
-# ---------- timed transfers through long-lived curl processes (the S3 and IPFS engines) ----------
-# A CLI process per request would time the CLI's start-up, not the store (hundreds of ms of Python for aws).
-# Instead a repetition's requests go to ONE curl process (a config file, -K) as one shared queue: curl keeps
-# `concurrency` transfers in flight (--parallel-max) over kept-alive connections, each next request taken by
-# whichever connection is free, as benchspec run's requests in flight take the next operation; its -w line
-# after each transfer gives that transfer's own time. Fixed per-worker lists (one sequential curl per worker)
-# lost 15-30 % of small-object rates to their idle tails: workers finished tens of ms apart while the others
-# had nothing left to take. curl runs at most 300 transfers at once, so a larger concurrency is split over
-# several curl processes, each a queue of its share (bs_curl_queues).
-# curl has no wall-clock timestamp per transfer, so a queued op's own end is not known: its record ends at
-# its list's end (curl's exit) and starts its time_total before; the latencies are exact and the window's
-# end is the last transfer's, which is all the row needs.
-# The window runs from the start barrier's release to the last list's end, so any gap between transfers
-# counts against the store, never for it. Nothing but curl may run in it: the curl is started, and its
-# connections opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are recorded after the
-# pool. Starting curls after the release spread their first requests over the window (the last began 200 ms
-# in, at 32 workers on 2 CPUs), and an awk per list as its curl ended took CPU from the transfers still
-# timing: 4 KiB GETs at concurrency 32 came out at half of benchspec run's rate.
-
-# The most transfers one curl runs at once (curl's own limit on --parallel-max).
-BS_CURL_MAX=300
-
-# bs_curl_queues N: BS_CURL_QUEUES, the curl processes that keep N transfers in flight.
-bs_curl_queues() { BS_CURL_QUEUES=$((($1 + BS_CURL_MAX - 1) / BS_CURL_MAX)); }
-
-# bs_curl_slots VAR N QUEUE: how many of the N transfers in flight queue QUEUE (of BS_CURL_QUEUES) runs.
-bs_curl_slots() {
-  printf -v "$1" '%s' "$(($2 / BS_CURL_QUEUES + ($3 < $2 % BS_CURL_QUEUES ? 1 : 0)))"
-}
-
-# bs_curl_str VAR TEXT: TEXT as a double-quoted curl config value.
-bs_curl_str() {
-  local s=$2 b=$'\\' q='"'
-  s=${s//"$b"/"$b$b"}
-  s=${s//"$q"/"$b$q"}
-  s=${s//$'\n'/"$b"n}
-  s=${s//$'\r'/"$b"r}
-  s=${s//$'\t'/"$b"t}
-  printf -v "$1" '"%s"' "$s"
-}
-
-# bs_urlencode VAR TEXT [KEEP]: TEXT percent-encoded as SigV4 signs it: all but A-Z a-z 0-9 . _ ~ - and the
-# characters in KEEP (a bracket expression's contents, e.g. / for a path).
-bs_urlencode() {
-  local LC_ALL=C s=$2 keep=${3:-} out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    if [[ $c == [A-Za-z0-9._~-] || (-n $keep && $c == ["$keep"]) ]]; then
-      out+=$c
-    else
-      printf -v c '%%%02X' "'$c"
-      out+=$c
-    fi
-  done
-  printf -v "$1" '%s' "$out"
-}
-
-# bs_curl_options FILE OPTION=VALUE|FLAG...: appends options to a curl config file.
-bs_curl_options() {
-  local f=$1 o value
-  shift
-  for o in "$@"; do
-    if [[ $o == *=* ]]; then
-      bs_curl_str value "${o#*=}"
-      printf '%s = %s\n' "${o%%=*}" "$value"
-    else
-      printf '%s\n' "$o"
-    fi
-  done >>"$f"
-}
-
-# bs_curl_begin WORKER [SLOTS]: starts a new list of transfers of worker WORKER (BS_CURL_LIST, curl.WORKER.N).
-# With SLOTS, the list is a queue: curl runs SLOTS of its transfers at once, each on its own connection
-# (parallel-immediate: a new transfer opens one rather than waiting to see if it could share one), the next
-# one starting as soon as one ends; without, one after another.
-bs_curl_begin() {
-  BS_CURL_N=$((BS_CURL_N + 1))
-  BS_CURL_LIST=$BS_REPDIR/curl.$1.$BS_CURL_N
-  BS_CURL_SLOTS=${2:-0}
-  BS_CURL_COUNT=0
-  : >"$BS_CURL_LIST"
-  if ((BS_CURL_SLOTS > 0)); then
-    bs_curl_options "$BS_CURL_LIST" parallel "parallel-max=$BS_CURL_SLOTS" parallel-immediate
-  fi
-}
-
-# bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
-# (credentials among them as a placeholder only: bs_curl_config puts them in on the way to curl).
-# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE BYTES URL ERROR-MESSAGE" (BYTES: what the op moves when it
-# succeeds; a queue's lines come in the order its transfers end), unless its options give a write-out.
-bs_curl_add() {
-  local bytes=$1
-  shift
-  if ((BS_CURL_COUNT > 0)); then printf 'next\n' >>"$BS_CURL_LIST"; fi
-  bs_curl_options "$BS_CURL_LIST" \
-    "write-out=%{http_code} %{time_total} %{exitcode} $bytes %{url_effective} %{errormsg}"$'\n' \
-    "$@" "${BS_CURL_COMMON[@]}"
-  BS_CURL_COUNT=$((BS_CURL_COUNT + 1))
-}
-
-# bs_curl_config FILE: FILE as curl reads it, through a pipe (bash's <(…)), each line that BS_CURL_SECRETS
-# has as a key (a placeholder bs_curl_secret wrote) replaced by its value: credentials reach curl only through
-# the pipe, from a shell variable — never in a file (a run killed with kill -9 leaves none), on a command
-# line or in an environment.
-bs_curl_config() {
-  local line
-  if ((${#BS_CURL_SECRETS[@]} == 0)); then
-    cat -- "$1"
-    return
-  fi
-  while IFS= read -r line; do
-    if [[ -n ${BS_CURL_SECRETS[$line]+set} ]]; then line=${BS_CURL_SECRETS[$line]}; fi
-    printf '%s\n' "$line"
-  done <"$1"
-}
-
-# bs_curl_secret VAR OPTION VALUE: sets VAR to OPTION=<placeholder> for BS_CURL_COMMON, and keeps the
-# config line with VALUE for bs_curl_config to put in its place.
-bs_curl_secret() {
-  local placeholder=@secret-${#BS_CURL_SECRETS[@]}@ quoted
-  bs_curl_str quoted "$3"
-  BS_CURL_SECRETS["$2 = \"$placeholder\""]="$2 = $quoted"
-  printf -v "$1" '%s=%s' "$2" "$placeholder"
-}
-
-# bs_curl_exec: runs the list in one curl process, its -w lines into BS_CURL_LIST.out and its messages into
-# BS_CURL_LIST.err; sets BS_CURL_RC and BS_CURL_END (when curl exited).
-# A bs_curl_pool worker not yet past the barrier passes it in this curl, before the list: warm-up requests
-# (BS_CURL_WARMUP's options; one per connection the list will use) open the connections, curl writes the
-# worker's ready file, then reads its stdin, the barrier FIFO, until the release closes it. curl does a
-# file:// transfer without returning to its other transfers, so in a queue too nothing of the list starts
-# before the release (a warm-up answered meanwhile is read after it: its connection is open by then).
-bs_curl_exec() {
-  local f=$BS_CURL_LIST path i warm=1
-  BS_CURL_RC=0
-  # -q: a ~/.curlrc must not change the requests or the -w lines.
-  if [[ -n $BS_GATE ]]; then
-    : >"$f.gate"
-    if ((BS_CURL_SLOTS > 1)); then warm=$((BS_CURL_SLOTS < BS_CURL_COUNT ? BS_CURL_SLOTS : BS_CURL_COUNT)); fi
-    for ((i = 0; i < warm; i++)); do
-      # Bounded well below the barrier's 60 s: a store that does not answer fails the list's requests instead.
-      bs_curl_options "$f.gate" "${BS_CURL_WARMUP[@]}" "${BS_CURL_COMMON[@]}" output=/dev/null max-time=20 next
-    done
-    bs_urlencode path "$BS_BARRIER/one" /
-    bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
-    bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
-    curl -q --no-progress-meter -sS -K <(bs_curl_config "$f.gate") -K <(bs_curl_config "$f") \
-      <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
-      BS_CURL_RC=$?
-    # A curl that stopped before its gate must not hold the others back (what it did not do is recorded).
-    if [[ ! -e $BS_BARRIER/ready.$BS_GATE ]]; then : >"$BS_BARRIER/ready.$BS_GATE"; fi
-    BS_GATE=
-  else
-    curl -q --no-progress-meter -sS -K <(bs_curl_config "$f") >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
-  fi
-  bs_now BS_CURL_END
-}
-
-# bs_curl_run: runs the list (bs_curl_exec), each transfer an op that bs_curl_pool records once every worker
-# is done: an awk here would take CPU from the transfers still timing.
-bs_curl_run() {
-  if ((BS_CURL_COUNT == 0)); then return 0; fi
-  bs_curl_exec
-  printf '%s %s %s\n' "$BS_CURL_END" "$BS_CURL_RC" "$BS_CURL_COUNT" >"$BS_CURL_LIST.end"
-}
-
-# bs_curl_pool N FN ARGS...: bs_pool for workers that write their transfer lists first and pass the barrier
-# inside their first curl (bs_curl_exec): neither the lists nor curl's start-up fall in the timed window.
-# A worker that runs no curl passes the barrier when FN returns. The lists run by bs_curl_run are then
-# recorded in ops.WORKER, in the order each worker ran them (bs_curl_record).
-bs_curl_pool() {
-  local n=$1 w k
-  rm -f -- "$BS_REPDIR"/curl.*
-  bs_pool_run after "$@"
-  for ((w = 0; w < n; w++)); do
-    for ((k = 1; ; k++)); do
-      if [[ ! -e $BS_REPDIR/curl.$w.$k ]]; then break; fi
-      if [[ -e $BS_REPDIR/curl.$w.$k.end ]]; then bs_curl_record "$w" "$BS_REPDIR/curl.$w.$k"; fi
-    done
-  done
-}
-
-# bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
-# end bytes ok"): ok when curl succeeded with an HTTP 2xx; each ends at the list's end (see above). A
-# transfer curl never reported (it stopped early) is a failed op. The worker's first error goes to
-# error.WORKER.
-bs_curl_record() {
-  local w=$1 f=$2 t1 rc count haserr=0
-  read -r t1 rc count <"$f.end"
-  if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
-  awk -v w="$w" -v t1="$t1" -v rc="$rc" -v count="$count" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
-    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$2.err" '
-    {
-      got++
-      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
-      start = t1 - int($2 * 1e6 + 0.5)
-      if ($3 == 0 && $1 ~ /^2/) {
-        printf "%s %.0f %.0f %s 1\n", w, start, t1, $4 >> ops
-      } else {
-        printf "%s %.0f %.0f 0 0\n", w, start, t1 >> ops
-        if (err == "") err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : "HTTP status " $1) " for " $5
-      }
-    }
-    END {
-      for (i = got + 1; i <= count; i++) {
-        printf "%s %.0f %.0f 0 0\n", w, t1, t1 >> ops
-        if (err == "") {
-          line = ""; getline line < stderrfile
-          err = "curl stopped before all its transfers (exit " rc ")" (line != "" ? ": " line : "")
-        }
-      }
-      if (err != "" && !haserr) print substr(err, 1, 500) > errfile
-    }' "$f.out"
-}
-
-# bs_ops_end: BS_T1 from the last op end of the pool's records, when there are any (the time workers took
-# to exit is not the store's). BS_T0 stays the release: every first curl is started and connected by then
-# and sends its first requests at once (bs_curl_exec), so the window holds all the time between requests,
-# as benchspec run's does.
-bs_ops_end() {
-  local t1
-  read -r t1 < <(cat -- "$BS_REPDIR"/ops.* 2>/dev/null | awk '
-    NR == 1 || $3 > b { b = $3 } END { if (NR > 0) printf "%.0f\n", b }') || true
-  # shellcheck disable=SC2034 # BS_T1 is for the caller (a script without object engines never reads it)
-  if [[ -n $t1 ]]; then BS_T1=$t1; fi
-}
-
 # bs_job_json VAR JOB BYTES SECONDS [ERROR]: one entry of a row's "jobs".
 bs_job_json() {
   local tp e=
@@ -440,46 +205,6 @@ bs_job_json() {
     e=",\"error\":$e"
   fi
   printf -v "$1" '{"job":%s,"bytes":%s,"seconds":%s,"throughput":%s%s}' "$2" "$3" "$4" "$tp" "$e"
-}
-
-# bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY and
-# BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No per-process "jobs": a
-# queue's processes share their operations, so none has bytes or seconds of its own (benchspec run's s3 and
-# ipfs rows have none either).
-bs_pool_stats() {
-  local n=$1 who=${2:-} all=$BS_REPDIR/ops.all w err
-  BS_ERROR=
-  : >"$all"
-  for ((w = 0; w < n; w++)); do
-    if [[ -e $BS_REPDIR/ops.$w ]]; then cat -- "$BS_REPDIR/ops.$w" >>"$all"; fi
-  done
-  # shellcheck disable=SC2034 # BS_BYTES and BS_FAILED_OPS are for the caller
-  read -r BS_BYTES BS_OPS BS_FAILED_OPS < <(awk '
-    $5 == 1 { ok++; bytes += $4 }
-    $5 != 1 { failed++ }
-    END { printf "%.0f %.0f %.0f\n", bytes, ok, failed }' "$all")
-  BS_LATENCY=
-  if ((BS_OPS > 0)); then
-    BS_LATENCY=$(awk '$5 == 1 { printf "%.9g\n", ($3 - $2) / 1e6 }' "$all" | sort -g | awk '
-      function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
-      { v[NR] = $1; sum += $1 }
-      END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }')
-  fi
-  BS_JOBS=
-  for ((w = 0; w < n; w++)); do
-    err=
-    if [[ -s $BS_REPDIR/error.$w ]]; then bs_first_error err "$BS_REPDIR/error.$w"; fi
-    if [[ -z $err && ${BS_POOL_RC[w]:-0} != 0 ]]; then
-      err="${who:-process} $w exited with status ${BS_POOL_RC[w]}"
-    elif [[ -n $err && -n $who ]]; then
-      err="$who $w: $err"
-    fi
-    if [[ -n $err ]]; then
-      # shellcheck disable=SC2034 # for the caller (a script without object engines never reads it)
-      BS_ERROR=$err
-      break
-    fi
-  done
 }
 
 # bs_emit OK ERROR T0 T1 BYTES OPS [SECONDS]: prints the repetition's result row (latency and jobs from

@@ -22,7 +22,6 @@
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
 import type { Engine } from "../../engines/types.js";
-import type { EngineName } from "../../spec/words.js";
 import { targetsOf, type Case, type Plan } from "../../plan/types.js";
 import { targetWriter } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
@@ -50,12 +49,12 @@ const BASE_TOOLS = ["awk"] as const;
 export function compileShellScript(
   plan: Plan,
   ctx: CompileContext,
-  engines: Partial<Record<EngineName, Engine>>,
+  engines: Readonly<Record<string, Engine>>,
 ): Artifact {
   const w = new ShellScriptWriter(ctx);
   const used = usedTargets(plan);
   const usedEngines = [...new Set(plan.cases.map((c) => c.engine))].sort();
-  const engine = (name: EngineName) => engines[name]!;
+  const engine = (name: string) => engines[name]!;
 
   writeHeader(w, plan, used);
   w.line("set -euo pipefail");
@@ -78,6 +77,14 @@ export function compileShellScript(
   }
   w.line();
   w.code(shellAsset(new URL("./lifecycle.sh", import.meta.url)));
+
+  const shared = new Map(
+    usedEngines.flatMap((name) => engine(name).shellShared ?? []).map((url) => [url.href, url]),
+  );
+  for (const library of shared.values()) {
+    w.line();
+    w.code(shellAsset(library));
+  }
 
   for (const name of usedEngines) {
     w.line();

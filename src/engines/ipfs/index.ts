@@ -1,4 +1,5 @@
 import { NO_ARTIFACTS } from "../../emit/types.js";
+import { CURL_SHELL } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { ipfsSdkArtifact } from "./sdk.js";
@@ -9,6 +10,7 @@ export const engine: Engine = {
   artifacts: (cases, format, ctx) =>
     format === "sdk" ? sdkArtifacts(cases, ctx, ipfsSdkArtifact) : NO_ARTIFACTS,
   shellTools: ipfsShellTools,
+  shellShared: [CURL_SHELL],
   shellLibrary: ipfsShellLibrary,
   shellCase: ipfsShellCase,
   tools: [],

@@ -11,13 +11,8 @@ import { create, type KuboRPCClient } from "kubo-rpc-client";
 import { armCallSequence, fill, inThisThread, maxConcurrency, opsOf, type Execute } from "../load/load.js";
 import { makePayload, warmPayloads } from "../load/payload.js";
 import { warmStreams } from "../http/payload-body.js";
-import {
-  batchIndices,
-  IpfsSdkDocumentSchema,
-  readSdkDocument,
-  type IpfsRepetition,
-  type IpfsSdkDocument,
-} from "../../emit/sdk-format.js";
+import { batchIndices, readSdkDocument } from "../../emit/sdk-format.js";
+import { IpfsSdkDocumentSchema, type IpfsRepetition, type IpfsSdkDocument } from "./sdk-schema.js";
 import type { ExecContext, Executor } from "../types.js";
 import { blocksOf, removeBlocks, throwProblems, unpin, type AddedRoot } from "../../targets/ipfs/cleanup.js";
 import { KuboRpc, type Added } from "./rpc.js";

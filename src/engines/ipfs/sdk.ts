@@ -14,11 +14,10 @@ import {
   sdkArtifactPath,
   SDK_FORMAT,
   setupConcurrency,
-  type IpfsRepetition,
-  type IpfsSdkDocument,
   type RepetitionSlot,
   type SdkBody,
 } from "../../emit/sdk-format.js";
+import type { IpfsRepetition, IpfsSdkDocument } from "./sdk-schema.js";
 import { BenchspecError } from "../../platform/errors.js";
 import type { Artifact, CompileContext } from "../../emit/types.js";
 import { jsonArtifact } from "../../emit/writer.js";

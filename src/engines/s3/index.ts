@@ -1,4 +1,5 @@
 import { NO_ARTIFACTS } from "../../emit/types.js";
+import { CURL_SHELL } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
@@ -9,6 +10,7 @@ export const engine: Engine = {
   artifacts: (cases, format, ctx) =>
     format === "sdk" ? sdkArtifacts(cases, ctx, s3SdkArtifact) : NO_ARTIFACTS,
   shellTools: s3ShellTools,
+  shellShared: [CURL_SHELL],
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,
   tools: [],

@@ -12,7 +12,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { fill, maxConcurrency, opsOf, type Execute, type Indexed } from "../load/load.js";
 import { makePayload, warmPayloads, type Payload } from "../load/payload.js";
-import type { S3Op, S3Repetition, SdkData } from "../../emit/sdk-format.js";
+import type { SdkData } from "../../emit/sdk-format.js";
+import type { S3Op, S3Repetition } from "./sdk-schema.js";
 import type { Progress } from "../http/http1.js";
 import { warmStreams } from "../http/payload-body.js";
 import { makeS3Client, type S3Connection } from "../../targets/s3/client.js";

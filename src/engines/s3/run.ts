@@ -7,15 +7,14 @@
  */
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
 import { armCallSequence, inThisThread, maxConcurrency, fill, opsOf, type LoadDriver } from "../load/load.js";
+import { RUN_ID_PLACEHOLDER, readSdkDocument } from "../../emit/sdk-format.js";
 import {
   DELETE_BATCH,
-  RUN_ID_PLACEHOLDER,
   S3SdkDocumentSchema,
-  readSdkDocument,
   type S3Op,
   type S3Repetition,
   type S3SdkDocument,
-} from "../../emit/sdk-format.js";
+} from "./sdk-schema.js";
 import { LoadThreads, resolveThreads } from "../load/threads.js";
 import type { Executor } from "../types.js";
 import type { S3Connection } from "../../targets/s3/client.js";

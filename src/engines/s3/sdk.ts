@@ -7,7 +7,6 @@ import type { Case } from "../../plan/types.js";
 import type { Target } from "../../spec/schema.js";
 import { envRefs } from "../../spec/strings.js";
 import {
-  MAX_PARTS,
   measuredGroup,
   param,
   partsOf,
@@ -15,14 +14,17 @@ import {
   RUN_ID_PLACEHOLDER,
   sdkArtifactPath,
   SDK_FORMAT,
-  S3SdkDocumentSchema,
   setupConcurrency,
   type RepetitionSlot,
+  type SdkBody,
+} from "../../emit/sdk-format.js";
+import {
+  MAX_PARTS,
+  S3SdkDocumentSchema,
   type S3Op,
   type S3Repetition,
   type S3SdkDocument,
-  type SdkBody,
-} from "../../emit/sdk-format.js";
+} from "./sdk-schema.js";
 import { BenchspecError } from "../../platform/errors.js";
 import type { Artifact, CompileContext } from "../../emit/types.js";
 import { jsonArtifact } from "../../emit/writer.js";

@@ -5,7 +5,7 @@
 import { PERCENTILES } from "../../rows/metrics.js";
 import { formatMetric } from "../format.js";
 import { dimLabel, dimOrder, type Entry, type WorkloadView } from "../view.js";
-import { engineReport } from "../../engines/reports.js";
+import { engineReport } from "../../engines/index.js";
 import {
   filterKind,
   ordinalX,

@@ -4,7 +4,7 @@
  * client-bound. Summaries are combined in batches, so memory stays per case, not per row.
  */
 import { engineParams } from "../../spec/engines.js";
-import { isEngineName } from "../../spec/words.js";
+import { ENGINES, isEngineName } from "../../engines/index.js";
 import { combineSummaries } from "../../telemetry/summary.js";
 import { SELF, type TelemetrySummary } from "../../rows/telemetry.js";
 import { describeSaturation, saturation, type NicLimit } from "../../telemetry/verdict.js";
@@ -88,7 +88,7 @@ export function clientBoundWarnings(
     if (client.length === 0) return [];
     const ownThread = client.some((found) => found.resource === "thread" && found.process === SELF);
     const remedy =
-      ownThread && isEngineName(engine) && engineParams(engine).has("threads")
+      ownThread && isEngineName(engine) && engineParams(ENGINES[engine].language).has("threads")
         ? "; more client threads may help (`threads: N`)"
         : "";
     return [

@@ -1,6 +1,6 @@
 /**
- * The kinds of an engine's facts that the layers below the engines read: what the report says of its rows.
- * (Its language facts are typed where the language is, spec/engines.ts.) Data only, importing nothing.
+ * What the report says of an engine's rows: the type of each engine's report facts (in its folder's
+ * facts.ts; its language facts are typed where the language is, spec/engines.ts). Data only.
  */
 
 /** Where the latency percentiles of an engine's rows come from, as the latency chart's caption says. */
@@ -12,7 +12,7 @@ export type LatencySource =
   /** None: its cases are not drawn. */
   | { kind: "none" };
 
-/** What the report needs to know to show an engine's results (reports.ts). */
+/** What the report needs to know to show an engine's results (engineReport, engines/index.ts). */
 export interface EngineReport {
   latency: LatencySource;
   /** Its IOPS mean something to a reader (the case table's IOPS column). */

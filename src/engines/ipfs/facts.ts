@@ -1,10 +1,12 @@
-import { METRICS } from "../rows/metric-names.js";
+import { METRICS } from "../../rows/metric-names.js";
+import type { EngineInfo } from "../../spec/engines.js";
 
-/** The ipfs engine's part of the language: its target kind, operations, the parameters it takes and its defaults. Data only: spec/engines.ts checks it against EngineInfo. */
+/** The ipfs engine's part of the language: its target kind, operations, the parameters it takes and its defaults. */
 export const ipfsLanguage = {
   formats: ["sdk", "shell"],
   summary: "the Kubo RPC API (put = add, get = cat)",
   targetKinds: ["ipfs"],
+  defaultFor: ["ipfs"],
   ops: ["put", "get"],
   params: ["size", "objects", "concurrency", "chunker", "cidVersion", "rawLeaves", "pin", "autotune"],
   defaults: {
@@ -18,4 +20,4 @@ export const ipfsLanguage = {
   },
   metrics: METRICS,
   together: false,
-} as const;
+} as const satisfies EngineInfo;

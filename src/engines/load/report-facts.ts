@@ -1,4 +1,4 @@
-import type { EngineReport } from "./types.js";
+import type { EngineReport } from "../report-facts.js";
 
 /** How the report shows the results of the engines that drive a store with the load generator (s3, ipfs). */
 export const loadReport: EngineReport = {
