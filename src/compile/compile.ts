@@ -55,22 +55,16 @@ export async function compilePlan(
     }
   }
   if (formats.includes("shell")) {
-    // The script runs each case's repetitions in turn; a workload in rounds is left out of it (see inRounds).
-    const scripted = plan.cases.filter((c) => !inRounds(plan, c));
+    const scripted = plan.cases.filter((c) => !leftOut.has(c.workload));
     if (scripted.length > 0)
       artifacts.set(SHELL_SCRIPT_PATH, compileShellScript({ ...plan, cases: scripted }, ctx, engines));
-    for (const c of plan.cases.filter((c) => inRounds(plan, c))) delete byCase.get(c.id)!.shell;
   }
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
     // Artifacts are shared and kept: a URL in them (an endpoint, a var) never carries its credentials; the
     // script asks for such a URL at run time instead (targets/shell.ts).
     artifacts: shareable(artifacts.values()),
-    leftOut: [
-      ...leftOut.values(),
-      ...scriptLeftOut(plan, formats, leftOut),
-      ...shellTogether(plan.cases, formats),
-    ],
+    leftOut: [...leftOut.values(), ...shellTogether(plan.cases, formats)],
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
   };
 }
@@ -123,43 +117,18 @@ function checkExpressible(plan: Plan, formats: readonly ArtifactFormat[]): Map<s
   const { cases } = plan;
   const problems = new Map<string, string>();
   for (const c of cases) {
-    const able = engineFacts(c.engine).formats.filter((format) => format !== "shell" || !inRounds(plan, c));
+    const able = engineFacts(c.engine).formats;
     if (formats.some((format) => able.includes(format))) continue;
     // Said in the command line's word: formats are chosen with --target.
     problems.set(
       c.workload,
-      inRounds(plan, c) && formats.includes("shell")
-        ? `workload "${c.workload}" runs in rounds to steady state, which the shell script does not judge; run it with benchspec run${able.length > 0 ? `, or compile its cases to ${able.join(", ")} and run their rounds yourself` : ""}`
-        : `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${formats.join("/")}; targets that can: ${able.join(", ")}`,
+      `workload "${c.workload}" (engine ${c.engine}) cannot be compiled to ${formats.join("/")}; targets that can: ${able.join(", ")}`,
     );
   }
   if (cases.every((c) => problems.has(c.workload)))
     throw new BenchspecError("not-compilable", [...problems.values()].join("\n"));
   return problems;
 }
-
-/** The workloads in rounds compiled to other formats but left out of the shell script, said. */
-function scriptLeftOut(
-  plan: Plan,
-  formats: readonly ArtifactFormat[],
-  leftOut: Map<string, string>,
-): string[] {
-  if (!formats.includes("shell")) return [];
-  const workloads = new Set(
-    plan.cases.filter((c) => inRounds(plan, c) && !leftOut.has(c.workload)).map((c) => c.workload),
-  );
-  return [...workloads].map(
-    (workload) =>
-      `workload "${workload}" runs in rounds to steady state, which the shell script does not judge: it is left out of ${SHELL_SCRIPT_PATH} (its other artifacts are compiled); run it with benchspec run`,
-  );
-}
-
-/**
- * Whether the case's workload runs in rounds to steady state. The script leaves such workloads out: it
- * would have to run every case once per round and judge the tracked value between rounds; benchspec run
- * does that (run/rounds.ts).
- */
-const inRounds = (plan: Plan, c: Case) => plan.workloads[c.workload]?.rounds !== undefined;
 
 /** The workloads whose cases over several targets at once the shell script has only as failing stubs. */
 const shellTogether = (cases: readonly Case[], formats: readonly ArtifactFormat[]): string[] =>

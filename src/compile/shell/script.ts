@@ -22,7 +22,8 @@
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
 import type { Engine } from "../../engines/types.js";
-import { targetsOf, type Case, type Plan } from "../../plan/types.js";
+import { targetRounds, targetsOf, type Case, type Plan, type TargetRounds } from "../../plan/types.js";
+import { roundsFunction, writeRounds } from "./rounds.js";
 import { targetWriter } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
 import { unconsentedWrite } from "../../spec/target-kinds.js";
@@ -93,6 +94,12 @@ export function compileShellScript(
   }
 
   const steps = targetSteps(plan.cases);
+  /** A case's arguments to bs_run_case (with `counts`: REPEAT WARMUP) and bs_case_select. */
+  const caseArgs = (c: Case, counts?: string) => {
+    const index = used.find(([name]) => name === targetsOf(c)[0])![2];
+    return `${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(c))}${counts ? ` ${counts}` : ""} ${steps.get(c.id)?.fn ?? "-"} ${c.params.idle ?? 0}`;
+  };
+  const caseSelect = (c: Case) => `bs_case_select ${caseArgs(c)}`;
   const purged = new Set(plan.cases.filter((c) => c.params.purge).map((c) => c.target));
   w.line();
   w.comment("---------- targets ----------");
@@ -107,6 +114,15 @@ export function compileShellScript(
     for (const [fn, c] of new Map([...steps.values()].map((step) => [step.fn, step.first]))) {
       writeSteps(w, fn, c, plan, used, engine(c.engine));
     }
+  }
+  const loops = roundsLoops(plan);
+  if (loops.size > 0) {
+    w.line();
+    w.comment(
+      "---------- workloads in rounds to steady state: per target, its cases once per round ----------",
+    );
+    for (const { loop, cases } of loops.values())
+      writeRounds(w, loop, cases, caseSelect, `bs_target_${used.find(([name]) => name === loop.target)![2]}`);
   }
 
   w.line();
@@ -125,16 +141,34 @@ export function compileShellScript(
       w.line(`bs_target_${index}_setup`);
     }
     for (const c of plan.cases) {
-      const index = used.find(([name]) => name === targetsOf(c)[0])![2];
-      const p = c.params;
-      w.line(
-        `bs_run_case ${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(c))} ${p.repeat} ${p.warmup} ${steps.get(c.id)?.fn ?? "-"} ${p.idle ?? 0}`,
-      );
+      const rounds = loops.get(roundsKey(c));
+      if (rounds) {
+        // A workload in rounds runs at its first case on each target, as benchspec run runs it.
+        if (rounds.cases[0] === c) w.line(roundsFunction(c));
+        continue;
+      }
+      w.line(`bs_run_case ${caseArgs(c, `${c.params.repeat} ${c.params.warmup}`)}`);
     }
     w.line("bs_finish");
   });
   w.line('bs_main "$@"');
   return { path: SHELL_SCRIPT_PATH, content: w.toString() };
+}
+
+const roundsKey = (c: Case) => `${c.workload}\0${c.target}`;
+
+/** The round loops of the plan's workloads in rounds, one per workload and target, with their cases in order. */
+function roundsLoops(plan: Plan): Map<string, { loop: TargetRounds; cases: Case[] }> {
+  const loops = new Map<string, { loop: TargetRounds; cases: Case[] }>();
+  for (const c of plan.cases) {
+    const planned = plan.workloads[c.workload]?.rounds;
+    if (!planned) continue;
+    const key = roundsKey(c);
+    const found = loops.get(key);
+    if (found) found.cases.push(c);
+    else loops.set(key, { loop: targetRounds(planned).find((r) => r.target === c.target)!, cases: [c] });
+  }
+  return loops;
 }
 
 /** The targets the cases use, in the spec's order, with a stable index for function names. */

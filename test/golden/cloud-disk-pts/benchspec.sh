@@ -24,7 +24,7 @@ export LC_ALL=C
 BS_SPEC=cloud-disk-pts
 BS_SPEC_HASH=c10d25b778196db30a0391ff58a5b3fb22ac6810e6e04e5a935f837a06346aff
 BS_GENERATOR='benchspec 0.1.0'
-BS_CASES=18
+BS_CASES=156
 BS_ROW_SPEC='"spec":"cloud-disk-pts","specHash":"c10d25b778196db30a0391ff58a5b3fb22ac6810e6e04e5a935f837a06346aff"'
 BS_RUN_ID=
 BS_FAILURES=0
@@ -264,6 +264,8 @@ bs_emit() {
   if [[ -n $BS_LATENCY ]]; then row+=',"latency":'"$BS_LATENCY"; fi
   if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
   printf '%s}\n' "$row"
+  # Kept beside the repetition for the rounds, which judge the tracked case's row (bs_rounds_value).
+  printf '%s}\n' "$row" >"$BS_REPDIR/row"
   BS_ROW=$ok
 }
 
@@ -389,19 +391,86 @@ bs_steps_child() {
   "$BS_STEPS"
 }
 
-# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: STEPS is the function that purges and
-# preconditions the case's workload on its target ("-": none), IDLE the seconds before each repetition.
-bs_run_case() {
-  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$7 BS_IDLE=$8
+# bs_case_select INDEX ID TARGET META STEPS IDLE: makes INDEX the current case — its function, target and
+# row fields; STEPS is the function that purges and preconditions its workload on its target ("-": none),
+# IDLE the seconds before each repetition. Its state directory is its own until bs_case_close.
+bs_case_select() {
+  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$5 BS_IDLE=$6
   BS_CASE_FN=bs_case_$1
-  local repeat=$5 warmup=$6 rep
-  BS_CASESTATE=$BS_STATE/case
+  BS_CASESTATE=$BS_STATE/case.$1
+}
+
+# bs_case_open WARMUP: the current case made ready — a fresh state directory, its workload's purge and
+# preconditioning on its target (once for all its cases there), then its WARMUP warm-ups.
+bs_case_open() {
+  local rep
   rm -rf -- "$BS_CASESTATE"
   mkdir -- "$BS_CASESTATE"
   if [[ $BS_STEPS != - ]]; then bs_steps; fi
-  for ((rep = 1; rep <= warmup; rep++)); do bs_rep "$rep" true; done
-  for ((rep = 1; rep <= repeat; rep++)); do bs_rep "$rep" false; done
+  for ((rep = 1; rep <= $1; rep++)); do bs_rep "$rep" true; done
+}
+
+bs_case_close() {
   "${BS_TARGET}_leave"
+  rm -rf -- "$BS_CASESTATE"
+}
+
+# bs_rounds_close TARGET INDEX ID [INDEX ID]...: a round loop's cases, all on TARGET, closed.
+bs_rounds_close() {
+  BS_TARGET=$1
+  shift
+  while (($# >= 2)); do
+    BS_CASE=$2 BS_CASESTATE=$BS_STATE/case.$1
+    bs_case_close
+    shift 2
+  done
+}
+
+# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: a case's warm-ups and repetitions in turn.
+bs_run_case() {
+  local rep
+  bs_case_select "$1" "$2" "$3" "$4" "$7" "$8"
+  bs_case_open "$6"
+  for ((rep = 1; rep <= $5; rep++)); do bs_rep "$rep" false; done
+  bs_case_close
+}
+
+# ---------- rounds to steady state (SNIA PTS), as benchspec run judges them ----------
+# A workload in rounds runs, per target, every case once per round (the repetition numbered as the round)
+# until the tracked case's figure is steady over the last WINDOW rounds or MAX rounds have run; the
+# generated bs_rounds_N functions hold the loop, these judge it.
+
+# bs_rounds_value VAR METRIC: the tracked figure (iops, throughput, or latency: its mean) of the repetition
+# just run, from its row; empty when the repetition failed.
+bs_rounds_value() {
+  local figure
+  figure=$(awk -v metric="$2" '/"ok":true/ {
+    key = metric == "latency" ? ",\"latency\":[{]\"mean\":" : ",\"" metric "\":"
+    if (match($0, key "[-+.0-9eE]+")) { v = substr($0, RSTART, RLENGTH); sub(/.*:/, "", v); print v }
+  }' "$BS_REPDIR/row" 2>/dev/null)
+  printf -v "$1" '%s' "$figure"
+}
+
+# bs_rounds_steady WINDOW EXCURSION SLOPE VALUE...: whether the last WINDOW values (rounds first…last) are
+# a steady window: max − min ≤ EXCURSION % of their average, and the least-squares slope × (WINDOW − 1) ≤
+# SLOPE % of it — results/steady-rounds.ts's arithmetic, operation for operation, so both stop at one round.
+bs_rounds_steady() {
+  local window=$1 excursion=$2 slope=$3
+  shift 3
+  if (($# < window)); then return 1; fi
+  awk -v n="$window" -v e="$excursion" -v s="$slope" -v first="$(($# - window + 1))" 'BEGIN {
+    for (i = 0; i < n; i++) { y[i] = ARGV[ARGC - n + i] + 0; x[i] = first + i }
+    sum = 0; for (i = 0; i < n; i++) sum += y[i]; average = sum / n
+    sum = 0; for (i = 0; i < n; i++) sum += x[i]; xmean = sum / n
+    sxy = 0; sxx = 0
+    for (i = 0; i < n; i++) { sxy += (x[i] - xmean) * (y[i] - average); sxx += (x[i] - xmean) ^ 2 }
+    b = sxx == 0 ? 0 : sxy / sxx
+    lo = y[0]; hi = y[0]
+    for (i = 1; i < n; i++) { if (y[i] < lo) lo = y[i]; if (y[i] > hi) hi = y[i] }
+    a = average < 0 ? -average : average
+    excursion = (b < 0 ? -b : b) * (n - 1)
+    exit !(hi - lo <= e / 100 * a && excursion <= s / 100 * a)
+  }' "$@"
 }
 
 # ---------- targets ----------
@@ -755,97 +824,823 @@ bs_target_1_purge() { bs_block_purge; }
 
 # ---------- cases: each function runs one repetition and prints its result row ----------
 
-# case 139/18: wsat.disk1.randwrite (engine fio, 1 measured, 0 warm-up)
+# case 1/156: iops.disk1.randrw.bs-1MiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_0() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-1MiB.read-100 1048576
+}
+
+# case 2/156: iops.disk1.randrw.bs-1MiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_1() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-1MiB.read-95 1048576
+}
+
+# case 3/156: iops.disk1.randrw.bs-1MiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_2() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-1MiB.read-65 1048576
+}
+
+# case 4/156: iops.disk1.randrw.bs-1MiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_3() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-1MiB.read-50 1048576
+}
+
+# case 5/156: iops.disk1.randrw.bs-1MiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_4() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-1MiB.read-35 1048576
+}
+
+# case 6/156: iops.disk1.randrw.bs-1MiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_5() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-1MiB.read-5 1048576
+}
+
+# case 7/156: iops.disk1.randrw.bs-1MiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_6() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-1MiB.read-0 1048576
+}
+
+# case 8/156: iops.disk1.randrw.bs-128KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_7() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-128KiB.read-100 131072
+}
+
+# case 9/156: iops.disk1.randrw.bs-128KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_8() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-128KiB.read-95 131072
+}
+
+# case 10/156: iops.disk1.randrw.bs-128KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_9() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-128KiB.read-65 131072
+}
+
+# case 11/156: iops.disk1.randrw.bs-128KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_10() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-128KiB.read-50 131072
+}
+
+# case 12/156: iops.disk1.randrw.bs-128KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_11() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-128KiB.read-35 131072
+}
+
+# case 13/156: iops.disk1.randrw.bs-128KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_12() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-128KiB.read-5 131072
+}
+
+# case 14/156: iops.disk1.randrw.bs-128KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_13() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-128KiB.read-0 131072
+}
+
+# case 15/156: iops.disk1.randrw.bs-64KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_14() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-64KiB.read-100 65536
+}
+
+# case 16/156: iops.disk1.randrw.bs-64KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_15() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-64KiB.read-95 65536
+}
+
+# case 17/156: iops.disk1.randrw.bs-64KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_16() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-64KiB.read-65 65536
+}
+
+# case 18/156: iops.disk1.randrw.bs-64KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_17() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-64KiB.read-50 65536
+}
+
+# case 19/156: iops.disk1.randrw.bs-64KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_18() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-64KiB.read-35 65536
+}
+
+# case 20/156: iops.disk1.randrw.bs-64KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_19() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-64KiB.read-5 65536
+}
+
+# case 21/156: iops.disk1.randrw.bs-64KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_20() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-64KiB.read-0 65536
+}
+
+# case 22/156: iops.disk1.randrw.bs-32KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_21() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-32KiB.read-100 32768
+}
+
+# case 23/156: iops.disk1.randrw.bs-32KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_22() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-32KiB.read-95 32768
+}
+
+# case 24/156: iops.disk1.randrw.bs-32KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_23() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-32KiB.read-65 32768
+}
+
+# case 25/156: iops.disk1.randrw.bs-32KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_24() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-32KiB.read-50 32768
+}
+
+# case 26/156: iops.disk1.randrw.bs-32KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_25() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-32KiB.read-35 32768
+}
+
+# case 27/156: iops.disk1.randrw.bs-32KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_26() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-32KiB.read-5 32768
+}
+
+# case 28/156: iops.disk1.randrw.bs-32KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_27() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-32KiB.read-0 32768
+}
+
+# case 29/156: iops.disk1.randrw.bs-16KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_28() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-16KiB.read-100 16384
+}
+
+# case 30/156: iops.disk1.randrw.bs-16KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_29() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-16KiB.read-95 16384
+}
+
+# case 31/156: iops.disk1.randrw.bs-16KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_30() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-16KiB.read-65 16384
+}
+
+# case 32/156: iops.disk1.randrw.bs-16KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_31() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-16KiB.read-50 16384
+}
+
+# case 33/156: iops.disk1.randrw.bs-16KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_32() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-16KiB.read-35 16384
+}
+
+# case 34/156: iops.disk1.randrw.bs-16KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_33() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-16KiB.read-5 16384
+}
+
+# case 35/156: iops.disk1.randrw.bs-16KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_34() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-16KiB.read-0 16384
+}
+
+# case 36/156: iops.disk1.randrw.bs-8KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_35() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-8KiB.read-100 8192
+}
+
+# case 37/156: iops.disk1.randrw.bs-8KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_36() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-8KiB.read-95 8192
+}
+
+# case 38/156: iops.disk1.randrw.bs-8KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_37() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-8KiB.read-65 8192
+}
+
+# case 39/156: iops.disk1.randrw.bs-8KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_38() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-8KiB.read-50 8192
+}
+
+# case 40/156: iops.disk1.randrw.bs-8KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_39() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-8KiB.read-35 8192
+}
+
+# case 41/156: iops.disk1.randrw.bs-8KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_40() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-8KiB.read-5 8192
+}
+
+# case 42/156: iops.disk1.randrw.bs-8KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_41() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-8KiB.read-0 8192
+}
+
+# case 43/156: iops.disk1.randrw.bs-4KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_42() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-4KiB.read-100 4096
+}
+
+# case 44/156: iops.disk1.randrw.bs-4KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_43() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-4KiB.read-95 4096
+}
+
+# case 45/156: iops.disk1.randrw.bs-4KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_44() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-4KiB.read-65 4096
+}
+
+# case 46/156: iops.disk1.randrw.bs-4KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_45() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-4KiB.read-50 4096
+}
+
+# case 47/156: iops.disk1.randrw.bs-4KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_46() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-4KiB.read-35 4096
+}
+
+# case 48/156: iops.disk1.randrw.bs-4KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_47() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-4KiB.read-5 4096
+}
+
+# case 49/156: iops.disk1.randrw.bs-4KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_48() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-4KiB.read-0 4096
+}
+
+# case 50/156: iops.disk1.randrw.bs-512B.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_49() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-512B.read-100 512
+}
+
+# case 51/156: iops.disk1.randrw.bs-512B.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_50() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-512B.read-95 512
+}
+
+# case 52/156: iops.disk1.randrw.bs-512B.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_51() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-512B.read-65 512
+}
+
+# case 53/156: iops.disk1.randrw.bs-512B.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_52() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-512B.read-50 512
+}
+
+# case 54/156: iops.disk1.randrw.bs-512B.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_53() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-512B.read-35 512
+}
+
+# case 55/156: iops.disk1.randrw.bs-512B.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_54() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-512B.read-5 512
+}
+
+# case 56/156: iops.disk1.randrw.bs-512B.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_55() {
+  bs_fio fio/iops.fio iops.disk1.randrw.bs-512B.read-0 512
+}
+
+# case 57/156: iops.disk2.randrw.bs-1MiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_56() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-1MiB.read-100 1048576
+}
+
+# case 58/156: iops.disk2.randrw.bs-1MiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_57() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-1MiB.read-95 1048576
+}
+
+# case 59/156: iops.disk2.randrw.bs-1MiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_58() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-1MiB.read-65 1048576
+}
+
+# case 60/156: iops.disk2.randrw.bs-1MiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_59() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-1MiB.read-50 1048576
+}
+
+# case 61/156: iops.disk2.randrw.bs-1MiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_60() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-1MiB.read-35 1048576
+}
+
+# case 62/156: iops.disk2.randrw.bs-1MiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_61() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-1MiB.read-5 1048576
+}
+
+# case 63/156: iops.disk2.randrw.bs-1MiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_62() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-1MiB.read-0 1048576
+}
+
+# case 64/156: iops.disk2.randrw.bs-128KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_63() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-128KiB.read-100 131072
+}
+
+# case 65/156: iops.disk2.randrw.bs-128KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_64() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-128KiB.read-95 131072
+}
+
+# case 66/156: iops.disk2.randrw.bs-128KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_65() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-128KiB.read-65 131072
+}
+
+# case 67/156: iops.disk2.randrw.bs-128KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_66() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-128KiB.read-50 131072
+}
+
+# case 68/156: iops.disk2.randrw.bs-128KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_67() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-128KiB.read-35 131072
+}
+
+# case 69/156: iops.disk2.randrw.bs-128KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_68() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-128KiB.read-5 131072
+}
+
+# case 70/156: iops.disk2.randrw.bs-128KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_69() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-128KiB.read-0 131072
+}
+
+# case 71/156: iops.disk2.randrw.bs-64KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_70() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-64KiB.read-100 65536
+}
+
+# case 72/156: iops.disk2.randrw.bs-64KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_71() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-64KiB.read-95 65536
+}
+
+# case 73/156: iops.disk2.randrw.bs-64KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_72() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-64KiB.read-65 65536
+}
+
+# case 74/156: iops.disk2.randrw.bs-64KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_73() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-64KiB.read-50 65536
+}
+
+# case 75/156: iops.disk2.randrw.bs-64KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_74() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-64KiB.read-35 65536
+}
+
+# case 76/156: iops.disk2.randrw.bs-64KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_75() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-64KiB.read-5 65536
+}
+
+# case 77/156: iops.disk2.randrw.bs-64KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_76() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-64KiB.read-0 65536
+}
+
+# case 78/156: iops.disk2.randrw.bs-32KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_77() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-32KiB.read-100 32768
+}
+
+# case 79/156: iops.disk2.randrw.bs-32KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_78() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-32KiB.read-95 32768
+}
+
+# case 80/156: iops.disk2.randrw.bs-32KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_79() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-32KiB.read-65 32768
+}
+
+# case 81/156: iops.disk2.randrw.bs-32KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_80() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-32KiB.read-50 32768
+}
+
+# case 82/156: iops.disk2.randrw.bs-32KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_81() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-32KiB.read-35 32768
+}
+
+# case 83/156: iops.disk2.randrw.bs-32KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_82() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-32KiB.read-5 32768
+}
+
+# case 84/156: iops.disk2.randrw.bs-32KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_83() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-32KiB.read-0 32768
+}
+
+# case 85/156: iops.disk2.randrw.bs-16KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_84() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-16KiB.read-100 16384
+}
+
+# case 86/156: iops.disk2.randrw.bs-16KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_85() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-16KiB.read-95 16384
+}
+
+# case 87/156: iops.disk2.randrw.bs-16KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_86() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-16KiB.read-65 16384
+}
+
+# case 88/156: iops.disk2.randrw.bs-16KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_87() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-16KiB.read-50 16384
+}
+
+# case 89/156: iops.disk2.randrw.bs-16KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_88() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-16KiB.read-35 16384
+}
+
+# case 90/156: iops.disk2.randrw.bs-16KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_89() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-16KiB.read-5 16384
+}
+
+# case 91/156: iops.disk2.randrw.bs-16KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_90() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-16KiB.read-0 16384
+}
+
+# case 92/156: iops.disk2.randrw.bs-8KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_91() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-8KiB.read-100 8192
+}
+
+# case 93/156: iops.disk2.randrw.bs-8KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_92() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-8KiB.read-95 8192
+}
+
+# case 94/156: iops.disk2.randrw.bs-8KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_93() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-8KiB.read-65 8192
+}
+
+# case 95/156: iops.disk2.randrw.bs-8KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_94() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-8KiB.read-50 8192
+}
+
+# case 96/156: iops.disk2.randrw.bs-8KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_95() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-8KiB.read-35 8192
+}
+
+# case 97/156: iops.disk2.randrw.bs-8KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_96() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-8KiB.read-5 8192
+}
+
+# case 98/156: iops.disk2.randrw.bs-8KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_97() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-8KiB.read-0 8192
+}
+
+# case 99/156: iops.disk2.randrw.bs-4KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_98() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-4KiB.read-100 4096
+}
+
+# case 100/156: iops.disk2.randrw.bs-4KiB.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_99() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-4KiB.read-95 4096
+}
+
+# case 101/156: iops.disk2.randrw.bs-4KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_100() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-4KiB.read-65 4096
+}
+
+# case 102/156: iops.disk2.randrw.bs-4KiB.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_101() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-4KiB.read-50 4096
+}
+
+# case 103/156: iops.disk2.randrw.bs-4KiB.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_102() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-4KiB.read-35 4096
+}
+
+# case 104/156: iops.disk2.randrw.bs-4KiB.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_103() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-4KiB.read-5 4096
+}
+
+# case 105/156: iops.disk2.randrw.bs-4KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_104() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-4KiB.read-0 4096
+}
+
+# case 106/156: iops.disk2.randrw.bs-512B.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_105() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-512B.read-100 512
+}
+
+# case 107/156: iops.disk2.randrw.bs-512B.read-95 (engine fio, 25 measured, 0 warm-up)
+bs_case_106() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-512B.read-95 512
+}
+
+# case 108/156: iops.disk2.randrw.bs-512B.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_107() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-512B.read-65 512
+}
+
+# case 109/156: iops.disk2.randrw.bs-512B.read-50 (engine fio, 25 measured, 0 warm-up)
+bs_case_108() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-512B.read-50 512
+}
+
+# case 110/156: iops.disk2.randrw.bs-512B.read-35 (engine fio, 25 measured, 0 warm-up)
+bs_case_109() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-512B.read-35 512
+}
+
+# case 111/156: iops.disk2.randrw.bs-512B.read-5 (engine fio, 25 measured, 0 warm-up)
+bs_case_110() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-512B.read-5 512
+}
+
+# case 112/156: iops.disk2.randrw.bs-512B.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_111() {
+  bs_fio fio/iops.fio iops.disk2.randrw.bs-512B.read-0 512
+}
+
+# case 113/156: throughput.disk1.read.bs-128KiB (engine fio, 25 measured, 0 warm-up)
+bs_case_112() {
+  bs_fio fio/throughput.fio throughput.disk1.read.bs-128KiB 131072
+}
+
+# case 114/156: throughput.disk1.read.bs-1MiB (engine fio, 25 measured, 0 warm-up)
+bs_case_113() {
+  bs_fio fio/throughput.fio throughput.disk1.read.bs-1MiB 1048576
+}
+
+# case 115/156: throughput.disk1.write.bs-128KiB (engine fio, 25 measured, 0 warm-up)
+bs_case_114() {
+  bs_fio fio/throughput.fio throughput.disk1.write.bs-128KiB 131072
+}
+
+# case 116/156: throughput.disk1.write.bs-1MiB (engine fio, 25 measured, 0 warm-up)
+bs_case_115() {
+  bs_fio fio/throughput.fio throughput.disk1.write.bs-1MiB 1048576
+}
+
+# case 117/156: throughput.disk2.read.bs-128KiB (engine fio, 25 measured, 0 warm-up)
+bs_case_116() {
+  bs_fio fio/throughput.fio throughput.disk2.read.bs-128KiB 131072
+}
+
+# case 118/156: throughput.disk2.read.bs-1MiB (engine fio, 25 measured, 0 warm-up)
+bs_case_117() {
+  bs_fio fio/throughput.fio throughput.disk2.read.bs-1MiB 1048576
+}
+
+# case 119/156: throughput.disk2.write.bs-128KiB (engine fio, 25 measured, 0 warm-up)
+bs_case_118() {
+  bs_fio fio/throughput.fio throughput.disk2.write.bs-128KiB 131072
+}
+
+# case 120/156: throughput.disk2.write.bs-1MiB (engine fio, 25 measured, 0 warm-up)
+bs_case_119() {
+  bs_fio fio/throughput.fio throughput.disk2.write.bs-1MiB 1048576
+}
+
+# case 121/156: latency.disk1.randrw.bs-8KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_120() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-8KiB.read-100 8192
+}
+
+# case 122/156: latency.disk1.randrw.bs-8KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_121() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-8KiB.read-65 8192
+}
+
+# case 123/156: latency.disk1.randrw.bs-8KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_122() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-8KiB.read-0 8192
+}
+
+# case 124/156: latency.disk1.randrw.bs-4KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_123() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-4KiB.read-100 4096
+}
+
+# case 125/156: latency.disk1.randrw.bs-4KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_124() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-4KiB.read-65 4096
+}
+
+# case 126/156: latency.disk1.randrw.bs-4KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_125() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-4KiB.read-0 4096
+}
+
+# case 127/156: latency.disk1.randrw.bs-512B.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_126() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-512B.read-100 512
+}
+
+# case 128/156: latency.disk1.randrw.bs-512B.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_127() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-512B.read-65 512
+}
+
+# case 129/156: latency.disk1.randrw.bs-512B.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_128() {
+  bs_fio fio/latency.fio latency.disk1.randrw.bs-512B.read-0 512
+}
+
+# case 130/156: latency.disk2.randrw.bs-8KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_129() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-8KiB.read-100 8192
+}
+
+# case 131/156: latency.disk2.randrw.bs-8KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_130() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-8KiB.read-65 8192
+}
+
+# case 132/156: latency.disk2.randrw.bs-8KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_131() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-8KiB.read-0 8192
+}
+
+# case 133/156: latency.disk2.randrw.bs-4KiB.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_132() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-4KiB.read-100 4096
+}
+
+# case 134/156: latency.disk2.randrw.bs-4KiB.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_133() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-4KiB.read-65 4096
+}
+
+# case 135/156: latency.disk2.randrw.bs-4KiB.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_134() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-4KiB.read-0 4096
+}
+
+# case 136/156: latency.disk2.randrw.bs-512B.read-100 (engine fio, 25 measured, 0 warm-up)
+bs_case_135() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-512B.read-100 512
+}
+
+# case 137/156: latency.disk2.randrw.bs-512B.read-65 (engine fio, 25 measured, 0 warm-up)
+bs_case_136() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-512B.read-65 512
+}
+
+# case 138/156: latency.disk2.randrw.bs-512B.read-0 (engine fio, 25 measured, 0 warm-up)
+bs_case_137() {
+  bs_fio fio/latency.fio latency.disk2.randrw.bs-512B.read-0 512
+}
+
+# case 139/156: wsat.disk1.randwrite (engine fio, 1 measured, 0 warm-up)
 bs_case_138() {
   bs_fio fio/wsat.fio wsat.disk1.randwrite 4096
 }
 
-# case 140/18: wsat.disk2.randwrite (engine fio, 1 measured, 0 warm-up)
+# case 140/156: wsat.disk2.randwrite (engine fio, 1 measured, 0 warm-up)
 bs_case_139() {
   bs_fio fio/wsat.fio wsat.disk2.randwrite 4096
 }
 
-# case 141/18: hir.disk1.randwrite.idle-5s (engine fio, 360 measured, 0 warm-up)
+# case 141/156: hir.disk1.randwrite.idle-5s (engine fio, 360 measured, 0 warm-up)
 bs_case_140() {
   bs_fio fio/hir.fio hir.disk1.randwrite.idle-5s 4096
 }
 
-# case 142/18: hir.disk1.randwrite.idle-10s (engine fio, 360 measured, 0 warm-up)
+# case 142/156: hir.disk1.randwrite.idle-10s (engine fio, 360 measured, 0 warm-up)
 bs_case_141() {
   bs_fio fio/hir.fio hir.disk1.randwrite.idle-10s 4096
 }
 
-# case 143/18: hir.disk1.randwrite.idle-15s (engine fio, 360 measured, 0 warm-up)
+# case 143/156: hir.disk1.randwrite.idle-15s (engine fio, 360 measured, 0 warm-up)
 bs_case_142() {
   bs_fio fio/hir.fio hir.disk1.randwrite.idle-15s 4096
 }
 
-# case 144/18: hir.disk1.randwrite.idle-25s (engine fio, 360 measured, 0 warm-up)
+# case 144/156: hir.disk1.randwrite.idle-25s (engine fio, 360 measured, 0 warm-up)
 bs_case_143() {
   bs_fio fio/hir.fio hir.disk1.randwrite.idle-25s 4096
 }
 
-# case 145/18: hir.disk1.randwrite.idle-50s (engine fio, 360 measured, 0 warm-up)
+# case 145/156: hir.disk1.randwrite.idle-50s (engine fio, 360 measured, 0 warm-up)
 bs_case_144() {
   bs_fio fio/hir.fio hir.disk1.randwrite.idle-50s 4096
 }
 
-# case 146/18: hir.disk2.randwrite.idle-5s (engine fio, 360 measured, 0 warm-up)
+# case 146/156: hir.disk2.randwrite.idle-5s (engine fio, 360 measured, 0 warm-up)
 bs_case_145() {
   bs_fio fio/hir.fio hir.disk2.randwrite.idle-5s 4096
 }
 
-# case 147/18: hir.disk2.randwrite.idle-10s (engine fio, 360 measured, 0 warm-up)
+# case 147/156: hir.disk2.randwrite.idle-10s (engine fio, 360 measured, 0 warm-up)
 bs_case_146() {
   bs_fio fio/hir.fio hir.disk2.randwrite.idle-10s 4096
 }
 
-# case 148/18: hir.disk2.randwrite.idle-15s (engine fio, 360 measured, 0 warm-up)
+# case 148/156: hir.disk2.randwrite.idle-15s (engine fio, 360 measured, 0 warm-up)
 bs_case_147() {
   bs_fio fio/hir.fio hir.disk2.randwrite.idle-15s 4096
 }
 
-# case 149/18: hir.disk2.randwrite.idle-25s (engine fio, 360 measured, 0 warm-up)
+# case 149/156: hir.disk2.randwrite.idle-25s (engine fio, 360 measured, 0 warm-up)
 bs_case_148() {
   bs_fio fio/hir.fio hir.disk2.randwrite.idle-25s 4096
 }
 
-# case 150/18: hir.disk2.randwrite.idle-50s (engine fio, 360 measured, 0 warm-up)
+# case 150/156: hir.disk2.randwrite.idle-50s (engine fio, 360 measured, 0 warm-up)
 bs_case_149() {
   bs_fio fio/hir.fio hir.disk2.randwrite.idle-50s 4096
 }
 
-# case 151/18: xsr-disk1.disk1.write.bs-1MiB (engine fio, 1 measured, 0 warm-up)
+# case 151/156: xsr-disk1.disk1.write.bs-1MiB (engine fio, 1 measured, 0 warm-up)
 bs_case_150() {
   bs_fio fio/xsr-disk1.fio xsr-disk1.disk1.write.bs-1MiB 1048576
 }
 
-# case 152/18: xsr-disk1.disk1.randwrite.bs-8KiB (engine fio, 1 measured, 0 warm-up)
+# case 152/156: xsr-disk1.disk1.randwrite.bs-8KiB (engine fio, 1 measured, 0 warm-up)
 bs_case_151() {
   bs_fio fio/xsr-disk1.fio xsr-disk1.disk1.randwrite.bs-8KiB 8192
 }
 
-# case 153/18: xsr-disk1-return.disk1.write (engine fio, 1 measured, 0 warm-up)
+# case 153/156: xsr-disk1-return.disk1.write (engine fio, 1 measured, 0 warm-up)
 bs_case_152() {
   bs_fio fio/xsr-disk1-return.fio xsr-disk1-return.disk1.write 1048576
 }
 
-# case 154/18: xsr-disk2.disk2.write.bs-1MiB (engine fio, 1 measured, 0 warm-up)
+# case 154/156: xsr-disk2.disk2.write.bs-1MiB (engine fio, 1 measured, 0 warm-up)
 bs_case_153() {
   bs_fio fio/xsr-disk2.fio xsr-disk2.disk2.write.bs-1MiB 1048576
 }
 
-# case 155/18: xsr-disk2.disk2.randwrite.bs-8KiB (engine fio, 1 measured, 0 warm-up)
+# case 155/156: xsr-disk2.disk2.randwrite.bs-8KiB (engine fio, 1 measured, 0 warm-up)
 bs_case_154() {
   bs_fio fio/xsr-disk2.fio xsr-disk2.disk2.randwrite.bs-8KiB 8192
 }
 
-# case 156/18: xsr-disk2-return.disk2.write (engine fio, 1 measured, 0 warm-up)
+# case 156/156: xsr-disk2-return.disk2.write (engine fio, 1 measured, 0 warm-up)
 bs_case_155() {
   bs_fio fio/xsr-disk2-return.fio xsr-disk2-return.disk2.write 1048576
 }
 
 # ---------- purge and preconditioning: once per workload and target ----------
+
+# workload iops on target disk1: before its first case there, once
+bs_steps_0() {
+  bs_target_0_purge
+  bs_fio_precondition fio/iops.fio iops.disk1.precondition 2
+}
+
+# workload iops on target disk2: before its first case there, once
+bs_steps_56() {
+  bs_target_1_purge
+  bs_fio_precondition fio/iops.fio iops.disk2.precondition 2
+}
+
+# workload throughput on target disk1: before its first case there, once
+bs_steps_112() {
+  bs_target_0_purge
+  bs_fio_precondition fio/throughput.fio throughput.disk1.precondition 2
+}
+
+# workload throughput on target disk2: before its first case there, once
+bs_steps_116() {
+  bs_target_1_purge
+  bs_fio_precondition fio/throughput.fio throughput.disk2.precondition 2
+}
+
+# workload latency on target disk1: before its first case there, once
+bs_steps_120() {
+  bs_target_0_purge
+  bs_fio_precondition fio/latency.fio latency.disk1.precondition 2
+}
+
+# workload latency on target disk2: before its first case there, once
+bs_steps_129() {
+  bs_target_1_purge
+  bs_fio_precondition fio/latency.fio latency.disk2.precondition 2
+}
 
 # workload wsat on target disk1: before its first case there, once
 bs_steps_138() {
@@ -879,6 +1674,566 @@ bs_steps_153() {
   bs_target_1_purge
 }
 
+# ---------- workloads in rounds to steady state: per target, its cases once per round ----------
+
+# workload iops on disk1: rounds until iops.disk1.randrw.bs-4KiB.read-0's iops is steady over 5 rounds (excursion 20 %, slope 10 %), at most 25
+bs_rounds_0() {
+  local round value='' outcome=not values=()
+  for ((round = 1; round <= 25; round++)); do
+    bs_log 'workload iops on disk1: round '"$round"' (at most 25)'
+    bs_case_select 0 iops.disk1.randrw.bs-1MiB.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-1MiB.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 1 iops.disk1.randrw.bs-1MiB.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-1MiB.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 2 iops.disk1.randrw.bs-1MiB.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-1MiB.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 3 iops.disk1.randrw.bs-1MiB.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-1MiB.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 4 iops.disk1.randrw.bs-1MiB.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-1MiB.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 5 iops.disk1.randrw.bs-1MiB.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-1MiB.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 6 iops.disk1.randrw.bs-1MiB.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-1MiB.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 7 iops.disk1.randrw.bs-128KiB.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-128KiB.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 8 iops.disk1.randrw.bs-128KiB.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-128KiB.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 9 iops.disk1.randrw.bs-128KiB.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-128KiB.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 10 iops.disk1.randrw.bs-128KiB.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-128KiB.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 11 iops.disk1.randrw.bs-128KiB.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-128KiB.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 12 iops.disk1.randrw.bs-128KiB.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-128KiB.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 13 iops.disk1.randrw.bs-128KiB.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-128KiB.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 14 iops.disk1.randrw.bs-64KiB.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-64KiB.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 15 iops.disk1.randrw.bs-64KiB.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-64KiB.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 16 iops.disk1.randrw.bs-64KiB.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-64KiB.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 17 iops.disk1.randrw.bs-64KiB.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-64KiB.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 18 iops.disk1.randrw.bs-64KiB.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-64KiB.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 19 iops.disk1.randrw.bs-64KiB.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-64KiB.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 20 iops.disk1.randrw.bs-64KiB.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-64KiB.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 21 iops.disk1.randrw.bs-32KiB.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-32KiB.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 22 iops.disk1.randrw.bs-32KiB.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-32KiB.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 23 iops.disk1.randrw.bs-32KiB.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-32KiB.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 24 iops.disk1.randrw.bs-32KiB.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-32KiB.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 25 iops.disk1.randrw.bs-32KiB.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-32KiB.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 26 iops.disk1.randrw.bs-32KiB.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-32KiB.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 27 iops.disk1.randrw.bs-32KiB.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-32KiB.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 28 iops.disk1.randrw.bs-16KiB.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-16KiB.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 29 iops.disk1.randrw.bs-16KiB.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-16KiB.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 30 iops.disk1.randrw.bs-16KiB.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-16KiB.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 31 iops.disk1.randrw.bs-16KiB.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-16KiB.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 32 iops.disk1.randrw.bs-16KiB.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-16KiB.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 33 iops.disk1.randrw.bs-16KiB.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-16KiB.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 34 iops.disk1.randrw.bs-16KiB.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-16KiB.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 35 iops.disk1.randrw.bs-8KiB.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-8KiB.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 36 iops.disk1.randrw.bs-8KiB.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-8KiB.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 37 iops.disk1.randrw.bs-8KiB.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-8KiB.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 38 iops.disk1.randrw.bs-8KiB.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-8KiB.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 39 iops.disk1.randrw.bs-8KiB.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-8KiB.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 40 iops.disk1.randrw.bs-8KiB.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-8KiB.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 41 iops.disk1.randrw.bs-8KiB.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-8KiB.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 42 iops.disk1.randrw.bs-4KiB.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-4KiB.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 43 iops.disk1.randrw.bs-4KiB.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-4KiB.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 44 iops.disk1.randrw.bs-4KiB.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-4KiB.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 45 iops.disk1.randrw.bs-4KiB.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-4KiB.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 46 iops.disk1.randrw.bs-4KiB.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-4KiB.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 47 iops.disk1.randrw.bs-4KiB.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-4KiB.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 48 iops.disk1.randrw.bs-4KiB.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-4KiB.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_rounds_value value iops
+    bs_case_select 49 iops.disk1.randrw.bs-512B.read-100 bs_target_0 '"case":"iops.disk1.randrw.bs-512B.read-100","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 50 iops.disk1.randrw.bs-512B.read-95 bs_target_0 '"case":"iops.disk1.randrw.bs-512B.read-95","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 51 iops.disk1.randrw.bs-512B.read-65 bs_target_0 '"case":"iops.disk1.randrw.bs-512B.read-65","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 52 iops.disk1.randrw.bs-512B.read-50 bs_target_0 '"case":"iops.disk1.randrw.bs-512B.read-50","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 53 iops.disk1.randrw.bs-512B.read-35 bs_target_0 '"case":"iops.disk1.randrw.bs-512B.read-35","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 54 iops.disk1.randrw.bs-512B.read-5 bs_target_0 '"case":"iops.disk1.randrw.bs-512B.read-5","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 55 iops.disk1.randrw.bs-512B.read-0 bs_target_0 '"case":"iops.disk1.randrw.bs-512B.read-0","workload":"iops","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_0 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    if [[ -z $value ]]; then
+      bs_log 'workload iops on disk1: rounds stopped in round '"$round"': the tracked case iops.disk1.randrw.bs-4KiB.read-0 failed'
+      outcome=stopped
+      break
+    fi
+    values+=("$value")
+    if bs_rounds_steady 5 20 10 "${values[@]}"; then
+      outcome=steady
+      break
+    fi
+  done
+  case $outcome in
+    steady) bs_log 'workload iops on disk1: steady state reached in round '"$round (window: rounds $((round - 4))–$round)" ;;
+    not) bs_log 'workload iops on disk1: steady state not reached in 25 rounds (window: rounds 21–25)' ;;
+  esac
+  bs_rounds_close bs_target_0 0 iops.disk1.randrw.bs-1MiB.read-100 1 iops.disk1.randrw.bs-1MiB.read-95 2 iops.disk1.randrw.bs-1MiB.read-65 3 iops.disk1.randrw.bs-1MiB.read-50 4 iops.disk1.randrw.bs-1MiB.read-35 5 iops.disk1.randrw.bs-1MiB.read-5 6 iops.disk1.randrw.bs-1MiB.read-0 7 iops.disk1.randrw.bs-128KiB.read-100 8 iops.disk1.randrw.bs-128KiB.read-95 9 iops.disk1.randrw.bs-128KiB.read-65 10 iops.disk1.randrw.bs-128KiB.read-50 11 iops.disk1.randrw.bs-128KiB.read-35 12 iops.disk1.randrw.bs-128KiB.read-5 13 iops.disk1.randrw.bs-128KiB.read-0 14 iops.disk1.randrw.bs-64KiB.read-100 15 iops.disk1.randrw.bs-64KiB.read-95 16 iops.disk1.randrw.bs-64KiB.read-65 17 iops.disk1.randrw.bs-64KiB.read-50 18 iops.disk1.randrw.bs-64KiB.read-35 19 iops.disk1.randrw.bs-64KiB.read-5 20 iops.disk1.randrw.bs-64KiB.read-0 21 iops.disk1.randrw.bs-32KiB.read-100 22 iops.disk1.randrw.bs-32KiB.read-95 23 iops.disk1.randrw.bs-32KiB.read-65 24 iops.disk1.randrw.bs-32KiB.read-50 25 iops.disk1.randrw.bs-32KiB.read-35 26 iops.disk1.randrw.bs-32KiB.read-5 27 iops.disk1.randrw.bs-32KiB.read-0 28 iops.disk1.randrw.bs-16KiB.read-100 29 iops.disk1.randrw.bs-16KiB.read-95 30 iops.disk1.randrw.bs-16KiB.read-65 31 iops.disk1.randrw.bs-16KiB.read-50 32 iops.disk1.randrw.bs-16KiB.read-35 33 iops.disk1.randrw.bs-16KiB.read-5 34 iops.disk1.randrw.bs-16KiB.read-0 35 iops.disk1.randrw.bs-8KiB.read-100 36 iops.disk1.randrw.bs-8KiB.read-95 37 iops.disk1.randrw.bs-8KiB.read-65 38 iops.disk1.randrw.bs-8KiB.read-50 39 iops.disk1.randrw.bs-8KiB.read-35 40 iops.disk1.randrw.bs-8KiB.read-5 41 iops.disk1.randrw.bs-8KiB.read-0 42 iops.disk1.randrw.bs-4KiB.read-100 43 iops.disk1.randrw.bs-4KiB.read-95 44 iops.disk1.randrw.bs-4KiB.read-65 45 iops.disk1.randrw.bs-4KiB.read-50 46 iops.disk1.randrw.bs-4KiB.read-35 47 iops.disk1.randrw.bs-4KiB.read-5 48 iops.disk1.randrw.bs-4KiB.read-0 49 iops.disk1.randrw.bs-512B.read-100 50 iops.disk1.randrw.bs-512B.read-95 51 iops.disk1.randrw.bs-512B.read-65 52 iops.disk1.randrw.bs-512B.read-50 53 iops.disk1.randrw.bs-512B.read-35 54 iops.disk1.randrw.bs-512B.read-5 55 iops.disk1.randrw.bs-512B.read-0
+}
+
+# workload iops on disk2: rounds until iops.disk2.randrw.bs-4KiB.read-0's iops is steady over 5 rounds (excursion 20 %, slope 10 %), at most 25
+bs_rounds_56() {
+  local round value='' outcome=not values=()
+  for ((round = 1; round <= 25; round++)); do
+    bs_log 'workload iops on disk2: round '"$round"' (at most 25)'
+    bs_case_select 56 iops.disk2.randrw.bs-1MiB.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-1MiB.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 57 iops.disk2.randrw.bs-1MiB.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-1MiB.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 58 iops.disk2.randrw.bs-1MiB.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-1MiB.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 59 iops.disk2.randrw.bs-1MiB.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-1MiB.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 60 iops.disk2.randrw.bs-1MiB.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-1MiB.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 61 iops.disk2.randrw.bs-1MiB.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-1MiB.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 62 iops.disk2.randrw.bs-1MiB.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-1MiB.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 63 iops.disk2.randrw.bs-128KiB.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-128KiB.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 64 iops.disk2.randrw.bs-128KiB.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-128KiB.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 65 iops.disk2.randrw.bs-128KiB.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-128KiB.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 66 iops.disk2.randrw.bs-128KiB.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-128KiB.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 67 iops.disk2.randrw.bs-128KiB.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-128KiB.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 68 iops.disk2.randrw.bs-128KiB.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-128KiB.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 69 iops.disk2.randrw.bs-128KiB.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-128KiB.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 70 iops.disk2.randrw.bs-64KiB.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-64KiB.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 71 iops.disk2.randrw.bs-64KiB.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-64KiB.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 72 iops.disk2.randrw.bs-64KiB.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-64KiB.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 73 iops.disk2.randrw.bs-64KiB.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-64KiB.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 74 iops.disk2.randrw.bs-64KiB.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-64KiB.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 75 iops.disk2.randrw.bs-64KiB.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-64KiB.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 76 iops.disk2.randrw.bs-64KiB.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-64KiB.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":65536,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 77 iops.disk2.randrw.bs-32KiB.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-32KiB.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 78 iops.disk2.randrw.bs-32KiB.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-32KiB.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 79 iops.disk2.randrw.bs-32KiB.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-32KiB.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 80 iops.disk2.randrw.bs-32KiB.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-32KiB.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 81 iops.disk2.randrw.bs-32KiB.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-32KiB.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 82 iops.disk2.randrw.bs-32KiB.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-32KiB.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 83 iops.disk2.randrw.bs-32KiB.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-32KiB.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":32768,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 84 iops.disk2.randrw.bs-16KiB.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-16KiB.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 85 iops.disk2.randrw.bs-16KiB.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-16KiB.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 86 iops.disk2.randrw.bs-16KiB.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-16KiB.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 87 iops.disk2.randrw.bs-16KiB.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-16KiB.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 88 iops.disk2.randrw.bs-16KiB.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-16KiB.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 89 iops.disk2.randrw.bs-16KiB.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-16KiB.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 90 iops.disk2.randrw.bs-16KiB.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-16KiB.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":16384,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 91 iops.disk2.randrw.bs-8KiB.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-8KiB.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 92 iops.disk2.randrw.bs-8KiB.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-8KiB.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 93 iops.disk2.randrw.bs-8KiB.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-8KiB.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 94 iops.disk2.randrw.bs-8KiB.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-8KiB.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 95 iops.disk2.randrw.bs-8KiB.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-8KiB.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 96 iops.disk2.randrw.bs-8KiB.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-8KiB.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 97 iops.disk2.randrw.bs-8KiB.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-8KiB.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 98 iops.disk2.randrw.bs-4KiB.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-4KiB.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 99 iops.disk2.randrw.bs-4KiB.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-4KiB.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 100 iops.disk2.randrw.bs-4KiB.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-4KiB.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 101 iops.disk2.randrw.bs-4KiB.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-4KiB.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 102 iops.disk2.randrw.bs-4KiB.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-4KiB.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 103 iops.disk2.randrw.bs-4KiB.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-4KiB.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 104 iops.disk2.randrw.bs-4KiB.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-4KiB.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_rounds_value value iops
+    bs_case_select 105 iops.disk2.randrw.bs-512B.read-100 bs_target_1 '"case":"iops.disk2.randrw.bs-512B.read-100","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 106 iops.disk2.randrw.bs-512B.read-95 bs_target_1 '"case":"iops.disk2.randrw.bs-512B.read-95","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":95,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 107 iops.disk2.randrw.bs-512B.read-65 bs_target_1 '"case":"iops.disk2.randrw.bs-512B.read-65","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 108 iops.disk2.randrw.bs-512B.read-50 bs_target_1 '"case":"iops.disk2.randrw.bs-512B.read-50","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":50,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 109 iops.disk2.randrw.bs-512B.read-35 bs_target_1 '"case":"iops.disk2.randrw.bs-512B.read-35","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":35,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 110 iops.disk2.randrw.bs-512B.read-5 bs_target_1 '"case":"iops.disk2.randrw.bs-512B.read-5","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":5,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 111 iops.disk2.randrw.bs-512B.read-0 bs_target_1 '"case":"iops.disk2.randrw.bs-512B.read-0","workload":"iops","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":32,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_56 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    if [[ -z $value ]]; then
+      bs_log 'workload iops on disk2: rounds stopped in round '"$round"': the tracked case iops.disk2.randrw.bs-4KiB.read-0 failed'
+      outcome=stopped
+      break
+    fi
+    values+=("$value")
+    if bs_rounds_steady 5 20 10 "${values[@]}"; then
+      outcome=steady
+      break
+    fi
+  done
+  case $outcome in
+    steady) bs_log 'workload iops on disk2: steady state reached in round '"$round (window: rounds $((round - 4))–$round)" ;;
+    not) bs_log 'workload iops on disk2: steady state not reached in 25 rounds (window: rounds 21–25)' ;;
+  esac
+  bs_rounds_close bs_target_1 56 iops.disk2.randrw.bs-1MiB.read-100 57 iops.disk2.randrw.bs-1MiB.read-95 58 iops.disk2.randrw.bs-1MiB.read-65 59 iops.disk2.randrw.bs-1MiB.read-50 60 iops.disk2.randrw.bs-1MiB.read-35 61 iops.disk2.randrw.bs-1MiB.read-5 62 iops.disk2.randrw.bs-1MiB.read-0 63 iops.disk2.randrw.bs-128KiB.read-100 64 iops.disk2.randrw.bs-128KiB.read-95 65 iops.disk2.randrw.bs-128KiB.read-65 66 iops.disk2.randrw.bs-128KiB.read-50 67 iops.disk2.randrw.bs-128KiB.read-35 68 iops.disk2.randrw.bs-128KiB.read-5 69 iops.disk2.randrw.bs-128KiB.read-0 70 iops.disk2.randrw.bs-64KiB.read-100 71 iops.disk2.randrw.bs-64KiB.read-95 72 iops.disk2.randrw.bs-64KiB.read-65 73 iops.disk2.randrw.bs-64KiB.read-50 74 iops.disk2.randrw.bs-64KiB.read-35 75 iops.disk2.randrw.bs-64KiB.read-5 76 iops.disk2.randrw.bs-64KiB.read-0 77 iops.disk2.randrw.bs-32KiB.read-100 78 iops.disk2.randrw.bs-32KiB.read-95 79 iops.disk2.randrw.bs-32KiB.read-65 80 iops.disk2.randrw.bs-32KiB.read-50 81 iops.disk2.randrw.bs-32KiB.read-35 82 iops.disk2.randrw.bs-32KiB.read-5 83 iops.disk2.randrw.bs-32KiB.read-0 84 iops.disk2.randrw.bs-16KiB.read-100 85 iops.disk2.randrw.bs-16KiB.read-95 86 iops.disk2.randrw.bs-16KiB.read-65 87 iops.disk2.randrw.bs-16KiB.read-50 88 iops.disk2.randrw.bs-16KiB.read-35 89 iops.disk2.randrw.bs-16KiB.read-5 90 iops.disk2.randrw.bs-16KiB.read-0 91 iops.disk2.randrw.bs-8KiB.read-100 92 iops.disk2.randrw.bs-8KiB.read-95 93 iops.disk2.randrw.bs-8KiB.read-65 94 iops.disk2.randrw.bs-8KiB.read-50 95 iops.disk2.randrw.bs-8KiB.read-35 96 iops.disk2.randrw.bs-8KiB.read-5 97 iops.disk2.randrw.bs-8KiB.read-0 98 iops.disk2.randrw.bs-4KiB.read-100 99 iops.disk2.randrw.bs-4KiB.read-95 100 iops.disk2.randrw.bs-4KiB.read-65 101 iops.disk2.randrw.bs-4KiB.read-50 102 iops.disk2.randrw.bs-4KiB.read-35 103 iops.disk2.randrw.bs-4KiB.read-5 104 iops.disk2.randrw.bs-4KiB.read-0 105 iops.disk2.randrw.bs-512B.read-100 106 iops.disk2.randrw.bs-512B.read-95 107 iops.disk2.randrw.bs-512B.read-65 108 iops.disk2.randrw.bs-512B.read-50 109 iops.disk2.randrw.bs-512B.read-35 110 iops.disk2.randrw.bs-512B.read-5 111 iops.disk2.randrw.bs-512B.read-0
+}
+
+# workload throughput on disk1: rounds until throughput.disk1.write.bs-1MiB's throughput is steady over 5 rounds (excursion 20 %, slope 10 %), at most 25
+bs_rounds_112() {
+  local round value='' outcome=not values=()
+  for ((round = 1; round <= 25; round++)); do
+    bs_log 'workload throughput on disk1: round '"$round"' (at most 25)'
+    bs_case_select 112 throughput.disk1.read.bs-128KiB bs_target_0 '"case":"throughput.disk1.read.bs-128KiB","workload":"throughput","target":"disk1","engine":"fio","op":"read","params":{"target":"disk1","op":"read","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_112 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 113 throughput.disk1.read.bs-1MiB bs_target_0 '"case":"throughput.disk1.read.bs-1MiB","workload":"throughput","target":"disk1","engine":"fio","op":"read","params":{"target":"disk1","op":"read","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_112 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 114 throughput.disk1.write.bs-128KiB bs_target_0 '"case":"throughput.disk1.write.bs-128KiB","workload":"throughput","target":"disk1","engine":"fio","op":"write","params":{"target":"disk1","op":"write","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_112 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 115 throughput.disk1.write.bs-1MiB bs_target_0 '"case":"throughput.disk1.write.bs-1MiB","workload":"throughput","target":"disk1","engine":"fio","op":"write","params":{"target":"disk1","op":"write","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_112 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_rounds_value value throughput
+    if [[ -z $value ]]; then
+      bs_log 'workload throughput on disk1: rounds stopped in round '"$round"': the tracked case throughput.disk1.write.bs-1MiB failed'
+      outcome=stopped
+      break
+    fi
+    values+=("$value")
+    if bs_rounds_steady 5 20 10 "${values[@]}"; then
+      outcome=steady
+      break
+    fi
+  done
+  case $outcome in
+    steady) bs_log 'workload throughput on disk1: steady state reached in round '"$round (window: rounds $((round - 4))–$round)" ;;
+    not) bs_log 'workload throughput on disk1: steady state not reached in 25 rounds (window: rounds 21–25)' ;;
+  esac
+  bs_rounds_close bs_target_0 112 throughput.disk1.read.bs-128KiB 113 throughput.disk1.read.bs-1MiB 114 throughput.disk1.write.bs-128KiB 115 throughput.disk1.write.bs-1MiB
+}
+
+# workload throughput on disk2: rounds until throughput.disk2.write.bs-1MiB's throughput is steady over 5 rounds (excursion 20 %, slope 10 %), at most 25
+bs_rounds_116() {
+  local round value='' outcome=not values=()
+  for ((round = 1; round <= 25; round++)); do
+    bs_log 'workload throughput on disk2: round '"$round"' (at most 25)'
+    bs_case_select 116 throughput.disk2.read.bs-128KiB bs_target_1 '"case":"throughput.disk2.read.bs-128KiB","workload":"throughput","target":"disk2","engine":"fio","op":"read","params":{"target":"disk2","op":"read","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_116 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 117 throughput.disk2.read.bs-1MiB bs_target_1 '"case":"throughput.disk2.read.bs-1MiB","workload":"throughput","target":"disk2","engine":"fio","op":"read","params":{"target":"disk2","op":"read","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_116 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 118 throughput.disk2.write.bs-128KiB bs_target_1 '"case":"throughput.disk2.write.bs-128KiB","workload":"throughput","target":"disk2","engine":"fio","op":"write","params":{"target":"disk2","op":"write","size":67108864,"bs":131072,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_116 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 119 throughput.disk2.write.bs-1MiB bs_target_1 '"case":"throughput.disk2.write.bs-1MiB","workload":"throughput","target":"disk2","engine":"fio","op":"write","params":{"target":"disk2","op":"write","size":67108864,"bs":1048576,"iodepth":32,"jobs":1,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_116 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_rounds_value value throughput
+    if [[ -z $value ]]; then
+      bs_log 'workload throughput on disk2: rounds stopped in round '"$round"': the tracked case throughput.disk2.write.bs-1MiB failed'
+      outcome=stopped
+      break
+    fi
+    values+=("$value")
+    if bs_rounds_steady 5 20 10 "${values[@]}"; then
+      outcome=steady
+      break
+    fi
+  done
+  case $outcome in
+    steady) bs_log 'workload throughput on disk2: steady state reached in round '"$round (window: rounds $((round - 4))–$round)" ;;
+    not) bs_log 'workload throughput on disk2: steady state not reached in 25 rounds (window: rounds 21–25)' ;;
+  esac
+  bs_rounds_close bs_target_1 116 throughput.disk2.read.bs-128KiB 117 throughput.disk2.read.bs-1MiB 118 throughput.disk2.write.bs-128KiB 119 throughput.disk2.write.bs-1MiB
+}
+
+# workload latency on disk1: rounds until latency.disk1.randrw.bs-4KiB.read-0's latency is steady over 5 rounds (excursion 20 %, slope 10 %), at most 25
+bs_rounds_120() {
+  local round value='' outcome=not values=()
+  for ((round = 1; round <= 25; round++)); do
+    bs_log 'workload latency on disk1: round '"$round"' (at most 25)'
+    bs_case_select 120 latency.disk1.randrw.bs-8KiB.read-100 bs_target_0 '"case":"latency.disk1.randrw.bs-8KiB.read-100","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 121 latency.disk1.randrw.bs-8KiB.read-65 bs_target_0 '"case":"latency.disk1.randrw.bs-8KiB.read-65","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 122 latency.disk1.randrw.bs-8KiB.read-0 bs_target_0 '"case":"latency.disk1.randrw.bs-8KiB.read-0","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 123 latency.disk1.randrw.bs-4KiB.read-100 bs_target_0 '"case":"latency.disk1.randrw.bs-4KiB.read-100","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 124 latency.disk1.randrw.bs-4KiB.read-65 bs_target_0 '"case":"latency.disk1.randrw.bs-4KiB.read-65","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 125 latency.disk1.randrw.bs-4KiB.read-0 bs_target_0 '"case":"latency.disk1.randrw.bs-4KiB.read-0","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_rounds_value value latency
+    bs_case_select 126 latency.disk1.randrw.bs-512B.read-100 bs_target_0 '"case":"latency.disk1.randrw.bs-512B.read-100","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 127 latency.disk1.randrw.bs-512B.read-65 bs_target_0 '"case":"latency.disk1.randrw.bs-512B.read-65","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 128 latency.disk1.randrw.bs-512B.read-0 bs_target_0 '"case":"latency.disk1.randrw.bs-512B.read-0","workload":"latency","target":"disk1","engine":"fio","op":"randrw","params":{"target":"disk1","op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_120 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    if [[ -z $value ]]; then
+      bs_log 'workload latency on disk1: rounds stopped in round '"$round"': the tracked case latency.disk1.randrw.bs-4KiB.read-0 failed'
+      outcome=stopped
+      break
+    fi
+    values+=("$value")
+    if bs_rounds_steady 5 20 10 "${values[@]}"; then
+      outcome=steady
+      break
+    fi
+  done
+  case $outcome in
+    steady) bs_log 'workload latency on disk1: steady state reached in round '"$round (window: rounds $((round - 4))–$round)" ;;
+    not) bs_log 'workload latency on disk1: steady state not reached in 25 rounds (window: rounds 21–25)' ;;
+  esac
+  bs_rounds_close bs_target_0 120 latency.disk1.randrw.bs-8KiB.read-100 121 latency.disk1.randrw.bs-8KiB.read-65 122 latency.disk1.randrw.bs-8KiB.read-0 123 latency.disk1.randrw.bs-4KiB.read-100 124 latency.disk1.randrw.bs-4KiB.read-65 125 latency.disk1.randrw.bs-4KiB.read-0 126 latency.disk1.randrw.bs-512B.read-100 127 latency.disk1.randrw.bs-512B.read-65 128 latency.disk1.randrw.bs-512B.read-0
+}
+
+# workload latency on disk2: rounds until latency.disk2.randrw.bs-4KiB.read-0's latency is steady over 5 rounds (excursion 20 %, slope 10 %), at most 25
+bs_rounds_129() {
+  local round value='' outcome=not values=()
+  for ((round = 1; round <= 25; round++)); do
+    bs_log 'workload latency on disk2: round '"$round"' (at most 25)'
+    bs_case_select 129 latency.disk2.randrw.bs-8KiB.read-100 bs_target_1 '"case":"latency.disk2.randrw.bs-8KiB.read-100","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 130 latency.disk2.randrw.bs-8KiB.read-65 bs_target_1 '"case":"latency.disk2.randrw.bs-8KiB.read-65","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 131 latency.disk2.randrw.bs-8KiB.read-0 bs_target_1 '"case":"latency.disk2.randrw.bs-8KiB.read-0","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":8192,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 132 latency.disk2.randrw.bs-4KiB.read-100 bs_target_1 '"case":"latency.disk2.randrw.bs-4KiB.read-100","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 133 latency.disk2.randrw.bs-4KiB.read-65 bs_target_1 '"case":"latency.disk2.randrw.bs-4KiB.read-65","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 134 latency.disk2.randrw.bs-4KiB.read-0 bs_target_1 '"case":"latency.disk2.randrw.bs-4KiB.read-0","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":4096,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_rounds_value value latency
+    bs_case_select 135 latency.disk2.randrw.bs-512B.read-100 bs_target_1 '"case":"latency.disk2.randrw.bs-512B.read-100","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":100,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 136 latency.disk2.randrw.bs-512B.read-65 bs_target_1 '"case":"latency.disk2.randrw.bs-512B.read-65","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":65,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    bs_case_select 137 latency.disk2.randrw.bs-512B.read-0 bs_target_1 '"case":"latency.disk2.randrw.bs-512B.read-0","workload":"latency","target":"disk2","engine":"fio","op":"randrw","params":{"target":"disk2","op":"randrw","size":67108864,"bs":512,"iodepth":1,"jobs":1,"read":0,"duration":60,"ramp":0,"warmup":0,"repeat":25,"direct":true,"data":"random","precondition":{"write":"seq","passes":2},"purge":true,"ioengine":"libaio","engine":"fio"}' bs_steps_129 0
+    if ((round == 1)); then bs_case_open 0; fi
+    bs_rep "$round" false
+    if [[ -z $value ]]; then
+      bs_log 'workload latency on disk2: rounds stopped in round '"$round"': the tracked case latency.disk2.randrw.bs-4KiB.read-0 failed'
+      outcome=stopped
+      break
+    fi
+    values+=("$value")
+    if bs_rounds_steady 5 20 10 "${values[@]}"; then
+      outcome=steady
+      break
+    fi
+  done
+  case $outcome in
+    steady) bs_log 'workload latency on disk2: steady state reached in round '"$round (window: rounds $((round - 4))–$round)" ;;
+    not) bs_log 'workload latency on disk2: steady state not reached in 25 rounds (window: rounds 21–25)' ;;
+  esac
+  bs_rounds_close bs_target_1 129 latency.disk2.randrw.bs-8KiB.read-100 130 latency.disk2.randrw.bs-8KiB.read-65 131 latency.disk2.randrw.bs-8KiB.read-0 132 latency.disk2.randrw.bs-4KiB.read-100 133 latency.disk2.randrw.bs-4KiB.read-65 134 latency.disk2.randrw.bs-4KiB.read-0 135 latency.disk2.randrw.bs-512B.read-100 136 latency.disk2.randrw.bs-512B.read-65 137 latency.disk2.randrw.bs-512B.read-0
+}
+
 # ---------- main ----------
 bs_main() {
   bs_require_tools awk blkdiscard fio
@@ -887,6 +2242,12 @@ bs_main() {
   bs_target_0_setup
   BS_RELEASE+=(bs_target_1_release)
   bs_target_1_setup
+  bs_rounds_0
+  bs_rounds_56
+  bs_rounds_112
+  bs_rounds_116
+  bs_rounds_120
+  bs_rounds_129
   bs_run_case 138 wsat.disk1.randwrite bs_target_0 '"case":"wsat.disk1.randwrite","workload":"wsat","target":"disk1","engine":"fio","op":"randwrite","params":{"target":"disk1","op":"randwrite","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"duration":1800,"ramp":0,"warmup":0,"repeat":1,"direct":true,"data":"random","sample":1,"purge":true,"ioengine":"libaio","engine":"fio"}' 1 0 bs_steps_138 0
   bs_run_case 139 wsat.disk2.randwrite bs_target_1 '"case":"wsat.disk2.randwrite","workload":"wsat","target":"disk2","engine":"fio","op":"randwrite","params":{"target":"disk2","op":"randwrite","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"duration":1800,"ramp":0,"warmup":0,"repeat":1,"direct":true,"data":"random","sample":1,"purge":true,"ioengine":"libaio","engine":"fio"}' 1 0 bs_steps_139 0
   bs_run_case 140 hir.disk1.randwrite.idle-5s bs_target_0 '"case":"hir.disk1.randwrite.idle-5s","workload":"hir","target":"disk1","engine":"fio","op":"randwrite","params":{"target":"disk1","op":"randwrite","size":67108864,"bs":4096,"iodepth":32,"jobs":1,"duration":5,"ramp":0,"warmup":0,"repeat":360,"direct":true,"data":"random","sample":1,"precondition":{"write":"random","passes":2,"bs":4096},"purge":true,"idle":5,"ioengine":"libaio","engine":"fio"}' 360 0 bs_steps_140 5

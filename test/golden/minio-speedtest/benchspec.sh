@@ -265,6 +265,8 @@ bs_emit() {
   if [[ -n $BS_LATENCY ]]; then row+=',"latency":'"$BS_LATENCY"; fi
   if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
   printf '%s}\n' "$row"
+  # Kept beside the repetition for the rounds, which judge the tracked case's row (bs_rounds_value).
+  printf '%s}\n' "$row" >"$BS_REPDIR/row"
   BS_ROW=$ok
 }
 
@@ -390,19 +392,86 @@ bs_steps_child() {
   "$BS_STEPS"
 }
 
-# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: STEPS is the function that purges and
-# preconditions the case's workload on its target ("-": none), IDLE the seconds before each repetition.
-bs_run_case() {
-  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$7 BS_IDLE=$8
+# bs_case_select INDEX ID TARGET META STEPS IDLE: makes INDEX the current case — its function, target and
+# row fields; STEPS is the function that purges and preconditions its workload on its target ("-": none),
+# IDLE the seconds before each repetition. Its state directory is its own until bs_case_close.
+bs_case_select() {
+  BS_CASE_INDEX=$1 BS_CASE=$2 BS_TARGET=$3 BS_META=$4 BS_STEPS=$5 BS_IDLE=$6
   BS_CASE_FN=bs_case_$1
-  local repeat=$5 warmup=$6 rep
-  BS_CASESTATE=$BS_STATE/case
+  BS_CASESTATE=$BS_STATE/case.$1
+}
+
+# bs_case_open WARMUP: the current case made ready — a fresh state directory, its workload's purge and
+# preconditioning on its target (once for all its cases there), then its WARMUP warm-ups.
+bs_case_open() {
+  local rep
   rm -rf -- "$BS_CASESTATE"
   mkdir -- "$BS_CASESTATE"
   if [[ $BS_STEPS != - ]]; then bs_steps; fi
-  for ((rep = 1; rep <= warmup; rep++)); do bs_rep "$rep" true; done
-  for ((rep = 1; rep <= repeat; rep++)); do bs_rep "$rep" false; done
+  for ((rep = 1; rep <= $1; rep++)); do bs_rep "$rep" true; done
+}
+
+bs_case_close() {
   "${BS_TARGET}_leave"
+  rm -rf -- "$BS_CASESTATE"
+}
+
+# bs_rounds_close TARGET INDEX ID [INDEX ID]...: a round loop's cases, all on TARGET, closed.
+bs_rounds_close() {
+  BS_TARGET=$1
+  shift
+  while (($# >= 2)); do
+    BS_CASE=$2 BS_CASESTATE=$BS_STATE/case.$1
+    bs_case_close
+    shift 2
+  done
+}
+
+# bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: a case's warm-ups and repetitions in turn.
+bs_run_case() {
+  local rep
+  bs_case_select "$1" "$2" "$3" "$4" "$7" "$8"
+  bs_case_open "$6"
+  for ((rep = 1; rep <= $5; rep++)); do bs_rep "$rep" false; done
+  bs_case_close
+}
+
+# ---------- rounds to steady state (SNIA PTS), as benchspec run judges them ----------
+# A workload in rounds runs, per target, every case once per round (the repetition numbered as the round)
+# until the tracked case's figure is steady over the last WINDOW rounds or MAX rounds have run; the
+# generated bs_rounds_N functions hold the loop, these judge it.
+
+# bs_rounds_value VAR METRIC: the tracked figure (iops, throughput, or latency: its mean) of the repetition
+# just run, from its row; empty when the repetition failed.
+bs_rounds_value() {
+  local figure
+  figure=$(awk -v metric="$2" '/"ok":true/ {
+    key = metric == "latency" ? ",\"latency\":[{]\"mean\":" : ",\"" metric "\":"
+    if (match($0, key "[-+.0-9eE]+")) { v = substr($0, RSTART, RLENGTH); sub(/.*:/, "", v); print v }
+  }' "$BS_REPDIR/row" 2>/dev/null)
+  printf -v "$1" '%s' "$figure"
+}
+
+# bs_rounds_steady WINDOW EXCURSION SLOPE VALUE...: whether the last WINDOW values (rounds first…last) are
+# a steady window: max − min ≤ EXCURSION % of their average, and the least-squares slope × (WINDOW − 1) ≤
+# SLOPE % of it — results/steady-rounds.ts's arithmetic, operation for operation, so both stop at one round.
+bs_rounds_steady() {
+  local window=$1 excursion=$2 slope=$3
+  shift 3
+  if (($# < window)); then return 1; fi
+  awk -v n="$window" -v e="$excursion" -v s="$slope" -v first="$(($# - window + 1))" 'BEGIN {
+    for (i = 0; i < n; i++) { y[i] = ARGV[ARGC - n + i] + 0; x[i] = first + i }
+    sum = 0; for (i = 0; i < n; i++) sum += y[i]; average = sum / n
+    sum = 0; for (i = 0; i < n; i++) sum += x[i]; xmean = sum / n
+    sxy = 0; sxx = 0
+    for (i = 0; i < n; i++) { sxy += (x[i] - xmean) * (y[i] - average); sxx += (x[i] - xmean) ^ 2 }
+    b = sxx == 0 ? 0 : sxy / sxx
+    lo = y[0]; hi = y[0]
+    for (i = 1; i < n; i++) { if (y[i] < lo) lo = y[i]; if (y[i] > hi) hi = y[i] }
+    a = average < 0 ? -average : average
+    excursion = (b < 0 ? -b : b) * (n - 1)
+    exit !(hi - lo <= e / 100 * a && excursion <= s / 100 * a)
+  }' "$@"
 }
 
 # ---------- targets ----------
