@@ -9,6 +9,7 @@ import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan } from "../plan/types.js";
 import { engineFacts, loadEngines } from "../engines/index.js";
 import { compileShellScript, SHELL_SCRIPT_PATH, SHELL_TOGETHER } from "./shell/script.js";
+import { scriptGaps } from "./shell/gaps.js";
 import { type Artifact, type CompileContext, NO_ARTIFACTS } from "../emit/types.js";
 import { RUN_FILES } from "../results/run-dir.js";
 import { ARTIFACT_FORMATS, type ArtifactFormat } from "../spec/words.js";
@@ -54,8 +55,8 @@ export async function compilePlan(
       }
     }
   }
+  const scripted = plan.cases.filter((c) => !leftOut.has(c.workload));
   if (formats.includes("shell")) {
-    const scripted = plan.cases.filter((c) => !leftOut.has(c.workload));
     if (scripted.length > 0)
       artifacts.set(SHELL_SCRIPT_PATH, compileShellScript({ ...plan, cases: scripted }, ctx, engines));
   }
@@ -64,7 +65,13 @@ export async function compilePlan(
     // Artifacts are shared and kept: a URL in them (an endpoint, a var) never carries its credentials; the
     // script asks for such a URL at run time instead (targets/shell.ts).
     artifacts: shareable(artifacts.values()),
-    leftOut: [...leftOut.values(), ...shellTogether(plan.cases, formats)],
+    leftOut: [
+      ...leftOut.values(),
+      ...shellTogether(plan.cases, formats),
+      ...(formats.includes("shell")
+        ? scriptGaps({ ...plan, cases: scripted }, engines, SHELL_SCRIPT_PATH)
+        : []),
+    ],
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
   };
 }

@@ -116,6 +116,8 @@ export interface TargetShell<T> {
   /** The CLIs its purge needs, checked by the script when a case purges a target of this kind. */
   purgeTools?: readonly string[];
   functions(t: ShellTarget<T>): ShellTargetFunctions;
+  /** What benchspec run does with this target that the script does not (compile says each). */
+  gaps?(target: T): string[];
 }
 
 export interface TargetKindEntry<K extends TargetKind> {

@@ -156,6 +156,40 @@ describe("compile command", () => {
     expect(await listFiles(out)).toEqual(["fio/fio-4k.fio", "plan.json"]);
   });
 
+  it("says, per workload, what the script does not do that benchspec run does", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "gaps",
+      targets: {
+        scratch: { kind: "fs" },
+        store: { kind: "s3", launch: "minio" },
+        node: { kind: "ipfs", launch: "kubo", fresh: "per-repetition" },
+      },
+      hosts: { clients: { transport: "ssh", hosts: ["a", "b"] } },
+      workloads: [
+        { name: "plain", target: "scratch", op: "read", size: "1MiB" },
+        { name: "spread", target: "scratch", op: "read", size: "1MiB", hosts: "clients" },
+        { name: "series", target: "scratch", op: "read", size: "1MiB", duration: "2s", sample: "500ms" },
+        {
+          name: "ramp",
+          target: "store",
+          op: "put",
+          autotune: { param: "concurrency", start: 1, factor: 2, max: 8, stopWhenGainBelow: 5 },
+        },
+        { name: "mix", target: "store", op: "mixed", duration: "2s" },
+        { name: "fresh", target: "node", op: "put" },
+      ],
+    });
+    const { leftOut } = await compilePlan(plan, ["shell"], VERSION);
+    expect(leftOut).toEqual([
+      'workload "spread" in benchspec.sh: runs on the one machine the script is started on, not on every host of group "clients"; run it with benchspec run',
+      'workload "series" in benchspec.sh: its rows carry no time series (sample 500ms); run it with benchspec run',
+      'workload "ramp" in benchspec.sh: autotune is not run: the script measures one setting of concurrency (its case function says which)',
+      'workload "mix" in benchspec.sh: op mixed is not run: its case fails; run it with benchspec run (or its sdk call sequence)',
+      'workload "fresh" in benchspec.sh: a fresh Kubo node per-repetition is not started: the script uses the node it is given, as it is',
+    ]);
+  });
+
   it("refuses a target that can express no workload, naming each and the targets that can, writing nothing", async () => {
     const { plan } = await loadSpec(join(ROOT, "specs/shared-storage-dd.yaml"));
     await expect(compilePlan(plan!, ["sdk"], VERSION)).rejects.toThrow(

@@ -3,7 +3,7 @@ import { CURL_SHELL } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
-import { s3ShellCase, s3ShellLibrary, s3ShellTools } from "./shell.js";
+import { MIXED_GAP, s3ShellCase, s3ShellLibrary, s3ShellTools } from "./shell.js";
 
 export const engine: Engine = {
   engine: "s3",
@@ -13,6 +13,7 @@ export const engine: Engine = {
   shellShared: [CURL_SHELL],
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,
+  shellGaps: (c) => (c.op === "mixed" ? [MIXED_GAP] : []),
   tools: [],
   libraries: ["@aws-sdk/client-s3"],
   executor: async () => (await import("./run.js")).s3Executor,

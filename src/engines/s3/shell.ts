@@ -31,13 +31,14 @@ import { shellLibrary } from "../../emit/shell-assets.js";
 
 export const s3ShellTools = ["aws", "curl"] as const;
 
+/** Each worker would need its own interleaved op list; the curl lists here hold one op per case. */
+export const MIXED_GAP =
+  "op mixed is not run: its case fails; run it with benchspec run (or its sdk call sequence)";
+
 export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (c.op === "mixed") {
-    // Each worker would need its own interleaved op list; the aws CLI loop here runs one op per case.
-    w.line(
-      `bs_fail ${w.quote("op mixed is not in the compiled script: run it with benchspec run (or its sdk call sequence)")}`,
-    );
+    w.line(`bs_fail ${w.quote(MIXED_GAP)}`);
     return;
   }
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} = ${p.autotune.start}`);

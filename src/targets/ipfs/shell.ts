@@ -19,11 +19,6 @@ export const ipfsShell: TargetShell<TargetOf<"ipfs">> = {
           key: "api",
           unplaced: `target ${t.name} is "launch: kubo": start a Kubo daemon (ipfs daemon --offline) and set ${t.variable} to its API address, e.g. http://127.0.0.1:5001`,
         });
-        if (target.api === undefined && target.fresh !== undefined && target.fresh !== "once") {
-          w.line(
-            `bs_log ${shQuote(`note: target ${t.name} asks for a fresh node ${target.fresh}; this script uses the node at ${t.variable} as it is`)}`,
-          );
-        }
         w.line(`BS_TAPI[${name}]=$api`);
         w.line(`${fn}_enter`);
         w.line(`bs_ipfs_target_check ${name}`);
@@ -31,4 +26,8 @@ export const ipfsShell: TargetShell<TargetOf<"ipfs">> = {
       enter: `BS_IPFS_API=\${BS_TAPI[${name}]}`,
     };
   },
+  gaps: (target) =>
+    target.launch !== undefined && target.fresh !== undefined && target.fresh !== "once"
+      ? [`a fresh Kubo node ${target.fresh} is not started: the script uses the node it is given, as it is`]
+      : [],
 };

@@ -1519,7 +1519,6 @@ bs_target_0_setup() {
   if [[ -z $api ]]; then
     bs_die 'target ipfs is "launch: kubo": start a Kubo daemon (ipfs daemon --offline) and set BENCHSPEC_TARGET_ipfs to its API address, e.g. http://127.0.0.1:5001'
   fi
-  bs_log 'note: target ipfs asks for a fresh node per-repetition; this script uses the node at BENCHSPEC_TARGET_ipfs as it is'
   BS_TAPI[ipfs]=$api
   bs_target_0_enter
   bs_ipfs_target_check ipfs
