@@ -9,6 +9,7 @@ import type { Leftover, PreparedTarget } from "../targets/types.js";
 import type { ShellScriptWriter } from "../emit/writer.js";
 import type { CaseArtifacts, CompileContext } from "../emit/types.js";
 import type { ArtifactFormat } from "../spec/words.js";
+import type { Target } from "../spec/schema.js";
 import type { ProvenanceTool } from "../platform/tool-version.js";
 
 export interface Engine {
@@ -37,6 +38,11 @@ export interface Engine {
   tools: readonly ProvenanceTool[];
   /** The client libraries (npm packages) the engine is built on, whose versions go into every provenance. */
   libraries: readonly string[];
+  /**
+   * Removes what one of its `engine` leftovers on this target stands for (`benchspec clean`, after a
+   * killed run); false when nothing of it was there.
+   */
+  removeLeftover?(target: Target, record: unknown, env: NodeJS.ProcessEnv): Promise<boolean>;
   /**
    * Runs the engine's cases for real (benchspec run). Loaded on demand: the SDKs behind the object engines
    * take seconds to import, which `validate`, `plan` and `compile` should not pay.

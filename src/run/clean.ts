@@ -18,6 +18,7 @@ import {
 } from "../results/run-dir.js";
 import { removeRemoteDirectory } from "../hosts/transports.js";
 import { targetKind } from "../targets/index.js";
+import { isEngineName, loadEngine } from "../engines/index.js";
 
 export interface CleanOutcome {
   removed: RecordedLeftover[];
@@ -33,14 +34,20 @@ export const describeLeftover = (l: RecordedLeftover) =>
     ? l.path
     : l.kind === "keys"
       ? `the keys under ${l.bucket}/${l.prefix} (target ${l.target})`
-      : `what ${l.added.length === 1 ? "an add" : `${l.added.length} adds`} stored on the IPFS node of target ${l.target} (${l.added
-          .slice(0, 2)
-          .map((a) => a.cid)
-          .join(", ")}${l.added.length > 2 ? ", …" : ""})`;
+      : l.kind === "engine"
+        ? `${l.what} (target ${l.target})`
+        : `what ${l.added.length === 1 ? "an add" : `${l.added.length} adds`} stored on the IPFS node of target ${l.target} (${l.added
+            .slice(0, 2)
+            .map((a) => a.cid)
+            .join(", ")}${l.added.length > 2 ? ", …" : ""})`;
 
 export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<CleanOutcome> {
   const state = await readRunState(dir);
-  const leftovers = coalesce(readLeftovers(dir));
+  // What an engine recorded comes last: it may stand for what the target's own records name (an add's
+  // blocks), which are removed by then and need not be looked for.
+  const leftovers = coalesce(readLeftovers(dir)).sort(
+    (a, b) => Number(a.kind === "engine") - Number(b.kind === "engine"),
+  );
   let plan: Promise<Plan> | undefined;
   // The spec is loaded only for leftovers in a store: how to reach it is in the spec (and the environment).
   const targetsPlan = () =>
@@ -114,6 +121,12 @@ async function removeLeftover(
   }
   const target = leftover.target === undefined ? undefined : (await plan()).targets[leftover.target];
   if (!target) throw new Error(`the spec has no target ${leftover.target ?? "(none recorded)"}`);
+  if (leftover.kind === "engine") {
+    const engine = isEngineName(leftover.engine) ? await loadEngine(leftover.engine) : undefined;
+    if (!engine?.removeLeftover)
+      throw new Error(`this benchspec's engine ${leftover.engine} leaves no such thing`);
+    return engine.removeLeftover(target, leftover.record, env);
+  }
   const remove = targetKind(target.kind).removeLeftover as
     ((t: typeof target, l: RecordedLeftover, e: NodeJS.ProcessEnv) => Promise<void>) | undefined;
   if (!remove) throw new Error(`a ${target.kind} target leaves no such thing`);

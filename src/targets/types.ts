@@ -39,6 +39,15 @@ export const LeftoverSchema = z.discriminatedUnion("kind", [
     /** The adds pinned them (and they were not the user's pins before the case). */
     unpin: z.boolean(),
   }),
+  z.object({
+    kind: z.literal("engine"),
+    /** The engine that made it, which alone can tell what it is and remove it (Engine.removeLeftover). */
+    engine: z.string(),
+    /** In words, for the one who reads what clean removed. */
+    what: z.string(),
+    /** What the engine needs to find and remove it, in its own shape (it parses it). */
+    record: z.unknown(),
+  }),
 ]);
 export type Leftover = z.output<typeof LeftoverSchema>;
 

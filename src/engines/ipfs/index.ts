@@ -15,5 +15,7 @@ export const engine: Engine = {
   shellCase: ipfsShellCase,
   tools: [],
   libraries: ["kubo-rpc-client"],
+  removeLeftover: async (target, record, env) =>
+    (await import("./unfinished.js")).removePlannedAdds(target, record, env),
   executor: async () => (await import("./run.js")).ipfsExecutor,
 };

@@ -16,6 +16,8 @@ import { IpfsSdkDocumentSchema, type IpfsRepetition, type IpfsSdkDocument } from
 import type { ExecContext, Executor } from "../types.js";
 import { blocksOf, removeBlocks, throwProblems, unpin, type AddedRoot } from "../../targets/ipfs/cleanup.js";
 import { KuboRpc, type Added } from "./rpc.js";
+import { addIdentity, removeUnfinished, type PlannedAdds, type UnfinishedAdd } from "./unfinished.js";
+import { setTimeout } from "node:timers/promises";
 import type { IpfsConnection } from "../../targets/ipfs/connection.js";
 import { preparedAs } from "../../targets/index.js";
 import { maxOf } from "../../rows/stats.js";
@@ -38,23 +40,55 @@ interface Session {
   pinnedBefore: Set<string>;
   /** External node, unique content: each root recorded as it is added, so `clean` can remove it after kill -9. */
   recorder?: AddRecorder;
-  /** Adds cut off by Ctrl-C on an external node: what they streamed may stay there, unpinned, under no CID. */
-  cutOff: number;
+  /** Adds cut off by Ctrl-C on an external node: what they stored is removed when the case finishes. */
+  cutOff: UnfinishedAdd[];
 }
 
 /**
- * Records added roots as leftovers (leftovers.ndjson, or the coordinator's when on a client host): batched
- * once per turn of the event loop, after the add that returned them was timed, so the record costs no add
- * its latency.
+ * Records what the adds store as leftovers (leftovers.ndjson, or the coordinator's when on a client host).
+ * Before an add entry's first add of a pass, what it is about to add (once per entry and pass: its seeds,
+ * so that `clean` can compute what an add that never returned stored, unfinished.ts); after each add, the
+ * root it returned — batched once per turn of the event loop, after the add was timed, so the record costs
+ * no add its latency.
  */
 class AddRecorder {
   private pending: AddedRoot[] = [];
   private scheduled = false;
+  private readonly planned = new Set<string>();
 
   constructor(
     private readonly created: ExecContext["created"],
     private readonly unpin: boolean,
+    private readonly runId: string,
+    private readonly data: IpfsSdkDocument["data"],
   ) {}
+
+  /** Said synchronously, before the add is sent: a run killed a moment later has it on record. */
+  plan(op: AddOp, pass: number): void {
+    const key = `${op.seed}\0${op.from}\0${pass}`;
+    if (this.planned.has(key)) return;
+    this.planned.add(key);
+    const record: PlannedAdds = {
+      runId: this.runId,
+      seed: op.seed,
+      from: op.from,
+      count: op.count,
+      pass,
+      size: op.size,
+      chunker: op.chunker,
+      cidVersion: op.cidVersion,
+      rawLeaves: op.rawLeaves,
+      pin: op.pin,
+      data: this.data,
+    };
+    const last = op.from + op.count - 1;
+    this.created({
+      kind: "engine",
+      engine: "ipfs",
+      what: `what the adds ${op.seed.replace("{i}", `{${op.from}…${last}}`)}${pass > 0 ? ` (pass ${pass})` : ""} stored, had they not returned`,
+      record,
+    });
+  }
 
   add(root: AddedRoot): void {
     this.pending.push(root);
@@ -100,8 +134,9 @@ export const ipfsExecutor: Executor = {
       rpc: new KuboRpc(connection.api),
       cids: new Map(),
       pinnedBefore,
-      cutOff: 0,
-      ...(!connection.launched && removes && { recorder: new AddRecorder(ctx.created, unpins) }),
+      cutOff: [],
+      ...(!connection.launched &&
+        removes && { recorder: new AddRecorder(ctx.created, unpins, ctx.runId, doc.data) }),
     });
   },
 
@@ -122,15 +157,15 @@ export const ipfsExecutor: Executor = {
     return armCallSequence(plan, driver, ctx.signal, (signal) => cleanup(session, plan, signal));
   },
 
-  async finish(c) {
+  async finish(c, ctx) {
     const session = sessions.get(c.id);
     session?.recorder?.flush();
-    session?.rpc.destroy();
     sessions.delete(c.id);
-    if (session && session.cutOff > 0)
-      throw new Error(
-        `${session.cutOff === 1 ? "an add" : `${session.cutOff} adds`} cut off by Ctrl-C may have left part of ${session.cutOff === 1 ? "its" : "their"} data on the IPFS node at ${redactUrls(session.connection.api)}, unpinned and under no CID benchspec could remove; \`ipfs repo gc\` there removes it (benchspec never collects garbage on a node it did not launch)`,
-      );
+    try {
+      if (session && session.cutOff.length > 0) await removeCutOff(session, ctx.signal);
+    } finally {
+      session?.rpc.destroy();
+    }
   },
 };
 
@@ -139,12 +174,13 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
   return async (item, _worker, mark) => {
     const { op } = item;
     if (op.op === "add") {
-      const seed = fill(op.seed, item.index) + (item.pass > 0 ? `/p${item.pass}` : "");
-      const payload = makePayload(`${ctx.runId}|${seed}`, op.size, doc.data);
+      const payload = makePayload(addIdentity(ctx.runId, op.seed, item.index, item.pass), op.size, doc.data);
+      session.recorder?.plan(op, item.pass);
       const added = await session.rpc
         .add(payload, op, ctx.signal, { onBodyBytes: mark.moved })
         .catch((error: unknown) => {
-          if (ctx.signal.aborted && !session.connection.launched) session.cutOff += 1;
+          if (ctx.signal.aborted && !session.connection.launched)
+            session.cutOff.push({ payload, options: op });
           throw error;
         });
       if (!session.pinnedBefore.has(added.cid)) session.recorder?.add(added);
@@ -185,7 +221,30 @@ async function warm(rpc: KuboRpc, doc: IpfsSdkDocument, signal: AbortSignal) {
     );
 }
 
-const isAdd = (op: IpfsOp): op is Extract<IpfsOp, { op: "add" }> => op.op === "add";
+type AddOp = Extract<IpfsOp, { op: "add" }>;
+const isAdd = (op: IpfsOp): op is AddOp => op.op === "add";
+
+/**
+ * Removes what the adds Ctrl-C cut off stored (unfinished.ts). Kubo may still commit a batch of an aborted
+ * add's blocks after the request ended, so what was found is looked for once more a moment later. What
+ * cannot be computed is said, with the node's own remedy.
+ */
+async function removeCutOff(session: Session, signal: AbortSignal): Promise<void> {
+  const problems: string[] = [];
+  const removal = () => removeUnfinished(session.client, session.rpc, session.cutOff, signal, problems);
+  let { found, unknown } = await removal();
+  if (found > 0) {
+    await setTimeout(LATE_COMMIT_MS, undefined, { signal });
+    ({ found, unknown } = await removal());
+  }
+  if (unknown > 0)
+    problems.push(
+      `${unknown === 1 ? "an add" : `${unknown} adds`} cut off by Ctrl-C may have left part of ${unknown === 1 ? "its" : "their"} data on the IPFS node at ${redactUrls(session.connection.api)}, unpinned and under no CID benchspec could compute (a content-defined chunker, dag-pb leaves or a DAG's inner nodes); \`ipfs repo gc\` there removes it (benchspec never collects garbage on a node it did not launch)`,
+    );
+  throwProblems(problems);
+}
+/** How long after an aborted add its last blocks may still be committed. */
+const LATE_COMMIT_MS = 500;
 /** A few of the payload's 1 MiB pieces and of Kubo's chunks. */
 const WARM_UP_BYTES = 4 * 2 ** 20;
 
