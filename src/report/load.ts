@@ -253,6 +253,8 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
     run = new RunModel();
     await streamRows(file, run, [], options);
   }
+  // A compiled script's time series, kept beside its rows (BENCHSPEC_TIMESERIES=timeseries.ndjson).
+  await streamSeries(join(dirname(file), RUN_FILES.timeseries.name), run);
   const plan = usePlan ? siblingPlan : rows.derived.plan();
   if (!usePlan)
     notes.push(

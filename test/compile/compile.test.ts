@@ -169,7 +169,7 @@ describe("compile command", () => {
       workloads: [
         { name: "plain", target: "scratch", op: "read", size: "1MiB" },
         { name: "spread", target: "scratch", op: "read", size: "1MiB", hosts: "clients" },
-        { name: "series", target: "scratch", op: "read", size: "1MiB", duration: "2s", sample: "500ms" },
+        { name: "series", target: "store", op: "put", duration: "2s", sample: "500ms" },
         {
           name: "ramp",
           target: "store",

@@ -1,7 +1,7 @@
 /**
  * What the script does not do that benchspec run does, said by compile for each workload it concerns
  * ("left out: …") and listed in docs/language.md: a case on a host group (the script runs where it is
- * started), autotune (one setting measured), a time series (`sample`: the rows carry none), and what an
+ * started), autotune (one setting measured), a time series its engine's fragment cannot write, and what an
  * engine's fragment or a target kind's part cannot (Engine.shellGaps, TargetShell.gaps).
  */
 import type { Engine } from "../../engines/types.js";
@@ -22,7 +22,7 @@ export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>
       gaps.push(
         `autotune is not run: the script measures one setting of ${p.autotune.param} (its case function says which)`,
       );
-    if (p.sample !== undefined)
+    if (p.sample !== undefined && !engines[c.engine]!.shellSeries)
       gaps.push(
         `its rows carry no time series (sample ${formatDuration(p.sample)}); run it with benchspec run`,
       );

@@ -135,6 +135,11 @@ export function compileShellScript(
         for (const tool of targetKind(target.kind).shell.purgeTools ?? []) tools.add(tool);
     }
     w.line(`bs_require_tools ${[...tools].sort().map(shQuote).join(" ")}`);
+    const sampled = plan.cases.filter((c) => c.params.sample !== undefined && engine(c.engine).shellSeries);
+    if (sampled.length > 0)
+      w.line(
+        `if [[ -z \${BENCHSPEC_TIMESERIES:-} ]]; then bs_log ${shQuote(`note: ${sampled.length} case(s) record a time series (sample); set BENCHSPEC_TIMESERIES=FILE to keep it`)}; fi`,
+      );
     w.line("bs_init");
     for (const [, , index] of used) {
       w.line(`BS_RELEASE+=(bs_target_${index}_release)`);
@@ -192,7 +197,11 @@ function writeHeader(w: ShellScriptWriter, plan: Plan, used: [string, Target, nu
     w.comment(`  ${targetEnvVar(name)}: ${targetKind(target.kind).shell.place(target)}`);
     if (target.description !== undefined) w.comment(`    ${target.description}`);
   }
-  w.comment("Also: BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),");
+  w.comment("Also: BENCHSPEC_TIMESERIES (a file the time series of cases with `sample` are appended to, as");
+  w.comment(
+    "benchspec run's timeseries.ndjson: keep it as timeseries.ndjson beside results.ndjson for the report),",
+  );
+  w.comment("BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),");
   w.comment("BENCHSPEC_LOG_DIR (keep fio's logs there), BENCHSPEC_RUN_ID (the run's id in S3 keys).");
 }
 

@@ -10,6 +10,7 @@ export const engine: Engine = {
   shellTools: ["fio"],
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,
+  shellSeries: true,
   shellPrecondition: fioShellPrecondition,
   tools: [locatedTool("fio")],
   libraries: [],

@@ -10,7 +10,8 @@
  * Units in the row: bytes = (read + write KiB) × 1024 (exact when bs is a multiple of 1 KiB), ops =
  * bytes / bs, seconds = fio's runtime (ramp excluded), latency = completion latency in seconds. For a mixed
  * workload the mean is weighted by each direction's ops and each percentile is the larger of the two
- * directions' (an upper bound of the mixed percentile).
+ * directions' (an upper bound of the mixed percentile). A case with `sample` writes its time series from
+ * fio's averaged logs, as benchspec run does (fio.sh, bs_fio_series), to BENCHSPEC_TIMESERIES.
  */
 import type { Case } from "../../plan/types.js";
 import type { Engine } from "../types.js";
@@ -20,7 +21,8 @@ import { jobfilePath, preconditionPrefix, preconditionSections } from "./jobfile
 export const fioShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} as in the jobfile`);
-  w.line(["bs_fio", jobfilePath(c), c.id, p.bs!].map((value) => w.quote(value)).join(" "));
+  const sample = p.sample === undefined ? [] : [Math.max(1, Math.round(p.sample * 1000))];
+  w.line(["bs_fio", jobfilePath(c), c.id, p.bs!, ...sample].map((value) => w.quote(value)).join(" "));
 };
 
 /** The workload's preconditioning on the case's target: its precondition sections, in order. */

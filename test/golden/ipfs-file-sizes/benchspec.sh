@@ -11,7 +11,9 @@
 # Where the targets are (environment variables override the spec):
 # BENCHSPEC_TARGET_ipfs: the Kubo RPC API address, e.g. http://127.0.0.1:5001 or /ip4/127.0.0.1/tcp/5001
 # BENCHSPEC_TARGET_s3: the S3 endpoint URL (credentials: the AWS environment/profile chain unless the spec names variables)
-# Also: BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),
+# Also: BENCHSPEC_TIMESERIES (a file the time series of cases with `sample` are appended to, as
+# benchspec run's timeseries.ndjson: keep it as timeseries.ndjson beside results.ndjson for the report),
+# BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),
 # BENCHSPEC_LOG_DIR (keep fio's logs there), BENCHSPEC_RUN_ID (the run's id in S3 keys).
 set -euo pipefail
 

@@ -10,7 +10,9 @@
 #
 # Where the targets are (environment variables override the spec):
 # BENCHSPEC_TARGET_scratch: a directory (files go into a fresh benchspec.* subdirectory of it; default: the spec's path or a new temp dir)
-# Also: BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),
+# Also: BENCHSPEC_TIMESERIES (a file the time series of cases with `sample` are appended to, as
+# benchspec run's timeseries.ndjson: keep it as timeseries.ndjson beside results.ndjson for the report),
+# BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),
 # BENCHSPEC_LOG_DIR (keep fio's logs there), BENCHSPEC_RUN_ID (the run's id in S3 keys).
 set -euo pipefail
 
@@ -813,9 +815,10 @@ bs_fio_precondition() {
   (cd -- "$BS_REPDIR" && fio "${pre[@]}" "$job" >&2) || bs_fail "fio preconditioning failed (exit $?)"
 }
 
-# bs_fio JOBFILE JOBNAME BS: one repetition of an fio case (the jobfile's section JOBNAME).
+# bs_fio JOBFILE JOBNAME BS [SAMPLE_MS]: one repetition of an fio case (the jobfile's section JOBNAME);
+# with SAMPLE_MS, its time series from fio's averaged logs (bs_fio_series).
 bs_fio() {
-  local job=$BS_HERE/$1 name=$2 bs=$3 logs out t0 t1 result
+  local job=$BS_HERE/$1 name=$2 bs=$3 sample=${4:-} logs out t0 t1 result
   bs_fio_env
   # fio writes its bandwidth/IOPS logs into the working directory: BENCHSPEC_LOG_DIR keeps them.
   if [[ -n ${BENCHSPEC_LOG_DIR:-} ]]; then
@@ -864,11 +867,36 @@ bs_fio() {
   local err bytes ops seconds
   read -r err bytes ops seconds BS_LATENCY <<<"$result"
   BS_JOBS=
+  if [[ -n $sample ]]; then bs_fio_series "$logs" "$name" "$sample"; fi
   if [[ $err != 0 ]]; then
     bs_emit false "fio reported error $err" "$t0" "$t1" "$bytes" "$ops" "$seconds"
   else
     bs_emit true "" "$t0" "$t1" "$bytes" "$ops" "$seconds"
   fi
+}
+
+# bs_fio_series LOGDIR JOBNAME SAMPLE_MS: the repetition's points, appended to BENCHSPEC_TIMESERIES (as
+# benchspec run's timeseries.ndjson): fio's averaged bw (KiB/s) and IOPS logs, one file per job, each
+# stamp rounded to the interval (fio stamps each log's window apart by a millisecond or so) and the values
+# of one instant summed over jobs and directions — src/engines/fio/results.ts's seriesFromLogs.
+bs_fio_series() {
+  local dir=$1 name=$2 interval=$3 id
+  if [[ -z ${BENCHSPEC_TIMESERIES:-} ]]; then return 0; fi
+  bs_json id "$BS_CASE"
+  shopt -s nullglob
+  local bw=("$dir/${name}"_bw.*.log) iops=("$dir/${name}"_iops.*.log)
+  shopt -u nullglob
+  awk -F ', *' -v iv="$interval" '
+    FNR == 1 { kind = FILENAME ~ /_bw\.[0-9]+\.log$/ ? "bw" : "iops" }
+    NF >= 2 && $1 ~ /^[0-9.]+$/ && $2 ~ /^[-0-9.eE+]+$/ {
+      ms = $1 / iv; ms = (ms - int(ms) >= 0.5 ? int(ms) + 1 : int(ms)) * iv
+      if (kind == "bw") tp[ms] += $2 * 1024; else io[ms] += $2
+      seen[ms] = 1
+    }
+    END { for (ms in seen) printf "%.17g %.17g %.17g\n", ms, tp[ms] + 0, io[ms] + 0 }
+  ' "${bw[@]}" "${iops[@]}" </dev/null | sort -g -k1,1 | awk -v id="$id" -v rep="$BS_REP" -v warm="$BS_WARM" '{
+    printf "{\"case\":%s,\"repetition\":%s,\"warmup\":%s,\"t\":%.9g,\"throughput\":%.9g,\"iops\":%.9g}\n", id, rep, warm, $1 / 1000, $2, $3
+  }' >>"$BENCHSPEC_TIMESERIES"
 }
 
 # ---------- targets ----------
@@ -910,17 +938,18 @@ bs_case_3() {
 
 # case 5/6: fio-4k.scratch.randread (engine fio, 3 measured, 0 warm-up)
 bs_case_4() {
-  bs_fio fio/fio-4k.fio fio-4k.scratch.randread 4096
+  bs_fio fio/fio-4k.fio fio-4k.scratch.randread 4096 500
 }
 
 # case 6/6: fio-4k.scratch.randwrite (engine fio, 3 measured, 0 warm-up)
 bs_case_5() {
-  bs_fio fio/fio-4k.fio fio-4k.scratch.randwrite 4096
+  bs_fio fio/fio-4k.fio fio-4k.scratch.randwrite 4096 500
 }
 
 # ---------- main ----------
 bs_main() {
   bs_require_tools awk dd fio
+  if [[ -z ${BENCHSPEC_TIMESERIES:-} ]]; then bs_log 'note: 2 case(s) record a time series (sample); set BENCHSPEC_TIMESERIES=FILE to keep it'; fi
   bs_init
   BS_RELEASE+=(bs_target_0_release)
   bs_target_0_setup

@@ -14,7 +14,9 @@
 # BENCHSPEC_TARGET_glusterfs: a directory (files go into a fresh benchspec.* subdirectory of it; default: the spec's path or a new temp dir)
 # BENCHSPEC_TARGET_cloud_nas_a: a directory (files go into a fresh benchspec.* subdirectory of it; default: the spec's path or a new temp dir)
 # BENCHSPEC_TARGET_cloud_nas_b: a directory (files go into a fresh benchspec.* subdirectory of it; default: the spec's path or a new temp dir)
-# Also: BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),
+# Also: BENCHSPEC_TIMESERIES (a file the time series of cases with `sample` are appended to, as
+# benchspec run's timeseries.ndjson: keep it as timeseries.ndjson beside results.ndjson for the report),
+# BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),
 # BENCHSPEC_LOG_DIR (keep fio's logs there), BENCHSPEC_RUN_ID (the run's id in S3 keys).
 set -euo pipefail
 

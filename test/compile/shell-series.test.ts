@@ -1,0 +1,106 @@
+/**
+ * Time series from the compiled script: a fio case with `sample` appends its points to BENCHSPEC_TIMESERIES
+ * with benchspec run's definition (seriesFromLogs over fio's averaged logs, jobs and directions summed), and
+ * the report of the script's rows reads them from timeseries.ndjson beside them.
+ */
+import { readdir, readFile, rm, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, describe, expect, it } from "vitest";
+import { compilePlan } from "../../src/compile/compile.js";
+import { writeArtifacts } from "../../src/compile/output.js";
+import { SHELL_SCRIPT_PATH } from "../../src/compile/shell/script.js";
+import { VERSION } from "../../src/cli/context.js";
+import { targetEnvVar } from "../../src/emit/shell-words.js";
+import { seriesFromLogs } from "../../src/engines/fio/results.js";
+import { loadInput } from "../../src/report/load.js";
+import { ResultRowSchema, TimeseriesRowSchema } from "../../src/rows/row.js";
+import { planOf } from "../support/spec.js";
+
+const temps: string[] = [];
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const tempDir = async (prefix: string) => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+
+const SERIES_SPEC = {
+  benchspec: 1,
+  name: "shell-series",
+  targets: { scratch: { kind: "fs" } },
+  workloads: [
+    {
+      name: "timed",
+      engine: "fio",
+      op: "randrw",
+      ioengine: "psync",
+      size: "4MiB",
+      bs: "4KiB",
+      jobs: 2,
+      duration: "1s",
+      sample: "200ms",
+      repeat: 2,
+    },
+  ],
+};
+
+const g9 = (value: number) => Number(value.toPrecision(9));
+
+describe("a compiled fio case with sample", () => {
+  it("appends run's time series to BENCHSPEC_TIMESERIES, and the report of the rows draws it", async () => {
+    const plan = planOf(SERIES_SPEC);
+    const { artifacts, leftOut } = await compilePlan(plan, ["fio", "shell"], VERSION);
+    expect(leftOut).toEqual([]);
+    const dir = await tempDir("benchspec-series-out-");
+    const target = await tempDir("benchspec-series-target-");
+    const logs = await tempDir("benchspec-series-logs-");
+    await writeArtifacts(dir, artifacts);
+    const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
+      env: {
+        [targetEnvVar("scratch")]: target,
+        BENCHSPEC_TIMESERIES: join(dir, "timeseries.ndjson"),
+        BENCHSPEC_LOG_DIR: logs,
+      },
+      reject: false,
+      timeout: 120_000,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    await writeFile(join(dir, "results.ndjson"), `${run.stdout}\n`);
+    const rows = run.stdout.split("\n").map((line) => ResultRowSchema.parse(JSON.parse(line)));
+    expect(rows).toHaveLength(2);
+    const points = (await readFile(join(dir, "timeseries.ndjson"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => TimeseriesRowSchema.parse(JSON.parse(line)));
+
+    const [c] = plan.cases;
+    for (const repetition of [1, 2]) {
+      // What benchspec run makes of the same logs (fio kept them under BENCHSPEC_LOG_DIR).
+      const kept = join(logs, c!.id, `r${repetition}`);
+      const files = (await readdir(kept)).filter((file) => /_(bw|iops)\.\d+\.log$/.test(file));
+      expect(files).toHaveLength(4); // bw and iops of each of the 2 jobs
+      const expected = seriesFromLogs(
+        await Promise.all(
+          files.map(async (file) => ({
+            kind: file.includes("_bw.") ? ("bw" as const) : ("iops" as const),
+            text: await readFile(join(kept, file), "utf8"),
+          })),
+        ),
+        200,
+      );
+      const own = points.filter((p) => p.repetition === repetition);
+      expect(own.length).toBeGreaterThanOrEqual(3);
+      expect(own.every((p) => p.case === c!.id && p.warmup === false)).toBe(true);
+      expect(own.map(({ t, throughput, iops }) => ({ t, throughput, iops }))).toEqual(
+        expected.map(({ t, throughput, iops }) => ({ t: g9(t), throughput: g9(throughput), iops: g9(iops) })),
+      );
+    }
+
+    const loaded = await loadInput(join(dir, "results.ndjson"));
+    expect(loaded.planDerived).toBe(false);
+    const drawn = loaded.series.filter((s) => s.case === c!.id);
+    expect(drawn.length).toBeGreaterThan(0);
+  }, 150_000);
+});
