@@ -115,6 +115,10 @@ export interface ShellTargetFunctions {
   release?: string;
   /** Empties the place the current case works on (a workload's `purge`; in the child, after enter). */
   purge?: string;
+  /** Before each case that works on it, in the script's own process (a fresh node). Default: nothing. */
+  case?: string;
+  /** Before each repetition (warm-ups too) on it, in the script's own process. Default: nothing. */
+  repetition?: string;
 }
 
 export interface TargetShell<T> {

@@ -312,6 +312,7 @@ bs_rep() {
     bs_emit false "${BS_STEPS_DONE[$BS_STEPS]}" "$t0" "$t0" 0 0
     return
   fi
+  "${BS_TARGET}_repetition"
   if [[ $BS_IDLE != 0 ]]; then
     bs_log "$BS_CASE: idle ${BS_IDLE}s"
     sleep "$BS_IDLE"
@@ -383,6 +384,7 @@ bs_case_open() {
   local rep
   rm -rf -- "$BS_CASESTATE"
   mkdir -- "$BS_CASESTATE"
+  "${BS_TARGET}_case"
   if [[ $BS_STEPS != - ]]; then bs_steps; fi
   for ((rep = 1; rep <= $1; rep++)); do bs_rep "$rep" true; done
 }

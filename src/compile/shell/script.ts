@@ -261,6 +261,8 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
   const { enter } = functions;
   if (typeof enter === "string") w.line(`${fn}_enter() { ${enter}; }`);
   else w.block(`${fn}_enter() {`, () => enter(w));
+  w.line(`${fn}_case() { ${functions.case ?? ":"}; }`);
+  w.line(`${fn}_repetition() { ${functions.repetition ?? ":"}; }`);
   w.line(`${fn}_leave() { ${functions.leave ?? ":"}; }`);
   w.line(`${fn}_release() { ${functions.release ?? ":"}; }`);
   if (purged)
