@@ -69,15 +69,19 @@ export async function abortUploadsUnder(
   late = false,
 ): Promise<void> {
   let aborted = await abortListedUploads(client, bucket, prefix, signal);
-  for (let pass = 0; aborted > 0 || (late && pass === 0); pass++) {
+  for (let pass = 0; aborted > 0 || (late && pass < LATE_CREATE_PASSES); pass++) {
     await delay(late ? LATE_CREATE_PAUSE_MS : LATE_UPLOAD_PAUSE_MS, undefined, { signal });
     aborted = await abortListedUploads(client, bucket, prefix, signal);
   }
 }
 
 const LATE_UPLOAD_PAUSE_MS = 300;
-/** After an interrupt: time for a cut-off CreateMultipartUpload to complete on the server. */
+/**
+ * After an interrupt: time for a cut-off CreateMultipartUpload to complete on the server, looked for twice
+ * (a loaded MinIO completed one more than 1 s after the client gave it up).
+ */
 const LATE_CREATE_PAUSE_MS = 1000;
+const LATE_CREATE_PASSES = 2;
 
 /** One pass over the bucket's uploads: aborts ours, returns how many. */
 async function abortListedUploads(
