@@ -30,6 +30,8 @@ export interface Engine {
    * The function receives the repetition number as $1 and "true"/"false" (warm-up) as $2.
    */
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
+  /** Its shell fragment runs a case's autotune as run does (rounds, the knee, the row's `autotune`). */
+  shellAutotune?: boolean;
   /** Its shell fragment writes a case's time series (`sample`) to BENCHSPEC_TIMESERIES, as run's timeseries.ndjson. */
   shellSeries?: boolean;
   /** What benchspec run does for this case that the engine's shell fragment does not (compile says each). */

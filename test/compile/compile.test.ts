@@ -156,7 +156,7 @@ describe("compile command", () => {
     expect(await listFiles(out)).toEqual(["fio/fio-4k.fio", "plan.json"]);
   });
 
-  it("says, per workload, what the script does not do that benchspec run does (a fresh Kubo node it does)", async () => {
+  it("says, per workload, what the script does not do that benchspec run does (a fresh Kubo node and s3 autotune it does)", async () => {
     const plan = planOf({
       benchspec: 1,
       name: "gaps",
@@ -172,7 +172,7 @@ describe("compile command", () => {
         { name: "series", target: "store", op: "put", duration: "2s", sample: "500ms" },
         {
           name: "ramp",
-          target: "store",
+          target: "node",
           op: "put",
           autotune: { param: "concurrency", start: 1, factor: 2, max: 8, stopWhenGainBelow: 5 },
         },

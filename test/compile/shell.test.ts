@@ -788,6 +788,47 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     expect(await tree(scratch)).toEqual([]);
   }, 300_000);
 
+  it("autotunes an S3 case's concurrency as benchspec run does: rounds until the gain stops, the knee's figures", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "tuned",
+      targets: { store: { kind: "s3", launch: "minio" } },
+      workloads: [
+        {
+          name: "ramp",
+          op: "put",
+          size: "256KiB",
+          objects: 24,
+          autotune: { param: "concurrency", start: 1, factor: 2, max: 16, stopWhenGainBelow: 10 },
+        },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    const env = { ...awsEnv(minio), TMPDIR: await tempDir(), [targetEnvVar("store")]: minio.endpoint };
+    const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const [row] = rowsOf(run.stdout);
+    const tune = row!.autotune!;
+    expect(tune.param).toBe("concurrency");
+    const values = tune.rounds.map((r) => r.value);
+    expect([1, 2, 4, 8, 16].slice(0, values.length)).toEqual(values);
+    for (const r of tune.rounds) {
+      expect(r.bytes).toBe(24 * 256 * 1024);
+      expect(r.throughput).toBeCloseTo(r.bytes / r.seconds, -1);
+    }
+    // The rounds stop at the first that gained less than 10 % (or at the last), and the knee is run's.
+    const tp = tune.rounds.map((r) => r.throughput);
+    const gained = (i: number) => tp[i]! >= tp[i - 1]! * 1.1;
+    for (let i = 1; i < tp.length - 1; i++) expect(gained(i), `round ${i + 1} gained`).toBe(true);
+    const stopped = tp.length > 1 && !gained(tp.length - 1);
+    if (!stopped) expect(values.at(-1)).toBe(16);
+    const knee = stopped ? tp.length - 2 : tp.length - 1;
+    expect(tune.chosen).toBe(values[knee]);
+    expect(row!.throughput).toBe(tune.rounds[knee]!.throughput);
+    expect(row!.bytes).toBe(tune.rounds[knee]!.bytes);
+    expect(row!.latency).toEqual(tune.rounds[knee]!.latency);
+  }, 300_000);
+
   it("times the store, not process start-up: one curl for all the objects, no CLI per object", async () => {
     const plan = planOf({
       benchspec: 1,

@@ -18,7 +18,7 @@ export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>
       gaps.push(
         `runs on the one machine the script is started on, not on every host of group "${p.hosts}"; run it with benchspec run`,
       );
-    if (p.autotune)
+    if (p.autotune && !engines[c.engine]!.shellAutotune)
       gaps.push(
         `autotune is not run: the script measures one setting of ${p.autotune.param} (its case function says which)`,
       );

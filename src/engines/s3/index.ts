@@ -13,6 +13,7 @@ export const engine: Engine = {
   shellShared: [CURL_SHELL],
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,
+  shellAutotune: true,
   shellGaps: (c) => (c.op === "mixed" ? [MIXED_GAP] : []),
   tools: [],
   libraries: ["@aws-sdk/client-s3"],

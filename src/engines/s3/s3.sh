@@ -29,9 +29,11 @@ bs_s3_bucket_release() {
   fi
 }
 
-# bs_s3 OP SIZE OBJECTS CONCURRENCY PART-SIZE QUEUE DURATION-µs DATA: one repetition of an S3 case.
+# bs_s3 OP SIZE OBJECTS CONCURRENCY PART-SIZE QUEUE DURATION-µs DATA [ROUNDS THRESHOLD]: one repetition of
+# an S3 case; with ROUNDS (the concurrencies of an autotune, in order), one pool per round until the gain
+# falls below THRESHOLD percent.
 bs_s3() {
-  local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 i ok=true error=''
+  local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 tune=${9:-} threshold=${10:-} i ok=true error=''
   BS_S3_PART=$5 BS_S3_QUEUE=$6
   BS_S3_PREFIX=benchspec/$BS_SPEC/$BS_RUN_ID/$BS_CASE/$BS_REPNAME
   BS_REP_CLEANUP=bs_s3_cleanup
@@ -43,7 +45,25 @@ bs_s3() {
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
+  if [[ -n $tune ]]; then
+    # Autotune of the concurrency: one timed pool per round (bs_autotune_round); a put's later rounds
+    # upload new payloads (untimed), as benchspec run's passes do.
+    local round=0
+    for conc in $tune; do
+      if ((round > 0)) && [[ $op == put ]]; then
+        rm -rf -- "$BS_REPDIR/data"
+        mkdir -- "$BS_REPDIR/data"
+        for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+      fi
+      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+      bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
+      round=$((round + 1))
+      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
+    done
+    bs_autotune_end concurrency "$threshold"
+  else
+    bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
+  fi
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then

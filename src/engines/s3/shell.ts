@@ -24,6 +24,7 @@
  * aws CLI profile's static keys (`aws configure get`); the credentials go into curl's config file in the
  * script's private temp directory, never onto a command line.
  */
+import { caseRounds } from "../../emit/sdk-format.js";
 import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
@@ -41,8 +42,8 @@ export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
     w.line(`bs_fail ${w.quote(MIXED_GAP)}`);
     return;
   }
-  if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} = ${p.autotune.start}`);
-  const concurrency = p.autotune?.param === "concurrency" ? p.autotune.start : p.concurrency!;
+  const rounds = caseRounds(c);
+  const concurrency = rounds ? rounds[0]! : p.concurrency!;
   const multipart = p.multipart || undefined;
   const duration = p.duration !== undefined ? Math.round(p.duration * 1e6) : 0;
   w.line(
@@ -56,6 +57,7 @@ export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
       multipart?.queue ?? 0,
       duration,
       shellDataMode(c),
+      ...(rounds ? [rounds.join(" "), p.autotune!.stopWhenGainBelow] : []),
     ]
       .map((value) => w.quote(value))
       .join(" "),

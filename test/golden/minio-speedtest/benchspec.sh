@@ -37,6 +37,8 @@ BS_CLEAN=()
 BS_RELEASE=()
 BS_LATENCY=
 BS_JOBS=
+# The row's "autotune" (bs_autotune_end), when the repetition tuned a parameter.
+BS_AUTOTUNE=
 BS_ROW=
 BS_REP_CLEANUP=
 # The timed window of the last pool, µs since the epoch (bs_pool, bs_ops_end).
@@ -266,6 +268,7 @@ bs_emit() {
   row+=',"throughput":'"$tp"',"iops":'"$iops"
   if [[ -n $BS_LATENCY ]]; then row+=',"latency":'"$BS_LATENCY"; fi
   if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
+  if [[ -n $BS_AUTOTUNE ]]; then row+=',"autotune":'"$BS_AUTOTUNE"; fi
   printf '%s}\n' "$row"
   # Kept beside the repetition for the rounds, which judge the tracked case's row (bs_rounds_value).
   printf '%s}\n' "$row" >"$BS_REPDIR/row"
@@ -438,6 +441,56 @@ bs_run_case() {
   bs_case_open "$6"
   for ((rep = 1; rep <= $5; rep++)); do bs_rep "$rep" false; done
   bs_case_close
+}
+
+# ---------- autotune: rounds of a rising parameter until the throughput gain falls below a threshold ----------
+# As benchspec run (src/engines/load/load.ts, runMeasured): each round is one timed pool (BS_T0, BS_T1,
+# BS_BYTES, BS_OPS, BS_LATENCY, BS_FAILED_OPS, BS_ERROR); the rounds stop at the first that failed or gained
+# less than the threshold over the one before; the repetition is the knee — the failed round, else the
+# round before the last when the last did not gain enough, else the last — and the row keeps every round.
+BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
+BS_AT_ERROR=() BS_AT_TP=()
+
+# bs_autotune_round VALUE THRESHOLD: records the round just timed; fails (status 1) when the rounds stop.
+bs_autotune_round() {
+  local n=${#BS_AT_VALUE[@]} tp
+  tp=$(awk -v b="$BS_BYTES" -v t0="$BS_T0" -v t1="$BS_T1" 'BEGIN { s = (t1 - t0) / 1e6; printf "%.17g", (s > 0 ? b / s : 0) }')
+  BS_AT_VALUE+=("$1") BS_AT_T0+=("$BS_T0") BS_AT_T1+=("$BS_T1") BS_AT_BYTES+=("$BS_BYTES") BS_AT_OPS+=("$BS_OPS")
+  BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
+  if ((BS_FAILED_OPS > 0)) || [[ -n $BS_ERROR ]]; then return 1; fi
+  if ((n > 0)) && ! bs_autotune_gained "${BS_AT_TP[n - 1]}" "$tp" "$2"; then return 1; fi
+  return 0
+}
+
+# bs_autotune_gained BEFORE AFTER THRESHOLD: whether AFTER ≥ BEFORE × (1 + THRESHOLD / 100).
+bs_autotune_gained() {
+  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !(b >= a * (1 + t / 100)) }'
+}
+
+# bs_autotune_end PARAM THRESHOLD: the knee's figures in BS_T0 … BS_ERROR, and BS_AUTOTUNE for the row.
+bs_autotune_end() {
+  local n=${#BS_AT_VALUE[@]} k i rounds='' r seconds
+  k=$((n - 1))
+  for ((i = 0; i < n; i++)); do
+    if ((BS_AT_FAILED[i] > 0)) || [[ -n ${BS_AT_ERROR[i]} ]]; then
+      k=$i
+      break
+    fi
+  done
+  if ((k == n - 1 && n > 1)) && ! bs_autotune_gained "${BS_AT_TP[n - 2]}" "${BS_AT_TP[n - 1]}" "$2"; then
+    k=$((n - 2))
+  fi
+  for ((i = 0; i < n; i++)); do
+    r=$(awk -v v="${BS_AT_VALUE[i]}" -v b="${BS_AT_BYTES[i]}" -v o="${BS_AT_OPS[i]}" \
+      -v t0="${BS_AT_T0[i]}" -v t1="${BS_AT_T1[i]}" 'BEGIN { s = (t1 - t0) / 1e6
+      printf "{\"value\":%s,\"throughput\":%.9g,\"iops\":%.9g,\"bytes\":%.0f,\"seconds\":%.9g", v,
+        (s > 0 ? b / s : 0), (s > 0 ? o / s : 0), b, s }')
+    if [[ -n ${BS_AT_LATENCY[i]} ]]; then r+=',"latency":'"${BS_AT_LATENCY[i]}"; fi
+    rounds+=${rounds:+,}$r'}'
+  done
+  BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
+  BS_LATENCY=${BS_AT_LATENCY[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
+  BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
 }
 
 # ---------- rounds to steady state (SNIA PTS), as benchspec run judges them ----------
@@ -1287,9 +1340,11 @@ bs_s3_bucket_release() {
   fi
 }
 
-# bs_s3 OP SIZE OBJECTS CONCURRENCY PART-SIZE QUEUE DURATION-µs DATA: one repetition of an S3 case.
+# bs_s3 OP SIZE OBJECTS CONCURRENCY PART-SIZE QUEUE DURATION-µs DATA [ROUNDS THRESHOLD]: one repetition of
+# an S3 case; with ROUNDS (the concurrencies of an autotune, in order), one pool per round until the gain
+# falls below THRESHOLD percent.
 bs_s3() {
-  local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 i ok=true error=''
+  local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 tune=${9:-} threshold=${10:-} i ok=true error=''
   BS_S3_PART=$5 BS_S3_QUEUE=$6
   BS_S3_PREFIX=benchspec/$BS_SPEC/$BS_RUN_ID/$BS_CASE/$BS_REPNAME
   BS_REP_CLEANUP=bs_s3_cleanup
@@ -1301,7 +1356,25 @@ bs_s3() {
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
+  if [[ -n $tune ]]; then
+    # Autotune of the concurrency: one timed pool per round (bs_autotune_round); a put's later rounds
+    # upload new payloads (untimed), as benchspec run's passes do.
+    local round=0
+    for conc in $tune; do
+      if ((round > 0)) && [[ $op == put ]]; then
+        rm -rf -- "$BS_REPDIR/data"
+        mkdir -- "$BS_REPDIR/data"
+        for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+      fi
+      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+      bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
+      round=$((round + 1))
+      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
+    done
+    bs_autotune_end concurrency "$threshold"
+  else
+    bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
+  fi
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then
@@ -1684,14 +1757,12 @@ bs_case_4() {
 
 # case 6/7: speedtest.store.put (engine s3, 1 measured, 0 warm-up)
 bs_case_5() {
-  # autotune is not run by this script: concurrency = 4
-  bs_s3 put 67108864 256 4 0 0 0 random
+  bs_s3 put 67108864 256 4 0 0 0 random '4 8 16 32 64 128 256' 2.5
 }
 
 # case 7/7: speedtest.store.get (engine s3, 1 measured, 0 warm-up)
 bs_case_6() {
-  # autotune is not run by this script: concurrency = 4
-  bs_s3 get 67108864 256 4 0 0 0 random
+  bs_s3 get 67108864 256 4 0 0 0 random '4 8 16 32 64 128 256' 2.5
 }
 
 # ---------- main ----------
