@@ -156,7 +156,7 @@ describe("compile command", () => {
     expect(await listFiles(out)).toEqual(["fio/fio-4k.fio", "plan.json"]);
   });
 
-  it("says, per workload, what the script does not do that benchspec run does (a fresh Kubo node and s3 autotune it does)", async () => {
+  it("says, per workload, what the script does not do that benchspec run does (a fresh Kubo node and s3/ipfs autotune it does)", async () => {
     const plan = planOf({
       benchspec: 1,
       name: "gaps",
@@ -172,9 +172,10 @@ describe("compile command", () => {
         { name: "series", target: "store", op: "put", duration: "2s", sample: "500ms" },
         {
           name: "ramp",
-          target: "node",
-          op: "put",
-          autotune: { param: "concurrency", start: 1, factor: 2, max: 8, stopWhenGainBelow: 5 },
+          target: "scratch",
+          engine: "dd",
+          op: "write",
+          autotune: { param: "parallel", start: 1, factor: 2, max: 8, stopWhenGainBelow: 5 },
         },
         { name: "mix", target: "store", op: "mixed", duration: "2s" },
         { name: "fresh", target: "node", op: "put" },
@@ -184,7 +185,7 @@ describe("compile command", () => {
     expect(leftOut).toEqual([
       'workload "spread" in benchspec.sh: runs on the one machine the script is started on, not on every host of group "clients"; run it with benchspec run',
       'workload "series" in benchspec.sh: its rows carry no time series (sample 500ms); run it with benchspec run',
-      'workload "ramp" in benchspec.sh: autotune is not run: the script measures one setting of concurrency (its case function says which)',
+      'workload "ramp" in benchspec.sh: autotune is not run: the script measures one setting of parallel (its case function says which)',
       'workload "mix" in benchspec.sh: op mixed is not run: its case fails; run it with benchspec run (or its sdk call sequence)',
     ]);
   });

@@ -829,6 +829,43 @@ describe("S3 and IPFS through the CLIs against launched servers", () => {
     expect(row!.latency).toEqual(tune.rounds[knee]!.latency);
   }, 300_000);
 
+  it("autotunes an IPFS add's concurrency, new data each round, and removes every round's blocks", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "tuned-ipfs",
+      targets: { node: { kind: "ipfs", launch: "kubo" } },
+      workloads: [
+        {
+          name: "ramp",
+          op: "put",
+          size: "256KiB",
+          objects: 12,
+          autotune: { param: "concurrency", start: 1, factor: 2, max: 4, stopWhenGainBelow: 0 },
+        },
+      ],
+    });
+    const { script } = await compileTo(plan);
+    const ipfs = (args: string[]) => execa(kuboPath, [`--api=${kubo.apiMultiaddr}`, ...args]);
+    const blocksBefore = (await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).sort();
+    const env = {
+      PATH: `${dirname(kuboPath)}:${process.env.PATH}`,
+      TMPDIR: await tempDir(),
+      [targetEnvVar("node")]: kubo.api,
+    };
+    const run = await execa(script, [], { env, reject: false, timeout: 240_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const [row] = rowsOf(run.stdout);
+    expect(row!.autotune!.rounds.map((r) => r.value)).toEqual(
+      [1, 2, 4].slice(0, row!.autotune!.rounds.length),
+    );
+    expect(row!.autotune!.rounds.every((r) => r.bytes === 12 * 256 * 1024)).toBe(true);
+    expect(row!.throughput).toBe(
+      row!.autotune!.rounds.find((r) => r.value === row!.autotune!.chosen)!.throughput,
+    );
+    // Each round added new data, all of it removed again: the node holds what it held before.
+    expect((await ipfs(["refs", "local"])).stdout.split("\n").filter(Boolean).sort()).toEqual(blocksBefore);
+  }, 300_000);
+
   it("times the store, not process start-up: one curl for all the objects, no CLI per object", async () => {
     const plan = planOf({
       benchspec: 1,

@@ -13,6 +13,7 @@ export const engine: Engine = {
   shellShared: [CURL_SHELL],
   shellLibrary: ipfsShellLibrary,
   shellCase: ipfsShellCase,
+  shellAutotune: true,
   tools: [],
   libraries: ["kubo-rpc-client"],
   removeLeftover: async (target, record, env) =>

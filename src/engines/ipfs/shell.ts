@@ -20,6 +20,7 @@
  * node, so the node may hold the user's data: it never runs `ipfs repo gc`, which would collect every
  * unpinned block of the node.
  */
+import { caseRounds } from "../../emit/sdk-format.js";
 import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
@@ -35,8 +36,8 @@ export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
   // runs of up to 1 MiB, so whole chunks are zeros, the same on every node (bs_data_compressible).
   const unique = shellDataMode(c) === "random" && p.size! > 0;
   const cleanup = keep ? "keep" : unique ? "remove" : "unpin";
-  if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} = ${p.autotune.start}`);
-  const concurrency = p.autotune?.param === "concurrency" ? p.autotune.start : p.concurrency!;
+  const rounds = caseRounds(c);
+  const concurrency = rounds ? rounds[0]! : p.concurrency!;
   w.line(
     [
       "bs_ipfs_case",
@@ -50,6 +51,7 @@ export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
       p.chunker!,
       String(p.pin!),
       cleanup,
+      ...(rounds ? [rounds.join(" "), p.autotune!.stopWhenGainBelow] : []),
     ]
       .map((value) => w.quote(value))
       .join(" "),

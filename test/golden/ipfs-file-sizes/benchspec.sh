@@ -1154,12 +1154,13 @@ bs_ipfs_target_check() {
   bs_ipfs id >/dev/null || bs_die "target $1: no Kubo RPC API answers at $api"
 }
 
-# bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN CLEANUP: one repetition.
-# CLEANUP: keep (nothing), unpin (what the repetition pinned) or remove (unpin, then remove its blocks).
+# bs_ipfs_case OP SIZE OBJECTS CONCURRENCY DATA CID-VERSION RAW-LEAVES CHUNKER PIN CLEANUP [ROUNDS THRESHOLD]:
+# one repetition. CLEANUP: keep (nothing), unpin (what the repetition pinned) or remove (unpin, then remove
+# its blocks). ROUNDS: the concurrencies of an autotune, one pool each until the gain falls below THRESHOLD.
 # The timed requests go to the RPC API over HTTP, all in one shared queue of one curl process (bs_curl_run),
 # as `ipfs add`/`ipfs cat` would send them; the CLI would time its own start-up per object.
 bs_ipfs_case() {
-  local op=$1 size=$2 objects=$3 conc=$4 data=$5 i ok=true error='' chunker addq
+  local op=$1 size=$2 objects=$3 conc=$4 data=$5 tune=${11:-} threshold=${12:-} i ok=true error='' chunker addq
   bs_urlencode chunker "$8"
   # The query benchspec run's add sends (src/engines/ipfs/rpc.ts).
   addq="stream-channels=true&progress=false&cid-version=$6&raw-leaves=$7&chunker=$chunker"
@@ -1185,7 +1186,26 @@ bs_ipfs_case() {
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "adding the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
-  bs_ipfs_pool "$op" "$objects" "$conc" "$size"
+  if [[ -n $tune ]]; then
+    # Autotune of the concurrency (bs_autotune_round); a put's later rounds add new payloads (untimed) —
+    # the same bytes would be deduplicated by the node — and keep the earlier rounds' CIDs for cleanup.
+    local round=0 f
+    for conc in $tune; do
+      if ((round > 0)) && [[ $op == put ]]; then
+        for f in "$BS_REPDIR"/cid/[0-9]*; do
+          if [[ -e $f ]]; then mv -- "$f" "$BS_REPDIR/cid/round$round.${f##*/}"; fi
+        done
+        for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
+      fi
+      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+      bs_ipfs_pool "$op" "$objects" "$conc" "$size"
+      round=$((round + 1))
+      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
+    done
+    bs_autotune_end concurrency "$threshold"
+  else
+    bs_ipfs_pool "$op" "$objects" "$conc" "$size"
+  fi
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then
