@@ -62,22 +62,7 @@ bs_ipfs_case() {
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   if [[ -n $tune ]]; then
-    # Autotune of the concurrency (bs_autotune_round); a put's later rounds add new payloads (untimed) —
-    # the same bytes would be deduplicated by the node — and keep the earlier rounds' CIDs for cleanup.
-    local round=0 f
-    for conc in $tune; do
-      if ((round > 0)) && [[ $op == put ]]; then
-        for f in "$BS_REPDIR"/cid/[0-9]*; do
-          if [[ -e $f ]]; then mv -- "$f" "$BS_REPDIR/cid/round$round.${f##*/}"; fi
-        done
-        for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
-      fi
-      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
-      bs_ipfs_pool "$op" "$objects" "$conc" "$size"
-      round=$((round + 1))
-      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
-    done
-    bs_autotune_end concurrency "$threshold"
+    bs_autotune concurrency "$tune" "$threshold" bs_ipfs_round
   else
     bs_ipfs_pool "$op" "$objects" "$conc" "$size"
   fi
@@ -96,6 +81,20 @@ bs_ipfs_http_url() {
   host=${BASH_REMATCH[2]}
   if [[ ${BASH_REMATCH[1]} == ip6 ]]; then host=[$host]; fi
   if [[ -n ${BASH_REMATCH[4]} ]]; then BS_IPFS_HTTP=https://$host:${BASH_REMATCH[3]}; else BS_IPFS_HTTP=http://$host:${BASH_REMATCH[3]}; fi
+}
+
+# bs_ipfs_round ROUND CONCURRENCY: one autotune round of the calling bs_ipfs_case's case (its locals); a
+# put's later rounds add new payloads (untimed) — the node would deduplicate the same bytes — and keep the
+# earlier rounds' CIDs for cleanup.
+bs_ipfs_round() {
+  local i f
+  if (($1 > 0)) && [[ $op == put ]]; then
+    for f in "$BS_REPDIR"/cid/[0-9]*; do
+      if [[ -e $f ]]; then mv -- "$f" "$BS_REPDIR/cid/round$1.${f##*/}"; fi
+    done
+    for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
+  fi
+  bs_ipfs_pool "$op" "$objects" "$2" "$size"
 }
 
 # bs_ipfs_cid VAR INDEX: the CID `add` answered for object INDEX (its JSON in cid/INDEX).

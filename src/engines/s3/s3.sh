@@ -46,21 +46,7 @@ bs_s3() {
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   if [[ -n $tune ]]; then
-    # Autotune of the concurrency: one timed pool per round (bs_autotune_round); a put's later rounds
-    # upload new payloads (untimed), as benchspec run's passes do.
-    local round=0
-    for conc in $tune; do
-      if ((round > 0)) && [[ $op == put ]]; then
-        rm -rf -- "$BS_REPDIR/data"
-        mkdir -- "$BS_REPDIR/data"
-        for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
-      fi
-      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
-      bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
-      round=$((round + 1))
-      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
-    done
-    bs_autotune_end concurrency "$threshold"
+    bs_autotune concurrency "$tune" "$threshold" bs_s3_round
   else
     bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
   fi
@@ -70,6 +56,18 @@ bs_s3() {
     ok=false error=$BS_ERROR
   fi
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$BS_BYTES" "$BS_OPS"
+}
+
+# bs_s3_round ROUND CONCURRENCY: one autotune round of the calling bs_s3's case (its locals); a put's later
+# rounds upload new payloads (untimed), as benchspec run's passes do.
+bs_s3_round() {
+  local i
+  if (($1 > 0)) && [[ $op == put ]]; then
+    rm -rf -- "$BS_REPDIR/data"
+    mkdir -- "$BS_REPDIR/data"
+    for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+  fi
+  bs_s3_pool "$op" "$objects" "$2" "$size" "$duration"
 }
 
 # The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the

@@ -450,6 +450,19 @@ bs_run_case() {
 BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
 BS_AT_ERROR=() BS_AT_TP=()
 
+# bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
+# 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
+bs_autotune() {
+  local value round=0
+  for value in $2; do
+    rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+    "$4" "$round" "$value"
+    round=$((round + 1))
+    if ! bs_autotune_round "$value" "$3"; then break; fi
+  done
+  bs_autotune_end "$1" "$3"
+}
+
 # bs_autotune_round VALUE THRESHOLD: records the round just timed; fails (status 1) when the rounds stop.
 bs_autotune_round() {
   local n=${#BS_AT_VALUE[@]} tp
@@ -1187,22 +1200,7 @@ bs_ipfs_case() {
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   if [[ -n $tune ]]; then
-    # Autotune of the concurrency (bs_autotune_round); a put's later rounds add new payloads (untimed) —
-    # the same bytes would be deduplicated by the node — and keep the earlier rounds' CIDs for cleanup.
-    local round=0 f
-    for conc in $tune; do
-      if ((round > 0)) && [[ $op == put ]]; then
-        for f in "$BS_REPDIR"/cid/[0-9]*; do
-          if [[ -e $f ]]; then mv -- "$f" "$BS_REPDIR/cid/round$round.${f##*/}"; fi
-        done
-        for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
-      fi
-      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
-      bs_ipfs_pool "$op" "$objects" "$conc" "$size"
-      round=$((round + 1))
-      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
-    done
-    bs_autotune_end concurrency "$threshold"
+    bs_autotune concurrency "$tune" "$threshold" bs_ipfs_round
   else
     bs_ipfs_pool "$op" "$objects" "$conc" "$size"
   fi
@@ -1221,6 +1219,20 @@ bs_ipfs_http_url() {
   host=${BASH_REMATCH[2]}
   if [[ ${BASH_REMATCH[1]} == ip6 ]]; then host=[$host]; fi
   if [[ -n ${BASH_REMATCH[4]} ]]; then BS_IPFS_HTTP=https://$host:${BASH_REMATCH[3]}; else BS_IPFS_HTTP=http://$host:${BASH_REMATCH[3]}; fi
+}
+
+# bs_ipfs_round ROUND CONCURRENCY: one autotune round of the calling bs_ipfs_case's case (its locals); a
+# put's later rounds add new payloads (untimed) — the node would deduplicate the same bytes — and keep the
+# earlier rounds' CIDs for cleanup.
+bs_ipfs_round() {
+  local i f
+  if (($1 > 0)) && [[ $op == put ]]; then
+    for f in "$BS_REPDIR"/cid/[0-9]*; do
+      if [[ -e $f ]]; then mv -- "$f" "$BS_REPDIR/cid/round$1.${f##*/}"; fi
+    done
+    for ((i = 0; i < objects; i++)); do bs_data "$BS_REPDIR/data/obj-$i" "$size" "$data"; done
+  fi
+  bs_ipfs_pool "$op" "$objects" "$2" "$size"
 }
 
 # bs_ipfs_cid VAR INDEX: the CID `add` answered for object INDEX (its JSON in cid/INDEX).
@@ -1366,21 +1378,7 @@ bs_s3() {
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   if [[ -n $tune ]]; then
-    # Autotune of the concurrency: one timed pool per round (bs_autotune_round); a put's later rounds
-    # upload new payloads (untimed), as benchspec run's passes do.
-    local round=0
-    for conc in $tune; do
-      if ((round > 0)) && [[ $op == put ]]; then
-        rm -rf -- "$BS_REPDIR/data"
-        mkdir -- "$BS_REPDIR/data"
-        for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
-      fi
-      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
-      bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
-      round=$((round + 1))
-      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
-    done
-    bs_autotune_end concurrency "$threshold"
+    bs_autotune concurrency "$tune" "$threshold" bs_s3_round
   else
     bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
   fi
@@ -1390,6 +1388,18 @@ bs_s3() {
     ok=false error=$BS_ERROR
   fi
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$BS_BYTES" "$BS_OPS"
+}
+
+# bs_s3_round ROUND CONCURRENCY: one autotune round of the calling bs_s3's case (its locals); a put's later
+# rounds upload new payloads (untimed), as benchspec run's passes do.
+bs_s3_round() {
+  local i
+  if (($1 > 0)) && [[ $op == put ]]; then
+    rm -rf -- "$BS_REPDIR/data"
+    mkdir -- "$BS_REPDIR/data"
+    for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+  fi
+  bs_s3_pool "$op" "$objects" "$2" "$size" "$duration"
 }
 
 # The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the

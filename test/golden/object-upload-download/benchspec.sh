@@ -449,6 +449,19 @@ bs_run_case() {
 BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
 BS_AT_ERROR=() BS_AT_TP=()
 
+# bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
+# 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
+bs_autotune() {
+  local value round=0
+  for value in $2; do
+    rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+    "$4" "$round" "$value"
+    round=$((round + 1))
+    if ! bs_autotune_round "$value" "$3"; then break; fi
+  done
+  bs_autotune_end "$1" "$3"
+}
+
 # bs_autotune_round VALUE THRESHOLD: records the round just timed; fails (status 1) when the rounds stop.
 bs_autotune_round() {
   local n=${#BS_AT_VALUE[@]} tp
@@ -1170,21 +1183,7 @@ bs_s3() {
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   if [[ -n $tune ]]; then
-    # Autotune of the concurrency: one timed pool per round (bs_autotune_round); a put's later rounds
-    # upload new payloads (untimed), as benchspec run's passes do.
-    local round=0
-    for conc in $tune; do
-      if ((round > 0)) && [[ $op == put ]]; then
-        rm -rf -- "$BS_REPDIR/data"
-        mkdir -- "$BS_REPDIR/data"
-        for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
-      fi
-      rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
-      bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
-      round=$((round + 1))
-      if ! bs_autotune_round "$conc" "$threshold"; then break; fi
-    done
-    bs_autotune_end concurrency "$threshold"
+    bs_autotune concurrency "$tune" "$threshold" bs_s3_round
   else
     bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
   fi
@@ -1194,6 +1193,18 @@ bs_s3() {
     ok=false error=$BS_ERROR
   fi
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$BS_BYTES" "$BS_OPS"
+}
+
+# bs_s3_round ROUND CONCURRENCY: one autotune round of the calling bs_s3's case (its locals); a put's later
+# rounds upload new payloads (untimed), as benchspec run's passes do.
+bs_s3_round() {
+  local i
+  if (($1 > 0)) && [[ $op == put ]]; then
+    rm -rf -- "$BS_REPDIR/data"
+    mkdir -- "$BS_REPDIR/data"
+    for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+  fi
+  bs_s3_pool "$op" "$objects" "$2" "$size" "$duration"
 }
 
 # The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the

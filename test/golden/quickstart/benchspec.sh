@@ -449,6 +449,19 @@ bs_run_case() {
 BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
 BS_AT_ERROR=() BS_AT_TP=()
 
+# bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
+# 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
+bs_autotune() {
+  local value round=0
+  for value in $2; do
+    rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+    "$4" "$round" "$value"
+    round=$((round + 1))
+    if ! bs_autotune_round "$value" "$3"; then break; fi
+  done
+  bs_autotune_end "$1" "$3"
+}
+
 # bs_autotune_round VALUE THRESHOLD: records the round just timed; fails (status 1) when the rounds stop.
 bs_autotune_round() {
   local n=${#BS_AT_VALUE[@]} tp
