@@ -25,9 +25,9 @@ import { readFileSync } from "node:fs";
 const temps: string[] = [];
 afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-/** runtime.sh's judge, and a driver that runs the script's loop over given values: "ROUNDS OUTCOME" per series. */
-const runtime = readFileSync(join(ROOT, "src/compile/shell/runtime.sh"), "utf8");
-const judge = /^bs_rounds_steady\(\) \{\n[\s\S]*?\n\}\n/m.exec(runtime)![0];
+/** rounds.sh's judge, and a driver that runs the script's loop over given values: "ROUNDS OUTCOME" per series. */
+const library = readFileSync(join(ROOT, "src/compile/shell/rounds.sh"), "utf8");
+const judge = /^bs_rounds_steady\(\) \{\n[\s\S]*?\n\}\n/m.exec(library)![0];
 const driver = `${judge}
 while read -r window excursion slope max rest; do
   read -r -a series <<<"$rest"

@@ -1,7 +1,7 @@
 /**
  * A workload in rounds in the script: per target, a bash function that runs the workload's cases there once
  * per round (the repetition numbered as the round) and judges the tracked case's figure after each round
- * with runtime.sh's bs_rounds_steady — the loop of benchspec run (run/rounds.ts), with its messages.
+ * with rounds.sh's bs_rounds_steady — the loop of benchspec run (run/rounds.ts), with its messages.
  */
 import type { Case, TargetRounds } from "../../plan/types.js";
 import type { ShellScriptWriter } from "../../emit/writer.js";

@@ -118,6 +118,8 @@ export function compileShellScript(
   const loops = roundsLoops(plan);
   if (loops.size > 0) {
     w.line();
+    w.code(shellAsset(new URL("./rounds.sh", import.meta.url)));
+    w.line();
     w.comment(
       "---------- workloads in rounds to steady state: per target, its cases once per round ----------",
     );

@@ -421,17 +421,6 @@ bs_case_close() {
   rm -rf -- "$BS_CASESTATE"
 }
 
-# bs_rounds_close TARGET INDEX ID [INDEX ID]...: a round loop's cases, all on TARGET, closed.
-bs_rounds_close() {
-  BS_TARGET=$1
-  shift
-  while (($# >= 2)); do
-    BS_CASE=$2 BS_CASESTATE=$BS_STATE/case.$1
-    bs_case_close
-    shift 2
-  done
-}
-
 # bs_run_case INDEX ID TARGET META REPEAT WARMUP STEPS IDLE: a case's warm-ups and repetitions in turn.
 bs_run_case() {
   local rep
@@ -441,106 +430,6 @@ bs_run_case() {
   bs_case_close
 }
 
-# ---------- autotune: rounds of a rising parameter until the throughput gain falls below a threshold ----------
-# As benchspec run (src/engines/load/load.ts, runMeasured): each round is one timed pool (BS_T0, BS_T1,
-# BS_BYTES, BS_OPS, BS_LATENCY, BS_FAILED_OPS, BS_ERROR); the rounds stop at the first that failed or gained
-# less than the threshold over the one before; the repetition is the knee — the failed round, else the
-# round before the last when the last did not gain enough, else the last — and the row keeps every round.
-BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
-BS_AT_ERROR=() BS_AT_TP=()
-
-# bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
-# 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
-bs_autotune() {
-  local value round=0
-  for value in $2; do
-    rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
-    "$4" "$round" "$value"
-    round=$((round + 1))
-    if ! bs_autotune_round "$value" "$3"; then break; fi
-  done
-  bs_autotune_end "$1" "$3"
-}
-
-# bs_autotune_round VALUE THRESHOLD: records the round just timed; fails (status 1) when the rounds stop.
-bs_autotune_round() {
-  local n=${#BS_AT_VALUE[@]} tp
-  tp=$(awk -v b="$BS_BYTES" -v t0="$BS_T0" -v t1="$BS_T1" 'BEGIN { s = (t1 - t0) / 1e6; printf "%.17g", (s > 0 ? b / s : 0) }')
-  BS_AT_VALUE+=("$1") BS_AT_T0+=("$BS_T0") BS_AT_T1+=("$BS_T1") BS_AT_BYTES+=("$BS_BYTES") BS_AT_OPS+=("$BS_OPS")
-  BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
-  if ((BS_FAILED_OPS > 0)) || [[ -n $BS_ERROR ]]; then return 1; fi
-  if ((n > 0)) && ! bs_autotune_gained "${BS_AT_TP[n - 1]}" "$tp" "$2"; then return 1; fi
-  return 0
-}
-
-# bs_autotune_gained BEFORE AFTER THRESHOLD: whether AFTER ≥ BEFORE × (1 + THRESHOLD / 100).
-bs_autotune_gained() {
-  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !(b >= a * (1 + t / 100)) }'
-}
-
-# bs_autotune_end PARAM THRESHOLD: the knee's figures in BS_T0 … BS_ERROR, and BS_AUTOTUNE for the row.
-bs_autotune_end() {
-  local n=${#BS_AT_VALUE[@]} k i rounds='' r seconds
-  k=$((n - 1))
-  for ((i = 0; i < n; i++)); do
-    if ((BS_AT_FAILED[i] > 0)) || [[ -n ${BS_AT_ERROR[i]} ]]; then
-      k=$i
-      break
-    fi
-  done
-  if ((k == n - 1 && n > 1)) && ! bs_autotune_gained "${BS_AT_TP[n - 2]}" "${BS_AT_TP[n - 1]}" "$2"; then
-    k=$((n - 2))
-  fi
-  for ((i = 0; i < n; i++)); do
-    r=$(awk -v v="${BS_AT_VALUE[i]}" -v b="${BS_AT_BYTES[i]}" -v o="${BS_AT_OPS[i]}" \
-      -v t0="${BS_AT_T0[i]}" -v t1="${BS_AT_T1[i]}" 'BEGIN { s = (t1 - t0) / 1e6
-      printf "{\"value\":%s,\"throughput\":%.9g,\"iops\":%.9g,\"bytes\":%.0f,\"seconds\":%.9g", v,
-        (s > 0 ? b / s : 0), (s > 0 ? o / s : 0), b, s }')
-    if [[ -n ${BS_AT_LATENCY[i]} ]]; then r+=',"latency":'"${BS_AT_LATENCY[i]}"; fi
-    rounds+=${rounds:+,}$r'}'
-  done
-  BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
-  BS_LATENCY=${BS_AT_LATENCY[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
-  BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
-}
-
-# ---------- rounds to steady state (SNIA PTS), as benchspec run judges them ----------
-# A workload in rounds runs, per target, every case once per round (the repetition numbered as the round)
-# until the tracked case's figure is steady over the last WINDOW rounds or MAX rounds have run; the
-# generated bs_rounds_N functions hold the loop, these judge it.
-
-# bs_rounds_value VAR METRIC: the tracked figure (iops, throughput, or latency: its mean) of the repetition
-# just run, from its row; empty when the repetition failed.
-bs_rounds_value() {
-  local figure
-  figure=$(awk -v metric="$2" '/"ok":true/ {
-    key = metric == "latency" ? ",\"latency\":[{]\"mean\":" : ",\"" metric "\":"
-    if (match($0, key "[-+.0-9eE]+")) { v = substr($0, RSTART, RLENGTH); sub(/.*:/, "", v); print v }
-  }' "$BS_REPDIR/row" 2>/dev/null)
-  printf -v "$1" '%s' "$figure"
-}
-
-# bs_rounds_steady WINDOW EXCURSION SLOPE VALUE...: whether the last WINDOW values (rounds first…last) are
-# a steady window: max − min ≤ EXCURSION % of their average, and the least-squares slope × (WINDOW − 1) ≤
-# SLOPE % of it — results/steady-rounds.ts's arithmetic, operation for operation, so both stop at one round.
-bs_rounds_steady() {
-  local window=$1 excursion=$2 slope=$3
-  shift 3
-  if (($# < window)); then return 1; fi
-  awk -v n="$window" -v e="$excursion" -v s="$slope" -v first="$(($# - window + 1))" 'BEGIN {
-    for (i = 0; i < n; i++) { y[i] = ARGV[ARGC - n + i] + 0; x[i] = first + i }
-    sum = 0; for (i = 0; i < n; i++) sum += y[i]; average = sum / n
-    sum = 0; for (i = 0; i < n; i++) sum += x[i]; xmean = sum / n
-    sxy = 0; sxx = 0
-    for (i = 0; i < n; i++) { sxy += (x[i] - xmean) * (y[i] - average); sxx += (x[i] - xmean) ^ 2 }
-    b = sxx == 0 ? 0 : sxy / sxx
-    lo = y[0]; hi = y[0]
-    for (i = 1; i < n; i++) { if (y[i] < lo) lo = y[i]; if (y[i] > hi) hi = y[i] }
-    a = average < 0 ? -average : average
-    excursion = (b < 0 ? -b : b) * (n - 1)
-    exit !(hi - lo <= e / 100 * a && excursion <= s / 100 * a)
-  }' "$@"
-}
 
 # ---------- targets ----------
 
@@ -1137,6 +1026,69 @@ bs_pool_stats() {
       break
     fi
   done
+}
+
+# ---------- autotune: rounds of a rising parameter until the throughput gain falls below a threshold ----------
+# As benchspec run (src/engines/load/load.ts, runMeasured): each round is one timed pool (BS_T0, BS_T1,
+# BS_BYTES, BS_OPS, BS_LATENCY, BS_FAILED_OPS, BS_ERROR); the rounds stop at the first that failed or gained
+# less than the threshold over the one before; the repetition is the knee — the failed round, else the
+# round before the last when the last did not gain enough, else the last — and the row keeps every round.
+BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
+BS_AT_ERROR=() BS_AT_TP=()
+
+# bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
+# 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
+bs_autotune() {
+  local value round=0
+  for value in $2; do
+    rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
+    "$4" "$round" "$value"
+    round=$((round + 1))
+    if ! bs_autotune_round "$value" "$3"; then break; fi
+  done
+  bs_autotune_end "$1" "$3"
+}
+
+# bs_autotune_round VALUE THRESHOLD: records the round just timed; fails (status 1) when the rounds stop.
+bs_autotune_round() {
+  local n=${#BS_AT_VALUE[@]} tp
+  tp=$(awk -v b="$BS_BYTES" -v t0="$BS_T0" -v t1="$BS_T1" 'BEGIN { s = (t1 - t0) / 1e6; printf "%.17g", (s > 0 ? b / s : 0) }')
+  BS_AT_VALUE+=("$1") BS_AT_T0+=("$BS_T0") BS_AT_T1+=("$BS_T1") BS_AT_BYTES+=("$BS_BYTES") BS_AT_OPS+=("$BS_OPS")
+  BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
+  if ((BS_FAILED_OPS > 0)) || [[ -n $BS_ERROR ]]; then return 1; fi
+  if ((n > 0)) && ! bs_autotune_gained "${BS_AT_TP[n - 1]}" "$tp" "$2"; then return 1; fi
+  return 0
+}
+
+# bs_autotune_gained BEFORE AFTER THRESHOLD: whether AFTER ≥ BEFORE × (1 + THRESHOLD / 100).
+bs_autotune_gained() {
+  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !(b >= a * (1 + t / 100)) }'
+}
+
+# bs_autotune_end PARAM THRESHOLD: the knee's figures in BS_T0 … BS_ERROR, and BS_AUTOTUNE for the row.
+bs_autotune_end() {
+  local n=${#BS_AT_VALUE[@]} k i rounds='' r seconds
+  k=$((n - 1))
+  for ((i = 0; i < n; i++)); do
+    if ((BS_AT_FAILED[i] > 0)) || [[ -n ${BS_AT_ERROR[i]} ]]; then
+      k=$i
+      break
+    fi
+  done
+  if ((k == n - 1 && n > 1)) && ! bs_autotune_gained "${BS_AT_TP[n - 2]}" "${BS_AT_TP[n - 1]}" "$2"; then
+    k=$((n - 2))
+  fi
+  for ((i = 0; i < n; i++)); do
+    r=$(awk -v v="${BS_AT_VALUE[i]}" -v b="${BS_AT_BYTES[i]}" -v o="${BS_AT_OPS[i]}" \
+      -v t0="${BS_AT_T0[i]}" -v t1="${BS_AT_T1[i]}" 'BEGIN { s = (t1 - t0) / 1e6
+      printf "{\"value\":%s,\"throughput\":%.9g,\"iops\":%.9g,\"bytes\":%.0f,\"seconds\":%.9g", v,
+        (s > 0 ? b / s : 0), (s > 0 ? o / s : 0), b, s }')
+    if [[ -n ${BS_AT_LATENCY[i]} ]]; then r+=',"latency":'"${BS_AT_LATENCY[i]}"; fi
+    rounds+=${rounds:+,}$r'}'
+  done
+  BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
+  BS_LATENCY=${BS_AT_LATENCY[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
+  BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
 }
 
 # ---------- engine: s3 ----------
