@@ -1,10 +1,10 @@
 /**
  * The engine registry: one entry per engine, naming its folder's facts (language and report, plain data
  * that `validate` and `plan` read; the call schema of an engine that compiles to the sdk format) and the
- * loader of its descriptor (`./<name>/index.ts` exports it as
- * `engine`: compile hooks and the executor, loaded only when a stage needs them). Adding an engine is its
- * folder and one entry here; the order is the language's (the JSON Schema lists the engines so). The layers
- * below take the language facts as the table `ENGINE_FACTS`, never this file.
+ * loader of its descriptor (`./<name>/index.ts` exports it as `engine`: compile hooks and the executor,
+ * loaded only when a stage needs them). Adding an engine is its folder and one entry here; the order is the
+ * language's (the JSON Schema lists the engines so). The layers below take the language facts as the table
+ * `ENGINE_FACTS`, never this file.
  */
 import type { z } from "zod";
 import type { EngineInfo, EngineTable } from "../spec/engines.js";
