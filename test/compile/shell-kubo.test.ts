@@ -3,8 +3,7 @@
  * (nothing to place), renews it before every repetition for `fresh: per-repetition` as benchspec run
  * does, and leaves no daemon and no repo behind.
  */
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,10 +13,11 @@ import { SHELL_SCRIPT_PATH } from "../../src/compile/shell/script.js";
 import { VERSION } from "../../src/cli/context.js";
 import { kuboBinary } from "../../src/platform/tools.js";
 import { ResultRowSchema } from "../../src/rows/row.js";
+import { tempDirs } from "../engines/support.js";
 import { planOf } from "../support/spec.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const temps = tempDirs("benchspec-kubo-");
+afterAll(() => temps.removeAll());
 
 const KUBO_SPEC = {
   benchspec: 1,
@@ -40,9 +40,8 @@ describe("a launched Kubo target in the compiled script", () => {
     const plan = planOf(KUBO_SPEC);
     const { artifacts, leftOut } = await compilePlan(plan, ["shell"], VERSION);
     expect(leftOut).toEqual([]);
-    const dir = await mkdtemp(join(tmpdir(), "benchspec-kubo-out-"));
-    const scratch = await mkdtemp(join(tmpdir(), "benchspec-kubo-tmp-"));
-    temps.push(dir, scratch);
+    const dir = await temps.make();
+    const scratch = await temps.make();
     await writeArtifacts(dir, artifacts);
     const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
       env: { PATH: `${dirname(kuboBinary())}:${process.env.PATH}`, TMPDIR: scratch },
@@ -73,9 +72,8 @@ describe("a launched Kubo target in the compiled script", () => {
   it("after kill -9 of the script, its node does not run on: a watchdog stops it and removes its repo", async () => {
     const plan = planOf({ ...KUBO_SPEC, workloads: [{ ...KUBO_SPEC.workloads[0], objects: 2000 }] });
     const { artifacts } = await compilePlan(plan, ["shell"], VERSION);
-    const dir = await mkdtemp(join(tmpdir(), "benchspec-kubo-out-"));
-    const scratch = await mkdtemp(join(tmpdir(), "benchspec-kubo-tmp-"));
-    temps.push(dir, scratch);
+    const dir = await temps.make();
+    const scratch = await temps.make();
     await writeArtifacts(dir, artifacts);
     const script = execa(join(dir, SHELL_SCRIPT_PATH), [], {
       env: { PATH: `${dirname(kuboBinary())}:${process.env.PATH}`, TMPDIR: scratch },

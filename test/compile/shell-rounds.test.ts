@@ -3,8 +3,6 @@
  * results/steady-rounds.ts stops at, on the same values — generated series and exact boundaries — and a real
  * script run of fio in rounds runs the rounds benchspec run would on the rows it printed.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import fc from "fast-check";
@@ -19,11 +17,12 @@ import { trackedValues } from "../../src/results/rounds-summary.js";
 import { roundsOutcome, type RoundCriteria } from "../../src/results/steady-rounds.js";
 import { describeOutcome } from "../../src/run/rounds.js";
 import { ResultRowSchema } from "../../src/rows/row.js";
+import { tempDirs } from "../engines/support.js";
 import { planOf, ROOT } from "../support/spec.js";
 import { readFileSync } from "node:fs";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+const temps = tempDirs("benchspec-rounds-");
+afterAll(() => temps.removeAll());
 
 /** rounds.sh's judge, and a driver that runs the script's loop over given values: "ROUNDS OUTCOME" per series. */
 const library = readFileSync(join(ROOT, "src/compile/shell/rounds.sh"), "utf8");
@@ -152,9 +151,8 @@ describe("a real script run of fio in rounds", () => {
     const plan = planOf(ROUNDS_SPEC);
     const { artifacts, leftOut } = await compilePlan(plan, ["fio", "shell", "sdk"], VERSION);
     expect(leftOut).toEqual([]);
-    const dir = await mkdtemp(join(tmpdir(), "benchspec-rounds-out-"));
-    const target = await mkdtemp(join(tmpdir(), "benchspec-rounds-target-"));
-    temps.push(dir, target);
+    const dir = await temps.make();
+    const target = await temps.make();
     await writeArtifacts(dir, artifacts);
     const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
       env: { [targetEnvVar("scratch")]: target },

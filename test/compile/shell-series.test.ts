@@ -3,8 +3,7 @@
  * with benchspec run's definition (seriesFromLogs over fio's averaged logs, jobs and directions summed), and
  * the report of the script's rows reads them from timeseries.ndjson beside them.
  */
-import { readdir, readFile, rm, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,15 +15,11 @@ import { targetEnvVar } from "../../src/emit/shell-words.js";
 import { seriesFromLogs } from "../../src/engines/fio/results.js";
 import { loadInput } from "../../src/report/load.js";
 import { ResultRowSchema, TimeseriesRowSchema } from "../../src/rows/row.js";
+import { tempDirs } from "../engines/support.js";
 import { planOf } from "../support/spec.js";
 
-const temps: string[] = [];
-afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
-const tempDir = async (prefix: string) => {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-};
+const temps = tempDirs("benchspec-series-");
+afterAll(() => temps.removeAll());
 
 const SERIES_SPEC = {
   benchspec: 1,
@@ -53,9 +48,9 @@ describe("a compiled fio case with sample", () => {
     const plan = planOf(SERIES_SPEC);
     const { artifacts, leftOut } = await compilePlan(plan, ["fio", "shell"], VERSION);
     expect(leftOut).toEqual([]);
-    const dir = await tempDir("benchspec-series-out-");
-    const target = await tempDir("benchspec-series-target-");
-    const logs = await tempDir("benchspec-series-logs-");
+    const dir = await temps.make();
+    const target = await temps.make();
+    const logs = await temps.make();
     await writeArtifacts(dir, artifacts);
     const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
       env: {

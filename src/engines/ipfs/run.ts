@@ -153,6 +153,9 @@ export const ipfsExecutor: Executor = {
       session.cids.clear();
     }
     session.connection.pristine = false;
+    // On record before anything is timed: only later passes (a duration's, autotune's rounds) are said by
+    // their first add.
+    for (const op of opsOf(plan)) if (isAdd(op)) session.recorder?.plan(op, 0);
     const driver = inThisThread(executor(session, ctx), (signal) => warm(session.rpc, session.doc, signal));
     return armCallSequence(plan, driver, ctx.signal, (signal) => cleanup(session, plan, signal));
   },
