@@ -18,7 +18,7 @@ export function makeCompileCommand(io: Io, setExit: (code: number) => void): Com
     .argument("<spec>", "spec file")
     .option(
       "-t, --target <formats>",
-      "artifact formats: fio, shell, sdk, a comma-separated list, or all",
+      "artifact formats: fio, shell, sdk, slurm (sbatch scripts for Slurm host groups), a comma-separated list, or all",
       "all",
     )
     .option("-o, --out <dir>", "output directory", "compiled")
@@ -37,6 +37,7 @@ Examples:
   $ benchspec compile specs/cloud-disk-pts.yaml --target fio --out build/pts
   $ benchspec compile specs/shared-storage-dd.yaml --target shell --out build/dd --set count=4
   $ BENCHSPEC_TARGET_nfs=/mnt/nfs build/dd/benchspec.sh > results.ndjson
+  $ benchspec compile spec.yaml --target slurm --out build/x && cd build/x && sbatch slurm/cluster.sbatch
 
 The output is deterministic (same spec, same bytes); plan.json maps every case to its artifacts.`,
     )
@@ -54,13 +55,14 @@ The output is deterministic (same spec, same bytes); plan.json maps every case t
         printDiagnostics(io, result.diagnostics);
         if (hasErrors(result.diagnostics) || !result.plan) return setExit(EXIT.invalid);
         try {
-          const { artifacts, leftOut, compiled } = await compilePlan(
+          const { artifacts, leftOut, compiled, hostGroups } = await compilePlan(
             result.plan,
             parseFormats(options.target),
             VERSION,
           );
           await writeArtifacts(nonEmptyPath("--out", options.out), artifacts);
           for (const line of leftOut) io.stderr.write(`left out: ${line}\n`);
+          for (const line of hostGroups) io.stderr.write(`${line}\n`);
           const cases = result.plan.cases.length;
           io.stdout.write(
             `wrote ${artifacts.length} files to ${options.out} (${compiled === cases ? cases : `${compiled} of ${cases}`} cases)\n`,

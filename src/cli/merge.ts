@@ -11,7 +11,7 @@ export function makeMergeCommand(io: Io, setExit: (code: number) => void): Comma
     .description("merge runs of one spec made on different hosts into one run of several hosts")
     .argument(
       "<run-dirs...>",
-      "run directories, one per host; DIR=name names the host (default: its hostname)",
+      "run directories, or the compiled script's copies' outputs, one per host; DIR=name names the host (default: its hostname, or the host its rows name)",
     )
     .requiredOption("-o, --out <dir>", "the run directory to write (new, or empty)")
     .addHelpText(
@@ -24,9 +24,14 @@ latency percentiles from the merged histograms, each host's own figures kept. Th
 assumed synchronised (NTP); repetitions whose hosts' starts lie further apart than the repetition are
 named, and so are cases some host lacks (merged from the hosts that have them).
 
+An input may instead be what a copy of the compiled script printed (benchspec.sh as one of several copies,
+BENCHSPEC_HOST_COUNT): its results file, or a directory holding it as results.ndjson with the
+timeseries.ndjson it kept, compile's plan.json beside it or one directory up. Its rows name its host.
+
 Examples:
   $ benchspec merge runs/ws1-quickstart runs/ws2-quickstart -o runs/quickstart-merged
   $ benchspec merge a=node1 b=node2 -o merged     # name the hosts yourself
+  $ benchspec merge out/node-0 out/node-1 out/node-2 -o out/merged   # the script's copies
 
 Exit codes: 0 merged (notes on stderr), 2 a missing directory, runs of different specs, a broken row.`,
     )

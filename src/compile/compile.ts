@@ -2,13 +2,15 @@
  * `compile`: Plan → artifacts, all in memory first, so nothing is written when no case can be compiled.
  *   1. check  which cases the requested formats can express (each needs one of them); the others are left
  *             out and said, and a plan none of whose cases can be expressed stops the compile
- *   2. emit   per-case artifacts (fio jobfiles, sdk call sequences) and the one shell script
+ *   2. emit   per-case artifacts (fio jobfiles, sdk call sequences), the one shell script, and per Slurm host
+ *             group the sbatch script that runs it on every node (`slurm`, which brings the shell script)
  *   3. index  plan.json: every case, its resolved parameters and its artifacts
+ *   4. say    per host group, the artifact that runs its cases on every host of it at once
  */
 import { caseIdentity } from "../plan/identity.js";
 import type { Case, Plan } from "../plan/types.js";
 import { engineFacts, loadEngines } from "../engines/index.js";
-import { compileShellScript, SHELL_SCRIPT_PATH, SHELL_TOGETHER } from "./shell/script.js";
+import { compileShellScript, SHELL_SCRIPT_PATH } from "./shell/script.js";
 import { scriptGaps } from "./shell/gaps.js";
 import { type Artifact, type CompileContext, NO_ARTIFACTS } from "../emit/types.js";
 import { RUN_FILES } from "../results/run-dir.js";
@@ -18,6 +20,15 @@ import { redactUrls } from "../platform/redact.js";
 import type { Target } from "../spec/schema.js";
 import { targetKindFacts } from "../spec/target-kinds.js";
 import { jsonArtifact } from "../emit/writer.js";
+import { BATCH_FORMATS, type BatchFormat } from "../spec/transports.js";
+import { compileBatchScripts, groupCopies, type BatchCompiler } from "./batch.js";
+import { slurmBatch } from "./slurm.js";
+
+/** What `--target` may name: the artifact formats, and the batch systems' scripts around the shell script. */
+export const COMPILE_TARGETS = [...ARTIFACT_FORMATS, ...BATCH_FORMATS] as const;
+export type CompileTarget = (typeof COMPILE_TARGETS)[number];
+
+const BATCH_COMPILERS: Record<BatchFormat, BatchCompiler> = { slurm: slurmBatch };
 
 /** Named by the run directory's layout (results/run-dir.ts): a run holds its compiled artifacts. */
 export const PLAN_INDEX_PATH: string = RUN_FILES.plan.name;
@@ -29,14 +40,21 @@ export interface CompileOutput {
   leftOut: string[];
   /** How many cases were compiled. */
   compiled: number;
+  /** Per host group the cases run on: the artifact that runs them on every host of it at once, and how. */
+  hostGroups: string[];
 }
 
 export async function compilePlan(
   plan: Plan,
-  formats: readonly ArtifactFormat[],
+  targets: readonly CompileTarget[],
   version: string,
 ): Promise<CompileOutput> {
   const ctx: CompileContext = { plan, version };
+  const batches = BATCH_FORMATS.filter((format) => targets.includes(format));
+  // The batch scripts run the shell script.
+  const formats = ARTIFACT_FORMATS.filter(
+    (format) => targets.includes(format) || (batches.length > 0 && format === "shell"),
+  );
   const engines = await loadEngines(plan.cases.map((c) => c.engine));
   const leftOut = checkExpressible(plan, formats);
   const artifacts = new Map<string, Artifact>();
@@ -60,6 +78,10 @@ export async function compilePlan(
     if (scripted.length > 0)
       artifacts.set(SHELL_SCRIPT_PATH, compileShellScript({ ...plan, cases: scripted }, ctx, engines));
   }
+  const scriptPlan = { ...plan, cases: scripted };
+  if (scripted.length > 0)
+    for (const file of compileBatchScripts(BATCH_COMPILERS, scriptPlan, batches, ctx))
+      artifacts.set(file.path, file);
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
     // Artifacts are shared and kept: a URL in them (an endpoint, a var) never carries its credentials; the
@@ -67,13 +89,37 @@ export async function compilePlan(
     artifacts: shareable(artifacts.values()),
     leftOut: [
       ...leftOut.values(),
-      ...shellTogether(plan.cases, formats),
       ...(formats.includes("shell")
         ? scriptGaps({ ...plan, cases: scripted }, engines, SHELL_SCRIPT_PATH)
         : []),
     ],
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
+    hostGroups: [
+      ...(formats.includes("shell") ? hostGroupLines(scriptPlan, batches) : []),
+      // Said when asked for by name (all formats at once: whichever apply).
+      ...batches
+        .filter(() => targets.length < COMPILE_TARGETS.length)
+        .filter((format) => !groupCopies(scriptPlan).some(({ copies }) => copies.batch?.format === format))
+        .map((format) => `--target ${format}: no case runs on a host group it starts, so it wrote nothing`),
+    ],
   };
+}
+
+/**
+ * What runs each host group's cases from the compiled files: the shell script as one copy per host, started
+ * by hand (or by any scheduler) with the same way to agree on each start, or the sbatch script that does
+ * that on a Slurm group's nodes; `benchspec merge` of the copies' outputs makes one run of several hosts.
+ */
+function hostGroupLines(plan: Plan, batches: readonly BatchFormat[]): string[] {
+  return groupCopies(plan).map(({ name, transport, copies: { count, noun, batch } }) => {
+    const copies = `${SHELL_SCRIPT_PATH} on each host at once with BENCHSPEC_GROUP=${name} BENCHSPEC_HOST_COUNT=${count} BENCHSPEC_HOST_INDEX=0…${count - 1} and BENCHSPEC_BARRIER=<a directory they share> (or BENCHSPEC_EPOCH and BENCHSPEC_PERIOD), then benchspec merge of their outputs`;
+    const what = !batch
+      ? copies
+      : batches.includes(batch.format)
+        ? BATCH_COMPILERS[batch.format].run(name)
+        : `compile --target ${batch.format} writes the script that runs it; or ${copies}`;
+    return `host group "${name}" (${transport}, ${count} ${noun}): ${what}`;
+  });
 }
 
 /**
@@ -137,14 +183,6 @@ function checkExpressible(plan: Plan, formats: readonly ArtifactFormat[]): Map<s
   return problems;
 }
 
-/** The workloads whose cases over several targets at once the shell script has only as failing stubs. */
-const shellTogether = (cases: readonly Case[], formats: readonly ArtifactFormat[]): string[] =>
-  formats.includes("shell")
-    ? [...new Set(cases.filter((c) => c.together).map((c) => c.workload))].map(
-        (workload) => `workload "${workload}" in ${SHELL_SCRIPT_PATH}: ${SHELL_TOGETHER}`,
-      )
-    : [];
-
 function planIndex(
   ctx: CompileContext,
   byCase: Map<string, Partial<Record<ArtifactFormat, string[]>>>,
@@ -189,17 +227,17 @@ function redactLiteralSecrets(targets: Plan["targets"]): Plan["targets"] {
   );
 }
 
-/** The formats `--target` names: a comma-separated list, or all. */
-export function parseFormats(value: string): ArtifactFormat[] {
-  if (value === "all") return [...ARTIFACT_FORMATS];
-  const formats = value.split(",").map((t) => t.trim());
-  for (const format of formats) {
-    if (!(ARTIFACT_FORMATS as readonly string[]).includes(format)) {
+/** What `--target` names: a comma-separated list, or all. */
+export function parseFormats(value: string): CompileTarget[] {
+  if (value === "all") return [...COMPILE_TARGETS];
+  const targets = value.split(",").map((t) => t.trim());
+  for (const target of targets) {
+    if (!(COMPILE_TARGETS as readonly string[]).includes(target)) {
       throw new BenchspecError(
         "not-compilable",
-        `unknown compile target "${format}"; expected ${ARTIFACT_FORMATS.join(", ")} or all`,
+        `unknown compile target "${target}"; expected ${COMPILE_TARGETS.join(", ")} or all`,
       );
     }
   }
-  return formats as ArtifactFormat[];
+  return targets as CompileTarget[];
 }

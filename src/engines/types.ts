@@ -32,6 +32,12 @@ export interface Engine {
   shellCase(c: Case, w: ShellScriptWriter, ctx: CompileContext): void;
   /** Its shell fragment runs a case's autotune as run does (rounds, the knee, the row's `autotune`). */
   shellAutotune?: boolean;
+  /**
+   * Its shell fragment runs a case over several targets at once (`together`) as run does: one process per
+   * target, each at its place in BS_TPLACES ("dir:PATH" or "dev:DEVICE", in the case's order), released
+   * together, one row of them all.
+   */
+  shellTogether?: boolean;
   /** Its shell fragment writes a case's time series (`sample`) to BENCHSPEC_TIMESERIES, as run's timeseries.ndjson. */
   shellSeries?: boolean;
   /** What benchspec run does for this case that the engine's shell fragment does not (compile says each). */

@@ -211,7 +211,7 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   if (state?.status && state.status !== "complete")
     notes.push(`the run is ${state.status}: some cases may be missing`);
   // What `benchspec merge` noted: cases some host lacks, hosts that did not run together.
-  if (provenance?.merged) notes.push(...provenance.merged.notes);
+  notes.push(...((provenance ?? state)?.merged?.notes ?? []));
   return {
     name: basename(dir),
     path: dir,

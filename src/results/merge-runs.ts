@@ -1,15 +1,17 @@
 /**
- * `benchspec merge`: run directories of one spec, each measured on its own host (by hand, or by another
- * scheduler), into one run directory whose rows are merged per case × repetition exactly as a run on
- * several hosts at once merges them (merge-hosts.ts). The hosts' clocks are taken to agree (NTP): a row's
- * start and end are compared across hosts as they are.
+ * `benchspec merge`: runs of one spec, each measured on its own host (by hand, or by another scheduler),
+ * into one run directory whose rows are merged per case × repetition exactly as a run on several hosts at
+ * once merges them (merge-hosts.ts). The hosts' clocks are taken to agree (NTP): a row's start and end are
+ * compared across hosts as they are. An input is a run directory of `benchspec run`, or what a copy of the
+ * compiled script printed (its results file, or a directory holding it as results.ndjson, with the
+ * timeseries.ndjson it kept) with compile's plan.json beside it or one directory up.
  *
- *   1. read   each input: run.json, plan.json, provenance.json, every row (a broken one refuses the input)
- *   2. check  one spec (run.json's spec hash, which covers --set), host names told apart
+ *   1. read   each input: its state, plan.json, provenance.json, every row (a broken one refuses the input)
+ *   2. check  one spec (the spec hash, which covers --set), one kind of input, host names told apart
  *   3. merge  per case × repetition (× warm-up): the hosts that have it, their series with them
  *   4. write  the run directory: rows, series, summary, provenance (with the runs merged and the notes)
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { cp, mkdir, readdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Measurement } from "../engines/types.js";
@@ -36,6 +38,7 @@ import {
 } from "./run-dir.js";
 import { buildSummary } from "./summary.js";
 import { minOf } from "../rows/stats.js";
+import { encodeBins } from "../rows/histogram.js";
 
 export interface MergeInput {
   dir: string;
@@ -52,10 +55,14 @@ export interface MergeResult {
 }
 
 interface Input {
+  /** A run directory of `benchspec run`, or the rows a copy of the compiled script printed. */
+  kind: "run" | "script";
   dir: string;
   host: string;
   state: RunState;
   plan: PlanJson;
+  /** A script input's plan.json (a run's is among the files copied from its directory). */
+  planFile?: string;
   provenance?: Provenance;
   /** The row that stands per case × repetition × warm-up (a retried failure's last). */
   rows: Map<string, ResultRow>;
@@ -63,9 +70,8 @@ interface Input {
   telemetry: Map<string, TelemetryRow[]>;
 }
 
-/** What merge reads of plan.json: compile's Plan, written as JSON. */
-/** plan.json, the compiled index: the spec's name is its `spec`. */
-type PlanJson = Pick<Plan, "specHash" | "cases" | "expect"> & { spec: string };
+/** plan.json, the compiled index (compile's Plan, written as JSON): the spec's name is its `spec`. */
+type PlanJson = Pick<Plan, "specHash" | "cases" | "expect" | "report" | "workloads"> & { spec: string };
 
 /** The fields that name a row's case and repetition; the rest is what was measured. */
 const IDENTITY = [
@@ -102,6 +108,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
     throw new BenchspecError("usage", "merge needs at least two run directories (one per host)");
   const runs: Input[] = [];
   for (const input of inputs) runs.push(await readInput(input));
+  checkOneKind(runs);
   checkSameSpec(runs);
   checkHostNames(runs);
   await checkMergeOutput(out);
@@ -109,9 +116,12 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   const { rows, notes, incomplete } = mergeRows(runs);
   const paths = runPaths(out);
   const first = runs[0]!;
-  for (const entry of await readdir(first.dir)) {
-    if (MEASURED.some((file) => RUN_FILES[file].name === entry)) continue;
-    await cp(join(first.dir, entry), join(out, entry), { recursive: true });
+  if (first.planFile) await cp(first.planFile, paths.plan);
+  else {
+    for (const entry of await readdir(first.dir)) {
+      if (MEASURED.some((file) => RUN_FILES[file].name === entry)) continue;
+      await cp(join(first.dir, entry), join(out, entry), { recursive: true });
+    }
   }
   await writeRows(
     paths.results,
@@ -126,7 +136,8 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
     rows.flatMap((r) => r.telemetry),
   );
   const summary = buildSummary(
-    await runPlan(first),
+    // A script's copies have no spec file: compile's plan.json holds what the figures are decided by.
+    first.kind === "script" ? first.plan : await runPlan(first),
     rows.map((r) => r.row),
   );
   const skipped = await Promise.all(
@@ -170,14 +181,19 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
     sets: first.state.sets,
     start,
     ...(end && { end }),
+    // Where the report finds them when there is no provenance (the script's copies record none).
+    ...(!base && { merged: { runs: merged, notes } }),
   });
   return { dir: out, rows: rows.length, cases: new Set(rows.map((r) => r.row.case)).size, notes };
 }
 
-async function readInput({ dir: given, host }: MergeInput): Promise<Input> {
+async function readInput(input: MergeInput): Promise<Input> {
+  const { dir: given, host } = input;
   const dir = resolve(given);
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new BenchspecError("invalid-input", `${given}: no such run directory`);
+  if (!existsSync(dir))
+    throw new BenchspecError("invalid-input", `${given}: no such run directory or results file`);
+  const isDir = statSync(dir).isDirectory();
+  if (!isDir || !existsSync(runPaths(dir).state)) return readScriptInput(input, isDir);
   const state = await readRunState(dir);
   const plan = (await readRunJson(dir, "plan")) as PlanJson | undefined;
   if (!plan || !Array.isArray(plan.cases))
@@ -192,10 +208,101 @@ async function readInput({ dir: given, host }: MergeInput): Promise<Input> {
       "invalid-input",
       `${given}: no provenance.json naming its host; name it on the command line (${given}=<host>)`,
     );
-  const rows = await readInputRows(given, runPaths(dir).results, state.specHash);
+  const rows = await readInputRows(given, runPaths(dir).results, (row) =>
+    row.specHash !== state.specHash
+      ? `a row of another spec (hash ${row.specHash}, the run's is ${state.specHash})`
+      : undefined,
+  );
   const series = byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries));
   const telemetry = byRepetition(readRows<TelemetryRow>(runPaths(dir).telemetry));
-  return { dir, host: name, state, plan, ...(provenance && { provenance }), rows, series, telemetry };
+  return {
+    kind: "run",
+    dir,
+    host: name,
+    state,
+    plan,
+    ...(provenance && { provenance }),
+    rows,
+    series,
+    telemetry,
+  };
+}
+
+/**
+ * What one copy of the compiled script printed: its rows (every one of the script, of one spec and one
+ * host), the series it kept beside them, and compile's plan.json of that spec beside them or one up.
+ */
+async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean): Promise<Input> {
+  const path = resolve(given);
+  const file = isDir ? runPaths(path).results : path;
+  const dir = dirname(file);
+  if (isDir && !existsSync(file))
+    throw new BenchspecError(
+      "invalid-input",
+      `${given}: not a run directory (no ${RUN_FILES.state.name}) and no ${RUN_FILES.results.name} of a compiled script in it`,
+    );
+  let specHash: string | undefined;
+  const hosts = new Set<string>();
+  const rows = await readInputRows(given, file, (row) => {
+    if (row.source !== "shell")
+      return `a row of ${row.source === "run" ? "benchspec run" : row.source}: merge takes run directories for those, and the compiled script's rows as its output files`;
+    specHash ??= row.specHash;
+    if (row.specHash !== specHash)
+      return `rows of two specs (hashes ${specHash} and ${row.specHash}): each input is one copy's output`;
+    if (row.host !== undefined) hosts.add(row.host);
+    return undefined;
+  });
+  if (rows.size === 0) throw new BenchspecError("invalid-input", `${given}: no result rows to merge`);
+  if (hosts.size > 1)
+    throw new BenchspecError(
+      "invalid-input",
+      `${given}: rows of ${hosts.size} hosts (${[...hosts].join(", ")}): each input is one copy's output`,
+    );
+  const name = host ?? [...hosts][0];
+  if (!name)
+    throw new BenchspecError(
+      "invalid-input",
+      `${given}: its rows name no host (the script names it when run as one of several, BENCHSPEC_HOST_COUNT); name it on the command line (${given}=<host>)`,
+    );
+  const planFile = [dir, dirname(dir)]
+    .map((d) => runPaths(d).plan)
+    .find((f) => existsSync(f) && (readPlanJson(f)?.specHash ?? "") === specHash);
+  if (!planFile)
+    throw new BenchspecError(
+      "invalid-input",
+      `${given}: no ${RUN_FILES.plan.name} of its spec (hash ${specHash!.slice(0, 12)}) beside it or one directory up; compile writes one next to benchspec.sh: copy it there`,
+    );
+  const starts = [...rows.values()].map((row) => row.start).sort();
+  const ends = [...rows.values()].map((row) => row.end).sort();
+  return {
+    kind: "script",
+    dir: path,
+    host: name,
+    state: {
+      format: RUN_FORMAT,
+      status: "complete",
+      runId: `script-${name}`,
+      specFile: "",
+      specHash: specHash!,
+      sets: [],
+      start: starts[0]!,
+      end: ends.at(-1)!,
+    },
+    plan: readPlanJson(planFile)!,
+    planFile,
+    rows,
+    series: byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries)),
+    telemetry: new Map(),
+  };
+}
+
+function readPlanJson(file: string): PlanJson | undefined {
+  try {
+    const plan = JSON.parse(readFileSync(file, "utf8")) as PlanJson;
+    return Array.isArray(plan.cases) ? plan : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function byRepetition<T extends { case: string; repetition: number; warmup?: boolean }>(
@@ -209,18 +316,20 @@ function byRepetition<T extends { case: string; repetition: number; warmup?: boo
   return grouped;
 }
 
-/** Every line a result row of the run's spec, measured on one host: anything else refuses the input. */
-async function readInputRows(given: string, file: string, specHash: string): Promise<Map<string, ResultRow>> {
+/** Every line a result row that `accept`s, measured on one host: anything else refuses the input. */
+async function readInputRows(
+  given: string,
+  file: string,
+  accept: (row: ResultRow) => string | undefined,
+): Promise<Map<string, ResultRow>> {
   if (!existsSync(file))
     throw new BenchspecError("invalid-input", `${given}: no ${RUN_FILES.results.name}, so no rows to merge`);
   const rows = await readStandingRows(file, {
     strict: {
       accept: (row) =>
-        row.specHash !== specHash
-          ? `a row of another spec (hash ${row.specHash}, the run's is ${specHash})`
-          : row.hosts
-            ? `already a row of several hosts (${row.hosts.map((h) => h.host).join(", ")}); merge takes runs of one host each`
-            : undefined,
+        row.hosts
+          ? `already a row of several hosts (${row.hosts.map((h) => h.host).join(", ")}); merge takes runs of one host each`
+          : accept(row),
     },
   });
   return new Map(rows.map((row) => [repetitionKey(row), row]));
@@ -240,6 +349,16 @@ async function runPlan(run: Input): Promise<Plan> {
       `${file}: the run's spec is not valid any more (${loaded.diagnostics[0]?.message ?? "no plan"})`,
     );
   return loaded.plan;
+}
+
+function checkOneKind(runs: readonly Input[]): void {
+  const script = runs.find((run) => run.kind === "script");
+  const run = runs.find((r) => r.kind === "run");
+  if (script && run)
+    throw new BenchspecError(
+      "invalid-input",
+      `${script.dir} holds the compiled script's rows and ${run.dir} is a run of benchspec run: their figures are not measured alike (compare says why), so they do not merge`,
+    );
 }
 
 function checkSameSpec(runs: readonly Input[]): void {
@@ -357,12 +476,21 @@ function measurementOf(
   series: readonly TimeseriesRow[] | undefined,
   telemetry: readonly TelemetryRow[] | undefined,
 ): Measurement {
+  const { latencyBins, host: _host, ...rest } = row;
   const measured = Object.fromEntries(
-    Object.entries(row).filter(([field]) => !(IDENTITY as readonly string[]).includes(field)),
+    Object.entries(rest).filter(([field]) => !(IDENTITY as readonly string[]).includes(field)),
   ) as Measurement;
   const origin = Date.parse(row.start);
   return {
     ...measured,
+    // The script's latencies as the histogram benchspec run would have kept, so the hosts' pool.
+    ...(latencyBins &&
+      !measured.histograms?.latency && {
+        histograms: {
+          ...measured.histograms,
+          latency: encodeBins(Object.entries(latencyBins).map(([ns, n]) => [Number(ns), n] as const)),
+        },
+      }),
     ...(series?.length && { timeseries: series.map(({ t, throughput, iops }) => ({ t, throughput, iops })) }),
     // Back on the run's clock: a stored sample's t counts from its repetition's start.
     ...(telemetry?.length && {

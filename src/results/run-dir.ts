@@ -65,6 +65,8 @@ export interface RunState {
   only?: string[];
   start: string;
   end?: string;
+  /** A merge of the compiled script's copies, which record no provenance: what `merged` there would say. */
+  merged?: Provenance["merged"];
 }
 
 /** provenance.json: what a reader needs to reproduce a run (the spec, the host, the tools, the time). */

@@ -4,7 +4,7 @@
  * the rounds of workloads run to steady state. Nothing here computes a figure: it lays out the model's.
  */
 import type { Case, Plan } from "../plan/types.js";
-import { RunModel, type RowLike, type RunFigures } from "./model/accumulator.js";
+import { RunModel, type ModelPlan, type RowLike, type RunFigures } from "./model/accumulator.js";
 import { nicLimits, type ExpectResult } from "./model/expect.js";
 import type { NicLimit } from "../telemetry/verdict.js";
 import type { RoundsByWorkload } from "./rounds-summary.js";
@@ -47,8 +47,14 @@ export function summaryOf(figures: RunFigures): RunSummary {
   };
 }
 
-/** summary.json of a plan's rows (rows of cases outside the plan are left out). */
-export function buildSummary(plan: Plan, rows: Iterable<RowLike>): RunSummary {
+/**
+ * summary.json of a plan's rows (rows of cases outside the plan are left out): a Plan, or compile's plan.json
+ * of it, which holds what the figures are decided by.
+ */
+export function buildSummary(
+  plan: ModelPlan & Pick<Plan, "expect" | "report">,
+  rows: Iterable<RowLike>,
+): RunSummary {
   const model = new RunModel(plan);
   for (const row of rows) model.addRow(row);
   const figures = model.finish(plan.expect, nicLimits(plan));

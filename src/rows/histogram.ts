@@ -44,6 +44,17 @@ export function encodeSeconds(values: Iterable<number>): string {
   return encodeHistogram(histogram);
 }
 
+/**
+ * The encoded histogram of latency bins (nanoseconds → count): fio's json+ bins, or a compiled script's
+ * `latencyBins`. Each bin's value is recorded with its count, so a bin keeps a bucket of its own (fio's bins
+ * are coarser than the HDR's; the script's are cut to the HDR's own bucket values).
+ */
+export function encodeBins(bins: Iterable<readonly [number, number]>): string {
+  const histogram = newHistogram();
+  for (const [ns, count] of bins) histogram.recordValueWithCount(Math.max(0, Math.round(ns)), count);
+  return encodeHistogram(histogram);
+}
+
 export const encodeHistogram = (histogram: Histogram): string => encodeIntoCompressedBase64(histogram);
 
 export const decodeHistogram = (encoded: string): Histogram =>

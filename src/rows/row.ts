@@ -78,6 +78,11 @@ export const ResultRowSchema = z.object({
   params: z.record(z.string(), z.unknown()),
   repetition: z.number().int().min(1),
   warmup: z.boolean(),
+  /**
+   * The host a compiled script's copy measured this row on, when it ran as one of several
+   * (BENCHSPEC_HOST_COUNT): `benchspec merge` names the host's part by it.
+   */
+  host: z.string().optional(),
   ...measuredShape,
   /**
    * Object engines: the rates while every worker was busy (the last worker's first start to the first
@@ -97,6 +102,11 @@ export const ResultRowSchema = z.object({
     .optional(),
   latency: latency.optional(),
   histograms: histograms.optional(),
+  /**
+   * A compiled script's latencies, which bash cannot encode as `histograms`: nanoseconds → count (fio's
+   * json+ bins; curl's transfer times cut to their HdrHistogram bucket). `merge` pools them as histograms.
+   */
+  latencyBins: z.record(z.string().regex(/^\d+$/), z.number().nonnegative()).optional(),
   jobs: z.array(jobResult).optional(),
   /** Time to first byte of object reads (GET, cat). */
   ttfb: latency.optional(),

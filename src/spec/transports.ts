@@ -1,10 +1,10 @@
 /**
  * What each host transport can run, as the language says it: plan/expand.ts refuses a case a transport
- * cannot run (`unsupported-transport`) before anything starts. A typed record: a transport added to the
- * language without an entry here does not compile.
+ * cannot run (`unsupported-transport`) before anything starts; and how compile's script runs a group's
+ * cases on its hosts. Typed records: a transport added to the language without its entries does not compile.
  */
 import type { EngineInfo } from "./engines.js";
-import type { Target, Transport } from "./schema.js";
+import type { HostGroup, Target, Transport } from "./schema.js";
 import { plainDirectory } from "./target-kinds.js";
 
 /** Why a transport cannot run a case of `engine` on `target`; undefined when it can. */
@@ -25,3 +25,30 @@ export const TRANSPORT_REFUSALS: Record<Transport, Refusal | undefined> = {
     return undefined;
   },
 };
+
+/**
+ * How the compiled script runs a group's cases without benchspec: one copy per host (how many, and what the
+ * hosts are called), and the batch system's script that starts the copies when the transport is one
+ * (`compile --target <format>`: its extra arguments and the command that runs benchspec there, for the merge).
+ */
+export interface ScriptCopies {
+  count: number;
+  noun: "hosts" | "nodes";
+  batch?: { format: BatchFormat; args: readonly string[]; command?: string };
+}
+export const BATCH_FORMATS = ["slurm"] as const;
+export type BatchFormat = (typeof BATCH_FORMATS)[number];
+
+const TRANSPORT_COPIES: { [T in Transport]: (group: Extract<HostGroup, { transport: T }>) => ScriptCopies } =
+  {
+    ssh: (group) => ({ count: group.hosts.length, noun: "hosts" }),
+    slurm: (group) => ({
+      count: group.nodes,
+      noun: "nodes",
+      batch: { format: "slurm", args: group.srun ?? [], ...(group.command && { command: group.command }) },
+    }),
+    fio: (group) => ({ count: group.hosts.length, noun: "hosts" }),
+  };
+
+export const scriptCopies = (group: HostGroup): ScriptCopies =>
+  (TRANSPORT_COPIES[group.transport] as (group: HostGroup) => ScriptCopies)(group);

@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -15,8 +14,8 @@ import type { ResultRow } from "../../src/rows/row.js";
 import type { TelemetryRow } from "../../src/rows/telemetry.js";
 import { until } from "../support/poll.js";
 import { SILENCE_LIMIT_MS } from "../../src/hosts/protocol.js";
-import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
-import { startHosts, type Hosts } from "../support/hosts.js";
+import type { MinioServer } from "../../src/targets/s3/minio-server.js";
+import { minioForHosts, startHosts, type Hosts } from "../support/hosts.js";
 import { ROOT } from "../support/spec.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");
@@ -32,19 +31,8 @@ let hosts: Hosts;
 let minio: MinioServer;
 let work: string;
 
-/** A MinIO with the bucket `multihost`, on the hosts' network: the bridge's own address (.1) is this machine's. */
-async function minioFor(rig: Hosts): Promise<MinioServer> {
-  const server = await launchMinio({ host: rig.hosts[0]!.address.replace(/\.\d+$/, ".1") });
-  const client = new S3Client({
-    endpoint: server.endpoint,
-    region: server.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: server.accessKey, secretAccessKey: server.secretKey },
-  });
-  await client.send(new CreateBucketCommand({ Bucket: "multihost" }));
-  client.destroy();
-  return server;
-}
+/** A MinIO with the bucket `multihost`, on the hosts' network. */
+const minioFor = (rig: Hosts) => minioForHosts(rig, "multihost");
 
 beforeAll(async () => {
   hosts = await startHosts({ count: 3 });

@@ -8,15 +8,14 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { execa } from "execa";
 import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResultRow } from "../../src/rows/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
-import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import type { TelemetryRow } from "../../src/rows/telemetry.js";
-import { startHosts, type Hosts } from "../support/hosts.js";
+import { minioForHosts, startHosts, type Hosts } from "../support/hosts.js";
 import { loopDevice } from "../support/loop.js";
 import { ROOT } from "../support/spec.js";
 
@@ -149,15 +148,7 @@ describe("telemetry on a client host whose NIC is shaped", () => {
   let minio: MinioServer;
   beforeAll(async () => {
     hosts = await startHosts({ count: 1 });
-    minio = await launchMinio({ host: hosts.hosts[0]!.address.replace(/\.\d+$/, ".1") });
-    const client = new S3Client({
-      endpoint: minio.endpoint,
-      region: minio.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey },
-    });
-    await client.send(new CreateBucketCommand({ Bucket: "telemetry" }));
-    client.destroy();
+    minio = await minioForHosts(hosts, "telemetry");
     // 50 Mbit/s out of h1's NIC: its uploads can go no faster, however busy the machine's cores are.
     const tc = await hosts
       .host("h1")

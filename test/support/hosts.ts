@@ -8,6 +8,8 @@
 import { readFile, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 
 const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "hosts", "hosts.sh");
 
@@ -159,4 +161,27 @@ function testHost({ name, address, pid }: RigHost): TestHost {
       return found;
     },
   };
+}
+
+/**
+ * A MinIO the hosts reach, with `bucket` made: on their bridge, whose own address (.1) is this machine's.
+ * The caller stops it.
+ */
+export async function minioForHosts(rig: Hosts, bucket: string): Promise<MinioServer> {
+  const server = await launchMinio({ host: rig.hosts[0]!.address.replace(/\.\d+$/, ".1") });
+  const client = new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKey, secretAccessKey: server.secretKey },
+  });
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    await server.stop();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return server;
 }

@@ -1,22 +1,23 @@
 /**
  * What the script does not do that benchspec run does, said by compile for each workload it concerns
- * ("left out: …") and listed in docs/language.md: a case on a host group (the script runs where it is
- * started), autotune (one setting measured), a time series its engine's fragment cannot write, and what an
+ * ("left out: …") and listed in docs/language.md: a workload in rounds on a host group (its copies cannot
+ * judge the hosts' rows together), autotune (one setting measured), a time series its engine's fragment cannot write, and what an
  * engine's fragment or a target kind's part cannot (Engine.shellGaps, TargetShell.gaps).
  */
 import type { Engine } from "../../engines/types.js";
 import { targetsOf, type Plan } from "../../plan/types.js";
 import { formatDuration } from "../../spec/units.js";
 import { targetKind } from "../../targets/index.js";
+import { togetherGap } from "./script.js";
 
 export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>, script: string): string[] {
   const lines = new Set<string>();
   for (const c of plan.cases) {
     const p = c.params;
     const gaps: string[] = [];
-    if (p.hosts !== undefined)
+    if (p.hosts !== undefined && plan.workloads[c.workload]?.rounds)
       gaps.push(
-        `runs on the one machine the script is started on, not on every host of group "${p.hosts}"; run it with benchspec run`,
+        `its rounds to steady state are judged on every host's rows together, which the script's copies on the hosts of group "${p.hosts}" cannot see: they refuse it; run it with benchspec run`,
       );
     if (p.autotune && !engines[c.engine]!.shellAutotune)
       gaps.push(
@@ -27,6 +28,8 @@ export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>
         `its rows carry no time series (sample ${formatDuration(p.sample)}); run it with benchspec run`,
       );
     gaps.push(...(engines[c.engine]!.shellGaps?.(c) ?? []));
+    const together = togetherGap(c, engines[c.engine]!);
+    if (together) gaps.push(together);
     for (const name of targetsOf(c)) {
       const target = plan.targets[name]!;
       gaps.push(...(targetKind(target.kind).shell.gaps?.(target as never) ?? []));

@@ -17,6 +17,7 @@ bs_init() {
   BS_STATE=$(mktemp -d "$BS_TMPBASE/benchspec.XXXXXX")
   mkdir -- "$BS_STATE/targets"
   BS_REPDIR=$BS_STATE/rep
+  bs_hosts_init
   bs_log "$BS_GENERATOR: spec $BS_SPEC (sha256 $BS_SPEC_HASH, $BS_CASES cases), run $BS_RUN_ID"
 }
 

@@ -10,6 +10,10 @@ BS_STATE=
 BS_CLEAN=()
 BS_RELEASE=()
 BS_LATENCY=
+# The row's "latencyBins" (nanoseconds → count), what rows of several copies pool their percentiles by.
+BS_LATENCY_BINS=
+# More members of the row, ready-made (",\"targets\":[…]"), from an engine's function.
+BS_ROW_EXTRA=
 BS_JOBS=
 # The row's "autotune" (bs_autotune_end), when the repetition tuned a parameter.
 BS_AUTOTUNE=
@@ -26,6 +30,8 @@ BS_GATE=
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
 # shellcheck disable=SC2034
 declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
+# The places of a case's targets run at once ("dir:PATH" or "dev:DEVICE"), set by its group's enter.
+BS_TPLACES=()
 # The current case's target-steps function and idle seconds (bs_run_case); what each steps function came to.
 BS_STEPS=-
 BS_IDLE=0
@@ -156,6 +162,8 @@ bs_barrier_release() {
     if ((waited > 12000)); then bs_fail "workers did not reach the start barrier within 60 s"; fi
     sleep 0.005
   done
+  # On several hosts: the instant every copy starts this repetition at (hosts.sh).
+  bs_hosts_gate
   bs_now BS_T0
   # For the workers that go on for a duration: when it began.
   printf '%s\n' "$BS_T0" >"$BS_BARRIER/t0"
@@ -233,7 +241,7 @@ bs_emit() {
   done
   bs_iso start "$t0"
   bs_iso end "$t1"
-  row='{"v":1,"source":"shell",'"$BS_ROW_SPEC,$BS_META"',"repetition":'"$BS_REP"',"warmup":'"$BS_WARM"',"ok":'"$ok"
+  row='{"v":1,"source":"shell",'"$BS_ROW_SPEC,$BS_META$BS_HOST_FIELD"',"repetition":'"$BS_REP"',"warmup":'"$BS_WARM"',"ok":'"$ok"
   if [[ -n $error ]]; then
     bs_json e "$error"
     row+=',"error":'"$e"
@@ -241,12 +249,60 @@ bs_emit() {
   row+=',"start":"'"$start"'","end":"'"$end"'","bytes":'"$bytes"',"ops":'"$ops"',"seconds":'"$seconds"
   row+=',"throughput":'"$tp"',"iops":'"$iops"
   if [[ -n $BS_LATENCY ]]; then row+=',"latency":'"$BS_LATENCY"; fi
+  if [[ -n $BS_LATENCY_BINS ]]; then row+=',"latencyBins":'"$BS_LATENCY_BINS"; fi
   if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
   if [[ -n $BS_AUTOTUNE ]]; then row+=',"autotune":'"$BS_AUTOTUNE"; fi
+  row+=$BS_ROW_EXTRA
   printf '%s}\n' "$row"
   # Kept beside the repetition for the rounds, which judge the tracked case's row (bs_rounds_value).
   printf '%s}\n' "$row" >"$BS_REPDIR/row"
   BS_ROW=$ok
+}
+
+# ---------- latency bins: what rows of several hosts or targets pool their percentiles by ----------
+# src/rows/histogram.ts keeps latencies in HdrHistograms of nanoseconds at 3 significant digits: exact below
+# 2048 ns, then 1024 buckets per power of two. bash cannot encode one, so rows carry "latencyBins"
+# (nanoseconds → count) and these compute what the histograms would give.
+
+# bs_bins_cut < "NANOSECONDS COUNT" lines: each value cut to the lowest of its bucket (keyed by its digits:
+# awk keys a number past 2^31 by CONVFMT, %.6g, which would round it).
+bs_bins_cut() {
+  awk '{ v = $1; e = 1; while (v >= 2048) { v = int(v / 2); e *= 2 } n[sprintf("%.0f", v * e)] += $2 }
+    END { for (k in n) printf "%s %.0f\n", k, n[k] }'
+}
+
+# bs_bins_json < "NANOSECONDS COUNT" lines: a row's "latencyBins" (equal values summed); nothing when none.
+bs_bins_json() {
+  awk '{ n[$1] += $2; any = 1 }
+    END { if (!any) exit; printf "{"; sep = ""; for (k in n) { printf "%s\"%s\":%.0f", sep, k, n[k]; sep = "," } printf "}" }'
+}
+
+# bs_bins_pooled BINS MEANS: the latency of the operations of several parts together (BINS: "PART
+# NANOSECONDS COUNT" lines; MEANS: "PART MEAN-SECONDS" lines), as latencyOfHistogram gives it for their
+# merged histograms (src/results/merge-hosts.ts): each percentile the highest value of the bucket where the
+# count reaches it (HdrHistogram's getValueAtPercentile), the mean each part's own weighted by the count of
+# its bins. Nothing when there are no bins.
+bs_bins_pooled() {
+  local means
+  means=$(awk '{ printf "%s%s=%s", (NR > 1 ? " " : ""), $1, $2 }' "$2")
+  awk '{ print $2, $3 }' "$1" | bs_bins_cut | sort -n -k1,1 | awk -v means="$means" -v bins="$1" '
+    { value[NR] = $1; count[NR] = $2; total += $2 }
+    function ceil(x) { return x == int(x) ? x : int(x) + (x > 0) }
+    function ulp(x,   u) { u = 1; while (u * 2 <= x) u *= 2; while (u > x) u /= 2; return u / 4503599627370496 }
+    function at(p,   want, seen, i, v, e) {
+      want = (p / 100) * total; want = ceil(want - ulp(want)); if (want < 1) want = 1
+      for (i = 1; i <= NR; i++) { seen += count[i]; if (seen >= want) break }
+      v = value[i]; e = 1; while (v >= 2048) { v = int(v / 2); e *= 2 }
+      return (value[i] + e - 1) / 1e9
+    }
+    END {
+      if (total == 0) exit
+      n = split(means, pairs, " ")
+      for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); mean[kv[1]] = kv[2] }
+      while ((getline line < bins) > 0) { split(line, f, " "); per[f[1]] += f[3] }
+      for (p in per) m += mean[p] * per[p]
+      printf "{\"mean\":%.17g,\"p50\":%.17g,\"p90\":%.17g,\"p99\":%.17g,\"p99.9\":%.17g}", m / total, at(50), at(90), at(99), at(99.9)
+    }'
 }
 
 # ---------- one repetition runs in a child process, in its own process group ----------
@@ -308,10 +364,12 @@ bs_rep() {
   else
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
   fi
+  bs_hosts_slot
   if [[ -n ${BS_STEPS_DONE[$BS_STEPS]:-} ]]; then
     BS_FAILURES=$((BS_FAILURES + 1))
     bs_now t0
-    BS_LATENCY='' BS_JOBS=''
+    bs_hosts_arrive "$t0"
+    BS_LATENCY='' BS_LATENCY_BINS='' BS_JOBS=''
     bs_emit false "${BS_STEPS_DONE[$BS_STEPS]}" "$t0" "$t0" 0 0
     return
   fi
@@ -327,14 +385,16 @@ bs_rep() {
   set +m
   wait "$BS_CHILD" || status=$?
   BS_CHILD=
+  # A repetition that failed before its start still arrives, so that the other copies do not wait for it.
+  bs_now t1
+  bs_hosts_arrive "$t1"
   case $status in
     0) ;;
     3) BS_FAILURES=$((BS_FAILURES + 1)) ;;
     *)
       BS_FAILURES=$((BS_FAILURES + 1))
-      bs_now t1
       bs_first_error error "$BS_REPDIR/error"
-      BS_LATENCY='' BS_JOBS=''
+      BS_LATENCY='' BS_LATENCY_BINS='' BS_JOBS=''
       bs_emit false "${error:-the repetition failed with exit status $status}" "$t0" "$t1" 0 0
       ;;
   esac
@@ -370,6 +430,14 @@ bs_steps_child() {
   trap 'exit 130' INT
   "${BS_TARGET}_enter"
   "$BS_STEPS"
+}
+
+# bs_place_add ENTER: a member of a case's targets run at once entered (its ENTER function), its place added
+# to BS_TPLACES.
+bs_place_add() {
+  BS_DIR='' BS_DEVICE=''
+  "$1"
+  if [[ -n $BS_DEVICE ]]; then BS_TPLACES+=("dev:$BS_DEVICE"); else BS_TPLACES+=("dir:$BS_DIR"); fi
 }
 
 # bs_case_select INDEX ID TARGET META STEPS IDLE: makes INDEX the current case — its function, target and

@@ -36,12 +36,24 @@ import { targetEnvVar } from "../../emit/shell-words.js";
 export const SHELL_SCRIPT_PATH = "benchspec.sh";
 
 /**
- * Why a case over several targets at once is not in the script: its functions place one target per case
- * (one set of BENCHSPEC_* variables, one row per engine call), and a row of several targets is merged by
- * benchspec run. Its fio section (fio/<workload>.fio) still runs by hand, once per target, all at once.
+ * Why a case over several targets at once is not in the script, if it is not: its engine's fragment runs one
+ * target per case, or the case asks for what the script does per target only (its workload's purge or
+ * preconditioning, a time series). Its fio section (fio/<workload>.fio) still runs by hand, once per target.
  */
-export const SHELL_TOGETHER =
-  "a case over several targets at once ({ together }) is not run by the shell script, which places one target per case; run it with benchspec run, or start its fio section (fio/<workload>.fio) once per target with that target's BENCHSPEC_DIR or BENCHSPEC_DEVICE, all at once";
+export function togetherGap(c: Case, engine: Engine): string | undefined {
+  if (!c.together) return undefined;
+  const why = !engine.shellTogether
+    ? `engine ${c.engine} runs one target per case in the script`
+    : c.params.purge || c.params.precondition
+      ? "the script purges and preconditions one target per case"
+      : c.params.sample !== undefined
+        ? "the script keeps no time series of several targets at once"
+        : undefined;
+  return (
+    why &&
+    `a case over several targets at once ({ together }) is not run by the shell script: ${why}; run it with benchspec run`
+  );
+}
 
 /** Tools every script uses besides bash builtins (coreutils are assumed; awk is checked). */
 const BASE_TOOLS = ["awk"] as const;
@@ -66,7 +78,14 @@ export function compileShellScript(
   w.assign("BS_GENERATOR", `benchspec ${ctx.version}`);
   w.assign("BS_CASES", plan.cases.length);
   w.assign("BS_ROW_SPEC", JSON.stringify({ spec: plan.name, specHash: plan.specHash }).slice(1, -1));
+  const groups = [
+    ...new Set(plan.cases.flatMap((c) => (c.params.hosts === undefined ? [] : [c.params.hosts]))),
+  ];
+  // The host groups BENCHSPEC_GROUP may name (hosts.sh); absent when the cases run on none.
+  if (groups.length > 0) w.line(`BS_GROUPS=(${groups.map(shQuote).join(" ")})`);
   w.code(shellAsset(new URL("./runtime.sh", import.meta.url)));
+  w.line();
+  w.code(shellAsset(new URL("./hosts.sh", import.meta.url)));
   w.line();
   w.comment("---------- targets ----------");
   // Every kind's functions, used or not: the shipped specs' compiled scripts (test/golden) carry them all.
@@ -95,15 +114,24 @@ export function compileShellScript(
 
   const steps = targetSteps(plan.cases);
   /** A case's arguments to bs_run_case (with `counts`: REPEAT WARMUP) and bs_case_select. */
-  const caseArgs = (c: Case, counts?: string) => {
-    const index = used.find(([name]) => name === targetsOf(c)[0])![2];
-    return `${c.index} ${shQuote(c.id)} bs_target_${index} ${shQuote(metaJson(c))}${counts ? ` ${counts}` : ""} ${steps.get(c.id)?.fn ?? "-"} ${c.params.idle ?? 0}`;
-  };
+  const targetFn = (c: Case) =>
+    c.together && !togetherGap(c, engine(c.engine))
+      ? `bs_group_${c.index}`
+      : `bs_target_${used.find(([name]) => name === targetsOf(c)[0])![2]}`;
+  const caseArgs = (c: Case, counts?: string) =>
+    `${c.index} ${shQuote(c.id)} ${targetFn(c)} ${shQuote(metaJson(c))}${counts ? ` ${counts}` : ""} ${steps.get(c.id)?.fn ?? "-"} ${c.params.idle ?? 0}`;
   const caseSelect = (c: Case) => `bs_case_select ${caseArgs(c)}`;
   const purged = new Set(plan.cases.filter((c) => c.params.purge).map((c) => c.target));
   w.line();
   w.comment("---------- targets ----------");
   for (const [name, target, index] of used) writeTarget(w, name, target, index, purged.has(name));
+  for (const c of plan.cases)
+    if (targetFn(c).startsWith("bs_group_"))
+      writeGroup(
+        w,
+        c,
+        c.together!.map((name) => `bs_target_${used.find(([used]) => used === name)![2]}`),
+      );
 
   w.line();
   w.comment("---------- cases: each function runs one repetition and prints its result row ----------");
@@ -143,18 +171,31 @@ export function compileShellScript(
         `if [[ -z \${BENCHSPEC_TIMESERIES:-} ]]; then bs_log ${shQuote(`note: ${sampled.length} case(s) record a time series (sample); set BENCHSPEC_TIMESERIES=FILE to keep it`)}; fi`,
       );
     w.line("bs_init");
-    for (const [, , index] of used) {
-      w.line(`BS_RELEASE+=(bs_target_${index}_release)`);
-      w.line(`bs_target_${index}_setup`);
+    const roundsWorkloads = new Map(
+      [...loops.values()].map(({ cases: [c] }) => [c!.workload, c!.params.hosts]),
+    );
+    for (const [workload, group] of roundsWorkloads)
+      w.line(`bs_hosts_no_rounds ${shQuote(workload)} ${shQuote(group ?? "")}`);
+    // With host groups, a copy started for one (BENCHSPEC_GROUP) runs only its cases and sets up only
+    // their targets.
+    const onGroups = (cases: readonly Case[], line: string) => {
+      if (groups.length === 0) return w.line(line);
+      const names = [...new Set(cases.map((c) => c.params.hosts ?? ""))];
+      w.line(`if bs_on_group ${names.map(shQuote).join(" ")}; then ${line}; fi`);
+    };
+    for (const [name, , index] of used) {
+      const users = plan.cases.filter((c) => targetsOf(c).includes(name));
+      onGroups(users, `BS_RELEASE+=(bs_target_${index}_release)`);
+      onGroups(users, `bs_target_${index}_setup`);
     }
     for (const c of plan.cases) {
       const rounds = loops.get(roundsKey(c));
       if (rounds) {
         // A workload in rounds runs at its first case on each target, as benchspec run runs it.
-        if (rounds.cases[0] === c) w.line(roundsFunction(c));
+        if (rounds.cases[0] === c) onGroups([c], roundsFunction(c));
         continue;
       }
-      w.line(`bs_run_case ${caseArgs(c, `${c.params.repeat} ${c.params.warmup}`)}`);
+      onGroups([c], `bs_run_case ${caseArgs(c, `${c.params.repeat} ${c.params.warmup}`)}`);
     }
     w.line("bs_finish");
   });
@@ -273,6 +314,22 @@ function writeTarget(w: ShellScriptWriter, name: string, target: Target, index: 
     );
 }
 
+/**
+ * The targets of a case run on several at once, as one target of its own (bs_group_INDEX): each hook calls
+ * every member's in turn; entering puts each member's place into BS_TPLACES, in the case's order.
+ */
+function writeGroup(w: ShellScriptWriter, c: Case, members: readonly string[]) {
+  const fn = `bs_group_${c.index}`;
+  w.line();
+  w.comment(`case ${c.id}: targets ${c.together!.join(", ")} at once`);
+  w.block(`${fn}_enter() {`, () => {
+    w.line("BS_TPLACES=()");
+    for (const member of members) w.line(`bs_place_add ${member}_enter`);
+  });
+  for (const hook of ["case", "repetition", "leave"])
+    w.line(`${fn}_${hook}() { ${members.map((member) => `${member}_${hook}`).join("; ")}; }`);
+}
+
 function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContext, engine: Engine) {
   const p = c.params;
   w.line();
@@ -280,16 +337,21 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
     `case ${c.index + 1}/${plan.cases.length}: ${c.id} (engine ${c.engine}, ${p.repeat} measured, ${p.warmup} warm-up)`,
   );
   w.block(`bs_case_${c.index}() {`, () => {
-    if (c.together) {
-      w.line(`bs_fail ${shQuote(`case ${c.id}: ${SHELL_TOGETHER}`)}`);
+    const gap = togetherGap(c, engine);
+    if (gap) {
+      w.line(`bs_fail ${shQuote(`case ${c.id}: ${gap}`)}`);
       return;
     }
-    const destroys =
-      targetWriter(c.op, p) !== undefined ? unconsentedWrite(plan.targets[c.target]!) : undefined;
-    if (destroys) {
+    const refused =
+      targetWriter(c.op, p) === undefined
+        ? undefined
+        : targetsOf(c)
+            .map((name) => ({ name, destroys: unconsentedWrite(plan.targets[name]!) }))
+            .find(({ destroys }) => destroys);
+    if (refused) {
       // Validation already refuses this; the script refuses it again rather than trust its input.
       w.line(
-        `bs_fail ${shQuote(`refusing to write to the ${destroys.noun} of target ${c.target}: the spec does not say destructive: true`)}`,
+        `bs_fail ${shQuote(`refusing to write to the ${refused.destroys!.noun} of target ${refused.name}: the spec does not say destructive: true`)}`,
       );
       return;
     }

@@ -78,6 +78,6 @@ bs_dd_results() {
     total=$((total + b))
   done
   BS_JOBS="[$BS_JOBS]"
-  BS_LATENCY=
+  BS_LATENCY='' BS_LATENCY_BINS=''
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$total" "$((total / bs))"
 }

@@ -36,13 +36,33 @@ bs_fio() {
   fi
   mkdir -p -- "$logs"
   out=$BS_REPDIR/fio.terse
+  # On several hosts: the instant every copy starts this repetition at (hosts.sh).
+  bs_hosts_gate
   bs_now t0
-  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
+  # terse for the figures, json+ after it for the completion-latency bins (bs_fio_bins).
+  (cd -- "$logs" && fio --output-format=terse,json+ --terse-version=3 --output="$out" --section="$name" "$job") || {
     local status=$?
     bs_fail "fio exited with status $status"
   }
   bs_now t1
-  result=$(awk -F ';' -v name="$name" -v bs="$bs" '
+  result=$(bs_fio_figures "$out" "$name" "$bs")
+  if [[ $result == missing ]]; then bs_fail "fio printed no terse result for job $name"; fi
+  local err bytes ops seconds
+  read -r err bytes ops seconds BS_LATENCY <<<"$result"
+  BS_LATENCY_BINS=$(bs_fio_bins "$out" | bs_bins_json)
+  BS_JOBS=
+  if [[ -n $sample ]]; then bs_fio_series "$logs" "$name" "$sample"; fi
+  if [[ $err != 0 ]]; then
+    bs_emit false "fio reported error $err" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+  else
+    bs_emit true "" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+  fi
+}
+
+# bs_fio_figures OUTPUT JOBNAME BS: "ERROR BYTES OPS SECONDS LATENCY-JSON" of the job from fio's terse line
+# (src/engines/fio/shell.ts says which fields), or "missing".
+bs_fio_figures() {
+  awk -F ';' -v name="$2" -v bs="$3" '
     function pct(f, dir,   kv, p) {
       split(f, kv, "=")
       p = kv[1]; sub(/%$/, "", p); p += 0
@@ -70,17 +90,93 @@ bs_fio() {
         if (wo > 0 && v["w", keys[k]] > q[k]) q[k] = v["w", keys[k]]
       }
       printf "%s %.0f %.0f %.9g {\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}\n", err, rb + wb, ops, secs, mean, q[1], q[2], q[3], q[4]
-    }' "$out")
-  if [[ $result == missing ]]; then bs_fail "fio printed no terse result for job $name"; fi
-  local err bytes ops seconds
-  read -r err bytes ops seconds BS_LATENCY <<<"$result"
-  BS_JOBS=
-  if [[ -n $sample ]]; then bs_fio_series "$logs" "$name" "$sample"; fi
-  if [[ $err != 0 ]]; then
-    bs_emit false "fio reported error $err" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+    }' "$1"
+}
+
+# bs_fio_bins OUTPUT: the json+ completion-latency bins of every direction, "NANOSECONDS COUNT" a line
+# (summed as src/engines/fio/results.ts sums them); fio prints its JSON indented, a key a line.
+bs_fio_bins() {
+  awk '
+    /"(slat_ns|lat_ns)" : [{]/ { clat = 0; bins = 0 }
+    /"clat_ns" : [{]/ { clat = 1 }
+    clat && /"bins" : [{]/ { bins = 1; next }
+    bins && /^ *[}]/ { bins = 0; clat = 0 }
+    bins && /^ *"[0-9]+" : [0-9]+/ { v = $1; gsub(/"/, "", v); c = $3; sub(/,$/, "", c); n[v] += c }
+    END { for (k in n) printf "%s %.0f\n", k, n[k] }
+  ' "$1"
+}
+
+# bs_fio_together JOBFILE JOBNAME BS TARGET...: one repetition of an fio case over several targets at once:
+# one fio per target, each with that target's place (BS_TPLACES, set by the case's group of targets),
+# released together by the start barrier; one row for them all, made as benchspec run makes it
+# (src/results/merge-hosts.ts): bytes and operations summed over the common window (each fio's I/O from the
+# release for its own runtime), percentiles from their pooled bins (bs_bins_pooled), the mean weighted by
+# each one's timed operations, each target's own figures in "targets".
+bs_fio_together() {
+  local job=$BS_HERE/$1 name=$2 bs=$3 i result err bytes ops seconds lat t1 part parts='' error=''
+  local total=0 count=0 longest=0 ok=true start end e mean
+  shift 3
+  local targets=("$@")
+  bs_pool "${#targets[@]}" bs_fio_part "$job" "$name"
+  : >"$BS_REPDIR/bins"
+  : >"$BS_REPDIR/means"
+  for ((i = 0; i < ${#targets[@]}; i++)); do
+    result=$(bs_fio_figures "$BS_REPDIR/fio.$i" "$name" "$bs" 2>/dev/null || echo missing)
+    if [[ $result == missing ]]; then
+      bs_first_error lat "$BS_REPDIR/fio.$i.err"
+      err="fio exited with status ${BS_POOL_RC[i]}${lat:+: $lat}"
+      bytes=0 ops=0 seconds=0 lat=''
+    else
+      read -r err bytes ops seconds lat <<<"$result"
+      if [[ $err != 0 ]]; then err="fio reported error $err"; else err=; fi
+      bs_fio_bins "$BS_REPDIR/fio.$i" | awk -v part="$i" '{ print part, $1, $2 }' >>"$BS_REPDIR/bins"
+    fi
+    if [[ -n $err ]]; then
+      ok=false
+      error+="${error:+; }${targets[i]}: $err"
+    fi
+    t1=$(awk -v t0="$BS_T0" -v s="$seconds" 'BEGIN { printf "%.0f", t0 + s * 1e6 }')
+    bs_iso start "$BS_T0"
+    bs_iso end "$t1"
+    bs_json part "${targets[i]}"
+    part='{"target":'"$part"',"ok":'"$([[ -z $err ]] && echo true || echo false)"
+    if [[ -n $err ]]; then
+      bs_json e "$err"
+      part+=',"error":'"$e"
+    fi
+    part+=',"start":"'"$start"'","end":"'"$end"'","bytes":'"$bytes"',"ops":'"$ops"',"seconds":'"$seconds"
+    part+=$(awk -v b="$bytes" -v o="$ops" -v s="$seconds" 'BEGIN { printf ",\"throughput\":%.9g,\"iops\":%.9g", (s > 0 ? b / s : 0), (s > 0 ? o / s : 0) }')
+    if [[ -n $lat ]]; then part+=',"latency":'"$lat"; fi
+    parts+=${parts:+,}$part'}'
+    total=$((total + bytes))
+    count=$((count + ops))
+    if awk -v a="$seconds" -v b="$longest" 'BEGIN { exit !(a > b) }'; then longest=$seconds; fi
+    if [[ -n $lat ]]; then
+      mean=${lat#*\"mean\":}
+      printf '%s %s\n' "$i" "${mean%%,*}" >>"$BS_REPDIR/means"
+    fi
+  done
+  BS_LATENCY=$(bs_bins_pooled "$BS_REPDIR/bins" "$BS_REPDIR/means")
+  BS_LATENCY_BINS=$(awk '{ print $2, $3 }' "$BS_REPDIR/bins" | bs_bins_json)
+  BS_ROW_EXTRA=',"startSpread":0,"targets":['"$parts"']'
+  t1=$(awk -v t0="$BS_T0" -v s="$longest" 'BEGIN { printf "%.0f", t0 + s * 1e6 }')
+  bs_emit "$ok" "$error" "$BS_T0" "$t1" "$total" "$count" "$longest"
+}
+
+# One fio of bs_fio_together (runs after the barrier): target WORKER's place, its output in fio.WORKER.
+bs_fio_part() {
+  local w=$1 job=$2 name=$3 place=${BS_TPLACES[$1]}
+  mkdir -p -- "$BS_REPDIR/logs.$w"
+  if [[ $place == dev:* ]]; then
+    export BENCHSPEC_DEVICE=${place#dev:}
+    BENCHSPEC_DEVICE=${BENCHSPEC_DEVICE//:/\\:}
   else
-    bs_emit true "" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+    export BENCHSPEC_DIR=${place#dir:}
+    BENCHSPEC_DIR=${BENCHSPEC_DIR//:/\\:}
   fi
+  cd -- "$BS_REPDIR/logs.$w" || exit
+  exec fio --output-format=terse,json+ --terse-version=3 --output="$BS_REPDIR/fio.$w" --section="$name" "$job" \
+    2>"$BS_REPDIR/fio.$w.err"
 }
 
 # bs_fio_series LOGDIR JOBNAME SAMPLE_MS: the repetition's points, appended to BENCHSPEC_TIMESERIES (as

@@ -4,7 +4,7 @@
  * the row also keeps as an HDR histogram (rows of several hosts merge by it).
  */
 import { z } from "zod";
-import { encodeHistogram, newHistogram, recordSeconds } from "../../rows/histogram.js";
+import { encodeBins } from "../../rows/histogram.js";
 import type { Measurement } from "../types.js";
 import { maxOf } from "../../rows/stats.js";
 
@@ -115,7 +115,7 @@ export function measurementFromFio(
   const bins = clatBins(sides);
   const latency = latencyOf(sides, bins);
   if (latency) measurement.latency = latency;
-  if (bins.size > 0) measurement.histograms = { latency: binsHistogram(bins) };
+  if (bins.size > 0) measurement.histograms = { latency: encodeBins(bins) };
   if (job.steadystate)
     measurement.steady = { criterion: job.steadystate.ss, attained: job.steadystate.attained === 1 };
   return measurement;
@@ -132,17 +132,6 @@ function clatBins(sides: readonly FioSide[]): Map<number, number> {
       bins.set(Number(ns), (bins.get(Number(ns)) ?? 0) + count);
   }
   return bins;
-}
-
-/**
- * The bins as an HDR histogram, each bin's value recorded with its count. fio's bins are 64 per power of
- * two (0.8–1.6% of their values wide; exact below 128 ns), coarser than the HDR's buckets (at most 0.1%,
- * exact below 2 µs): every bin value keeps a bucket of its own, so nothing the bins hold is lost.
- */
-function binsHistogram(bins: ReadonlyMap<number, number>): string {
-  const histogram = newHistogram();
-  for (const [ns, count] of bins) recordSeconds(histogram, ns / 1e9, count);
-  return encodeHistogram(histogram);
 }
 
 function latencyOf(sides: FioSide[], bins: ReadonlyMap<number, number>): Measurement["latency"] {

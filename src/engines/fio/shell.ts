@@ -11,7 +11,9 @@
  * bytes / bs, seconds = fio's runtime (ramp excluded), latency = completion latency in seconds. For a mixed
  * workload the mean is weighted by each direction's ops and each percentile is the larger of the two
  * directions' (an upper bound of the mixed percentile). A case with `sample` writes its time series from
- * fio's averaged logs, as benchspec run does (fio.sh, bs_fio_series), to BENCHSPEC_TIMESERIES.
+ * fio's averaged logs, as benchspec run does (fio.sh, bs_fio_series), to BENCHSPEC_TIMESERIES. A case over
+ * several targets at once runs one fio per target, released together, and one row of them all
+ * (bs_fio_together: the percentiles pooled from fio's json+ bins, as run pools them).
  */
 import type { Case } from "../../plan/types.js";
 import type { Engine } from "../types.js";
@@ -21,6 +23,14 @@ import { jobfilePath, preconditionPrefix, preconditionSections } from "./jobfile
 export const fioShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} as in the jobfile`);
+  if (c.together) {
+    w.line(
+      ["bs_fio_together", jobfilePath(c), c.id, p.bs!, ...c.together]
+        .map((value) => w.quote(value))
+        .join(" "),
+    );
+    return;
+  }
   const sample = p.sample === undefined ? [] : [Math.max(1, Math.round(p.sample * 1000))];
   w.line(["bs_fio", jobfilePath(c), c.id, p.bs!, ...sample].map((value) => w.quote(value)).join(" "));
 };

@@ -241,10 +241,17 @@ bs_ops_end() {
   if [[ -n $t1 ]]; then BS_T1=$t1; fi
 }
 
-# bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY and
-# BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No per-process "jobs": a
-# queue's processes share their operations, so none has bytes or seconds of its own (benchspec run's s3 and
-# ipfs rows have none either).
+# bs_latency_bins < RECORDS: the successful ops' latencies as a row's "latencyBins" (bs_bins_json), each
+# value cut to the lowest of its HdrHistogram bucket (bs_bins_cut), so that histograms of them pool exactly
+# as those of benchspec run do, in a few hundred entries however many ops there were.
+bs_latency_bins() {
+  awk '$5 == 1 { printf "%.0f 1\n", ($3 - $2) * 1000 }' | bs_bins_cut | bs_bins_json
+}
+
+# bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY,
+# BS_LATENCY_BINS and BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No
+# per-process "jobs": a queue's processes share their operations, so none has bytes or seconds of its own
+# (benchspec run's s3 and ipfs rows have none either).
 bs_pool_stats() {
   local n=$1 who=${2:-} all=$BS_REPDIR/ops.all w err
   BS_ERROR=
@@ -257,12 +264,13 @@ bs_pool_stats() {
     $5 == 1 { ok++; bytes += $4 }
     $5 != 1 { failed++ }
     END { printf "%.0f %.0f %.0f\n", bytes, ok, failed }' "$all")
-  BS_LATENCY=
+  BS_LATENCY='' BS_LATENCY_BINS=''
   if ((BS_OPS > 0)); then
     BS_LATENCY=$(awk '$5 == 1 { printf "%.9g\n", ($3 - $2) / 1e6 }' "$all" | sort -g | awk '
       function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
       { v[NR] = $1; sum += $1 }
       END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }')
+    BS_LATENCY_BINS=$(bs_latency_bins <"$all")
   fi
   BS_JOBS=
   for ((w = 0; w < n; w++)); do
@@ -286,7 +294,7 @@ bs_pool_stats() {
 # BS_BYTES, BS_OPS, BS_LATENCY, BS_FAILED_OPS, BS_ERROR); the rounds stop at the first that failed or gained
 # less than the threshold over the one before; the repetition is the knee — the failed round, else the
 # round before the last when the last did not gain enough, else the last — and the row keeps every round.
-BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
+BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_BINS=() BS_AT_FAILED=()
 BS_AT_ERROR=() BS_AT_TP=()
 
 # bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
@@ -307,7 +315,7 @@ bs_autotune_round() {
   local n=${#BS_AT_VALUE[@]} tp
   tp=$(awk -v b="$BS_BYTES" -v t0="$BS_T0" -v t1="$BS_T1" 'BEGIN { s = (t1 - t0) / 1e6; printf "%.17g", (s > 0 ? b / s : 0) }')
   BS_AT_VALUE+=("$1") BS_AT_T0+=("$BS_T0") BS_AT_T1+=("$BS_T1") BS_AT_BYTES+=("$BS_BYTES") BS_AT_OPS+=("$BS_OPS")
-  BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
+  BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_BINS+=("$BS_LATENCY_BINS") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
   if ((BS_FAILED_OPS > 0)) || [[ -n $BS_ERROR ]]; then return 1; fi
   if ((n > 0)) && ! bs_autotune_gained "${BS_AT_TP[n - 1]}" "$tp" "$2"; then return 1; fi
   return 0
@@ -340,6 +348,6 @@ bs_autotune_end() {
     rounds+=${rounds:+,}$r'}'
   done
   BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
-  BS_LATENCY=${BS_AT_LATENCY[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
+  BS_LATENCY=${BS_AT_LATENCY[k]} BS_LATENCY_BINS=${BS_AT_BINS[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
   BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
 }

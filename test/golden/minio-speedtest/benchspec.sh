@@ -36,6 +36,10 @@ BS_STATE=
 BS_CLEAN=()
 BS_RELEASE=()
 BS_LATENCY=
+# The row's "latencyBins" (nanoseconds → count), what rows of several copies pool their percentiles by.
+BS_LATENCY_BINS=
+# More members of the row, ready-made (",\"targets\":[…]"), from an engine's function.
+BS_ROW_EXTRA=
 BS_JOBS=
 # The row's "autotune" (bs_autotune_end), when the repetition tuned a parameter.
 BS_AUTOTUNE=
@@ -52,6 +56,8 @@ BS_GATE=
 declare BS_DIR='' BS_DEVICE='' BS_HERE=''
 # shellcheck disable=SC2034
 declare -A BS_TDIR=() BS_TDEV=() BS_TURL=() BS_TBUCKET=() BS_TREGION=() BS_TAPI=()
+# The places of a case's targets run at once ("dir:PATH" or "dev:DEVICE"), set by its group's enter.
+BS_TPLACES=()
 # The current case's target-steps function and idle seconds (bs_run_case); what each steps function came to.
 BS_STEPS=-
 BS_IDLE=0
@@ -182,6 +188,8 @@ bs_barrier_release() {
     if ((waited > 12000)); then bs_fail "workers did not reach the start barrier within 60 s"; fi
     sleep 0.005
   done
+  # On several hosts: the instant every copy starts this repetition at (hosts.sh).
+  bs_hosts_gate
   bs_now BS_T0
   # For the workers that go on for a duration: when it began.
   printf '%s\n' "$BS_T0" >"$BS_BARRIER/t0"
@@ -259,7 +267,7 @@ bs_emit() {
   done
   bs_iso start "$t0"
   bs_iso end "$t1"
-  row='{"v":1,"source":"shell",'"$BS_ROW_SPEC,$BS_META"',"repetition":'"$BS_REP"',"warmup":'"$BS_WARM"',"ok":'"$ok"
+  row='{"v":1,"source":"shell",'"$BS_ROW_SPEC,$BS_META$BS_HOST_FIELD"',"repetition":'"$BS_REP"',"warmup":'"$BS_WARM"',"ok":'"$ok"
   if [[ -n $error ]]; then
     bs_json e "$error"
     row+=',"error":'"$e"
@@ -267,12 +275,60 @@ bs_emit() {
   row+=',"start":"'"$start"'","end":"'"$end"'","bytes":'"$bytes"',"ops":'"$ops"',"seconds":'"$seconds"
   row+=',"throughput":'"$tp"',"iops":'"$iops"
   if [[ -n $BS_LATENCY ]]; then row+=',"latency":'"$BS_LATENCY"; fi
+  if [[ -n $BS_LATENCY_BINS ]]; then row+=',"latencyBins":'"$BS_LATENCY_BINS"; fi
   if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
   if [[ -n $BS_AUTOTUNE ]]; then row+=',"autotune":'"$BS_AUTOTUNE"; fi
+  row+=$BS_ROW_EXTRA
   printf '%s}\n' "$row"
   # Kept beside the repetition for the rounds, which judge the tracked case's row (bs_rounds_value).
   printf '%s}\n' "$row" >"$BS_REPDIR/row"
   BS_ROW=$ok
+}
+
+# ---------- latency bins: what rows of several hosts or targets pool their percentiles by ----------
+# src/rows/histogram.ts keeps latencies in HdrHistograms of nanoseconds at 3 significant digits: exact below
+# 2048 ns, then 1024 buckets per power of two. bash cannot encode one, so rows carry "latencyBins"
+# (nanoseconds → count) and these compute what the histograms would give.
+
+# bs_bins_cut < "NANOSECONDS COUNT" lines: each value cut to the lowest of its bucket (keyed by its digits:
+# awk keys a number past 2^31 by CONVFMT, %.6g, which would round it).
+bs_bins_cut() {
+  awk '{ v = $1; e = 1; while (v >= 2048) { v = int(v / 2); e *= 2 } n[sprintf("%.0f", v * e)] += $2 }
+    END { for (k in n) printf "%s %.0f\n", k, n[k] }'
+}
+
+# bs_bins_json < "NANOSECONDS COUNT" lines: a row's "latencyBins" (equal values summed); nothing when none.
+bs_bins_json() {
+  awk '{ n[$1] += $2; any = 1 }
+    END { if (!any) exit; printf "{"; sep = ""; for (k in n) { printf "%s\"%s\":%.0f", sep, k, n[k]; sep = "," } printf "}" }'
+}
+
+# bs_bins_pooled BINS MEANS: the latency of the operations of several parts together (BINS: "PART
+# NANOSECONDS COUNT" lines; MEANS: "PART MEAN-SECONDS" lines), as latencyOfHistogram gives it for their
+# merged histograms (src/results/merge-hosts.ts): each percentile the highest value of the bucket where the
+# count reaches it (HdrHistogram's getValueAtPercentile), the mean each part's own weighted by the count of
+# its bins. Nothing when there are no bins.
+bs_bins_pooled() {
+  local means
+  means=$(awk '{ printf "%s%s=%s", (NR > 1 ? " " : ""), $1, $2 }' "$2")
+  awk '{ print $2, $3 }' "$1" | bs_bins_cut | sort -n -k1,1 | awk -v means="$means" -v bins="$1" '
+    { value[NR] = $1; count[NR] = $2; total += $2 }
+    function ceil(x) { return x == int(x) ? x : int(x) + (x > 0) }
+    function ulp(x,   u) { u = 1; while (u * 2 <= x) u *= 2; while (u > x) u /= 2; return u / 4503599627370496 }
+    function at(p,   want, seen, i, v, e) {
+      want = (p / 100) * total; want = ceil(want - ulp(want)); if (want < 1) want = 1
+      for (i = 1; i <= NR; i++) { seen += count[i]; if (seen >= want) break }
+      v = value[i]; e = 1; while (v >= 2048) { v = int(v / 2); e *= 2 }
+      return (value[i] + e - 1) / 1e9
+    }
+    END {
+      if (total == 0) exit
+      n = split(means, pairs, " ")
+      for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); mean[kv[1]] = kv[2] }
+      while ((getline line < bins) > 0) { split(line, f, " "); per[f[1]] += f[3] }
+      for (p in per) m += mean[p] * per[p]
+      printf "{\"mean\":%.17g,\"p50\":%.17g,\"p90\":%.17g,\"p99\":%.17g,\"p99.9\":%.17g}", m / total, at(50), at(90), at(99), at(99.9)
+    }'
 }
 
 # ---------- one repetition runs in a child process, in its own process group ----------
@@ -334,10 +390,12 @@ bs_rep() {
   else
     bs_log "[$((BS_CASE_INDEX + 1))/$BS_CASES] $BS_CASE: repetition $BS_REP"
   fi
+  bs_hosts_slot
   if [[ -n ${BS_STEPS_DONE[$BS_STEPS]:-} ]]; then
     BS_FAILURES=$((BS_FAILURES + 1))
     bs_now t0
-    BS_LATENCY='' BS_JOBS=''
+    bs_hosts_arrive "$t0"
+    BS_LATENCY='' BS_LATENCY_BINS='' BS_JOBS=''
     bs_emit false "${BS_STEPS_DONE[$BS_STEPS]}" "$t0" "$t0" 0 0
     return
   fi
@@ -353,14 +411,16 @@ bs_rep() {
   set +m
   wait "$BS_CHILD" || status=$?
   BS_CHILD=
+  # A repetition that failed before its start still arrives, so that the other copies do not wait for it.
+  bs_now t1
+  bs_hosts_arrive "$t1"
   case $status in
     0) ;;
     3) BS_FAILURES=$((BS_FAILURES + 1)) ;;
     *)
       BS_FAILURES=$((BS_FAILURES + 1))
-      bs_now t1
       bs_first_error error "$BS_REPDIR/error"
-      BS_LATENCY='' BS_JOBS=''
+      BS_LATENCY='' BS_LATENCY_BINS='' BS_JOBS=''
       bs_emit false "${error:-the repetition failed with exit status $status}" "$t0" "$t1" 0 0
       ;;
   esac
@@ -398,6 +458,14 @@ bs_steps_child() {
   "$BS_STEPS"
 }
 
+# bs_place_add ENTER: a member of a case's targets run at once entered (its ENTER function), its place added
+# to BS_TPLACES.
+bs_place_add() {
+  BS_DIR='' BS_DEVICE=''
+  "$1"
+  if [[ -n $BS_DEVICE ]]; then BS_TPLACES+=("dev:$BS_DEVICE"); else BS_TPLACES+=("dir:$BS_DIR"); fi
+}
+
 # bs_case_select INDEX ID TARGET META STEPS IDLE: makes INDEX the current case — its function, target and
 # row fields; STEPS is the function that purges and preconditions its workload on its target ("-": none),
 # IDLE the seconds before each repetition. Its state directory is its own until bs_case_close.
@@ -432,6 +500,170 @@ bs_run_case() {
   bs_case_close
 }
 
+
+# ---------- several hosts: this script as one of N copies ----------
+# BENCHSPEC_HOST_COUNT=N (N > 1) makes this copy one of N; BENCHSPEC_HOST_INDEX (0…N-1) tells them apart
+# (its own directories and S3 keys) and BENCHSPEC_HOST names it in its rows (default: the host name). Every
+# repetition — warm-up or measured — is a start slot, numbered in the order the copies all run them; its
+# start instant is agreed in one of two ways:
+#   BENCHSPEC_BARRIER=DIR   a directory every copy sees (a shared file system): each copy, once ready for
+#                           slot K, writes DIR/slot.K/INDEX holding its clock; when all N are there, each
+#                           starts at the latest of them plus BENCHSPEC_START_DELAY (default 1 s), so the
+#                           slowest copy sets the pace; BENCHSPEC_BARRIER_TIMEOUT (default 3600 s) bounds
+#                           the wait for the others
+#   BENCHSPEC_EPOCH=T BENCHSPEC_PERIOD=P   no shared file system (clocks synchronised, e.g. by NTP): slot K
+#                           starts at T + K × P (seconds since 1970); P must exceed what any slot and the
+#                           steps before it take
+# A copy that reaches a slot after its instant does not start it: that repetition fails, saying by how much
+# it was late. BENCHSPEC_GROUP=NAME runs only the cases of the spec's host group NAME.
+BS_HOSTS=0
+BS_HOST_INDEX=0
+BS_HOST_FIELD=
+BS_SLOT=-1
+BS_BARRIER_DIR=
+BS_EPOCH_US=
+BS_PERIOD_US=
+BS_START_DELAY_US=1000000
+BS_BARRIER_TIMEOUT=3600
+BS_GROUP=${BENCHSPEC_GROUP:-}
+
+# bs_us VAR SECONDS NAME: SECONDS (a decimal number, at most 6 places) as microseconds, or die naming NAME.
+bs_us() {
+  local s=$2 whole frac
+  if [[ ! $s =~ ^[0-9]+([.][0-9]{1,6})?$ ]]; then bs_die "$3 must be a number of seconds (up to 6 decimals), not '$s'"; fi
+  whole=${s%%.*}
+  frac=
+  if [[ $s == *.* ]]; then frac=${s#*.}; fi
+  frac=${frac}000000
+  printf -v "$1" '%s' "$((10#$whole * 1000000 + 10#${frac:0:6}))"
+}
+
+bs_hosts_init() {
+  local n=${BENCHSPEC_HOST_COUNT:-} name
+  if [[ -n $BS_GROUP && -z ${BS_GROUPS+set} ]]; then
+    bs_die "BENCHSPEC_GROUP=$BS_GROUP: the spec has no host groups"
+  fi
+  if [[ -n $BS_GROUP && " ${BS_GROUPS[*]} " != *" $BS_GROUP "* ]]; then
+    bs_die "BENCHSPEC_GROUP=$BS_GROUP: the spec has no host group of that name (it has: ${BS_GROUPS[*]})"
+  fi
+  if [[ -z $n || $n == 1 ]]; then
+    if [[ -n ${BENCHSPEC_BARRIER:-}${BENCHSPEC_EPOCH:-} ]]; then
+      bs_die "BENCHSPEC_BARRIER and BENCHSPEC_EPOCH are for several copies: set BENCHSPEC_HOST_COUNT (and BENCHSPEC_HOST_INDEX) too"
+    fi
+    return 0
+  fi
+  if [[ ! $n =~ ^[1-9][0-9]*$ ]]; then bs_die "BENCHSPEC_HOST_COUNT must be a whole number of hosts, not '$n'"; fi
+  BS_HOST_INDEX=${BENCHSPEC_HOST_INDEX:-}
+  if [[ ! $BS_HOST_INDEX =~ ^[0-9]+$ ]] || ((10#$BS_HOST_INDEX >= n)); then
+    bs_die "BENCHSPEC_HOST_INDEX must be 0…$((n - 1)) (this copy's place among the $n), not '$BS_HOST_INDEX'"
+  fi
+  BS_HOST_INDEX=$((10#$BS_HOST_INDEX))
+  BS_HOSTS=$n
+  name=${BENCHSPEC_HOST:-$(uname -n)}
+  bs_json name "$name"
+  BS_HOST_FIELD=',"host":'"$name"
+  if [[ -n ${BENCHSPEC_BARRIER:-} ]]; then
+    if [[ -n ${BENCHSPEC_EPOCH:-} ]]; then bs_die "set BENCHSPEC_BARRIER or BENCHSPEC_EPOCH, not both"; fi
+    BS_BARRIER_DIR=$BENCHSPEC_BARRIER
+    if [[ ! -d $BS_BARRIER_DIR || ! -w $BS_BARRIER_DIR ]]; then
+      bs_die "BENCHSPEC_BARRIER=$BS_BARRIER_DIR is not a writable directory (it must be one every copy sees)"
+    fi
+    if [[ -n ${BENCHSPEC_START_DELAY:-} ]]; then bs_us BS_START_DELAY_US "$BENCHSPEC_START_DELAY" BENCHSPEC_START_DELAY; fi
+    if [[ -n ${BENCHSPEC_BARRIER_TIMEOUT:-} ]]; then
+      if [[ ! $BENCHSPEC_BARRIER_TIMEOUT =~ ^[1-9][0-9]*$ ]]; then bs_die "BENCHSPEC_BARRIER_TIMEOUT must be whole seconds, not '$BENCHSPEC_BARRIER_TIMEOUT'"; fi
+      BS_BARRIER_TIMEOUT=$BENCHSPEC_BARRIER_TIMEOUT
+    fi
+  elif [[ -n ${BENCHSPEC_EPOCH:-} ]]; then
+    bs_us BS_EPOCH_US "$BENCHSPEC_EPOCH" BENCHSPEC_EPOCH
+    bs_us BS_PERIOD_US "${BENCHSPEC_PERIOD:-}" BENCHSPEC_PERIOD
+    if ((BS_PERIOD_US == 0)); then bs_die "BENCHSPEC_PERIOD must be more than 0 seconds"; fi
+  else
+    bs_die "BENCHSPEC_HOST_COUNT=$n: say how the copies agree on each start: BENCHSPEC_BARRIER=DIR (a directory every copy sees) or BENCHSPEC_EPOCH and BENCHSPEC_PERIOD"
+  fi
+  # Its own directories and S3 keys, also when the copies share BENCHSPEC_RUN_ID.
+  BS_RUN_ID=$BS_RUN_ID-h$BS_HOST_INDEX
+  bs_log "host $name: copy $BS_HOST_INDEX of $n${BS_GROUP:+, group $BS_GROUP}"
+}
+
+# bs_on_group GROUP…: whether this copy runs what runs on one of the host groups GROUP… ('' : none).
+bs_on_group() {
+  local g
+  if [[ -z $BS_GROUP ]]; then return 0; fi
+  for g in "$@"; do
+    if [[ $g == "$BS_GROUP" ]]; then return 0; fi
+  done
+  return 1
+}
+
+# bs_hosts_no_rounds WORKLOAD GROUP: a workload in rounds stops when every host's rows together are steady,
+# which copies that cannot see each other's rows cannot judge.
+bs_hosts_no_rounds() {
+  if ((BS_HOSTS > 1)) && bs_on_group "$2"; then
+    bs_die "workload $1 runs in rounds to steady state, judged on every host's rows together, which copies of this script cannot see; run it with benchspec run, or as one copy"
+  fi
+}
+
+# bs_hosts_slot: the next start slot (in the parent, once per repetition).
+bs_hosts_slot() {
+  if ((BS_HOSTS > 1)); then BS_SLOT=$((BS_SLOT + 1)); fi
+}
+
+# bs_hosts_arrive STAMP: this copy's arrival at the current slot, for the others (barrier only; once).
+bs_hosts_arrive() {
+  local dir=$BS_BARRIER_DIR/slot.$BS_SLOT
+  if [[ -z $BS_BARRIER_DIR || -e $BS_REPDIR/arrived ]]; then return 0; fi
+  mkdir -p -- "$dir"
+  printf '%s %s\n' "$1" "$BS_CASE#$BS_REP#$BS_WARM" >"$dir/.$BS_HOST_INDEX"
+  mv -f -- "$dir/.$BS_HOST_INDEX" "$dir/$BS_HOST_INDEX"
+  : >"$BS_REPDIR/arrived"
+}
+
+# bs_hosts_gate: waits for the current slot's start instant (in the repetition, just before its I/O is
+# released; later pools of the same repetition pass).
+bs_hosts_gate() {
+  local at now left
+  if ((BS_HOSTS <= 1)) || [[ -e $BS_REPDIR/gated ]]; then return 0; fi
+  : >"$BS_REPDIR/gated"
+  bs_now now
+  if [[ -n $BS_BARRIER_DIR ]]; then
+    bs_hosts_arrive "$now"
+    bs_hosts_barrier at
+  else
+    at=$((BS_EPOCH_US + BS_SLOT * BS_PERIOD_US))
+  fi
+  bs_now now
+  if ((now > at)); then
+    bs_fail "missed its start instant (slot $BS_SLOT) by $(((now - at) / 1000)) ms: the copies did not start this repetition together${BS_BARRIER_DIR:+; raise BENCHSPEC_START_DELAY}${BS_EPOCH_US:+; raise BENCHSPEC_PERIOD}"
+  fi
+  # sleep until 20 ms before, then the rest by the clock (sleep itself takes a millisecond or so to start).
+  left=$((at - now - 20000))
+  if ((left > 0)); then sleep "$((left / 1000000)).$(printf '%06d' $((left % 1000000)))"; fi
+  while :; do
+    bs_now now
+    if ((now >= at)); then break; fi
+  done
+}
+
+# bs_hosts_barrier VAR: the instant every copy arrived at the current slot agrees on.
+bs_hosts_barrier() {
+  local dir=$BS_BARRIER_DIR/slot.$BS_SLOT deadline now i stamp what max=0 mine="$BS_CASE#$BS_REP#$BS_WARM"
+  bs_now now
+  deadline=$((now + BS_BARRIER_TIMEOUT * 1000000))
+  for ((i = 0; i < BS_HOSTS; i++)); do
+    while [[ ! -e $dir/$i ]]; do
+      bs_now now
+      if ((now > deadline)); then bs_fail "copy $i did not reach start slot $BS_SLOT within $BS_BARRIER_TIMEOUT s (BENCHSPEC_BARRIER_TIMEOUT)"; fi
+      sleep 0.02
+    done
+    read -r stamp what <"$dir/$i" || true
+    if [[ ! $stamp =~ ^[0-9]+$ ]]; then bs_fail "copy $i's arrival at start slot $BS_SLOT is unreadable"; fi
+    if [[ $what != "$mine" ]]; then
+      bs_fail "copy $i is at $what in start slot $BS_SLOT, this one at $mine: the copies are out of step (another spec, --set or BENCHSPEC_GROUP?)"
+    fi
+    if ((stamp > max)); then max=$stamp; fi
+  done
+  printf -v "$1" '%s' "$((max + BS_START_DELAY_US))"
+}
 
 # ---------- targets ----------
 
@@ -722,6 +954,7 @@ bs_init() {
   BS_STATE=$(mktemp -d "$BS_TMPBASE/benchspec.XXXXXX")
   mkdir -- "$BS_STATE/targets"
   BS_REPDIR=$BS_STATE/rep
+  bs_hosts_init
   bs_log "$BS_GENERATOR: spec $BS_SPEC (sha256 $BS_SPEC_HASH, $BS_CASES cases), run $BS_RUN_ID"
 }
 
@@ -990,10 +1223,17 @@ bs_ops_end() {
   if [[ -n $t1 ]]; then BS_T1=$t1; fi
 }
 
-# bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY and
-# BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No per-process "jobs": a
-# queue's processes share their operations, so none has bytes or seconds of its own (benchspec run's s3 and
-# ipfs rows have none either).
+# bs_latency_bins < RECORDS: the successful ops' latencies as a row's "latencyBins" (bs_bins_json), each
+# value cut to the lowest of its HdrHistogram bucket (bs_bins_cut), so that histograms of them pool exactly
+# as those of benchspec run do, in a few hundred entries however many ops there were.
+bs_latency_bins() {
+  awk '$5 == 1 { printf "%.0f 1\n", ($3 - $2) * 1000 }' | bs_bins_cut | bs_bins_json
+}
+
+# bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY,
+# BS_LATENCY_BINS and BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No
+# per-process "jobs": a queue's processes share their operations, so none has bytes or seconds of its own
+# (benchspec run's s3 and ipfs rows have none either).
 bs_pool_stats() {
   local n=$1 who=${2:-} all=$BS_REPDIR/ops.all w err
   BS_ERROR=
@@ -1006,12 +1246,13 @@ bs_pool_stats() {
     $5 == 1 { ok++; bytes += $4 }
     $5 != 1 { failed++ }
     END { printf "%.0f %.0f %.0f\n", bytes, ok, failed }' "$all")
-  BS_LATENCY=
+  BS_LATENCY='' BS_LATENCY_BINS=''
   if ((BS_OPS > 0)); then
     BS_LATENCY=$(awk '$5 == 1 { printf "%.9g\n", ($3 - $2) / 1e6 }' "$all" | sort -g | awk '
       function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
       { v[NR] = $1; sum += $1 }
       END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }')
+    BS_LATENCY_BINS=$(bs_latency_bins <"$all")
   fi
   BS_JOBS=
   for ((w = 0; w < n; w++)); do
@@ -1035,7 +1276,7 @@ bs_pool_stats() {
 # BS_BYTES, BS_OPS, BS_LATENCY, BS_FAILED_OPS, BS_ERROR); the rounds stop at the first that failed or gained
 # less than the threshold over the one before; the repetition is the knee — the failed round, else the
 # round before the last when the last did not gain enough, else the last — and the row keeps every round.
-BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_FAILED=()
+BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_BINS=() BS_AT_FAILED=()
 BS_AT_ERROR=() BS_AT_TP=()
 
 # bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
@@ -1056,7 +1297,7 @@ bs_autotune_round() {
   local n=${#BS_AT_VALUE[@]} tp
   tp=$(awk -v b="$BS_BYTES" -v t0="$BS_T0" -v t1="$BS_T1" 'BEGIN { s = (t1 - t0) / 1e6; printf "%.17g", (s > 0 ? b / s : 0) }')
   BS_AT_VALUE+=("$1") BS_AT_T0+=("$BS_T0") BS_AT_T1+=("$BS_T1") BS_AT_BYTES+=("$BS_BYTES") BS_AT_OPS+=("$BS_OPS")
-  BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
+  BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_BINS+=("$BS_LATENCY_BINS") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
   if ((BS_FAILED_OPS > 0)) || [[ -n $BS_ERROR ]]; then return 1; fi
   if ((n > 0)) && ! bs_autotune_gained "${BS_AT_TP[n - 1]}" "$tp" "$2"; then return 1; fi
   return 0
@@ -1089,7 +1330,7 @@ bs_autotune_end() {
     rounds+=${rounds:+,}$r'}'
   done
   BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
-  BS_LATENCY=${BS_AT_LATENCY[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
+  BS_LATENCY=${BS_AT_LATENCY[k]} BS_LATENCY_BINS=${BS_AT_BINS[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
   BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
 }
 
@@ -1169,7 +1410,7 @@ bs_dd_results() {
     total=$((total + b))
   done
   BS_JOBS="[$BS_JOBS]"
-  BS_LATENCY=
+  BS_LATENCY='' BS_LATENCY_BINS=''
   bs_emit "$ok" "$error" "$BS_T0" "$BS_T1" "$total" "$((total / bs))"
 }
 
@@ -1207,13 +1448,33 @@ bs_fio() {
   fi
   mkdir -p -- "$logs"
   out=$BS_REPDIR/fio.terse
+  # On several hosts: the instant every copy starts this repetition at (hosts.sh).
+  bs_hosts_gate
   bs_now t0
-  (cd -- "$logs" && fio --output-format=terse --terse-version=3 --output="$out" --section="$name" "$job") || {
+  # terse for the figures, json+ after it for the completion-latency bins (bs_fio_bins).
+  (cd -- "$logs" && fio --output-format=terse,json+ --terse-version=3 --output="$out" --section="$name" "$job") || {
     local status=$?
     bs_fail "fio exited with status $status"
   }
   bs_now t1
-  result=$(awk -F ';' -v name="$name" -v bs="$bs" '
+  result=$(bs_fio_figures "$out" "$name" "$bs")
+  if [[ $result == missing ]]; then bs_fail "fio printed no terse result for job $name"; fi
+  local err bytes ops seconds
+  read -r err bytes ops seconds BS_LATENCY <<<"$result"
+  BS_LATENCY_BINS=$(bs_fio_bins "$out" | bs_bins_json)
+  BS_JOBS=
+  if [[ -n $sample ]]; then bs_fio_series "$logs" "$name" "$sample"; fi
+  if [[ $err != 0 ]]; then
+    bs_emit false "fio reported error $err" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+  else
+    bs_emit true "" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+  fi
+}
+
+# bs_fio_figures OUTPUT JOBNAME BS: "ERROR BYTES OPS SECONDS LATENCY-JSON" of the job from fio's terse line
+# (src/engines/fio/shell.ts says which fields), or "missing".
+bs_fio_figures() {
+  awk -F ';' -v name="$2" -v bs="$3" '
     function pct(f, dir,   kv, p) {
       split(f, kv, "=")
       p = kv[1]; sub(/%$/, "", p); p += 0
@@ -1241,17 +1502,93 @@ bs_fio() {
         if (wo > 0 && v["w", keys[k]] > q[k]) q[k] = v["w", keys[k]]
       }
       printf "%s %.0f %.0f %.9g {\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}\n", err, rb + wb, ops, secs, mean, q[1], q[2], q[3], q[4]
-    }' "$out")
-  if [[ $result == missing ]]; then bs_fail "fio printed no terse result for job $name"; fi
-  local err bytes ops seconds
-  read -r err bytes ops seconds BS_LATENCY <<<"$result"
-  BS_JOBS=
-  if [[ -n $sample ]]; then bs_fio_series "$logs" "$name" "$sample"; fi
-  if [[ $err != 0 ]]; then
-    bs_emit false "fio reported error $err" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+    }' "$1"
+}
+
+# bs_fio_bins OUTPUT: the json+ completion-latency bins of every direction, "NANOSECONDS COUNT" a line
+# (summed as src/engines/fio/results.ts sums them); fio prints its JSON indented, a key a line.
+bs_fio_bins() {
+  awk '
+    /"(slat_ns|lat_ns)" : [{]/ { clat = 0; bins = 0 }
+    /"clat_ns" : [{]/ { clat = 1 }
+    clat && /"bins" : [{]/ { bins = 1; next }
+    bins && /^ *[}]/ { bins = 0; clat = 0 }
+    bins && /^ *"[0-9]+" : [0-9]+/ { v = $1; gsub(/"/, "", v); c = $3; sub(/,$/, "", c); n[v] += c }
+    END { for (k in n) printf "%s %.0f\n", k, n[k] }
+  ' "$1"
+}
+
+# bs_fio_together JOBFILE JOBNAME BS TARGET...: one repetition of an fio case over several targets at once:
+# one fio per target, each with that target's place (BS_TPLACES, set by the case's group of targets),
+# released together by the start barrier; one row for them all, made as benchspec run makes it
+# (src/results/merge-hosts.ts): bytes and operations summed over the common window (each fio's I/O from the
+# release for its own runtime), percentiles from their pooled bins (bs_bins_pooled), the mean weighted by
+# each one's timed operations, each target's own figures in "targets".
+bs_fio_together() {
+  local job=$BS_HERE/$1 name=$2 bs=$3 i result err bytes ops seconds lat t1 part parts='' error=''
+  local total=0 count=0 longest=0 ok=true start end e mean
+  shift 3
+  local targets=("$@")
+  bs_pool "${#targets[@]}" bs_fio_part "$job" "$name"
+  : >"$BS_REPDIR/bins"
+  : >"$BS_REPDIR/means"
+  for ((i = 0; i < ${#targets[@]}; i++)); do
+    result=$(bs_fio_figures "$BS_REPDIR/fio.$i" "$name" "$bs" 2>/dev/null || echo missing)
+    if [[ $result == missing ]]; then
+      bs_first_error lat "$BS_REPDIR/fio.$i.err"
+      err="fio exited with status ${BS_POOL_RC[i]}${lat:+: $lat}"
+      bytes=0 ops=0 seconds=0 lat=''
+    else
+      read -r err bytes ops seconds lat <<<"$result"
+      if [[ $err != 0 ]]; then err="fio reported error $err"; else err=; fi
+      bs_fio_bins "$BS_REPDIR/fio.$i" | awk -v part="$i" '{ print part, $1, $2 }' >>"$BS_REPDIR/bins"
+    fi
+    if [[ -n $err ]]; then
+      ok=false
+      error+="${error:+; }${targets[i]}: $err"
+    fi
+    t1=$(awk -v t0="$BS_T0" -v s="$seconds" 'BEGIN { printf "%.0f", t0 + s * 1e6 }')
+    bs_iso start "$BS_T0"
+    bs_iso end "$t1"
+    bs_json part "${targets[i]}"
+    part='{"target":'"$part"',"ok":'"$([[ -z $err ]] && echo true || echo false)"
+    if [[ -n $err ]]; then
+      bs_json e "$err"
+      part+=',"error":'"$e"
+    fi
+    part+=',"start":"'"$start"'","end":"'"$end"'","bytes":'"$bytes"',"ops":'"$ops"',"seconds":'"$seconds"
+    part+=$(awk -v b="$bytes" -v o="$ops" -v s="$seconds" 'BEGIN { printf ",\"throughput\":%.9g,\"iops\":%.9g", (s > 0 ? b / s : 0), (s > 0 ? o / s : 0) }')
+    if [[ -n $lat ]]; then part+=',"latency":'"$lat"; fi
+    parts+=${parts:+,}$part'}'
+    total=$((total + bytes))
+    count=$((count + ops))
+    if awk -v a="$seconds" -v b="$longest" 'BEGIN { exit !(a > b) }'; then longest=$seconds; fi
+    if [[ -n $lat ]]; then
+      mean=${lat#*\"mean\":}
+      printf '%s %s\n' "$i" "${mean%%,*}" >>"$BS_REPDIR/means"
+    fi
+  done
+  BS_LATENCY=$(bs_bins_pooled "$BS_REPDIR/bins" "$BS_REPDIR/means")
+  BS_LATENCY_BINS=$(awk '{ print $2, $3 }' "$BS_REPDIR/bins" | bs_bins_json)
+  BS_ROW_EXTRA=',"startSpread":0,"targets":['"$parts"']'
+  t1=$(awk -v t0="$BS_T0" -v s="$longest" 'BEGIN { printf "%.0f", t0 + s * 1e6 }')
+  bs_emit "$ok" "$error" "$BS_T0" "$t1" "$total" "$count" "$longest"
+}
+
+# One fio of bs_fio_together (runs after the barrier): target WORKER's place, its output in fio.WORKER.
+bs_fio_part() {
+  local w=$1 job=$2 name=$3 place=${BS_TPLACES[$1]}
+  mkdir -p -- "$BS_REPDIR/logs.$w"
+  if [[ $place == dev:* ]]; then
+    export BENCHSPEC_DEVICE=${place#dev:}
+    BENCHSPEC_DEVICE=${BENCHSPEC_DEVICE//:/\\:}
   else
-    bs_emit true "" "$t0" "$t1" "$bytes" "$ops" "$seconds"
+    export BENCHSPEC_DIR=${place#dir:}
+    BENCHSPEC_DIR=${BENCHSPEC_DIR//:/\\:}
   fi
+  cd -- "$BS_REPDIR/logs.$w" || exit
+  exec fio --output-format=terse,json+ --terse-version=3 --output="$BS_REPDIR/fio.$w" --section="$name" "$job" \
+    2>"$BS_REPDIR/fio.$w.err"
 }
 
 # bs_fio_series LOGDIR JOBNAME SAMPLE_MS: the repetition's points, appended to BENCHSPEC_TIMESERIES (as
@@ -1687,6 +2024,16 @@ bs_target_2_repetition() { :; }
 bs_target_2_leave() { :; }
 bs_target_2_release() { (bs_target_2_enter && bs_s3_bucket_release store); }
 
+# case jbod.drive1+drive2.write: targets drive1, drive2 at once
+bs_group_4_enter() {
+  BS_TPLACES=()
+  bs_place_add bs_target_0_enter
+  bs_place_add bs_target_1_enter
+}
+bs_group_4_case() { bs_target_0_case; bs_target_1_case; }
+bs_group_4_repetition() { bs_target_0_repetition; bs_target_1_repetition; }
+bs_group_4_leave() { bs_target_0_leave; bs_target_1_leave; }
+
 # ---------- cases: each function runs one repetition and prints its result row ----------
 
 # case 1/7: dd.drive1.write (engine dd, 1 measured, 0 warm-up)
@@ -1715,7 +2062,7 @@ bs_case_3() {
 
 # case 5/7: jbod.drive1+drive2.write (engine fio, 1 measured, 0 warm-up)
 bs_case_4() {
-  bs_fail 'case jbod.drive1+drive2.write: a case over several targets at once ({ together }) is not run by the shell script, which places one target per case; run it with benchspec run, or start its fio section (fio/<workload>.fio) once per target with that target'\''s BENCHSPEC_DIR or BENCHSPEC_DEVICE, all at once'
+  bs_fio_together fio/jbod.fio jbod.drive1+drive2.write 4194304 drive1 drive2
 }
 
 # case 6/7: speedtest.store.put (engine s3, 1 measured, 0 warm-up)
@@ -1742,7 +2089,7 @@ bs_main() {
   bs_run_case 1 dd.drive1.read bs_target_0 '"case":"dd.drive1.read","workload":"dd","target":"drive1","engine":"dd","op":"read","params":{"target":"drive1","engine":"dd","op":"read","bs":16777216,"count":64,"parallel":1,"warmup":0,"repeat":1,"direct":true,"data":"random"}' 1 0 - 0
   bs_run_case 2 dd.drive2.write bs_target_1 '"case":"dd.drive2.write","workload":"dd","target":"drive2","engine":"dd","op":"write","params":{"target":"drive2","engine":"dd","op":"write","bs":16777216,"count":64,"parallel":1,"warmup":0,"repeat":1,"direct":true,"data":"random"}' 1 0 - 0
   bs_run_case 3 dd.drive2.read bs_target_1 '"case":"dd.drive2.read","workload":"dd","target":"drive2","engine":"dd","op":"read","params":{"target":"drive2","engine":"dd","op":"read","bs":16777216,"count":64,"parallel":1,"warmup":0,"repeat":1,"direct":true,"data":"random"}' 1 0 - 0
-  bs_run_case 4 jbod.drive1+drive2.write bs_target_0 '"case":"jbod.drive1+drive2.write","workload":"jbod","target":"drive1+drive2","engine":"fio","op":"write","params":{"target":"drive1+drive2","engine":"fio","op":"write","size":268435456,"bs":4194304,"iodepth":1,"jobs":64,"warmup":0,"repeat":1,"direct":true,"data":"random","ioengine":"libaio"}' 1 0 - 0
+  bs_run_case 4 jbod.drive1+drive2.write bs_group_4 '"case":"jbod.drive1+drive2.write","workload":"jbod","target":"drive1+drive2","engine":"fio","op":"write","params":{"target":"drive1+drive2","engine":"fio","op":"write","size":268435456,"bs":4194304,"iodepth":1,"jobs":64,"warmup":0,"repeat":1,"direct":true,"data":"random","ioengine":"libaio"}' 1 0 - 0
   bs_run_case 5 speedtest.store.put bs_target_2 '"case":"speedtest.store.put","workload":"speedtest","target":"store","engine":"s3","op":"put","params":{"target":"store","op":"put","size":67108864,"concurrency":4,"threads":"auto","objects":256,"warmup":0,"repeat":1,"data":"random","multipart":false,"autotune":{"param":"concurrency","start":4,"factor":2,"max":256,"stopWhenGainBelow":2.5},"engine":"s3"}' 1 0 - 0
   bs_run_case 6 speedtest.store.get bs_target_2 '"case":"speedtest.store.get","workload":"speedtest","target":"store","engine":"s3","op":"get","params":{"target":"store","op":"get","size":67108864,"concurrency":4,"threads":"auto","objects":256,"warmup":0,"repeat":1,"data":"random","multipart":false,"autotune":{"param":"concurrency","start":4,"factor":2,"max":256,"stopWhenGainBelow":2.5},"engine":"s3"}' 1 0 - 0
   bs_finish
