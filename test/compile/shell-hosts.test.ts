@@ -161,6 +161,27 @@ describe("the script as two copies on one barrier directory", () => {
   });
 });
 
+describe("a copy whose other copy never comes", () => {
+  it("fails the repetition it waited at for the barrier's timeout, naming the copy, and never waits for it again", async () => {
+    const work = await newDir();
+    const dir = await compiled(work);
+    const barrier = join(work, "barrier");
+    await mkdir(barrier);
+    const started = Date.now();
+    const result = await copy(join(dir, "benchspec.sh"), join(work, "out"), 0, {
+      BENCHSPEC_BARRIER: barrier,
+      BENCHSPEC_BARRIER_TIMEOUT: "2",
+      BENCHSPEC_START_DELAY: "0.1",
+    });
+    expect(result.exitCode).toBe(1);
+    const rows = await lines<ResultRow>(join(work, "out", "results.ndjson"));
+    expect(rows.map((row) => row.ok)).toEqual([false, true, true, true]);
+    expect(rows[0]!.error).toMatch(/copy 1 did not reach start slot 0 within 2 s .*taken as gone/);
+    // One timeout, not one per repetition: the dd and fio repetitions take well under 8 s.
+    expect(Date.now() - started).toBeLessThan(2000 + 8000);
+  });
+});
+
 describe("the script as a copy with an epoch and a period", () => {
   it("refuses every repetition whose start instant has passed, saying by how much", async () => {
     const work = await newDir();

@@ -140,6 +140,9 @@ const ROUNDS_SPEC = {
       op: "randread",
       ioengine: "psync",
       size: "1MiB",
+      // Time-based: the operations of 0.5 s vary from round to round (a size-based 1 MiB took 1-3 ms,
+      // and two rounds of the same whole milliseconds gave the same IOPS, which excursion 0 calls steady).
+      duration: "500ms",
       bs: "4KiB",
       rounds: { track: { where: { bs: "4KiB" }, metric: "iops" }, window: 2, max: 3, excursion: 0, slope: 0 },
     },
@@ -179,7 +182,7 @@ describe("a real script run of fio in rounds", () => {
         expect(own.filter((row) => row.case === c.id && row.warmup)).toHaveLength(c.params.warmup);
       }
     }
-    // excursion 0 over 1 MiB reads is never met: the strict rounds run to their max.
+    // excursion 0 over 0.5 s of reads is never met: the strict rounds run to their max.
     expect(run.stderr).toContain(
       "workload strict on scratch: steady state not reached in 3 rounds (window: rounds 2–3)",
     );

@@ -510,7 +510,7 @@ bs_run_case() {
 #                           slot K, writes DIR/slot.K/INDEX holding its clock; when all N are there, each
 #                           starts at the latest of them plus BENCHSPEC_START_DELAY (default 1 s), so the
 #                           slowest copy sets the pace; BENCHSPEC_BARRIER_TIMEOUT (default 3600 s) bounds
-#                           the wait for the others
+#                           the wait for the others (a copy that did not come is not waited for again)
 #   BENCHSPEC_EPOCH=T BENCHSPEC_PERIOD=P   no shared file system (clocks synchronised, e.g. by NTP): slot K
 #                           starts at T + K × P (seconds since 1970); P must exceed what any slot and the
 #                           steps before it take
@@ -651,8 +651,13 @@ bs_hosts_barrier() {
   deadline=$((now + BS_BARRIER_TIMEOUT * 1000000))
   for ((i = 0; i < BS_HOSTS; i++)); do
     while [[ ! -e $dir/$i ]]; do
+      # A copy that once did not come (it died, or its host did) is not waited for again.
+      if [[ -e $BS_STATE/gone.$i ]]; then continue 2; fi
       bs_now now
-      if ((now > deadline)); then bs_fail "copy $i did not reach start slot $BS_SLOT within $BS_BARRIER_TIMEOUT s (BENCHSPEC_BARRIER_TIMEOUT)"; fi
+      if ((now > deadline)); then
+        : >"$BS_STATE/gone.$i"
+        bs_fail "copy $i did not reach start slot $BS_SLOT within $BS_BARRIER_TIMEOUT s (BENCHSPEC_BARRIER_TIMEOUT): taken as gone, the others go on without waiting for it"
+      fi
       sleep 0.02
     done
     read -r stamp what <"$dir/$i" || true
