@@ -13,6 +13,7 @@ import { execa } from "execa";
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { binPercentiles } from "../../src/engines/fio/results.js";
 import { compilePlan } from "../../src/compile/compile.js";
 import { launchKubo, type KuboNode } from "../../src/targets/ipfs/kubo-server.js";
 import { writeArtifacts } from "../../src/compile/output.js";
@@ -226,6 +227,12 @@ describe("a real run of dd and fio against a temp dir", () => {
     expect(timed!.seconds).toBeGreaterThan(0.9);
     expect(timed!.seconds).toBeLessThan(1.5);
     expect(timed!.iops).toBeCloseTo(timed!.ops / timed!.seconds, 0);
+    // Percentiles from fio's json+ bins, every operation in them, taken as benchspec run takes them.
+    for (const row of [...rw, timed!]) {
+      const bins = new Map(Object.entries(row.latencyBins!).map(([ns, n]) => [Number(ns), n]));
+      expect([...bins.values()].reduce((a, b) => a + b, 0)).toBe(row.ops);
+      expect(row.latency).toMatchObject(binPercentiles(bins));
+    }
   });
 
   it("leaves the user's files and nothing else: its subdirectory and temp files are gone", async () => {

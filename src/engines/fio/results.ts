@@ -139,7 +139,14 @@ function latencyOf(sides: FioSide[], bins: ReadonlyMap<number, number>): Measure
   if (weighted.length === 0) return undefined;
   const total = sum(weighted.map((s) => s.total_ios));
   const mean = sum(weighted.map((s) => s.clat_ns!.mean * s.total_ios)) / total / 1e9;
-  if (bins.size === 0) return { mean };
+  return bins.size === 0 ? { mean } : { mean, ...binPercentiles(bins) };
+}
+
+/**
+ * The percentiles of fio's bins (nanoseconds → count), in seconds: each the first bin, in order, where the
+ * count reaches that share of all (the compiled script's fio.sh takes them the same way).
+ */
+export function binPercentiles(bins: ReadonlyMap<number, number>) {
   const sorted = [...bins.entries()].sort((a, b) => a[0] - b[0]);
   const count = sum(sorted.map(([, n]) => n));
   const at = (fraction: number) => {
@@ -150,7 +157,7 @@ function latencyOf(sides: FioSide[], bins: ReadonlyMap<number, number>): Measure
     }
     return sorted[sorted.length - 1]![0] / 1e9;
   };
-  return { mean, p50: at(0.5), p90: at(0.9), p99: at(0.99), "p99.9": at(0.999) };
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), "p99.9": at(0.999) };
 }
 
 /**

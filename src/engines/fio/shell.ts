@@ -4,13 +4,13 @@
  * for fio), and reads fio's terse output (version 3, no jq needed) for the job named after the case id.
  *
  * Terse v3 fields (1-based, ";"-separated; fio's HOWTO, "Terse output"): 3 jobname, 5 error; read: 6 KiB,
- * 9 runtime ms, 16 clat mean µs, 18–37 clat percentiles ("50.000000%=123", µs); write: 47 KiB, 50 runtime
- * ms, 57 clat mean µs, 59–78 clat percentiles. There is no trim section in v3.
+ * 9 runtime ms, 16 clat mean µs; write: 47 KiB, 50 runtime ms, 57 clat mean µs. There is no trim section in
+ * v3. fio writes its json+ after the terse line (--output-format=terse,json+): the completion-latency bins.
  *
  * Units in the row: bytes = (read + write KiB) × 1024 (exact when bs is a multiple of 1 KiB), ops =
- * bytes / bs, seconds = fio's runtime (ramp excluded), latency = completion latency in seconds. For a mixed
- * workload the mean is weighted by each direction's ops and each percentile is the larger of the two
- * directions' (an upper bound of the mixed percentile). A case with `sample` writes its time series from
+ * bytes / bs, seconds = fio's runtime (ramp excluded), latency = completion latency in seconds: the mean
+ * weighted by each direction's ops, the percentiles those of both directions' bins together, as benchspec
+ * run takes them (src/engines/fio/results.ts), and the bins themselves in `latencyBins`. A case with `sample` writes its time series from
  * fio's averaged logs, as benchspec run does (fio.sh, bs_fio_series), to BENCHSPEC_TIMESERIES. A case over
  * several targets at once runs one fio per target, released together, and one row of them all
  * (bs_fio_together: the percentiles pooled from fio's json+ bins, as run pools them).

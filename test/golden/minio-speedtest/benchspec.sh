@@ -1466,7 +1466,7 @@ bs_fio() {
   if [[ $result == missing ]]; then bs_fail "fio printed no terse result for job $name"; fi
   local err bytes ops seconds
   read -r err bytes ops seconds BS_LATENCY <<<"$result"
-  BS_LATENCY_BINS=$(bs_fio_bins "$out" | bs_bins_json)
+  BS_LATENCY_BINS=$(bs_bins_json <"$out.bins")
   BS_JOBS=
   if [[ -n $sample ]]; then bs_fio_series "$logs" "$name" "$sample"; fi
   if [[ $err != 0 ]]; then
@@ -1476,38 +1476,37 @@ bs_fio() {
   fi
 }
 
-# bs_fio_figures OUTPUT JOBNAME BS: "ERROR BYTES OPS SECONDS LATENCY-JSON" of the job from fio's terse line
-# (src/engines/fio/shell.ts says which fields), or "missing".
+# bs_fio_figures OUTPUT JOBNAME BS: "ERROR BYTES OPS SECONDS LATENCY-JSON" of the job, or "missing": the
+# figures from fio's terse line (src/engines/fio/shell.ts says which fields), the percentiles from its json+
+# completion-latency bins of every direction together, as src/engines/fio/results.ts takes them (the first
+# bin where the count reaches the percentile).
 bs_fio_figures() {
-  awk -F ';' -v name="$2" -v bs="$3" '
-    function pct(f, dir,   kv, p) {
-      split(f, kv, "=")
-      p = kv[1]; sub(/%$/, "", p); p += 0
-      if (p == 50) key = "p50"; else if (p == 90) key = "p90"; else if (p == 99) key = "p99"
-      else if (p == 99.9) key = "p999"; else return
-      v[dir, key] = kv[2] / 1e6
+  if [[ ! -s $1 ]]; then
+    echo missing
+    return
+  fi
+  bs_fio_bins "$1" | sort -n -k1,1 >"$1.bins"
+  awk -v name="$2" -v bs="$3" '
+    FNR == NR { split($0, kv, " "); n++; ns[n] = kv[1]; c[n] = kv[2]; count += kv[2]; next }
+    function at(f,   i, seen) {
+      for (i = 1; i <= n; i++) { seen += c[i]; if (seen >= f * count) return ns[i] / 1e9 }
+      return ns[n] / 1e9
     }
-    $1 == 3 && $3 == name && !found {
-      found = 1; err = $5
-      rb = $6 * 1024; wb = $47 * 1024
-      rt = $9; wt = $50
-      rm = $16 / 1e6; wm = $57 / 1e6
-      for (i = 18; i <= 37; i++) pct($i, "r")
-      for (i = 59; i <= 78; i++) pct($i, "w")
+    { split($0, t, ";") }
+    t[1] == 3 && t[3] == name && !found {
+      found = 1; err = t[5]
+      rb = t[6] * 1024; wb = t[47] * 1024
+      rt = t[9]; wt = t[50]
+      rm = t[16] / 1e6; wm = t[57] / 1e6
     }
     END {
       if (!found) { print "missing"; exit }
       ro = rb / bs; wo = wb / bs; ops = ro + wo
       secs = (rt > wt ? rt : wt) / 1000
       mean = ops > 0 ? (rm * ro + wm * wo) / ops : 0
-      n = split("p50 p90 p99 p999", keys, " ")
-      for (k = 1; k <= n; k++) {
-        q[k] = 0
-        if (ro > 0 && v["r", keys[k]] > q[k]) q[k] = v["r", keys[k]]
-        if (wo > 0 && v["w", keys[k]] > q[k]) q[k] = v["w", keys[k]]
-      }
-      printf "%s %.0f %.0f %.9g {\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}\n", err, rb + wb, ops, secs, mean, q[1], q[2], q[3], q[4]
-    }' "$1"
+      if (count == 0) { printf "%s %.0f %.0f %.9g {\"mean\":%.9g}\n", err, rb + wb, ops, secs, mean; exit }
+      printf "%s %.0f %.0f %.9g {\"mean\":%.9g,\"p50\":%.17g,\"p90\":%.17g,\"p99\":%.17g,\"p99.9\":%.17g}\n", err, rb + wb, ops, secs, mean, at(0.5), at(0.9), at(0.99), at(0.999)
+    }' "$1.bins" "$1"
 }
 
 # bs_fio_bins OUTPUT: the json+ completion-latency bins of every direction, "NANOSECONDS COUNT" a line
@@ -1538,7 +1537,7 @@ bs_fio_together() {
   : >"$BS_REPDIR/bins"
   : >"$BS_REPDIR/means"
   for ((i = 0; i < ${#targets[@]}; i++)); do
-    result=$(bs_fio_figures "$BS_REPDIR/fio.$i" "$name" "$bs" 2>/dev/null || echo missing)
+    result=$(bs_fio_figures "$BS_REPDIR/fio.$i" "$name" "$bs")
     if [[ $result == missing ]]; then
       bs_first_error lat "$BS_REPDIR/fio.$i.err"
       err="fio exited with status ${BS_POOL_RC[i]}${lat:+: $lat}"
@@ -1546,7 +1545,7 @@ bs_fio_together() {
     else
       read -r err bytes ops seconds lat <<<"$result"
       if [[ $err != 0 ]]; then err="fio reported error $err"; else err=; fi
-      bs_fio_bins "$BS_REPDIR/fio.$i" | awk -v part="$i" '{ print part, $1, $2 }' >>"$BS_REPDIR/bins"
+      awk -v part="$i" '{ print part, $1, $2 }' "$BS_REPDIR/fio.$i.bins" >>"$BS_REPDIR/bins"
     fi
     if [[ -n $err ]]; then
       ok=false
