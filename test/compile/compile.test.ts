@@ -156,7 +156,7 @@ describe("compile command", () => {
     expect(await listFiles(out)).toEqual(["fio/fio-4k.fio", "plan.json"]);
   });
 
-  it("says, per workload, what the script does not do that benchspec run does (a fresh Kubo node, s3/ipfs autotune and host groups it does)", async () => {
+  it("says, per workload, what the script does not do that benchspec run does (a fresh Kubo node, s3/ipfs autotune and series, host groups it does)", async () => {
     const plan = planOf({
       benchspec: 1,
       name: "gaps",
@@ -169,7 +169,14 @@ describe("compile command", () => {
       workloads: [
         { name: "plain", target: "scratch", op: "read", size: "1MiB" },
         { name: "spread", target: "scratch", op: "read", size: "1MiB", hosts: "clients" },
-        { name: "series", target: "store", op: "put", duration: "2s", sample: "500ms" },
+        {
+          name: "series",
+          target: "store",
+          op: "put",
+          duration: "2s",
+          sample: "500ms",
+          autotune: { param: "concurrency", start: 1, factor: 2, max: 4, stopWhenGainBelow: 5 },
+        },
         {
           name: "ramp",
           target: "scratch",
@@ -187,7 +194,7 @@ describe("compile command", () => {
       'host group "clients" (ssh, 2 hosts): benchspec.sh on each host at once with BENCHSPEC_GROUP=clients BENCHSPEC_HOST_COUNT=2 BENCHSPEC_HOST_INDEX=0…1 and BENCHSPEC_BARRIER=<a directory they share> (or BENCHSPEC_EPOCH and BENCHSPEC_PERIOD), then benchspec merge of their outputs',
     ]);
     expect(leftOut).toEqual([
-      'workload "series" in benchspec.sh: its rows carry no time series (sample 500ms); run it with benchspec run',
+      'workload "series" in benchspec.sh: its rows carry no time series when it is autotuned (the records are the last round\'s); run it with benchspec run',
       'workload "ramp" in benchspec.sh: autotune is not run: the script measures one setting of parallel (its case function says which)',
       'workload "mix" in benchspec.sh: op mixed is not run: its case fails; run it with benchspec run (or its sdk call sequence)',
     ]);

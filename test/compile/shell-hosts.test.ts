@@ -45,7 +45,6 @@ async function compiled(work: string, name = "copies", op = "write"): Promise<st
           ioengine: "psync",
           size: "4MiB",
           bs: "4KiB",
-          duration: "1s",
         },
       ],
     }),

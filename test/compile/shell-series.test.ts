@@ -1,12 +1,15 @@
 /**
  * Time series from the compiled script: a fio case with `sample` appends its points to BENCHSPEC_TIMESERIES
  * with benchspec run's definition (seriesFromLogs over fio's averaged logs, jobs and directions summed), and
- * the report of the script's rows reads them from timeseries.ndjson beside them.
+ * the report of the script's rows reads them from timeseries.ndjson beside them; an S3 case stamps each
+ * transfer as it ends and appends the series of its operations as run computes it.
  */
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { compilePlan } from "../../src/compile/compile.js";
 import { writeArtifacts } from "../../src/compile/output.js";
 import { SHELL_SCRIPT_PATH } from "../../src/compile/shell/script.js";
@@ -15,7 +18,7 @@ import { targetEnvVar } from "../../src/emit/shell-words.js";
 import { seriesFromLogs } from "../../src/engines/fio/results.js";
 import { loadInput } from "../../src/report/load.js";
 import { ResultRowSchema, TimeseriesRowSchema } from "../../src/rows/row.js";
-import { tempDirs } from "../engines/support.js";
+import { externalS3Target, s3Client, s3Env, tempDirs } from "../engines/support.js";
 import { planOf } from "../support/spec.js";
 
 const temps = tempDirs("benchspec-series-");
@@ -97,5 +100,66 @@ describe("a compiled fio case with sample", () => {
     expect(loaded.planDerived).toBe(false);
     const drawn = loaded.series.filter((s) => s.case === c!.id);
     expect(drawn.length).toBeGreaterThan(0);
+  }, 150_000);
+});
+
+describe("a compiled S3 case with sample", () => {
+  let server: MinioServer;
+  beforeAll(async () => {
+    server = await launchMinio();
+    const client = s3Client(server);
+    await client.send(new CreateBucketCommand({ Bucket: "series" }));
+    client.destroy();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("stamps each transfer as it ends and appends run's series of its operations", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "s3-series",
+      targets: { store: externalS3Target("series") },
+      // One request in flight: each transfer ends before the next starts, so the bytes fill the window.
+      workloads: [
+        {
+          name: "up",
+          target: "store",
+          op: "put",
+          size: "256KiB",
+          objects: 60,
+          concurrency: 1,
+          sample: "50ms",
+          repeat: 2,
+        },
+      ],
+    });
+    const { artifacts, leftOut } = await compilePlan(plan, ["shell"], VERSION);
+    expect(leftOut).toEqual([]);
+    const dir = await temps.make();
+    await writeArtifacts(dir, artifacts);
+    const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
+      env: { ...s3Env(server), BENCHSPEC_TIMESERIES: join(dir, "timeseries.ndjson") },
+      reject: false,
+      timeout: 120_000,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const rows = run.stdout.split("\n").map((line) => ResultRowSchema.parse(JSON.parse(line)));
+    const points = (await readFile(join(dir, "timeseries.ndjson"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => TimeseriesRowSchema.parse(JSON.parse(line)));
+    for (const row of rows) {
+      expect(row.ok, row.error).toBe(true);
+      const own = points.filter((p) => p.repetition === row.repetition && !p.warmup);
+      expect(own.length).toBeGreaterThanOrEqual(2);
+      // Every operation's bytes and share of an operation, spread over its own time, inside the window.
+      const steps = own.map((p, i) => p.t - (i === 0 ? 0 : own[i - 1]!.t));
+      expect(own.reduce((sum, p, i) => sum + p.throughput * steps[i]!, 0) / row.bytes).toBeCloseTo(1, 4);
+      expect(own.reduce((sum, p, i) => sum + p.iops * steps[i]!, 0) / row.ops).toBeCloseTo(1, 4);
+      expect(own.at(-1)!.t).toBeCloseTo(row.seconds, 3);
+      // Stamped as they ended: bytes in every full step (ends taken at curl's exit put them all at the end).
+      for (const point of own.slice(0, -1)) expect(point.throughput, `t=${point.t}`).toBeGreaterThan(0);
+    }
   }, 150_000);
 });

@@ -85,7 +85,6 @@ describe("a case over two targets at once in the script", () => {
             size: "4MiB",
             bs: "4KiB",
             jobs: 2,
-            duration: "1s",
             repeat: 2,
           },
         ],

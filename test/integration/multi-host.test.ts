@@ -407,10 +407,14 @@ describe("a case from three hosts over ssh", () => {
         ? true
         : undefined,
     );
-    // Killed outright, everywhere: the workers first (so none cleans up), then the coordinator.
-    // A fio listed after its worker may already be gone when its turn comes (it dies with the worker).
-    for (const host of hosts.hosts)
-      for (const victim of await host.processes(/worker --index|\bfio\b/)) killGone(victim.pid);
+    // Killed outright, everywhere: the workers first (so none cleans up), then the coordinator. All found
+    // before any is killed: a worker that outlived another's kill by a /proc scan was told to stop by the
+    // coordinator and cleaned up (seen under load). A fio may already be gone when its turn comes (it dies
+    // with its worker).
+    const victims = (
+      await Promise.all(hosts.hosts.map((host) => host.processes(/worker --index|\bfio\b/)))
+    ).flat();
+    for (const victim of victims) killGone(victim.pid);
     running.kill("SIGKILL");
     await running;
     const listing = async () =>

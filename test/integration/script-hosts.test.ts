@@ -56,7 +56,6 @@ const FILE_WORKLOADS = (path: string) => ({
       size: "8MiB",
       bs: "4KiB",
       ioengine: "psync",
-      duration: "1s",
       repeat: 2,
     },
   ],

@@ -25,6 +25,7 @@ import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
 import { shellLibrary } from "../../emit/shell-assets.js";
+import { curlSeries } from "../load/curl-shell.js";
 
 export const ipfsShellTools = ["ipfs", "curl"] as const;
 
@@ -38,6 +39,7 @@ export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
   const cleanup = keep ? "keep" : unique ? "remove" : "unpin";
   const rounds = caseRounds(c);
   const concurrency = rounds ? rounds[0]! : p.concurrency!;
+  curlSeries(c, w);
   w.line(
     [
       "bs_ipfs_case",

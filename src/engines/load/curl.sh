@@ -25,7 +25,8 @@ declare -A BS_CURL_SECRETS=()
 # several curl processes, each a queue of its share (bs_curl_queues).
 # curl has no wall-clock timestamp per transfer, so a queued op's own end is not known: its record ends at
 # its list's end (curl's exit) and starts its time_total before; the latencies are exact and the window's
-# end is the last transfer's, which is all the row needs.
+# end is the last transfer's, which is all the row needs. A case with a time series stamps each transfer's
+# -w line as it arrives (bs_curl_to), and its records end then.
 # The window runs from the start barrier's release to the last list's end, so any gap between transfers
 # counts against the store, never for it. Nothing but curl may run in it: the curl is started, and its
 # connections opened, before the release (bs_curl_pool, bs_curl_exec), and the ops are recorded after the
@@ -160,23 +161,42 @@ bs_curl_exec() {
     bs_urlencode path "$BS_BARRIER/one" /
     bs_curl_options "$f.gate" "url=file://$path" "output=$BS_BARRIER/ready.$BS_GATE" next
     bs_curl_options "$f.gate" url=file:///dev/null upload-file=- next
-    curl -q --no-progress-meter -sS -K <(bs_curl_config "$f.gate") -K <(bs_curl_config "$f") \
-      <"$BS_BARRIER/go" >"$f.out" 2>"$f.err" ||
+    bs_curl_to "$f.out" -q --no-progress-meter -sS -K <(bs_curl_config "$f.gate") -K <(bs_curl_config "$f") \
+      <"$BS_BARRIER/go" 2>"$f.err" ||
       BS_CURL_RC=$?
     # A curl that stopped before its gate must not hold the others back (what it did not do is recorded).
     if [[ ! -e $BS_BARRIER/ready.$BS_GATE ]]; then : >"$BS_BARRIER/ready.$BS_GATE"; fi
     BS_GATE=
   else
-    curl -q --no-progress-meter -sS -K <(bs_curl_config "$f") >"$f.out" 2>"$f.err" || BS_CURL_RC=$?
+    bs_curl_to "$f.out" -q --no-progress-meter -sS -K <(bs_curl_config "$f") 2>"$f.err" || BS_CURL_RC=$?
   fi
   bs_now BS_CURL_END
+}
+
+# bs_curl_to OUT ARGS...: curl ARGS, its -w lines into OUT; with BS_CURL_STAMP (a list of ops of a case
+# that keeps a time series, bs_curl_run), each line stamped with the wall clock as it arrives (its
+# transfer's end: curl has no wall-clock write-out), curl's stdout line-buffered so that lines arrive as
+# transfers end. The stamping is a bash loop beside curl, so only a sampled case pays for it.
+bs_curl_to() {
+  local out=$1
+  shift
+  if [[ -z ${BS_CURL_STAMP:-} ]]; then
+    curl "$@" >"$out"
+    return
+  fi
+  stdbuf -oL curl "$@" | bs_stamp_lines >"$out"
+}
+
+bs_stamp_lines() {
+  local line
+  while IFS= read -r line; do printf '%s %s\n' "${EPOCHREALTIME//[!0-9]/}" "$line"; done
 }
 
 # bs_curl_run: runs the list (bs_curl_exec), each transfer an op that bs_curl_pool records once every worker
 # is done: an awk here would take CPU from the transfers still timing.
 bs_curl_run() {
   if ((BS_CURL_COUNT == 0)); then return 0; fi
-  bs_curl_exec
+  BS_CURL_STAMP=${BS_SAMPLE_MS:+1} bs_curl_exec
   printf '%s %s %s\n' "$BS_CURL_END" "$BS_CURL_RC" "$BS_CURL_COUNT" >"$BS_CURL_LIST.end"
 }
 
@@ -205,15 +225,18 @@ bs_curl_record() {
   read -r t1 rc count <"$f.end"
   if [[ -s $BS_REPDIR/error.$w ]]; then haserr=1; fi
   awk -v w="$w" -v t1="$t1" -v rc="$rc" -v count="$count" -v haserr="$haserr" -v ops="$BS_REPDIR/ops.$w" \
-    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$2.err" '
+    -v errfile="$BS_REPDIR/error.$w" -v stderrfile="$2.err" -v stamped="${BS_SAMPLE_MS:+1}" '
     {
       got++
+      # A stamped line (bs_curl_to) ends when it arrived; otherwise when the list ended.
+      end = t1
+      if (stamped) { end = $1; $0 = substr($0, index($0, " ") + 1) }
       m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
-      start = t1 - int($2 * 1e6 + 0.5)
+      start = end - int($2 * 1e6 + 0.5)
       if ($3 == 0 && $1 ~ /^2/) {
-        printf "%s %.0f %.0f %s 1\n", w, start, t1, $4 >> ops
+        printf "%s %.0f %.0f %s 1\n", w, start, end, $4 >> ops
       } else {
-        printf "%s %.0f %.0f 0 0\n", w, start, t1 >> ops
+        printf "%s %.0f %.0f 0 0\n", w, start, end >> ops
         if (err == "") err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : "HTTP status " $1) " for " $5
       }
     }
@@ -287,6 +310,35 @@ bs_pool_stats() {
       break
     fi
   done
+}
+
+# bs_ops_series: with BS_SAMPLE_MS, the repetition's time series from its ops records (bs_pool_stats'
+# ops.all) as benchspec run's (src/engines/load/measure.ts, series): steps of SAMPLE from the first op's
+# start (or the release, if earlier) to the last op's end, each successful op's bytes and its one operation
+# spread evenly over its own time; appended to BENCHSPEC_TIMESERIES, a point a line, t at each step's end.
+bs_ops_series() {
+  local id
+  if [[ -z ${BS_SAMPLE_MS:-} || -z ${BENCHSPEC_TIMESERIES:-} || ! -s $BS_REPDIR/ops.all ]]; then return 0; fi
+  bs_json id "$BS_CASE"
+  awk -v t0="$BS_T0" -v step="$((BS_SAMPLE_MS * 1000))" -v id="$id" -v rep="$BS_REP" -v warm="$BS_WARM" '
+    { n++; s[n] = $2; e[n] = $3; b[n] = $4; ok[n] = $5
+      if (n == 1 || $2 < first) first = $2; if (n == 1 || $3 > last) last = $3 }
+    function share(i, from, to,   len, lo, hi) {
+      len = e[i] - s[i]
+      if (len <= 0) return (s[i] >= from && s[i] <= to) ? 1 : 0
+      lo = s[i] > from ? s[i] : from; hi = e[i] < to ? e[i] : to
+      return hi > lo ? (hi - lo) / len : 0
+    }
+    END {
+      if (t0 < first) first = t0; if (t0 > last) last = t0
+      for (t = first; t < last; t += step) {
+        to = t + step < last ? t + step : last; secs = (to - t) / 1e6
+        if (secs <= 0) break
+        bytes = 0; ops = 0
+        for (i = 1; i <= n; i++) if (ok[i] == 1) { f = share(i, t, to); bytes += b[i] * f; ops += f }
+        printf "{\"case\":%s,\"repetition\":%s,\"warmup\":%s,\"t\":%.9g,\"throughput\":%.9g,\"iops\":%.9g}\n", id, rep, warm, (to - first) / 1e6, bytes / secs, ops / secs
+      }
+    }' "$BS_REPDIR/ops.all" >>"$BENCHSPEC_TIMESERIES"
 }
 
 # ---------- autotune: rounds of a rising parameter until the throughput gain falls below a threshold ----------

@@ -1,5 +1,5 @@
 import { NO_ARTIFACTS } from "../../emit/types.js";
-import { CURL_SHELL } from "../load/curl-shell.js";
+import { CURL_SHELL, curlSeriesGaps } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
@@ -14,7 +14,8 @@ export const engine: Engine = {
   shellLibrary: s3ShellLibrary,
   shellCase: s3ShellCase,
   shellAutotune: true,
-  shellGaps: (c) => (c.op === "mixed" ? [MIXED_GAP] : []),
+  shellSeries: true,
+  shellGaps: (c) => [...(c.op === "mixed" ? [MIXED_GAP] : []), ...curlSeriesGaps(c)],
   tools: [],
   libraries: ["@aws-sdk/client-s3"],
   executor: async () => (await import("./run.js")).s3Executor,

@@ -29,6 +29,7 @@ import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
 import { shellLibrary } from "../../emit/shell-assets.js";
+import { curlSeries } from "../load/curl-shell.js";
 
 export const s3ShellTools = ["aws", "curl"] as const;
 
@@ -46,6 +47,7 @@ export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
   const concurrency = rounds ? rounds[0]! : p.concurrency!;
   const multipart = p.multipart || undefined;
   const duration = p.duration !== undefined ? Math.round(p.duration * 1e6) : 0;
+  curlSeries(c, w);
   w.line(
     [
       "bs_s3",
