@@ -352,7 +352,8 @@ describe("an external node that is frozen", () => {
 
         const { ended, tookMs } = await interruptAfter(
           startCli(["run", spec, "--out", join(dir, "run2")], { IPFS_API: node.api }),
-          1500,
+          join(dir, "run2"),
+          500,
         );
         expect(tookMs).toBeLessThan(5_000);
         expect(ended.exitCode, ended.stderr).toBe(130);

@@ -536,7 +536,8 @@ describe("S3 engine: failures and interruptions", () => {
 
         const { ended, tookMs } = await interruptAfter(
           startCli(["run", spec, "--out", join(work, "run2")], s3Env(server)),
-          1500,
+          join(work, "run2"),
+          500,
         );
         expect(tookMs).toBeLessThan(5_000);
         expect(ended.exitCode, ended.stderr).toBe(130);

@@ -10,7 +10,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { execa } from "execa";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,8 +73,13 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Ctrl-C to a CLI child after `afterMs`: how it ended, and how long it took to end after the signal. */
-export async function interruptAfter(child: ReturnType<typeof startCli>, afterMs: number) {
+/**
+ * Ctrl-C to a CLI child `afterMs` after its run started (its run.json is in `runDir`: it handles Ctrl-C by
+ * then; a fixed delay from the process's start raced node's start-up on a loaded machine): how it ended,
+ * and how long it took to end after the signal.
+ */
+export async function interruptAfter(child: ReturnType<typeof startCli>, runDir: string, afterMs: number) {
+  await waitFor(() => existsSync(join(runDir, "run.json")), 30_000, `the run in ${runDir} to start`);
   await sleep(afterMs);
   const stopped = Date.now();
   child.kill("SIGINT");
