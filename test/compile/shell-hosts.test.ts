@@ -9,7 +9,10 @@ import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import { externalS3Target, s3Client, s3Env } from "../engines/support.js";
 import { stringify } from "yaml";
 import { build } from "hdr-histogram-js";
 import { encodeBins, latencyOfHistogram, mergeHistograms } from "../../src/rows/histogram.js";
@@ -157,6 +160,60 @@ describe("the script as two copies on one barrier directory", () => {
     const rows = await lines<ResultRow>(join(work, "a", "results.ndjson"));
     expect(rows[0]!.ok).toBe(false);
     expect(rows[0]!.error).toMatch(/copy 1 is at seq\.scratch\.read#1#false in start slot 0.*out of step/);
+  });
+});
+
+describe("two copies reading from S3", () => {
+  let server: MinioServer;
+  beforeAll(async () => {
+    server = await launchMinio();
+    const client = s3Client(server);
+    await client.send(new CreateBucketCommand({ Bucket: "copies" }));
+    client.destroy();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("start the timed reads at the agreed instant, not the untimed uploads before them", async () => {
+    const work = await newDir();
+    const spec = join(work, "reads.yaml");
+    await writeFile(
+      spec,
+      stringify({
+        benchspec: 1,
+        name: "reads",
+        targets: { store: externalS3Target("copies") },
+        workloads: [
+          { name: "get", target: "store", op: "get", size: "256KiB", objects: 100, concurrency: 4 },
+        ],
+      }),
+    );
+    const dir = join(work, "c");
+    const compiledSpec = await execa("node", [BIN, "compile", spec, "--target", "shell", "-o", dir], {
+      all: true,
+    });
+    expect(compiledSpec.exitCode, compiledSpec.all).toBe(0);
+    const barrier = join(work, "barrier");
+    await mkdir(barrier);
+    const env = { ...s3Env(server), BENCHSPEC_BARRIER: barrier, BENCHSPEC_START_DELAY: "0.3" };
+    const results = await Promise.all(
+      [0, 1].map((i) => copy(join(dir, "benchspec.sh"), join(work, `c${i}`), i, env)),
+    );
+    expect(results.map((r) => r.exitCode)).toEqual([0, 0]);
+    // The instant both agreed on: the later arrival at slot 0, plus the delay.
+    const arrivals = await Promise.all(
+      ["0", "1"].map(
+        async (i) => Number((await readFile(join(barrier, "slot.0", i), "utf8")).split(" ")[0]) / 1000,
+      ),
+    );
+    const instant = Math.max(...arrivals) + 300;
+    for (const i of [0, 1]) {
+      const [row] = await lines<ResultRow>(join(work, `c${i}`, "results.ndjson"));
+      expect(row!.ok, row!.error).toBe(true);
+      // The row's start is its timed pool's release: at the instant, after the 100 uploads it needed.
+      expect(Math.abs(Date.parse(row!.start) - instant), `copy ${i}`).toBeLessThan(50);
+    }
   });
 });
 

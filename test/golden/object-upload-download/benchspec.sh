@@ -616,11 +616,12 @@ bs_hosts_arrive() {
   : >"$BS_REPDIR/arrived"
 }
 
-# bs_hosts_gate: waits for the current slot's start instant (in the repetition, just before its I/O is
-# released; later pools of the same repetition pass).
+# bs_hosts_gate: waits for the current slot's start instant (in the repetition, just before its timed I/O
+# is released; an untimed pool before it — the objects a read needs, BS_UNTIMED — and the later pools of
+# the same repetition — autotune's rounds — pass).
 bs_hosts_gate() {
   local at now left
-  if ((BS_HOSTS <= 1)) || [[ -e $BS_REPDIR/gated ]]; then return 0; fi
+  if ((BS_HOSTS <= 1)) || [[ -n ${BS_UNTIMED:-} || -e $BS_REPDIR/gated ]]; then return 0; fi
   : >"$BS_REPDIR/gated"
   bs_now now
   if [[ -n $BS_BARRIER_DIR ]]; then
@@ -1428,7 +1429,8 @@ bs_s3() {
   mkdir -- "$BS_REPDIR/data"
   for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
   if [[ $op != put ]]; then
-    bs_s3_pool put "$objects" "$conc" "$size" 0
+    # Untimed: on several hosts, the repetition starts together at the timed pool (hosts.sh).
+    BS_UNTIMED=1 bs_s3_pool put "$objects" "$conc" "$size" 0
     if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi

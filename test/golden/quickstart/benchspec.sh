@@ -616,11 +616,12 @@ bs_hosts_arrive() {
   : >"$BS_REPDIR/arrived"
 }
 
-# bs_hosts_gate: waits for the current slot's start instant (in the repetition, just before its I/O is
-# released; later pools of the same repetition pass).
+# bs_hosts_gate: waits for the current slot's start instant (in the repetition, just before its timed I/O
+# is released; an untimed pool before it — the objects a read needs, BS_UNTIMED — and the later pools of
+# the same repetition — autotune's rounds — pass).
 bs_hosts_gate() {
   local at now left
-  if ((BS_HOSTS <= 1)) || [[ -e $BS_REPDIR/gated ]]; then return 0; fi
+  if ((BS_HOSTS <= 1)) || [[ -n ${BS_UNTIMED:-} || -e $BS_REPDIR/gated ]]; then return 0; fi
   : >"$BS_REPDIR/gated"
   bs_now now
   if [[ -n $BS_BARRIER_DIR ]]; then
