@@ -246,6 +246,12 @@ function writeHeader(w: ShellScriptWriter, plan: Plan, used: [string, Target, nu
   );
   w.comment("BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),");
   w.comment("BENCHSPEC_LOG_DIR (keep fio's logs there), BENCHSPEC_RUN_ID (the run's id in S3 keys).");
+  w.comment("As one of N copies on N hosts, each repetition started on all of them at one instant:");
+  w.comment("BENCHSPEC_HOST_COUNT=N, BENCHSPEC_HOST_INDEX (0…N-1), BENCHSPEC_HOST (its name in the rows),");
+  w.comment("BENCHSPEC_GROUP (only that host group's cases), and BENCHSPEC_BARRIER (a directory they share)");
+  w.comment(
+    "or BENCHSPEC_EPOCH and BENCHSPEC_PERIOD; `benchspec merge` of their outputs makes one run of them.",
+  );
 }
 
 /**

@@ -18,6 +18,10 @@
 # benchspec run's timeseries.ndjson: keep it as timeseries.ndjson beside results.ndjson for the report),
 # BENCHSPEC_TMPDIR (scratch space for payload files; default TMPDIR or /tmp),
 # BENCHSPEC_LOG_DIR (keep fio's logs there), BENCHSPEC_RUN_ID (the run's id in S3 keys).
+# As one of N copies on N hosts, each repetition started on all of them at one instant:
+# BENCHSPEC_HOST_COUNT=N, BENCHSPEC_HOST_INDEX (0…N-1), BENCHSPEC_HOST (its name in the rows),
+# BENCHSPEC_GROUP (only that host group's cases), and BENCHSPEC_BARRIER (a directory they share)
+# or BENCHSPEC_EPOCH and BENCHSPEC_PERIOD; `benchspec merge` of their outputs makes one run of them.
 set -euo pipefail
 
 if ((BASH_VERSINFO[0] < 5)); then
