@@ -10,9 +10,8 @@ import { join } from "node:path";
 import { execa } from "execa";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
-import { externalS3Target, s3Client, s3Env } from "../engines/support.js";
+import type { MinioServer } from "../../src/targets/s3/minio-server.js";
+import { externalS3Target, minioWithBucket, s3Env } from "../engines/support.js";
 import { stringify } from "yaml";
 import { build } from "hdr-histogram-js";
 import { encodeBins, latencyOfHistogram, mergeHistograms } from "../../src/rows/histogram.js";
@@ -166,10 +165,7 @@ describe("the script as two copies on one barrier directory", () => {
 describe("two copies reading from S3", () => {
   let server: MinioServer;
   beforeAll(async () => {
-    server = await launchMinio();
-    const client = s3Client(server);
-    await client.send(new CreateBucketCommand({ Bucket: "copies" }));
-    client.destroy();
+    server = await minioWithBucket("copies");
   });
   afterAll(async () => {
     await server?.stop();

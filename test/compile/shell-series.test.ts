@@ -8,8 +8,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import { compilePlan } from "../../src/compile/compile.js";
 import { writeArtifacts } from "../../src/compile/output.js";
 import { SHELL_SCRIPT_PATH } from "../../src/compile/shell/script.js";
@@ -18,7 +17,7 @@ import { targetEnvVar } from "../../src/emit/shell-words.js";
 import { seriesFromLogs } from "../../src/engines/fio/results.js";
 import { loadInput } from "../../src/report/load.js";
 import { ResultRowSchema, TimeseriesRowSchema } from "../../src/rows/row.js";
-import { externalS3Target, s3Client, s3Env, tempDirs } from "../engines/support.js";
+import { externalS3Target, minioWithBucket, s3Env, tempDirs } from "../engines/support.js";
 import { planOf } from "../support/spec.js";
 
 const temps = tempDirs("benchspec-series-");
@@ -106,10 +105,7 @@ describe("a compiled fio case with sample", () => {
 describe("a compiled S3 case with sample", () => {
   let server: MinioServer;
   beforeAll(async () => {
-    server = await launchMinio();
-    const client = s3Client(server);
-    await client.send(new CreateBucketCommand({ Bucket: "series" }));
-    client.destroy();
+    server = await minioWithBucket("series");
   });
   afterAll(async () => {
     await server?.stop();

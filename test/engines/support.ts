@@ -4,6 +4,7 @@
  * from outside the run.
  */
 import {
+  CreateBucketCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -15,7 +16,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import type { MinioServer } from "../../src/targets/s3/minio-server.js";
+import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
 import { readRows } from "../../src/results/ndjson.js";
 import type { ResultRow } from "../../src/rows/row.js";
 import { ROOT } from "../support/spec.js";
@@ -214,6 +215,24 @@ export function s3Client(server: MinioServer): S3Client {
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });
+}
+
+/** A launched MinIO (launchMinio's options) with `bucket` made; the caller stops it. */
+export async function minioWithBucket(
+  bucket: string,
+  options?: Parameters<typeof launchMinio>[0],
+): Promise<MinioServer> {
+  const server = await launchMinio(options);
+  const client = s3Client(server);
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    await server.stop();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return server;
 }
 
 /** The spec side of an external MinIO: everything by `${env:…}` reference, values in `s3Env(server)`. */

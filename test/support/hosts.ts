@@ -8,8 +8,8 @@
 import { readFile, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import type { MinioServer } from "../../src/targets/s3/minio-server.js";
+import { minioWithBucket } from "../engines/support.js";
 
 const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "hosts", "hosts.sh");
 
@@ -163,25 +163,6 @@ function testHost({ name, address, pid }: RigHost): TestHost {
   };
 }
 
-/**
- * A MinIO the hosts reach, with `bucket` made: on their bridge, whose own address (.1) is this machine's.
- * The caller stops it.
- */
-export async function minioForHosts(rig: Hosts, bucket: string): Promise<MinioServer> {
-  const server = await launchMinio({ host: rig.hosts[0]!.address.replace(/\.\d+$/, ".1") });
-  const client = new S3Client({
-    endpoint: server.endpoint,
-    region: server.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: server.accessKey, secretAccessKey: server.secretKey },
-  });
-  try {
-    await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  } catch (error) {
-    await server.stop();
-    throw error;
-  } finally {
-    client.destroy();
-  }
-  return server;
-}
+/** A MinIO the hosts reach, with `bucket` made: on their bridge, whose own address (.1) is this machine's. */
+export const minioForHosts = (rig: Hosts, bucket: string): Promise<MinioServer> =>
+  minioWithBucket(bucket, { host: rig.hosts[0]!.address.replace(/\.\d+$/, ".1") });
