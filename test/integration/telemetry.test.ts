@@ -221,7 +221,7 @@ describe("telemetry on a client host whose NIC is shaped", () => {
       // What the test caused: the slow device saturated. Other resources of a busy machine (its own disk,
       // other work) may be named too; they are not this test's to assert.
       const telemetry = summary.telemetry![0]!;
-      expect(telemetry.saturated, JSON.stringify(telemetry.disk)).toContainEqual(
+      expect(telemetry.saturated, JSON.stringify(telemetry.summary.disk)).toContainEqual(
         expect.stringMatching(
           new RegExp(`^device: ${device.replace("/dev/", "")} had I/O in flight (9\\d|100) % of the time$`),
         ),

@@ -12,6 +12,8 @@ BS_RELEASE=()
 BS_LATENCY=
 # The row's "latencyBins" (nanoseconds → count), what rows of several copies pool their percentiles by.
 BS_LATENCY_BINS=
+# The row's "byOp" members (bs_ops_by_kind), when the repetition's load had several kinds of op.
+BS_BY_OP=
 # More members of the row, ready-made (",\"targets\":[…]"), from an engine's function.
 BS_ROW_EXTRA=
 BS_JOBS=
@@ -252,6 +254,7 @@ bs_emit() {
   if [[ -n $BS_LATENCY_BINS ]]; then row+=',"latencyBins":'"$BS_LATENCY_BINS"; fi
   if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
   if [[ -n $BS_AUTOTUNE ]]; then row+=',"autotune":'"$BS_AUTOTUNE"; fi
+  if [[ -n $BS_BY_OP ]]; then row+=',"byOp":{'"$BS_BY_OP"'}'; fi
   row+=$BS_ROW_EXTRA
   printf '%s}\n' "$row"
   # Kept beside the repetition for the rounds, which judge the tracked case's row (bs_rounds_value).

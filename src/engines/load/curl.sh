@@ -103,14 +103,15 @@ bs_curl_begin() {
 
 # bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
 # (credentials among them as a placeholder only: bs_curl_config puts them in on the way to curl).
-# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE BYTES URL ERROR-MESSAGE" (BYTES: what the op moves when it
-# succeeds; a queue's lines come in the order its transfers end), unless its options give a write-out.
+# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE BYTES OP URL ERROR-MESSAGE" (BYTES: what the op moves when
+# it succeeds; OP: BS_CURL_OP, the kind of op in a mixed load, else -; a queue's lines come in the order its
+# transfers end), unless its options give a write-out.
 bs_curl_add() {
   local bytes=$1
   shift
   if ((BS_CURL_COUNT > 0)); then printf 'next\n' >>"$BS_CURL_LIST"; fi
   bs_curl_options "$BS_CURL_LIST" \
-    "write-out=%{http_code} %{time_total} %{exitcode} $bytes %{url_effective} %{errormsg}"$'\n' \
+    "write-out=%{http_code} %{time_total} %{exitcode} $bytes ${BS_CURL_OP:--} %{url_effective} %{errormsg}"$'\n' \
     "$@" "${BS_CURL_COMMON[@]}"
   BS_CURL_COUNT=$((BS_CURL_COUNT + 1))
 }
@@ -217,7 +218,7 @@ bs_curl_pool() {
 }
 
 # bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
-# end bytes ok"): ok when curl succeeded with an HTTP 2xx; each ends at the list's end (see above). A
+# end bytes ok [kind]"): ok when curl succeeded with an HTTP 2xx; each ends at the list's end (see above). A
 # transfer curl never reported (it stopped early) is a failed op. The worker's first error goes to
 # error.WORKER.
 bs_curl_record() {
@@ -231,13 +232,14 @@ bs_curl_record() {
       # A stamped line (bs_curl_to) ends when it arrived; otherwise when the list ended.
       end = t1
       if (stamped) { end = $1; $0 = substr($0, index($0, " ") + 1) }
-      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
+      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
       start = end - int($2 * 1e6 + 0.5)
+      kind = $5 == "-" ? "" : " " $5
       if ($3 == 0 && $1 ~ /^2/) {
-        printf "%s %.0f %.0f %s 1\n", w, start, end, $4 >> ops
+        printf "%s %.0f %.0f %s 1%s\n", w, start, end, $4, kind >> ops
       } else {
-        printf "%s %.0f %.0f 0 0\n", w, start, end >> ops
-        if (err == "") err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : "HTTP status " $1) " for " $5
+        printf "%s %.0f %.0f 0 0%s\n", w, start, end, kind >> ops
+        if (err == "") err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : "HTTP status " $1) " for " $6
       }
     }
     END {
@@ -271,8 +273,34 @@ bs_latency_bins() {
   awk '$5 == 1 { printf "%.0f 1\n", ($3 - $2) * 1000 }' | bs_bins_cut | bs_bins_json
 }
 
+# bs_ops_latency FILE [KIND]: the latency percentiles (a row's "latency") of the successful ops recorded in
+# FILE (of that kind): the exact order statistics, as benchspec run's (src/engines/load/measure.ts, percentiles).
+bs_ops_latency() {
+  awk -v kind="${2:-}" '$5 == 1 && (kind == "" || $6 == kind) { printf "%.9g\n", ($3 - $2) / 1e6 }' "$1" |
+    sort -g | awk '
+      function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
+      { v[NR] = $1; sum += $1 }
+      END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }'
+}
+
+# bs_ops_by_kind FILE: BS_BY_OP, the row's "byOp" of a load of several kinds of op (the records' sixth
+# field): each kind's successful ops, their bytes, its failed ops and its latency, as benchspec run's
+# (src/engines/load/measure.ts, perOperation); empty for a load of one kind.
+bs_ops_by_kind() {
+  local kind ops bytes errors entry kinds=0
+  BS_BY_OP=
+  while read -r kind ops bytes errors; do
+    entry="\"$kind\":{\"ops\":$ops,\"bytes\":$bytes,\"errors\":$errors"
+    if ((ops > 0)); then entry+=',"latency":'"$(bs_ops_latency "$1" "$kind")"; fi
+    BS_BY_OP+=${BS_BY_OP:+,}$entry'}'
+    kinds=$((kinds + 1))
+  done < <(awk '$6 != "" { n[$6]++; if ($5 == 1) { ok[$6]++; b[$6] += $4 } }
+    END { for (k in n) printf "%s %.0f %.0f %.0f\n", k, ok[k], b[k], n[k] - ok[k] }' "$1" | LC_ALL=C sort)
+  if ((kinds < 2)); then BS_BY_OP=; fi
+}
+
 # bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY,
-# BS_LATENCY_BINS and BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No
+# BS_LATENCY_BINS, BS_BY_OP and BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No
 # per-process "jobs": a queue's processes share their operations, so none has bytes or seconds of its own
 # (benchspec run's s3 and ipfs rows have none either).
 bs_pool_stats() {
@@ -289,12 +317,10 @@ bs_pool_stats() {
     END { printf "%.0f %.0f %.0f\n", bytes, ok, failed }' "$all")
   BS_LATENCY='' BS_LATENCY_BINS=''
   if ((BS_OPS > 0)); then
-    BS_LATENCY=$(awk '$5 == 1 { printf "%.9g\n", ($3 - $2) / 1e6 }' "$all" | sort -g | awk '
-      function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
-      { v[NR] = $1; sum += $1 }
-      END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }')
+    BS_LATENCY=$(bs_ops_latency "$all")
     BS_LATENCY_BINS=$(bs_latency_bins <"$all")
   fi
+  bs_ops_by_kind "$all"
   BS_JOBS=
   for ((w = 0; w < n; w++)); do
     err=
@@ -347,7 +373,7 @@ bs_ops_series() {
 # less than the threshold over the one before; the repetition is the knee — the failed round, else the
 # round before the last when the last did not gain enough, else the last — and the row keeps every round.
 BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_BINS=() BS_AT_FAILED=()
-BS_AT_ERROR=() BS_AT_TP=()
+BS_AT_ERROR=() BS_AT_TP=() BS_AT_BY_OP=()
 
 # bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
 # 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
@@ -368,6 +394,7 @@ bs_autotune_round() {
   tp=$(awk -v b="$BS_BYTES" -v t0="$BS_T0" -v t1="$BS_T1" 'BEGIN { s = (t1 - t0) / 1e6; printf "%.17g", (s > 0 ? b / s : 0) }')
   BS_AT_VALUE+=("$1") BS_AT_T0+=("$BS_T0") BS_AT_T1+=("$BS_T1") BS_AT_BYTES+=("$BS_BYTES") BS_AT_OPS+=("$BS_OPS")
   BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_BINS+=("$BS_LATENCY_BINS") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
+  BS_AT_BY_OP+=("$BS_BY_OP")
   if ((BS_FAILED_OPS > 0)) || [[ -n $BS_ERROR ]]; then return 1; fi
   if ((n > 0)) && ! bs_autotune_gained "${BS_AT_TP[n - 1]}" "$tp" "$2"; then return 1; fi
   return 0
@@ -401,5 +428,6 @@ bs_autotune_end() {
   done
   BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
   BS_LATENCY=${BS_AT_LATENCY[k]} BS_LATENCY_BINS=${BS_AT_BINS[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
+  BS_BY_OP=${BS_AT_BY_OP[k]}
   BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
 }

@@ -3,7 +3,7 @@ import { CURL_SHELL, curlSeriesGaps } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
-import { MIXED_GAP, s3ShellCase, s3ShellLibrary, s3ShellTools } from "./shell.js";
+import { s3ShellCase, s3ShellGaps, s3ShellLibrary, s3ShellTools } from "./shell.js";
 
 export const engine: Engine = {
   engine: "s3",
@@ -15,7 +15,7 @@ export const engine: Engine = {
   shellCase: s3ShellCase,
   shellAutotune: true,
   shellSeries: true,
-  shellGaps: (c) => [...(c.op === "mixed" ? [MIXED_GAP] : []), ...curlSeriesGaps(c)],
+  shellGaps: (c) => [...s3ShellGaps(c), ...curlSeriesGaps(c)],
   tools: [],
   libraries: ["@aws-sdk/client-s3"],
   executor: async () => (await import("./run.js")).s3Executor,

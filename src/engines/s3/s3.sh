@@ -31,19 +31,25 @@ bs_s3_bucket_release() {
 
 # bs_s3 OP SIZE OBJECTS CONCURRENCY PART-SIZE QUEUE DURATION-µs DATA [ROUNDS THRESHOLD]: one repetition of
 # an S3 case; with ROUNDS (the concurrencies of an autotune, in order), one pool per round until the gain
-# falls below THRESHOLD percent.
+# falls below THRESHOLD percent. Op mixed takes its kinds' counts per pass from BS_S3_MIX (bs_s3_mix).
 bs_s3() {
   local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 tune=${9:-} threshold=${10:-} i ok=true error=''
-  BS_S3_PART=$5 BS_S3_QUEUE=$6
+  BS_S3_PART=$5 BS_S3_QUEUE=$6 BS_S3_OBJECTS=$3 BS_S3_PUTS=0 BS_S3_DELETES=0
   BS_S3_PREFIX=benchspec/$BS_SPEC/$BS_RUN_ID/$BS_CASE/$BS_REPNAME
   BS_REP_CLEANUP=bs_s3_cleanup
   bs_s3_curl_setup
+  # shellcheck disable=SC2086 # BS_S3_MIX is four counts
+  if [[ $op == mixed ]]; then bs_s3_mix $BS_S3_MIX "$objects"; fi
   mkdir -- "$BS_REPDIR/data"
-  for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+  for ((i = 0; i < objects; i++)); do bs_s3_payload "obj-$i" "$size" "$data"; done
+  for ((i = 0; i < BS_S3_PUTS; i++)); do bs_s3_payload "m-$i" "$size" "$data"; done
+  for ((i = 0; i < BS_S3_DELETES; i++)); do bs_s3_payload "d-$i" "$size" "$data"; done
   if [[ $op != put ]]; then
     # Untimed: on several hosts, the repetition starts together at the timed pool (hosts.sh).
-    BS_UNTIMED=1 bs_s3_pool put "$objects" "$conc" "$size" 0
-    if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
+    BS_UNTIMED=1 bs_s3_pool upload "$((objects + BS_S3_DELETES))" "$conc" "$size" 0
+    if ((BS_FAILED_OPS > 0 || BS_OPS < objects + BS_S3_DELETES)); then
+      bs_fail "uploading the objects before $op failed: $BS_ERROR"
+    fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   if [[ -n $tune ]]; then
@@ -68,9 +74,33 @@ bs_s3_round() {
   if (($1 > 0)) && [[ $op == put ]]; then
     rm -rf -- "$BS_REPDIR/data"
     mkdir -- "$BS_REPDIR/data"
-    for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+    for ((i = 0; i < objects; i++)); do bs_s3_payload "obj-$i" "$size" "$data"; done
   fi
   bs_s3_pool "$op" "$objects" "$2" "$size" "$duration"
+}
+
+# The API call each kind of a mixed load makes: the keys of the row's byOp, as benchspec run names them.
+declare -A BS_S3_CALL=([get]=GetObject [stat]=HeadObject [put]=PutObject [delete]=DeleteObject)
+
+# bs_s3_mix GETS STATS PUTS DELETES TOTAL: a mixed pass of TOTAL ops, the kinds interleaved by smooth
+# weighted round robin exactly as benchspec run's (src/engines/s3/sdk.ts, mixSequence): op n is a
+# BS_S3_KIND[n], the BS_S3_NTH[n]-th of its kind. Sets BS_S3_PUTS and BS_S3_DELETES, the m- and d- objects.
+bs_s3_mix() {
+  local -a counts=("$1" "$2" "$3" "$4") current=(0 0 0 0) next=(0 0 0 0) kinds=(get stat put delete)
+  local total=$5 n k pick
+  BS_S3_KIND=() BS_S3_NTH=()
+  for ((n = 0; n < total; n++)); do
+    pick=0
+    for ((k = 0; k < 4; k++)); do
+      current[k]=$((current[k] + counts[k]))
+      if ((current[k] > current[pick])); then pick=$k; fi
+    done
+    current[pick]=$((current[pick] - total))
+    BS_S3_KIND[n]=${kinds[pick]}
+    BS_S3_NTH[n]=${next[pick]}
+    next[pick]=$((next[pick] + 1))
+  done
+  BS_S3_PUTS=$3 BS_S3_DELETES=$4
 }
 
 # The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the
@@ -108,9 +138,9 @@ bs_s3_curl_setup() {
   bs_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX" /
 }
 
-# bs_s3_payload INDEX SIZE DATA: the object's payload file (split into part files for multipart uploads).
+# bs_s3_payload NAME SIZE DATA: the object's payload file (split into part files for multipart uploads).
 bs_s3_payload() {
-  local f=$BS_REPDIR/data/obj-$1
+  local f=$BS_REPDIR/data/$1
   bs_data "$f" "$2" "$3"
   if ((BS_S3_PART > 0)); then
     split -b "$BS_S3_PART" -a 5 -d -- "$f" "$f.part."
@@ -122,7 +152,7 @@ bs_s3_payload() {
 # and the pool's totals (bs_pool_stats). Single requests go through one shared queue (bs_s3_queue);
 # multipart uploads through CONCURRENCY workers, each upload a chain of requests (bs_s3_worker_multipart).
 bs_s3_pool() {
-  if [[ $1 == put ]] && ((BS_S3_PART > 0)); then
+  if [[ $1 == put || $1 == upload ]] && ((BS_S3_PART > 0)); then
     bs_curl_pool "$3" bs_s3_worker_multipart "$@"
     bs_ops_end
     bs_pool_stats "$3" worker
@@ -163,13 +193,32 @@ bs_s3_queue() {
   done
 }
 
-# bs_s3_transfer QUEUE OP INDEX SIZE: one request of the queue's curl list.
+# bs_s3_transfer QUEUE OP INDEX SIZE: one request of the queue's curl list. Op upload is the untimed
+# upload before a read: the objects obj-0 … and, past BS_S3_OBJECTS, those a mixed load deletes (d-0 …).
+# Op mixed is the INDEX-th of bs_s3_mix's pass: gets and stats read obj-N, puts write m-N, deletes remove
+# d-N; its -w lines name the call (BS_CURL_OP), for the row's byOp.
 bs_s3_transfer() {
-  local w=$1 key=$BS_S3_PREFIX/obj-$3 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$3
-  case $2 in
+  local w=$1 op=$2 name=obj-$3 n BS_CURL_OP=
+  case $op in
+    upload)
+      op=put
+      if (($3 >= BS_S3_OBJECTS)); then name=d-$(($3 - BS_S3_OBJECTS)); fi
+      ;;
+    mixed)
+      op=${BS_S3_KIND[$3]} n=${BS_S3_NTH[$3]}
+      BS_CURL_OP=${BS_S3_CALL[$op]}
+      case $op in
+        put) name=m-$n ;;
+        delete) name=d-$n ;;
+        *) name=obj-$((n % BS_S3_OBJECTS)) ;;
+      esac
+      ;;
+  esac
+  local key=$BS_S3_PREFIX/$name url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/$name
+  case $op in
     put)
       printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
+      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/$name" output=/dev/null
       ;;
     get) bs_curl_add "$4" "url=$url" output=/dev/null ;;
     delete) bs_curl_add 0 "url=$url" request=DELETE output=/dev/null ;;
@@ -179,7 +228,7 @@ bs_s3_transfer() {
       bs_curl_add 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
         output=/dev/null
       ;;
-    *) bs_fail "unknown S3 operation $2" ;;
+    *) bs_fail "unknown S3 operation $op" ;;
   esac
 }
 
@@ -297,7 +346,7 @@ bs_s3_multipart_failed() {
   printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
   if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
   if (($# > 4)); then
-    read -r code _ ex _ _ msg <"$5.out" || true
+    read -r code _ ex _ _ _ msg <"$5.out" || true
     read -r -d '' answer <"$6" || true
     if [[ -z $ex ]]; then
       read -r msg <"$5.err" || true

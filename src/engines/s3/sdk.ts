@@ -208,14 +208,10 @@ function repetition(c: Case, slot: RepetitionSlot, keep: boolean): S3Repetition 
 }
 
 type MixKind = "get" | "stat" | "put" | "delete";
-const MIX_KINDS: readonly MixKind[] = ["get", "stat", "put", "delete"];
+export const MIX_KINDS: readonly MixKind[] = ["get", "stat", "put", "delete"];
 
-/**
- * A mixed workload's operations, one pass: each kind's share of `total` (largest remainders), interleaved
- * by smooth weighted round robin so that every stretch of the list — what the workers in flight are doing
- * at any moment — has the mix, not a run of gets followed by a run of puts.
- */
-export function mixSequence(mix: Partial<Record<MixKind, number>>, total: number): MixKind[] {
+/** Each kind's count of a mixed pass of `total` operations, in MIX_KINDS order: its share, largest remainders. */
+export function mixCounts(mix: Partial<Record<MixKind, number>>, total: number): number[] {
   const exact = MIX_KINDS.map((kind) => ((mix[kind] ?? 0) * total) / 100);
   const counts = exact.map(Math.floor);
   const byRemainder = MIX_KINDS.map((_, k) => k).sort(
@@ -223,6 +219,16 @@ export function mixSequence(mix: Partial<Record<MixKind, number>>, total: number
   );
   for (let left = total - counts.reduce((a, b) => a + b, 0), r = 0; left > 0; left--, r++)
     counts[byRemainder[r]!]! += 1;
+  return counts;
+}
+
+/**
+ * A mixed workload's operations, one pass: each kind's count (mixCounts), interleaved by smooth weighted
+ * round robin so that every stretch of the list — what the workers in flight are doing at any moment — has
+ * the mix, not a run of gets followed by a run of puts. The compiled script's bs_s3_mix does the same.
+ */
+export function mixSequence(mix: Partial<Record<MixKind, number>>, total: number): MixKind[] {
+  const counts = mixCounts(mix, total);
   const current = MIX_KINDS.map(() => 0);
   const sequence: MixKind[] = [];
   for (let n = 0; n < total; n++) {

@@ -30,19 +30,25 @@ import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
 import { shellLibrary } from "../../emit/shell-assets.js";
 import { curlSeries } from "../load/curl-shell.js";
+import { mixCounts } from "./sdk.js";
 
 export const s3ShellTools = ["aws", "curl"] as const;
 
-/** Each worker would need its own interleaved op list; the curl lists here hold one op per case. */
-export const MIXED_GAP =
-  "op mixed is not run: its case fails; run it with benchspec run (or its sdk call sequence)";
+/** A mixed load's puts go through the shared queue; multipart uploads are chains of requests of their own. */
+export const MIXED_MULTIPART_GAP =
+  "op mixed with multipart uploads is not run: its case fails; run it with benchspec run (or its sdk call sequence)";
+
+export const s3ShellGaps = (c: Case): string[] =>
+  c.op === "mixed" && c.params.multipart ? [MIXED_MULTIPART_GAP] : [];
 
 export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
-  if (c.op === "mixed") {
-    w.line(`bs_fail ${w.quote(MIXED_GAP)}`);
+  if (s3ShellGaps(c).length > 0) {
+    w.line(`bs_fail ${w.quote(MIXED_MULTIPART_GAP)}`);
     return;
   }
+  // A mixed pass's kinds, counted as benchspec run counts them; bs_s3_mix interleaves them as it does.
+  if (c.op === "mixed") w.assign("BS_S3_MIX", mixCounts(p.mix!, p.objects!).join(" "));
   const rounds = caseRounds(c);
   const concurrency = rounds ? rounds[0]! : p.concurrency!;
   const multipart = p.multipart || undefined;

@@ -40,6 +40,8 @@ BS_RELEASE=()
 BS_LATENCY=
 # The row's "latencyBins" (nanoseconds → count), what rows of several copies pool their percentiles by.
 BS_LATENCY_BINS=
+# The row's "byOp" members (bs_ops_by_kind), when the repetition's load had several kinds of op.
+BS_BY_OP=
 # More members of the row, ready-made (",\"targets\":[…]"), from an engine's function.
 BS_ROW_EXTRA=
 BS_JOBS=
@@ -280,6 +282,7 @@ bs_emit() {
   if [[ -n $BS_LATENCY_BINS ]]; then row+=',"latencyBins":'"$BS_LATENCY_BINS"; fi
   if [[ -n $BS_JOBS ]]; then row+=',"jobs":'"$BS_JOBS"; fi
   if [[ -n $BS_AUTOTUNE ]]; then row+=',"autotune":'"$BS_AUTOTUNE"; fi
+  if [[ -n $BS_BY_OP ]]; then row+=',"byOp":{'"$BS_BY_OP"'}'; fi
   row+=$BS_ROW_EXTRA
   printf '%s}\n' "$row"
   # Kept beside the repetition for the rounds, which judge the tracked case's row (bs_rounds_value).
@@ -1093,14 +1096,15 @@ bs_curl_begin() {
 
 # bs_curl_add BYTES OPTION=VALUE|FLAG...: one transfer of the list, with BS_CURL_COMMON's options
 # (credentials among them as a placeholder only: bs_curl_config puts them in on the way to curl).
-# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE BYTES URL ERROR-MESSAGE" (BYTES: what the op moves when it
-# succeeds; a queue's lines come in the order its transfers end), unless its options give a write-out.
+# Its -w line is "HTTP-CODE TIME-TOTAL EXIT-CODE BYTES OP URL ERROR-MESSAGE" (BYTES: what the op moves when
+# it succeeds; OP: BS_CURL_OP, the kind of op in a mixed load, else -; a queue's lines come in the order its
+# transfers end), unless its options give a write-out.
 bs_curl_add() {
   local bytes=$1
   shift
   if ((BS_CURL_COUNT > 0)); then printf 'next\n' >>"$BS_CURL_LIST"; fi
   bs_curl_options "$BS_CURL_LIST" \
-    "write-out=%{http_code} %{time_total} %{exitcode} $bytes %{url_effective} %{errormsg}"$'\n' \
+    "write-out=%{http_code} %{time_total} %{exitcode} $bytes ${BS_CURL_OP:--} %{url_effective} %{errormsg}"$'\n' \
     "$@" "${BS_CURL_COMMON[@]}"
   BS_CURL_COUNT=$((BS_CURL_COUNT + 1))
 }
@@ -1207,7 +1211,7 @@ bs_curl_pool() {
 }
 
 # bs_curl_record WORKER LIST: every transfer of a list bs_curl_run ran as an op in ops.WORKER ("worker start
-# end bytes ok"): ok when curl succeeded with an HTTP 2xx; each ends at the list's end (see above). A
+# end bytes ok [kind]"): ok when curl succeeded with an HTTP 2xx; each ends at the list's end (see above). A
 # transfer curl never reported (it stopped early) is a failed op. The worker's first error goes to
 # error.WORKER.
 bs_curl_record() {
@@ -1221,13 +1225,14 @@ bs_curl_record() {
       # A stamped line (bs_curl_to) ends when it arrived; otherwise when the list ended.
       end = t1
       if (stamped) { end = $1; $0 = substr($0, index($0, " ") + 1) }
-      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
+      m = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]* [^ ]* ?/, "", m)
       start = end - int($2 * 1e6 + 0.5)
+      kind = $5 == "-" ? "" : " " $5
       if ($3 == 0 && $1 ~ /^2/) {
-        printf "%s %.0f %.0f %s 1\n", w, start, end, $4 >> ops
+        printf "%s %.0f %.0f %s 1%s\n", w, start, end, $4, kind >> ops
       } else {
-        printf "%s %.0f %.0f 0 0\n", w, start, end >> ops
-        if (err == "") err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : "HTTP status " $1) " for " $5
+        printf "%s %.0f %.0f 0 0%s\n", w, start, end, kind >> ops
+        if (err == "") err = ($3 != 0 ? "curl: " m " (exit " $3 ")" : "HTTP status " $1) " for " $6
       }
     }
     END {
@@ -1261,8 +1266,34 @@ bs_latency_bins() {
   awk '$5 == 1 { printf "%.0f 1\n", ($3 - $2) * 1000 }' | bs_bins_cut | bs_bins_json
 }
 
+# bs_ops_latency FILE [KIND]: the latency percentiles (a row's "latency") of the successful ops recorded in
+# FILE (of that kind): the exact order statistics, as benchspec run's (src/engines/load/measure.ts, percentiles).
+bs_ops_latency() {
+  awk -v kind="${2:-}" '$5 == 1 && (kind == "" || $6 == kind) { printf "%.9g\n", ($3 - $2) / 1e6 }' "$1" |
+    sort -g | awk '
+      function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
+      { v[NR] = $1; sum += $1 }
+      END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }'
+}
+
+# bs_ops_by_kind FILE: BS_BY_OP, the row's "byOp" of a load of several kinds of op (the records' sixth
+# field): each kind's successful ops, their bytes, its failed ops and its latency, as benchspec run's
+# (src/engines/load/measure.ts, perOperation); empty for a load of one kind.
+bs_ops_by_kind() {
+  local kind ops bytes errors entry kinds=0
+  BS_BY_OP=
+  while read -r kind ops bytes errors; do
+    entry="\"$kind\":{\"ops\":$ops,\"bytes\":$bytes,\"errors\":$errors"
+    if ((ops > 0)); then entry+=',"latency":'"$(bs_ops_latency "$1" "$kind")"; fi
+    BS_BY_OP+=${BS_BY_OP:+,}$entry'}'
+    kinds=$((kinds + 1))
+  done < <(awk '$6 != "" { n[$6]++; if ($5 == 1) { ok[$6]++; b[$6] += $4 } }
+    END { for (k in n) printf "%s %.0f %.0f %.0f\n", k, ok[k], b[k], n[k] - ok[k] }' "$1" | LC_ALL=C sort)
+  if ((kinds < 2)); then BS_BY_OP=; fi
+}
+
 # bs_pool_stats N [WHO]: totals of a pool's ops records. Sets BS_BYTES, BS_OPS, BS_FAILED_OPS, BS_LATENCY,
-# BS_LATENCY_BINS and BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No
+# BS_LATENCY_BINS, BS_BY_OP and BS_ERROR (the first process's error, prefixed "WHO NUMBER: " when WHO is given). No
 # per-process "jobs": a queue's processes share their operations, so none has bytes or seconds of its own
 # (benchspec run's s3 and ipfs rows have none either).
 bs_pool_stats() {
@@ -1279,12 +1310,10 @@ bs_pool_stats() {
     END { printf "%.0f %.0f %.0f\n", bytes, ok, failed }' "$all")
   BS_LATENCY='' BS_LATENCY_BINS=''
   if ((BS_OPS > 0)); then
-    BS_LATENCY=$(awk '$5 == 1 { printf "%.9g\n", ($3 - $2) / 1e6 }' "$all" | sort -g | awk '
-      function q(p,   i) { i = int(p * NR); if (i < p * NR) i++; if (i < 1) i = 1; return v[i] }
-      { v[NR] = $1; sum += $1 }
-      END { printf "{\"mean\":%.9g,\"p50\":%.9g,\"p90\":%.9g,\"p99\":%.9g,\"p99.9\":%.9g}", sum / NR, q(0.5), q(0.9), q(0.99), q(0.999) }')
+    BS_LATENCY=$(bs_ops_latency "$all")
     BS_LATENCY_BINS=$(bs_latency_bins <"$all")
   fi
+  bs_ops_by_kind "$all"
   BS_JOBS=
   for ((w = 0; w < n; w++)); do
     err=
@@ -1337,7 +1366,7 @@ bs_ops_series() {
 # less than the threshold over the one before; the repetition is the knee — the failed round, else the
 # round before the last when the last did not gain enough, else the last — and the row keeps every round.
 BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY=() BS_AT_BINS=() BS_AT_FAILED=()
-BS_AT_ERROR=() BS_AT_TP=()
+BS_AT_ERROR=() BS_AT_TP=() BS_AT_BY_OP=()
 
 # bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
 # 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
@@ -1358,6 +1387,7 @@ bs_autotune_round() {
   tp=$(awk -v b="$BS_BYTES" -v t0="$BS_T0" -v t1="$BS_T1" 'BEGIN { s = (t1 - t0) / 1e6; printf "%.17g", (s > 0 ? b / s : 0) }')
   BS_AT_VALUE+=("$1") BS_AT_T0+=("$BS_T0") BS_AT_T1+=("$BS_T1") BS_AT_BYTES+=("$BS_BYTES") BS_AT_OPS+=("$BS_OPS")
   BS_AT_LATENCY+=("$BS_LATENCY") BS_AT_BINS+=("$BS_LATENCY_BINS") BS_AT_FAILED+=("$BS_FAILED_OPS") BS_AT_ERROR+=("$BS_ERROR") BS_AT_TP+=("$tp")
+  BS_AT_BY_OP+=("$BS_BY_OP")
   if ((BS_FAILED_OPS > 0)) || [[ -n $BS_ERROR ]]; then return 1; fi
   if ((n > 0)) && ! bs_autotune_gained "${BS_AT_TP[n - 1]}" "$tp" "$2"; then return 1; fi
   return 0
@@ -1391,6 +1421,7 @@ bs_autotune_end() {
   done
   BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
   BS_LATENCY=${BS_AT_LATENCY[k]} BS_LATENCY_BINS=${BS_AT_BINS[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
+  BS_BY_OP=${BS_AT_BY_OP[k]}
   BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
 }
 
@@ -1423,19 +1454,25 @@ bs_s3_bucket_release() {
 
 # bs_s3 OP SIZE OBJECTS CONCURRENCY PART-SIZE QUEUE DURATION-µs DATA [ROUNDS THRESHOLD]: one repetition of
 # an S3 case; with ROUNDS (the concurrencies of an autotune, in order), one pool per round until the gain
-# falls below THRESHOLD percent.
+# falls below THRESHOLD percent. Op mixed takes its kinds' counts per pass from BS_S3_MIX (bs_s3_mix).
 bs_s3() {
   local op=$1 size=$2 objects=$3 conc=$4 duration=$7 data=$8 tune=${9:-} threshold=${10:-} i ok=true error=''
-  BS_S3_PART=$5 BS_S3_QUEUE=$6
+  BS_S3_PART=$5 BS_S3_QUEUE=$6 BS_S3_OBJECTS=$3 BS_S3_PUTS=0 BS_S3_DELETES=0
   BS_S3_PREFIX=benchspec/$BS_SPEC/$BS_RUN_ID/$BS_CASE/$BS_REPNAME
   BS_REP_CLEANUP=bs_s3_cleanup
   bs_s3_curl_setup
+  # shellcheck disable=SC2086 # BS_S3_MIX is four counts
+  if [[ $op == mixed ]]; then bs_s3_mix $BS_S3_MIX "$objects"; fi
   mkdir -- "$BS_REPDIR/data"
-  for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+  for ((i = 0; i < objects; i++)); do bs_s3_payload "obj-$i" "$size" "$data"; done
+  for ((i = 0; i < BS_S3_PUTS; i++)); do bs_s3_payload "m-$i" "$size" "$data"; done
+  for ((i = 0; i < BS_S3_DELETES; i++)); do bs_s3_payload "d-$i" "$size" "$data"; done
   if [[ $op != put ]]; then
     # Untimed: on several hosts, the repetition starts together at the timed pool (hosts.sh).
-    BS_UNTIMED=1 bs_s3_pool put "$objects" "$conc" "$size" 0
-    if ((BS_FAILED_OPS > 0 || BS_OPS < objects)); then bs_fail "uploading the objects before $op failed: $BS_ERROR"; fi
+    BS_UNTIMED=1 bs_s3_pool upload "$((objects + BS_S3_DELETES))" "$conc" "$size" 0
+    if ((BS_FAILED_OPS > 0 || BS_OPS < objects + BS_S3_DELETES)); then
+      bs_fail "uploading the objects before $op failed: $BS_ERROR"
+    fi
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
   fi
   if [[ -n $tune ]]; then
@@ -1460,9 +1497,33 @@ bs_s3_round() {
   if (($1 > 0)) && [[ $op == put ]]; then
     rm -rf -- "$BS_REPDIR/data"
     mkdir -- "$BS_REPDIR/data"
-    for ((i = 0; i < objects; i++)); do bs_s3_payload "$i" "$size" "$data"; done
+    for ((i = 0; i < objects; i++)); do bs_s3_payload "obj-$i" "$size" "$data"; done
   fi
   bs_s3_pool "$op" "$objects" "$2" "$size" "$duration"
+}
+
+# The API call each kind of a mixed load makes: the keys of the row's byOp, as benchspec run names them.
+declare -A BS_S3_CALL=([get]=GetObject [stat]=HeadObject [put]=PutObject [delete]=DeleteObject)
+
+# bs_s3_mix GETS STATS PUTS DELETES TOTAL: a mixed pass of TOTAL ops, the kinds interleaved by smooth
+# weighted round robin exactly as benchspec run's (src/engines/s3/sdk.ts, mixSequence): op n is a
+# BS_S3_KIND[n], the BS_S3_NTH[n]-th of its kind. Sets BS_S3_PUTS and BS_S3_DELETES, the m- and d- objects.
+bs_s3_mix() {
+  local -a counts=("$1" "$2" "$3" "$4") current=(0 0 0 0) next=(0 0 0 0) kinds=(get stat put delete)
+  local total=$5 n k pick
+  BS_S3_KIND=() BS_S3_NTH=()
+  for ((n = 0; n < total; n++)); do
+    pick=0
+    for ((k = 0; k < 4; k++)); do
+      current[k]=$((current[k] + counts[k]))
+      if ((current[k] > current[pick])); then pick=$k; fi
+    done
+    current[pick]=$((current[pick] - total))
+    BS_S3_KIND[n]=${kinds[pick]}
+    BS_S3_NTH[n]=${next[pick]}
+    next[pick]=$((next[pick] + 1))
+  done
+  BS_S3_PUTS=$3 BS_S3_DELETES=$4
 }
 
 # The credentials and URLs curl signs its requests with (SigV4, path-style URLs). The credentials are the
@@ -1500,9 +1561,9 @@ bs_s3_curl_setup() {
   bs_urlencode BS_S3_PREFIX_URL "$BS_S3_PREFIX" /
 }
 
-# bs_s3_payload INDEX SIZE DATA: the object's payload file (split into part files for multipart uploads).
+# bs_s3_payload NAME SIZE DATA: the object's payload file (split into part files for multipart uploads).
 bs_s3_payload() {
-  local f=$BS_REPDIR/data/obj-$1
+  local f=$BS_REPDIR/data/$1
   bs_data "$f" "$2" "$3"
   if ((BS_S3_PART > 0)); then
     split -b "$BS_S3_PART" -a 5 -d -- "$f" "$f.part."
@@ -1514,7 +1575,7 @@ bs_s3_payload() {
 # and the pool's totals (bs_pool_stats). Single requests go through one shared queue (bs_s3_queue);
 # multipart uploads through CONCURRENCY workers, each upload a chain of requests (bs_s3_worker_multipart).
 bs_s3_pool() {
-  if [[ $1 == put ]] && ((BS_S3_PART > 0)); then
+  if [[ $1 == put || $1 == upload ]] && ((BS_S3_PART > 0)); then
     bs_curl_pool "$3" bs_s3_worker_multipart "$@"
     bs_ops_end
     bs_pool_stats "$3" worker
@@ -1555,13 +1616,32 @@ bs_s3_queue() {
   done
 }
 
-# bs_s3_transfer QUEUE OP INDEX SIZE: one request of the queue's curl list.
+# bs_s3_transfer QUEUE OP INDEX SIZE: one request of the queue's curl list. Op upload is the untimed
+# upload before a read: the objects obj-0 … and, past BS_S3_OBJECTS, those a mixed load deletes (d-0 …).
+# Op mixed is the INDEX-th of bs_s3_mix's pass: gets and stats read obj-N, puts write m-N, deletes remove
+# d-N; its -w lines name the call (BS_CURL_OP), for the row's byOp.
 bs_s3_transfer() {
-  local w=$1 key=$BS_S3_PREFIX/obj-$3 url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/obj-$3
-  case $2 in
+  local w=$1 op=$2 name=obj-$3 n BS_CURL_OP=
+  case $op in
+    upload)
+      op=put
+      if (($3 >= BS_S3_OBJECTS)); then name=d-$(($3 - BS_S3_OBJECTS)); fi
+      ;;
+    mixed)
+      op=${BS_S3_KIND[$3]} n=${BS_S3_NTH[$3]}
+      BS_CURL_OP=${BS_S3_CALL[$op]}
+      case $op in
+        put) name=m-$n ;;
+        delete) name=d-$n ;;
+        *) name=obj-$((n % BS_S3_OBJECTS)) ;;
+      esac
+      ;;
+  esac
+  local key=$BS_S3_PREFIX/$name url=$BS_S3_BUCKET_URL/$BS_S3_PREFIX_URL/$name
+  case $op in
     put)
       printf '%s\n' "$key" >>"$BS_REPDIR/keys.$w"
-      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/obj-$3" output=/dev/null
+      bs_curl_add "$4" "url=$url" "upload-file=$BS_REPDIR/data/$name" output=/dev/null
       ;;
     get) bs_curl_add "$4" "url=$url" output=/dev/null ;;
     delete) bs_curl_add 0 "url=$url" request=DELETE output=/dev/null ;;
@@ -1571,7 +1651,7 @@ bs_s3_transfer() {
       bs_curl_add 0 "url=$BS_S3_BUCKET_URL?list-type=2&max-keys=1000&prefix=${BS_S3_PREFIX_URL//\//%2F}%2F" \
         output=/dev/null
       ;;
-    *) bs_fail "unknown S3 operation $2" ;;
+    *) bs_fail "unknown S3 operation $op" ;;
   esac
 }
 
@@ -1689,7 +1769,7 @@ bs_s3_multipart_failed() {
   printf '%s %s %s 0 0\n' "$w" "$2" "$3" >>"$BS_REPDIR/ops.$w"
   if [[ -s $BS_REPDIR/error.$w ]]; then return 0; fi
   if (($# > 4)); then
-    read -r code _ ex _ _ msg <"$5.out" || true
+    read -r code _ ex _ _ _ msg <"$5.out" || true
     read -r -d '' answer <"$6" || true
     if [[ -z $ex ]]; then
       read -r msg <"$5.err" || true
