@@ -56,5 +56,10 @@ export const config = {
     /** Bytes the payload generator produces per measurement. */
     payloadBytes: quick ? 256 * MiB : 1 * GiB,
   },
+  /** The compiled script against run on a mixed S3 load and a fio workload in rounds (script.ts). */
+  script: {
+    mixed: { size: 64 * 1024, objects: quick ? 400 : 4000, concurrency: 16 },
+    rounds: { size: 64 * MiB, seconds: 1, max: quick ? 3 : 6 },
+  },
   compile: { cases: 10_000 },
 };

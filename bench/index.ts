@@ -5,6 +5,7 @@
  *   - S3 PUT/GET, 64 MiB and 4 KiB objects for a fixed time: the engine vs warp          (warp.ts)
  *   - IPFS add/cat, 64 MiB and 1 MiB files: the engine via `benchspec run` vs `ipfs`     (ipfs.ts)
  *   - fio and dd through `benchspec run` vs the same jobs run by hand, overhead per case  (fs.ts)
+ *   - the compiled script vs `benchspec run`: an S3 mixed load and fio in rounds         (script.ts)
  *   - payload generator GB/s, peak RSS of a 16 × 256 MiB multipart upload               (memory.ts)
  *   - compile of a 10,000-case matrix                                                    (compile.ts)
  *   - the 1,000,000-row report, when bench/report.ts exists                              (hook below)
@@ -14,7 +15,7 @@
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
  * targets; the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only cli,s3,warp,ipfs,fs,memory,compile,report,compare,hosts,telemetry.
+ * Options: --quick (small sizes, one round: checks the harness), --only cli,s3,warp,ipfs,fs,script,memory,compile,report,compare,hosts,telemetry.
  * BENCH_BASELINE=<another checkout, built> makes the cli section a side-by-side comparison with that build.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
@@ -34,6 +35,7 @@ import { failedLine, type BenchLine } from "./lines.js";
 import { benchMemory } from "./memory.js";
 import { benchspecCommand, makeScratch, removeBenchRoot, ROOT } from "./paths.js";
 import { benchS3 } from "./s3.js";
+import { benchScript } from "./script.js";
 import { benchWarp } from "./warp.js";
 import { benchTelemetry } from "./telemetry.js";
 import { startServers, type Servers } from "./servers.js";
@@ -108,7 +110,18 @@ async function benchReportHook(scratch: string, log: (line: string) => void): Pr
 }
 
 type Section =
-  "cli" | "s3" | "warp" | "ipfs" | "fs" | "memory" | "compile" | "report" | "compare" | "hosts" | "telemetry";
+  | "cli"
+  | "s3"
+  | "warp"
+  | "ipfs"
+  | "fs"
+  | "script"
+  | "memory"
+  | "compile"
+  | "report"
+  | "compare"
+  | "hosts"
+  | "telemetry";
 
 const only = (() => {
   const index = process.argv.indexOf("--only");
@@ -127,7 +140,8 @@ async function main() {
   );
   if (load.start[0]! > availableParallelism())
     log(`load average ${load.start[0]!.toFixed(1)} on ${availableParallelism()} CPUs: expect noisy numbers`);
-  const needsServers = !only || ["s3", "warp", "ipfs", "memory"].some((s) => only.has(s as Section));
+  const needsServers =
+    !only || ["s3", "warp", "ipfs", "script", "memory"].some((s) => only.has(s as Section));
   let servers: Servers | undefined;
   const stop = async () => {
     await servers?.stop();
@@ -150,6 +164,7 @@ async function main() {
       ["warp", "S3 vs warp", () => benchWarp(servers!, scratch, log)],
       ["ipfs", "IPFS vs ipfs CLI", () => benchIpfs(servers!, scratch, log)],
       ["fs", "fio/dd vs direct", () => benchFs(scratch, log)],
+      ["script", "compiled script vs run", () => benchScript(servers!, scratch, log)],
       ["report", "report", () => benchReportHook(scratch, log)],
       ["compare", "compare", () => benchCompare(scratch, log)],
       ["hosts", "multi-host", () => benchHosts(scratch, log)],
