@@ -158,4 +158,49 @@ describe("a compiled S3 case with sample", () => {
       for (const point of own.slice(0, -1)) expect(point.throughput, `t=${point.t}`).toBeGreaterThan(0);
     }
   }, 150_000);
+
+  it("an autotuned case's series is its knee round's, as run's: the row's bytes over the row's seconds", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "s3-tuned-series",
+      targets: { store: externalS3Target("series") },
+      workloads: [
+        {
+          name: "tuned",
+          target: "store",
+          op: "put",
+          size: "256KiB",
+          objects: 48,
+          sample: "50ms",
+          repeat: 1,
+          autotune: { param: "concurrency", start: 1, factor: 2, max: 4, stopWhenGainBelow: "100%" },
+        },
+      ],
+    });
+    const { artifacts, leftOut } = await compilePlan(plan, ["shell"], VERSION);
+    expect(leftOut).toEqual([]);
+    const dir = await temps.make();
+    await writeArtifacts(dir, artifacts);
+    const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
+      env: { ...s3Env(server), BENCHSPEC_TIMESERIES: join(dir, "timeseries.ndjson") },
+      reject: false,
+      timeout: 120_000,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const [row] = run.stdout.split("\n").map((line) => ResultRowSchema.parse(JSON.parse(line)));
+    // Doubling the requests in flight does not double a loopback MinIO's rate on two cores: the rounds stop
+    // at one that did not gain 100 %, and the knee is the round before it, not the last round run.
+    const rounds = row!.autotune!.rounds;
+    const knee = rounds.findIndex((r) => r.value === row!.autotune!.chosen);
+    expect(knee).toBe(rounds.length - 2);
+    const points = (await readFile(join(dir, "timeseries.ndjson"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => TimeseriesRowSchema.parse(JSON.parse(line)));
+    const steps = points.map((p, i) => p.t - (i === 0 ? 0 : points[i - 1]!.t));
+    expect(points.reduce((sum, p, i) => sum + p.throughput * steps[i]!, 0) / row!.bytes).toBeCloseTo(1, 4);
+    // The knee's window, not the last round's (more requests in flight took another time).
+    expect(points.at(-1)!.t).toBeCloseTo(row!.seconds, 3);
+    expect(Math.abs(rounds.at(-1)!.seconds - row!.seconds)).toBeGreaterThan(0.01);
+  }, 150_000);
 });

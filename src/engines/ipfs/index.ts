@@ -1,5 +1,5 @@
 import { NO_ARTIFACTS } from "../../emit/types.js";
-import { CURL_SHELL, curlSeriesGaps } from "../load/curl-shell.js";
+import { CURL_SHELL } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { ipfsSdkArtifact } from "./sdk.js";
@@ -15,7 +15,6 @@ export const engine: Engine = {
   shellCase: ipfsShellCase,
   shellAutotune: true,
   shellSeries: true,
-  shellGaps: curlSeriesGaps,
   tools: [],
   libraries: ["kubo-rpc-client"],
   removeLeftover: async (target, record, env) =>

@@ -67,8 +67,7 @@ bs_ipfs_case() {
   else
     bs_ipfs_pool "$op" "$objects" "$conc" "$size"
   fi
-  # A tuned case's records are its last round's, not its knee's: no series (compile says so).
-  if [[ -z $tune ]]; then bs_ops_series; fi
+  bs_ops_series
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then

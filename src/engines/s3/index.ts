@@ -1,5 +1,5 @@
 import { NO_ARTIFACTS } from "../../emit/types.js";
-import { CURL_SHELL, curlSeriesGaps } from "../load/curl-shell.js";
+import { CURL_SHELL } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { s3SdkArtifact } from "./sdk.js";
@@ -15,7 +15,7 @@ export const engine: Engine = {
   shellCase: s3ShellCase,
   shellAutotune: true,
   shellSeries: true,
-  shellGaps: (c) => [...s3ShellGaps(c), ...curlSeriesGaps(c)],
+  shellGaps: s3ShellGaps,
   tools: [],
   libraries: ["@aws-sdk/client-s3"],
   executor: async () => (await import("./run.js")).s3Executor,

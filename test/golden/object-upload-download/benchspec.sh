@@ -1369,12 +1369,14 @@ BS_AT_VALUE=() BS_AT_T0=() BS_AT_T1=() BS_AT_BYTES=() BS_AT_OPS=() BS_AT_LATENCY
 BS_AT_ERROR=() BS_AT_TP=() BS_AT_BY_OP=()
 
 # bs_autotune PARAM VALUES THRESHOLD FN: "FN ROUND VALUE" times one pool for each value in turn (ROUND 0,
-# 1, …; its records cleared before) until the rounds stop; then the knee's figures (bs_autotune_end).
+# 1, …; its records cleared before, kept as round.ROUND.ops after) until the rounds stop; then the knee's
+# figures (bs_autotune_end).
 bs_autotune() {
   local value round=0
   for value in $2; do
     rm -f -- "$BS_REPDIR"/ops.* "$BS_REPDIR"/error.*
     "$4" "$round" "$value"
+    if [[ -e $BS_REPDIR/ops.all ]]; then mv -- "$BS_REPDIR/ops.all" "$BS_REPDIR/round.$round.ops"; fi
     round=$((round + 1))
     if ! bs_autotune_round "$value" "$3"; then break; fi
   done
@@ -1398,7 +1400,8 @@ bs_autotune_gained() {
   awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !(b >= a * (1 + t / 100)) }'
 }
 
-# bs_autotune_end PARAM THRESHOLD: the knee's figures in BS_T0 … BS_ERROR, and BS_AUTOTUNE for the row.
+# bs_autotune_end PARAM THRESHOLD: the knee's figures in BS_T0 … BS_ERROR, its records in ops.all (what
+# bs_ops_series reads: the knee's series, as run's), and BS_AUTOTUNE for the row.
 bs_autotune_end() {
   local n=${#BS_AT_VALUE[@]} k i rounds='' r seconds
   k=$((n - 1))
@@ -1422,6 +1425,7 @@ bs_autotune_end() {
   BS_T0=${BS_AT_T0[k]} BS_T1=${BS_AT_T1[k]} BS_BYTES=${BS_AT_BYTES[k]} BS_OPS=${BS_AT_OPS[k]}
   BS_LATENCY=${BS_AT_LATENCY[k]} BS_LATENCY_BINS=${BS_AT_BINS[k]} BS_FAILED_OPS=${BS_AT_FAILED[k]} BS_ERROR=${BS_AT_ERROR[k]}
   BS_BY_OP=${BS_AT_BY_OP[k]}
+  if [[ -e $BS_REPDIR/round.$k.ops ]]; then cp -- "$BS_REPDIR/round.$k.ops" "$BS_REPDIR/ops.all"; fi
   BS_AUTOTUNE='{"param":"'"$1"'","chosen":'"${BS_AT_VALUE[k]}"',"rounds":['"$rounds"']}'
 }
 
@@ -1480,8 +1484,7 @@ bs_s3() {
   else
     bs_s3_pool "$op" "$objects" "$conc" "$size" "$duration"
   fi
-  # A tuned case's records are its last round's, not its knee's: no series (compile says so).
-  if [[ -z $tune ]]; then bs_ops_series; fi
+  bs_ops_series
   if ((BS_FAILED_OPS > 0)); then
     ok=false error="$BS_FAILED_OPS of $((BS_OPS + BS_FAILED_OPS)) requests failed; $BS_ERROR"
   elif [[ -n $BS_ERROR ]]; then
