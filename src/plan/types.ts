@@ -144,6 +144,12 @@ export interface Plan {
 export const targetsOf = (c: Pick<Case, "target" | "together">): readonly string[] =>
   c.together ?? [c.target];
 
+/** A case over several targets at once as its engine sees it on one of them: that target's, the same id. */
+export const onTarget = (c: Case, target: string): Case => {
+  const { together: _group, ...alone } = c;
+  return { ...alone, target, params: { ...c.params, target } };
+};
+
 /** Measured repetitions plus warm-ups: what a run will execute (at most, for workloads run in rounds). */
 export function countRepetitions(plan: Plan): number {
   return plan.cases.reduce((sum, c) => sum + c.params.repeat + c.params.warmup, 0);

@@ -10,7 +10,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ArmedRepetition, Measurement } from "../engines/types.js";
-import type { Case, Plan } from "../plan/types.js";
+import { onTarget, type Case, type Plan } from "../plan/types.js";
 import { mergeTargetMeasurements } from "../results/merge-hosts.js";
 import { recordLeftover, type RunPaths } from "../results/run-dir.js";
 import { failedMeasurement } from "../engines/measurement.js";
@@ -50,12 +50,6 @@ export interface TogetherContext {
   stepsDone: TargetStepsDone;
   record(c: Case, repetition: number, warmup: boolean, measurement: Measurement): void;
 }
-
-/** The case as its engine sees it on one target of the group: that target's, under the same id. */
-const onTarget = (c: Case, target: string): Case => {
-  const { together: _group, ...alone } = c;
-  return { ...alone, target, params: { ...c.params, target } };
-};
 
 export async function runTogether(
   c: Case,

@@ -11,7 +11,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { encodeBins, latencyOfHistogram, mergeHistograms } from "../../src/rows/histogram.js";
-import { ResultRowSchema, type ResultRow } from "../../src/rows/row.js";
+import { ResultRowSchema, TimeseriesRowSchema, type ResultRow } from "../../src/rows/row.js";
+import { mergePartSeries } from "../../src/results/merge-series.js";
 import { tempDirs } from "../support/temp.js";
 import { ROOT } from "../support/spec.js";
 
@@ -128,6 +129,79 @@ describe("a case over two targets at once in the script", () => {
       });
       const mean = parts.reduce((sum, part) => sum + part.latency!.mean! * part.ops, 0) / row.ops;
       expect(row.latency!.mean).toBeCloseTo(mean, 9);
+    }
+  });
+});
+
+describe("a case over two targets at once with preconditioning and a time series", () => {
+  it("preconditions each target, and keeps each target's series and their sum as run merges them", async () => {
+    const work = await newDir();
+    const [dirA, dirB] = [join(work, "a"), join(work, "b")];
+    await execa("mkdir", ["-p", dirA, dirB]);
+    const spec = join(work, "together.yaml");
+    await writeFile(
+      spec,
+      stringify({
+        benchspec: 1,
+        name: "together-steps",
+        targets: { a: { kind: "fs", path: dirA }, b: { kind: "fs", path: dirB } },
+        workloads: [
+          {
+            name: "both",
+            engine: "fio",
+            target: { together: ["a", "b"] },
+            op: "randread",
+            ioengine: "psync",
+            size: "4MiB",
+            bs: "4KiB",
+            duration: "1s",
+            sample: "100ms",
+            precondition: { passes: 1 },
+            repeat: 1,
+          },
+        ],
+      }),
+    );
+    const out = join(work, "c");
+    const compiled = await execa("node", [BIN, "compile", spec, "--target", "shell,fio", "-o", out], {
+      all: true,
+    });
+    expect(compiled.all).not.toContain("left out");
+    const series = join(work, "timeseries.ndjson");
+    const script = await execa("bash", [join(out, "benchspec.sh")], {
+      reject: false,
+      env: { BENCHSPEC_TIMESERIES: series },
+    });
+    expect(script.exitCode, script.stderr).toBe(0);
+    // Each target's own precondition sections ran (fio names the job it starts), one target after the other.
+    const preconditioned = [...script.stderr.matchAll(/^(both\.[ab]\.precondition-1): \(g=/gm)].map(
+      (m) => m[1],
+    );
+    expect(preconditioned).toEqual(["both.a.precondition-1", "both.b.precondition-1"]);
+    const [row] = script.stdout.split("\n").map((line) => ResultRowSchema.parse(JSON.parse(line)));
+    expect(row!.ok, row!.error).toBe(true);
+    const points = (await readFile(series, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => TimeseriesRowSchema.parse(JSON.parse(line)));
+    const own = (target: string) => points.filter((p) => p.target === target);
+    expect(own("a").length).toBeGreaterThanOrEqual(5);
+    expect(own("b").length).toBeGreaterThanOrEqual(5);
+    // The sum, as run's mergePartSeries makes it from the same points (both fios started at the release).
+    const expected = mergePartSeries(
+      ["a", "b"].map((name) => ({
+        name,
+        offset: 0,
+        points: own(name).map(({ t, throughput, iops }) => ({ t, throughput, iops })),
+      })),
+      "target",
+      0.1,
+    ).filter((p) => !("target" in p));
+    const summed = points.filter((p) => p.target === undefined);
+    expect(summed.map((p) => p.t)).toEqual(expected.map((p) => Number(p.t.toPrecision(9))));
+    for (const [i, p] of summed.entries()) {
+      expect(p.throughput).toBeCloseTo(expected[i]!.throughput, -1);
+      expect(p.iops / expected[i]!.iops).toBeCloseTo(1, 6);
     }
   });
 });

@@ -87,6 +87,45 @@ describe("one case over several targets at once (target: { together })", () => {
     }
   });
 
+  it("preconditions each drive of the group, one after the other, before the case reads them together", async () => {
+    const drives = [await loopDevice(32), await loopDevice(32)];
+    try {
+      const spec = await writeSpec({
+        targets: Object.fromEntries(
+          drives.map((d, i) => [`d${i + 1}`, { kind: "block", device: d.device, destructive: true }]),
+        ),
+        workloads: [
+          {
+            name: "jbod",
+            engine: "fio",
+            target: { together: ["d1", "d2"] },
+            op: "randread",
+            bs: "4KiB",
+            ioengine: "psync",
+            duration: "1s",
+            precondition: { passes: 1 },
+            repeat: 1,
+          },
+        ],
+      });
+      const before = await Promise.all(drives.map((d) => bytesWritten(d.device)));
+      const out = join(await tempDir(), "run");
+      const result = await runCli(["run", spec, "--out", out]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr.indexOf("jbod on d1: preconditioning")).toBeGreaterThanOrEqual(0);
+      expect(result.stderr.indexOf("jbod on d2: preconditioning")).toBeGreaterThan(
+        result.stderr.indexOf("jbod on d1: preconditioning"),
+      );
+      // One full write pass of each drive; the case itself only reads.
+      const after = await Promise.all(drives.map((d) => bytesWritten(d.device)));
+      for (const [i] of drives.entries()) expect(after[i]! - before[i]!).toBeGreaterThanOrEqual(32 * 2 ** 20);
+      const [row] = rowsOf(out);
+      expect(row).toMatchObject({ ok: true, case: "jbod.d1+d2.randread" });
+    } finally {
+      for (const d of drives) await d.detach();
+    }
+  });
+
   it("dd on two directories: the aggregate's bytes are the directories' sum", async () => {
     const dirs = [await tempDir(), await tempDir()];
     const spec = await writeSpec({

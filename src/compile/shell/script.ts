@@ -22,7 +22,14 @@
  * references become `"${NAME}"` expansions, so secrets are read at run time and never written here.
  */
 import type { Engine } from "../../engines/types.js";
-import { targetRounds, targetsOf, type Case, type Plan, type TargetRounds } from "../../plan/types.js";
+import {
+  onTarget,
+  targetRounds,
+  targetsOf,
+  type Case,
+  type Plan,
+  type TargetRounds,
+} from "../../plan/types.js";
 import { roundsFunction, writeRounds } from "./rounds.js";
 import { targetWriter } from "../../spec/engines.js";
 import { TARGET_KINDS, type Target } from "../../spec/schema.js";
@@ -37,22 +44,11 @@ export const SHELL_SCRIPT_PATH = "benchspec.sh";
 
 /**
  * Why a case over several targets at once is not in the script, if it is not: its engine's fragment runs one
- * target per case, or the case asks for what the script does per target only (its workload's purge or
- * preconditioning, a time series). Its fio section (fio/<workload>.fio) still runs by hand, once per target.
+ * target per case. Its fio section (fio/<workload>.fio) still runs by hand, once per target.
  */
 export function togetherGap(c: Case, engine: Engine): string | undefined {
-  if (!c.together) return undefined;
-  const why = !engine.shellTogether
-    ? `engine ${c.engine} runs one target per case in the script`
-    : c.params.purge || c.params.precondition
-      ? "the script purges and preconditions one target per case"
-      : c.params.sample !== undefined
-        ? "the script keeps no time series of several targets at once"
-        : undefined;
-  return (
-    why &&
-    `a case over several targets at once ({ together }) is not run by the shell script: ${why}; run it with benchspec run`
-  );
+  if (!c.together || engine.shellTogether) return undefined;
+  return `a case over several targets at once ({ together }) is not run by the shell script: engine ${c.engine} runs one target per case in the script; run it with benchspec run`;
 }
 
 /** Tools every script uses besides bash builtins (coreutils are assumed; awk is checked). */
@@ -278,20 +274,26 @@ function writeSteps(
   used: [string, Target, number][],
   engine: Engine,
 ) {
-  const index = used.find(([name]) => name === c.target)![2];
   w.line();
   w.comment(`workload ${c.workload} on target ${c.target}: before its first case there, once`);
   w.block(`${fn}() {`, () => {
-    const destroys = unconsentedWrite(plan.targets[c.target]!);
-    if (destroys) {
+    const refused = targetsOf(c)
+      .map((name) => ({ name, destroys: unconsentedWrite(plan.targets[name]!) }))
+      .find(({ destroys }) => destroys);
+    if (refused) {
       // As in writeCase: refused again here rather than trusting validation.
       w.line(
-        `bs_fail ${shQuote(`refusing to purge or precondition the ${destroys.noun} of target ${c.target}: the spec does not say destructive: true`)}`,
+        `bs_fail ${shQuote(`refusing to purge or precondition the ${refused.destroys!.noun} of target ${refused.name}: the spec does not say destructive: true`)}`,
       );
       return;
     }
-    if (c.params.purge) w.line(`bs_target_${index}_purge`);
-    if (c.params.precondition) engine.shellPrecondition?.(c, w);
+    // Over several targets at once: each target's purge and preconditioning, one after the other, as run's.
+    for (const name of targetsOf(c)) {
+      const index = used.find(([used]) => used === name)![2];
+      if (c.together) w.line(`bs_target_${index}_enter`);
+      if (c.params.purge) w.line(`bs_target_${index}_purge`);
+      if (c.params.precondition) engine.shellPrecondition?.(c.together ? onTarget(c, name) : c, w);
+    }
   });
 }
 

@@ -158,6 +158,7 @@ bs_fio_together() {
   BS_LATENCY=$(bs_bins_pooled "$BS_REPDIR/bins" "$BS_REPDIR/means")
   BS_LATENCY_BINS=$(awk '{ print $2, $3 }' "$BS_REPDIR/bins" | bs_bins_json)
   BS_ROW_EXTRA=',"startSpread":0,"targets":['"$parts"']'
+  if [[ -n ${BS_FIO_SAMPLE_MS:-} ]]; then bs_fio_together_series "$name" "$BS_FIO_SAMPLE_MS" "${targets[@]}"; fi
   t1=$(awk -v t0="$BS_T0" -v s="$longest" 'BEGIN { printf "%.0f", t0 + s * 1e6 }')
   bs_emit "$ok" "$error" "$BS_T0" "$t1" "$total" "$count" "$longest"
 }
@@ -183,9 +184,13 @@ bs_fio_part() {
 # stamp rounded to the interval (fio stamps each log's window apart by a millisecond or so) and the values
 # of one instant summed over jobs and directions — src/engines/fio/results.ts's seriesFromLogs.
 bs_fio_series() {
-  local dir=$1 name=$2 interval=$3 id
   if [[ -z ${BENCHSPEC_TIMESERIES:-} ]]; then return 0; fi
-  bs_json id "$BS_CASE"
+  bs_fio_points "$@" | bs_series_rows >>"$BENCHSPEC_TIMESERIES"
+}
+
+# bs_fio_points LOGDIR JOBNAME SAMPLE_MS: the job's points, "MS BYTES/S OPS/S" a line in time order.
+bs_fio_points() {
+  local dir=$1 name=$2 interval=$3
   shopt -s nullglob
   local bw=("$dir/${name}"_bw.*.log) iops=("$dir/${name}"_iops.*.log)
   shopt -u nullglob
@@ -197,7 +202,50 @@ bs_fio_series() {
       seen[ms] = 1
     }
     END { for (ms in seen) printf "%.17g %.17g %.17g\n", ms, tp[ms] + 0, io[ms] + 0 }
-  ' "${bw[@]}" "${iops[@]}" </dev/null | sort -g -k1,1 | awk -v id="$id" -v rep="$BS_REP" -v warm="$BS_WARM" '{
-    printf "{\"case\":%s,\"repetition\":%s,\"warmup\":%s,\"t\":%.9g,\"throughput\":%.9g,\"iops\":%.9g}\n", id, rep, warm, $1 / 1000, $2, $3
-  }' >>"$BENCHSPEC_TIMESERIES"
+  ' "${bw[@]}" "${iops[@]}" </dev/null | sort -g -k1,1
+}
+
+# bs_series_rows [MEMBER-JSON]: "MS BYTES/S OPS/S" lines as the repetition's timeseries rows (with
+# MEMBER-JSON, e.g. "target":"a", in each).
+bs_series_rows() {
+  local id
+  bs_json id "$BS_CASE"
+  awk -v id="$id" -v rep="$BS_REP" -v warm="$BS_WARM" -v member="${1:+,$1}" '{
+    printf "{\"case\":%s,\"repetition\":%s,\"warmup\":%s%s,\"t\":%.9g,\"throughput\":%.9g,\"iops\":%.9g}\n", id, rep, warm, member, $1 / 1000, $2, $3
+  }'
+}
+
+# bs_fio_together_series JOBNAME SAMPLE_MS TARGET...: the series of a case over several targets at once, as
+# benchspec run's (src/results/merge-series.ts, mergePartSeries): each target's own points (from its fio's
+# logs in logs.INDEX, with "target"), then their sum on a grid of SAMPLE_MS — each point the rate over the
+# step that ends at it, spread over the grid's bins by overlap. Every fio started at the release: no offsets.
+bs_fio_together_series() {
+  local name=$1 interval=$2 i t
+  shift 2
+  if [[ -z ${BENCHSPEC_TIMESERIES:-} ]]; then return 0; fi
+  : >"$BS_REPDIR/points"
+  for ((i = 1; i <= $#; i++)); do
+    bs_fio_points "$BS_REPDIR/logs.$((i - 1))" "$name" "$interval" >"$BS_REPDIR/points.$i"
+    bs_json t "${!i}"
+    bs_series_rows '"target":'"$t" <"$BS_REPDIR/points.$i" >>"$BENCHSPEC_TIMESERIES"
+    awk -v part="$i" '{ print part, $0 }' "$BS_REPDIR/points.$i" >>"$BS_REPDIR/points"
+  done
+  awk -v step="$interval" '
+    $1 != part { part = $1; previous = 0 }
+    {
+      t = $2; from = (previous > t - step ? previous : t - step); previous = t
+      if (t > end) end = t
+      for (k = int(from / step); k * step < t; k++) {
+        lo = (from > k * step ? from : k * step); hi = (t < (k + 1) * step ? t : (k + 1) * step)
+        if (hi - lo <= 0) continue
+        tp[k] += $3 * (hi - lo); io[k] += $4 * (hi - lo)
+      }
+    }
+    END {
+      count = end / step - 1e-9; count = (count <= 0 ? 0 : count == int(count) ? count : int(count) + 1)
+      for (k = 0; k < count; k++) {
+        e = ((k + 1) * step < end ? (k + 1) * step : end); s = e - k * step
+        printf "%.17g %.17g %.17g\n", e, tp[k] / s, io[k] / s
+      }
+    }' "$BS_REPDIR/points" | bs_series_rows >>"$BENCHSPEC_TIMESERIES"
 }

@@ -9,7 +9,7 @@
  * script) sets after its safety checks. Sizes are written in bytes: fio reads "1MiB" as 10^6 bytes
  * (kb_base), so a unit suffix would silently change the workload.
  */
-import type { Case } from "../../plan/types.js";
+import { onTarget, targetsOf, type Case } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
 import type { Op } from "../../spec/words.js";
 import { IniWriter } from "../../emit/writer.js";
@@ -82,9 +82,11 @@ function workloadJobfile(cases: readonly Case[], ctx: CompileContext): string {
   w.option("percentile_list", PERCENTILES.join(":"));
   const preconditioned = new Set<string>();
   for (const c of cases) {
-    if (c.params.precondition && !preconditioned.has(c.target)) {
-      preconditioned.add(c.target);
-      writePrecondition(w, c);
+    // A case over several targets at once preconditions each of them, as a case on it alone would.
+    for (const target of c.params.precondition ? targetsOf(c) : []) {
+      if (preconditioned.has(target)) continue;
+      preconditioned.add(target);
+      writePrecondition(w, c.together ? onTarget(c, target) : c);
     }
     writeMeasured(w, c);
   }

@@ -13,7 +13,8 @@
  * run takes them (src/engines/fio/results.ts), and the bins themselves in `latencyBins`. A case with `sample` writes its time series from
  * fio's averaged logs, as benchspec run does (fio.sh, bs_fio_series), to BENCHSPEC_TIMESERIES. A case over
  * several targets at once runs one fio per target, released together, and one row of them all
- * (bs_fio_together: the percentiles pooled from fio's json+ bins, as run pools them).
+ * (bs_fio_together: the percentiles pooled from fio's json+ bins, as run pools them; with `sample`, each
+ * target's series and their sum, as run merges them).
  */
 import type { Case } from "../../plan/types.js";
 import type { Engine } from "../types.js";
@@ -24,6 +25,7 @@ export const fioShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
   if (p.autotune) w.comment(`autotune is not run by this script: ${p.autotune.param} as in the jobfile`);
   if (c.together) {
+    if (p.sample !== undefined) w.assign("BS_FIO_SAMPLE_MS", Math.max(1, Math.round(p.sample * 1000)));
     w.line(
       ["bs_fio_together", jobfilePath(c), c.id, p.bs!, ...c.together]
         .map((value) => w.quote(value))
