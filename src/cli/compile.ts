@@ -18,7 +18,7 @@ export function makeCompileCommand(io: Io, setExit: (code: number) => void): Com
     .argument("<spec>", "spec file")
     .option(
       "-t, --target <formats>",
-      "artifact formats: fio, shell, sdk, slurm (sbatch scripts for Slurm host groups), a comma-separated list, or all",
+      "artifact formats: fio, shell, sdk, slurm (sbatch scripts for Slurm host groups), fio-client (fio client scripts for groups of fio servers), a comma-separated list, or all",
       "all",
     )
     .option("-o, --out <dir>", "output directory", "compiled")

@@ -23,12 +23,16 @@ import { jsonArtifact } from "../emit/writer.js";
 import { BATCH_FORMATS, type BatchFormat } from "../spec/transports.js";
 import { compileBatchScripts, groupCopies, type BatchCompiler } from "./batch.js";
 import { slurmBatch } from "./slurm.js";
+import { fioClientBatch } from "./fio-client.js";
 
 /** What `--target` may name: the artifact formats, and the batch systems' scripts around the shell script. */
 export const COMPILE_TARGETS = [...ARTIFACT_FORMATS, ...BATCH_FORMATS] as const;
 export type CompileTarget = (typeof COMPILE_TARGETS)[number];
 
-const BATCH_COMPILERS: Record<BatchFormat, BatchCompiler> = { slurm: slurmBatch };
+const BATCH_COMPILERS: Record<BatchFormat, BatchCompiler> = {
+  slurm: slurmBatch,
+  "fio-client": fioClientBatch,
+};
 
 /** Named by the run directory's layout (results/run-dir.ts): a run holds its compiled artifacts. */
 export const PLAN_INDEX_PATH: string = RUN_FILES.plan.name;
@@ -51,9 +55,9 @@ export async function compilePlan(
 ): Promise<CompileOutput> {
   const ctx: CompileContext = { plan, version };
   const batches = BATCH_FORMATS.filter((format) => targets.includes(format));
-  // The batch scripts run the shell script.
+  // The batch scripts run the shell script, or fio's jobfiles.
   const formats = ARTIFACT_FORMATS.filter(
-    (format) => targets.includes(format) || (batches.length > 0 && format === "shell"),
+    (format) => targets.includes(format) || batches.some((batch) => BATCH_COMPILERS[batch].runs === format),
   );
   const engines = await loadEngines(plan.cases.map((c) => c.engine));
   const leftOut = checkExpressible(plan, formats);
@@ -80,7 +84,7 @@ export async function compilePlan(
   }
   const scriptPlan = { ...plan, cases: scripted };
   if (scripted.length > 0)
-    for (const file of compileBatchScripts(BATCH_COMPILERS, scriptPlan, batches, ctx))
+    for (const file of compileBatchScripts(BATCH_COMPILERS, scriptPlan, batches, ctx, artifacts))
       artifacts.set(file.path, file);
   artifacts.set(PLAN_INDEX_PATH, { path: PLAN_INDEX_PATH, content: planIndex(ctx, byCase) });
   return {
@@ -95,7 +99,7 @@ export async function compilePlan(
     ],
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,
     hostGroups: [
-      ...(formats.includes("shell") ? hostGroupLines(scriptPlan, batches) : []),
+      ...(formats.includes("shell") || batches.length > 0 ? hostGroupLines(scriptPlan, batches) : []),
       // Said when asked for by name (all formats at once: whichever apply).
       ...batches
         .filter(() => targets.length < COMPILE_TARGETS.length)

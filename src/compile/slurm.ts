@@ -22,7 +22,10 @@ import type { BatchCompiler } from "./batch.js";
 export const slurmBatch: BatchCompiler = {
   path: (group) => `slurm/${group}.sbatch`,
   run: (group) => `sbatch slurm/${group}.sbatch (it merges the nodes' rows)`,
-  script: slurmScript,
+  runs: "shell",
+  files: (plan, group, copies, ctx) => [
+    { path: slurmBatch.path(group), content: slurmScript(plan, group, copies, ctx) },
+  ],
 };
 
 function slurmScript(

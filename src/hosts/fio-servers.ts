@@ -34,7 +34,7 @@ import { runGroup } from "../platform/process.js";
 import { fioBinary } from "../platform/tools.js";
 import { resolveEnvRefs } from "../spec/strings.js";
 import { plainDirectory } from "../spec/target-kinds.js";
-import { cleanupJobfile, clientArg, fioServer, hostJobfile, type FioServer } from "./fio-jobs.js";
+import { cleanupJobfile, clientArg, fioServer, hostJobfile, type FioServer } from "../engines/fio/clients.js";
 import {
   ALIVE_INTERVAL_MS,
   decodeToWorker,

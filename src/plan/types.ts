@@ -144,6 +144,16 @@ export interface Plan {
 export const targetsOf = (c: Pick<Case, "target" | "together">): readonly string[] =>
   c.together ?? [c.target];
 
+/** The members of a result row that name its case, as every row of the case carries them. */
+export const caseFields = (c: Case) => ({
+  case: c.id,
+  workload: c.workload,
+  target: c.target,
+  engine: c.engine,
+  op: c.op,
+  params: c.params,
+});
+
 /** A case over several targets at once as its engine sees it on one of them: that target's, the same id. */
 export const onTarget = (c: Case, target: string): Case => {
   const { together: _group, ...alone } = c;

@@ -37,6 +37,12 @@ import {
   type RunState,
 } from "./run-dir.js";
 import { buildSummary } from "./summary.js";
+import {
+  fioClientRows,
+  isFioClientOutput,
+  readFioClientHosts,
+  type FioClientHosts,
+} from "./fio-client-input.js";
 import { minOf } from "../rows/stats.js";
 import { encodeBins } from "../rows/histogram.js";
 
@@ -104,10 +110,13 @@ const MEASURED: readonly RunFile[] = [
 ];
 
 export async function mergeRuns(inputs: readonly MergeInput[], out: string): Promise<MergeResult> {
-  if (inputs.length < 2)
-    throw new BenchspecError("usage", "merge needs at least two run directories (one per host)");
   const runs: Input[] = [];
-  for (const input of inputs) runs.push(await readInput(input));
+  for (const input of inputs) runs.push(...(await readInput(input)));
+  if (runs.length < 2)
+    throw new BenchspecError(
+      "usage",
+      "merge needs at least two run directories (one per host), or the output of a compiled fio-client script",
+    );
   checkOneKind(runs);
   checkSameSpec(runs);
   checkHostNames(runs);
@@ -187,13 +196,15 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   return { dir: out, rows: rows.length, cases: new Set(rows.map((r) => r.row.case)).size, notes };
 }
 
-async function readInput(input: MergeInput): Promise<Input> {
+/** An input's hosts: one for a run or a script copy's output, every host of a fio-client script's output. */
+async function readInput(input: MergeInput): Promise<Input[]> {
   const { dir: given, host } = input;
   const dir = resolve(given);
   if (!existsSync(dir))
     throw new BenchspecError("invalid-input", `${given}: no such run directory or results file`);
   const isDir = statSync(dir).isDirectory();
-  if (!isDir || !existsSync(runPaths(dir).state)) return readScriptInput(input, isDir);
+  if (isDir && isFioClientOutput(dir)) return readFioClientInput(given, dir);
+  if (!isDir || !existsSync(runPaths(dir).state)) return [await readScriptInput(input, isDir)];
   const state = await readRunState(dir);
   const plan = (await readRunJson(dir, "plan")) as PlanJson | undefined;
   if (!plan || !Array.isArray(plan.cases))
@@ -215,17 +226,67 @@ async function readInput(input: MergeInput): Promise<Input> {
   );
   const series = byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries));
   const telemetry = byRepetition(readRows<TelemetryRow>(runPaths(dir).telemetry));
-  return {
-    kind: "run",
-    dir,
-    host: name,
-    state,
-    plan,
-    ...(provenance && { provenance }),
-    rows,
-    series,
-    telemetry,
-  };
+  return [
+    {
+      kind: "run",
+      dir,
+      host: name,
+      state,
+      plan,
+      ...(provenance && { provenance }),
+      rows,
+      series,
+      telemetry,
+    },
+  ];
+}
+
+/**
+ * What a compiled fio-client script left (fio-client-input.ts): one input per host of its group, rows as a
+ * copy of the compiled script would have printed them, and compile's plan.json it copied beside them.
+ */
+function readFioClientInput(given: string, dir: string): Input[] {
+  const planFile = runPaths(dir).plan;
+  const plan = readPlanJson(planFile);
+  if (!plan)
+    throw new BenchspecError(
+      "invalid-input",
+      `${given}: no ${RUN_FILES.plan.name} (the script copies it there)`,
+    );
+  let hosts: FioClientHosts;
+  try {
+    hosts = readFioClientHosts(dir);
+  } catch (error) {
+    throw new BenchspecError("invalid-input", `${given}: ${(error as Error).message}`);
+  }
+  const perHost = fioClientRows(dir, hosts, plan.cases, plan);
+  if (perHost.every((rows) => rows.length === 0))
+    throw new BenchspecError("invalid-input", `${given}: no repetition of host group ${hosts.group} in it`);
+  return hosts.hosts.map((host, k) => {
+    const rows = perHost[k]!;
+    const starts = rows.map((row) => row.start).sort();
+    const ends = rows.map((row) => row.end).sort();
+    return {
+      kind: "script",
+      dir,
+      host,
+      state: {
+        format: RUN_FORMAT,
+        status: "complete",
+        runId: `fio-client-${hosts.group}`,
+        specFile: "",
+        specHash: plan.specHash,
+        sets: [],
+        start: starts[0]!,
+        end: ends.at(-1)!,
+      },
+      plan,
+      planFile,
+      rows: new Map(rows.map((row) => [repetitionKey(row), row])),
+      series: new Map(),
+      telemetry: new Map(),
+    };
+  });
 }
 
 /**

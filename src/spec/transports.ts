@@ -36,7 +36,7 @@ export interface ScriptCopies {
   noun: "hosts" | "nodes";
   batch?: { format: BatchFormat; args: readonly string[]; command?: string };
 }
-export const BATCH_FORMATS = ["slurm"] as const;
+export const BATCH_FORMATS = ["slurm", "fio-client"] as const;
 export type BatchFormat = (typeof BATCH_FORMATS)[number];
 
 const TRANSPORT_COPIES: { [T in Transport]: (group: Extract<HostGroup, { transport: T }>) => ScriptCopies } =
@@ -47,7 +47,12 @@ const TRANSPORT_COPIES: { [T in Transport]: (group: Extract<HostGroup, { transpo
       noun: "nodes",
       batch: { format: "slurm", args: group.srun ?? [], ...(group.command && { command: group.command }) },
     }),
-    fio: (group) => ({ count: group.hosts.length, noun: "hosts" }),
+    // fio's client is given every server: they are the arguments of its script.
+    fio: (group) => ({
+      count: group.hosts.length,
+      noun: "hosts",
+      batch: { format: "fio-client", args: group.hosts },
+    }),
   };
 
 export const scriptCopies = (group: HostGroup): ScriptCopies =>

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { measurementFromFio, outputsByServer } from "../../src/engines/fio/results.js";
-import { cleanupJobfile, clientArg, fioServer, hostJobfile } from "../../src/hosts/fio-jobs.js";
+import { cleanupJobfile, clientArg, fioServer, hostJobfile } from "../../src/engines/fio/clients.js";
 import { mergeHostMeasurements } from "../../src/results/merge-hosts.js";
 import { seededRandom } from "../../src/rows/random.js";
 import { exactPercentile, HDR_PRECISION, rankSafe } from "../results/latency-support.js";

@@ -23,6 +23,7 @@
  */
 import type { Engine } from "../../engines/types.js";
 import {
+  caseFields,
   onTarget,
   targetRounds,
   targetsOf,
@@ -369,13 +370,5 @@ function writeCase(w: ShellScriptWriter, c: Case, plan: Plan, ctx: CompileContex
 
 /** The row members that are fixed at compile time for a case, as JSON text without the braces. */
 function metaJson(c: Case): string {
-  const meta = {
-    case: c.id,
-    workload: c.workload,
-    target: c.target,
-    engine: c.engine,
-    op: c.op,
-    params: c.params,
-  };
-  return JSON.stringify(meta).slice(1, -1);
+  return JSON.stringify(caseFields(c)).slice(1, -1);
 }
