@@ -41,6 +41,11 @@ install_debian_packages() {
   command -v sshfs >/dev/null || missing+=(sshfs)
   [[ -x /usr/sbin/ip || -x /sbin/ip ]] || missing+=(iproute2)
   command -v pgrep >/dev/null || missing+=(procps)
+  # The Kubernetes tests' node (scripts/kube/): the OCI runtime, the CNI plugins, and a static busybox
+  # for the images they build (nothing is pulled from a registry).
+  command -v runc >/dev/null || missing+=(runc)
+  [[ -x /usr/lib/cni/bridge ]] || missing+=(containernetworking-plugins)
+  [[ -x /bin/busybox ]] || missing+=(busybox-static)
   if ((${#missing[@]} == 0)); then
     log "Debian packages present"
     return
@@ -94,10 +99,72 @@ build_go_tool() {
   log "$name built: $dest/$binary"
 }
 
+# Builds PACKAGES of MODULE@VERSION from a wrapper module that requires it: a module whose go.mod replaces
+# its sibling modules with directories of its own repository (Kubernetes' staging, etcd's api/client)
+# cannot be `go install`ed, but its siblings are published at SIBLINGS, so each such replace becomes
+# "sibling => sibling SIBLINGS". The binaries go to TOOLS_DIR/NAME-VERSION/, named after their packages
+# (one package: NAME).
+build_go_wrapped() {
+  local name=$1 module=$2 version=$3 siblings=$4 ldflags=$5
+  shift 5
+  local dest="$TOOLS_DIR/$name-$version" package absent=0 out=bin/
+  if (($# == 1)); then out=bin/$name; fi
+  for package in "$@"; do
+    if (($# == 1)); then package=$name; fi
+    [[ -x "$dest/${package##*/}" ]] || absent=1
+  done
+  if ((absent == 0)); then
+    log "$name $version cached at $dest"
+    return
+  fi
+  log "building $name $version (Kubernetes: 10-25 minutes on 2 cores)"
+  local mod work
+  mod=$(GOSUMDB=off go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+  [[ -n "$mod" && -f "$mod" ]] || { log "could not download $module@$version"; exit 1; }
+  work=$(mktemp -d -t benchspec-build-XXXXXX)
+  # shellcheck disable=SC2064 # expand now: $work is local and may be out of scope when the trap fires
+  trap "rm -rf $(printf %q "$work")" EXIT
+  {
+    printf 'module benchspec.local/%s\n\ngo 1.24.0\n\nrequire %s %s\n\nreplace (\n' "$name" "$module" "$version"
+    awk -v v="$siblings" '$2 == "=>" && $3 ~ /^\.\.?\// { printf "\t%s => %s %s\n", $1, $1, v }' "$mod"
+    printf ')\n'
+  } >"$work/go.mod"
+  mkdir -p "$dest"
+  mkdir -p "$work/bin"
+  (cd "$work" && GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -tags "no_btrfs no_devmapper no_zfs" \
+    -ldflags "-s -w $ldflags" -o "$work/$out" "$@")
+  mv "$work"/bin/* "$dest/"
+  rm -rf "$work"
+  trap - EXIT
+  log "$name built in $dest"
+}
+
+# A Kubernetes cluster on this machine (scripts/kube/cluster.sh) for the kubernetes transport's tests:
+# control plane and kubelet, etcd, containerd (Debian's 1.6 is older than current kubelets want); runc and
+# the CNI plugins are Debian's. 1.34: the last minor whose kubelet runs on cgroup v1 (this machine's) by
+# default.
+KUBE_VERSION="v1.34.4"
+ETCD_VERSION="v3.6.16"
+CONTAINERD_VERSION="v2.1.9"
+
+build_kube() {
+  local minor=${KUBE_VERSION#v1.}
+  minor=${minor%%.*}
+  build_go_wrapped kube k8s.io/kubernetes "$KUBE_VERSION" "v0.${KUBE_VERSION#v1.}" \
+    "-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kubectl
+  build_go_wrapped etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION" "$ETCD_VERSION" "" go.etcd.io/etcd/server/v3
+  build_go_wrapped containerd github.com/containerd/containerd/v2 "$CONTAINERD_VERSION" "$CONTAINERD_VERSION" "" \
+    github.com/containerd/containerd/v2/cmd/containerd github.com/containerd/containerd/v2/cmd/ctr \
+    github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2
+}
+
 install_debian_packages
 mkdir -p "$TOOLS_DIR"
 build_go_tool kubo github.com/ipfs/kubo "$KUBO_VERSION" ./cmd/ipfs ipfs
 build_go_tool minio github.com/minio/minio "$MINIO_VERSION" . minio
 build_go_tool s5cmd github.com/peak/s5cmd/v2 "$S5CMD_VERSION" . s5cmd
 build_go_tool warp github.com/minio/warp "$WARP_VERSION" . warp
+build_kube
 log "tools ready in $TOOLS_DIR"
