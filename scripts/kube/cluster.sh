@@ -29,6 +29,8 @@ ADDRESS=10.99.0.1
 BRIDGE=bskube0
 POD_CIDR=10.244.0.0/24
 NODE=bskube-node
+# Where the running cluster's directory is on record.
+RECORD=/run/benchspec-kube
 
 log() { printf '[kube] %s\n' "$*" >&2; }
 die() {
@@ -104,9 +106,21 @@ up() {
   [[ -x $KUBE/kubelet && -x $ETCD && -x $CTRD/containerd ]] ||
     die "the cluster's binaries are not built: npm run setup (scripts/setup-tools.sh)"
   command -v runc >/dev/null || die "runc is not installed: npm run setup"
-  if ip -o addr show dev lo | grep -q " $ADDRESS/"; then
-    die "$ADDRESS is on lo already: another cluster runs (cluster.sh down DIR), or a killed one left it"
+  # One cluster at a time: the one on record is taken down first if its API server is gone (a test run
+  # killed outright), and refused while it runs.
+  if [[ -s $RECORD ]]; then
+    local other
+    other=$(<"$RECORD")
+    if [[ -f $other/pids/apiserver ]] && running "$(<"$other/pids/apiserver")"; then
+      die "a cluster runs in $other (cluster.sh down $other)"
+    fi
+    log "removing what a killed cluster left in $other"
+    down_in "$other"
   fi
+  if ip -o addr show dev lo | grep -q " $ADDRESS/"; then
+    die "$ADDRESS is on lo already, and no cluster on record: remove it (ip addr del $ADDRESS/32 dev lo)"
+  fi
+  printf '%s\n' "$DIR" >"$RECORD"
   mkdir -p "$DIR"/{logs,pids,etcd,containerd,cni,kubelet,ipam}
   ip addr add "$ADDRESS/32" dev lo
   pki
@@ -186,8 +200,24 @@ stop() {
   rm -f "$file"
 }
 
+# running PID: whether the process exists and is not a zombie.
+running() {
+  local state
+  state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n $state && $state != Z ]]
+}
+
+# down_in OTHER-DIR: down for another cluster's directory.
+down_in() {
+  local DIR=$1
+  down
+}
+
 down() {
-  [[ -d $DIR ]] || return 0
+  if [[ ! -d $DIR ]]; then
+    if [[ -s $RECORD && $(<"$RECORD") == "$DIR" ]]; then rm -f -- "$RECORD"; fi
+    return 0
+  fi
   if [[ -f $DIR/pids/apiserver && -f $DIR/pids/kubelet ]]; then
     # Through the kubelet: each pod's containers stopped and its network torn down by CNI.
     kubectl_ delete jobs,pods --all --all-namespaces --grace-period=5 --wait=false >/dev/null 2>&1 || true
@@ -212,6 +242,7 @@ down() {
   ip link del "$BRIDGE" 2>/dev/null || true
   ip addr del "$ADDRESS/32" dev lo 2>/dev/null || true
   rm -rf -- "$DIR"
+  if [[ -s $RECORD && $(<"$RECORD") == "$DIR" ]]; then rm -f -- "$RECORD"; fi
 }
 
 command=${1:-}
