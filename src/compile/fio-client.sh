@@ -15,8 +15,9 @@ bs_fc_client() {
   for ((k = 0; k < ${#BS_CLIENTS[@]}; k++)); do
     args+=("${BS_CLIENTS[k]}" "$BS_CASE_DIR/h$((k + 1)).$kind.fio")
   done
-  # fio reads ":" in a path as a separator of file names: escaped, as benchspec run escapes it.
-  env "$variable=${place//:/\\:}" fio "${args[@]}"
+  # fio reads ":" in a path as a separator of file names: escaped, as benchspec run escapes it. In the
+  # case's output directory: fio's client writes the servers' bw/iops logs (sample) where it runs.
+  (cd -- "$BS_CASE_OUT" && env "$variable=${place//:/\\:}" fio "${args[@]}")
 }
 
 # bs_fc_case ID VARIABLE PLACE REPEAT WARMUP PRECONDITION KEEP: one case on every host at once — its
@@ -71,6 +72,7 @@ bs_fc_main() {
     exit 127
   }
   mkdir -p -- "$BS_OUT"
+  BS_OUT=$(cd -- "$BS_OUT" && pwd)
   cp -- "$BS_HERE/fio-client/$BS_GROUP/hosts.json" "$BS_OUT/$BS_HOSTS_FILE"
   cp -- "$BS_HERE/$BS_PLAN" "$BS_OUT/$BS_PLAN"
   # fio's client ends its servers' jobs on Ctrl-C; the case's files are removed before the script exits.

@@ -69,6 +69,7 @@ describe("compile --target fio-client", () => {
             size: "2MiB",
             ioengine: "psync",
             precondition: { passes: 1 },
+            sample: "100ms",
             hosts: "servers",
             warmup: 1,
             repeat: 2,
@@ -86,11 +87,14 @@ describe("compile --target fio-client", () => {
     const check = await execa("shellcheck", ["-S", "style", runner], { reject: false });
     expect(check.exitCode, check.stdout).toBe(0);
     const out = join(work, "out");
-    const script = await execa("bash", [runner, out], { reject: false });
+    // OUT relative to where it is started; fio's client writes the servers' logs (sample) into OUT, not there.
+    const script = await execa("bash", [runner, "out"], { reject: false, cwd: work });
     expect(script.exitCode, script.stderr).toBe(0);
     expect(script.stderr).toContain("r.shared.randread: preconditioning on 2 hosts");
     // fio removed what each host's jobs made.
     expect(await readdir(shared)).toEqual([]);
+    expect((await readdir(work)).sort()).toEqual(["compiled", "out", "shared", "spec.yaml"]);
+    expect((await readdir(join(out, "r.shared.randread"))).some((f) => /_bw\.\d+\.log\./.test(f))).toBe(true);
 
     const merged = join(work, "merged");
     const merge = await runCli(["merge", out, "-o", merged]);
