@@ -27,11 +27,14 @@ named, and so are cases some host lacks (merged from the hosts that have them).
 An input may instead be what a copy of the compiled script printed (benchspec.sh as one of several copies,
 BENCHSPEC_HOST_COUNT): its results file, or a directory holding it as results.ndjson with the
 timeseries.ndjson it kept, compile's plan.json beside it or one directory up. Its rows name its host.
+Or the output directory of a compiled fio-client/<group>.sh (compile --target fio-client): every host of
+its group at once, each server's share of fio's json+ read as benchspec run reads it.
 
 Examples:
   $ benchspec merge runs/ws1-quickstart runs/ws2-quickstart -o runs/quickstart-merged
   $ benchspec merge a=node1 b=node2 -o merged     # name the hosts yourself
   $ benchspec merge out/node-0 out/node-1 out/node-2 -o out/merged   # the script's copies
+  $ benchspec merge fio-out -o merged     # what fio-client/<group>.sh wrote
 
 Exit codes: 0 merged (notes on stderr), 2 a missing directory, runs of different specs, a broken row.`,
     )
