@@ -185,6 +185,13 @@ describe("compile command", () => {
           autotune: { param: "parallel", start: 1, factor: 2, max: 8, stopWhenGainBelow: 5 },
         },
         { name: "mix", target: "store", op: "mixed", duration: "2s" },
+        {
+          name: "mixparts",
+          target: "store",
+          op: "mixed",
+          size: "8MiB",
+          multipart: { partSize: "5MiB", queue: 2 },
+        },
         { name: "fresh", target: "node", op: "put" },
       ],
     });
@@ -195,6 +202,7 @@ describe("compile command", () => {
     ]);
     expect(leftOut).toEqual([
       'workload "ramp" in benchspec.sh: autotune is not run: the script measures one setting of parallel (its case function says which)',
+      'workload "mixparts" in benchspec.sh: op mixed with multipart uploads is not run: its case fails; run it with benchspec run (or its sdk call sequence)',
     ]);
   });
 
