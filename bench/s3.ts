@@ -19,7 +19,7 @@ import { ratioLine, type BenchLine } from "./lines.js";
 import { s5cmdBinary } from "./paths.js";
 import { timed } from "./proc.js";
 import type { Servers } from "./servers.js";
-import { BUCKET } from "./servers.js";
+import { BUCKET, MINIO_TARGET_YAML } from "./servers.js";
 import { emptySamples, figureOf, type Op, type Sample, type Samples, type Size } from "./s3-samples.js";
 import { MB, medianOf } from "./stats.js";
 
@@ -183,15 +183,7 @@ function s3Spec(): string {
   return `benchspec: 1
 name: bench-s3
 targets:
-  minio:
-    kind: s3
-    endpoint: \${env:BENCH_S3_ENDPOINT}
-    bucket: \${env:BENCH_S3_BUCKET}
-    region: us-east-1
-    accessKey: \${env:AWS_ACCESS_KEY_ID}
-    secretKey: \${env:AWS_SECRET_ACCESS_KEY}
-    pathStyle: true
-workloads:
+${MINIO_TARGET_YAML}workloads:
 ${workload("large", large)}${workload("small", small)}`;
 }
 

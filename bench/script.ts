@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { config } from "./config.js";
 import { runBenchspec, runCompiledScript, rowsOf, type BenchspecRun } from "./benchspec.js";
 import { ratioLine, type BenchLine } from "./lines.js";
-import type { Servers } from "./servers.js";
+import { MINIO_TARGET_YAML, type Servers } from "./servers.js";
 import { median, medianOf } from "./stats.js";
 
 const SECTION = "compiled script vs benchspec run: mixed and rounds";
@@ -28,15 +28,7 @@ function scriptSpec(): string {
   return `benchspec: 1
 name: bench-script
 targets:
-  minio:
-    kind: s3
-    endpoint: \${env:BENCH_S3_ENDPOINT}
-    bucket: \${env:BENCH_S3_BUCKET}
-    region: us-east-1
-    accessKey: \${env:AWS_ACCESS_KEY_ID}
-    secretKey: \${env:AWS_SECRET_ACCESS_KEY}
-    pathStyle: true
-  scratch: { kind: fs, path: "\${env:BENCH_FS_DIR}" }
+${MINIO_TARGET_YAML}  scratch: { kind: fs, path: "\${env:BENCH_FS_DIR}" }
 workloads:
   - name: mixed
     target: minio

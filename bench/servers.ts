@@ -13,6 +13,17 @@ import { benchRoot } from "./paths.js";
 
 export const BUCKET = "bench";
 
+/** The bench's MinIO as a spec's target `minio`, everything by `${env:…}` reference (Servers.env). */
+export const MINIO_TARGET_YAML = `  minio:
+    kind: s3
+    endpoint: \${env:BENCH_S3_ENDPOINT}
+    bucket: \${env:BENCH_S3_BUCKET}
+    region: us-east-1
+    accessKey: \${env:AWS_ACCESS_KEY_ID}
+    secretKey: \${env:AWS_SECRET_ACCESS_KEY}
+    pathStyle: true
+`;
+
 export interface Servers {
   minio: MinioServer;
   kubo: KuboNode;

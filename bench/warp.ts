@@ -26,7 +26,7 @@ import { config, GiB, MiB } from "./config.js";
 import { ratioLine, type BenchLine } from "./lines.js";
 import { s5cmdBinary, scratchParent, warpBinary, WARP_VERSION } from "./paths.js";
 import { cpuWithin, timed } from "./proc.js";
-import type { Servers } from "./servers.js";
+import { MINIO_TARGET_YAML, type Servers } from "./servers.js";
 import { emptySamples, figureOf, type Op, type Sample, type Samples, type Size } from "./s3-samples.js";
 import { MB, median, medianOf } from "./stats.js";
 
@@ -151,15 +151,7 @@ function engineSpec(size: Size): string {
   return `benchspec: 1
 name: bench-warp-${size}
 targets:
-  minio:
-    kind: s3
-    endpoint: \${env:BENCH_S3_ENDPOINT}
-    bucket: \${env:BENCH_S3_BUCKET}
-    region: us-east-1
-    accessKey: \${env:AWS_ACCESS_KEY_ID}
-    secretKey: \${env:AWS_SECRET_ACCESS_KEY}
-    pathStyle: true
-workloads:
+${MINIO_TARGET_YAML}workloads:
   - name: ${size}
     op: [put, get]
     size: ${w.size}B

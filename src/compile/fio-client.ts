@@ -104,20 +104,8 @@ function runner(plan: Plan, name: string, clients: string[], cases: readonly Cas
       const variable = targetEnvVar(c.target);
       w.line(`place=\${${variable}:-$place}`);
       const keep = "keep" in target && target.keep === true ? 1 : 0;
-      w.line(
-        [
-          "bs_fc_case",
-          c.id,
-          targetVariable(c),
-          '"$place"',
-          c.params.repeat,
-          c.params.warmup,
-          preconditionSections(c).length > 0 ? 1 : 0,
-          keep,
-        ]
-          .map((word) => (word === '"$place"' ? word : w.quote(word)))
-          .join(" "),
-      );
+      const counts = [c.params.repeat, c.params.warmup, preconditionSections(c).length > 0 ? 1 : 0, keep];
+      w.line(`bs_fc_case ${w.quote(c.id)} ${targetVariable(c)} "$place" ${counts.join(" ")}`);
     }
   });
   w.line('bs_fc_main "$@"');

@@ -352,12 +352,12 @@ function hostMeasurement(run: ClientRun, index: number, c: Case): Measurement {
   if (run.aborted || !host?.output) return failedMeasurement(run.startMs, Date.now(), failure(run, index)!);
   let measurement: Measurement;
   try {
-    measurement = measurementFromFio(host.output, c.id, run.startMs, run.startMs);
+    // fio reports each server's runtime, not when it started: the host's window is its runtime from the
+    // client's start (measurementFromFio's default end).
+    measurement = measurementFromFio(host.output, c.id, run.startMs);
   } catch (error) {
     return failedMeasurement(run.startMs, Date.now(), `${(error as Error).message}; ${fioSaid(run.said)}`);
   }
-  // fio reports each server's runtime, not when it started: the host's window is its runtime from the start.
-  measurement.end = new Date(run.startMs + measurement.seconds * 1000).toISOString();
   if (c.params.sample !== undefined)
     measurement.timeseries = seriesFromLogs(host.logs, Math.max(1, Math.round(c.params.sample * 1000)));
   return measurement;

@@ -86,11 +86,10 @@ export function fioClientRows(
   return rows;
 }
 
+/** The host's window: its own runtime from the client's start (measurementFromFio's default end). */
 function hostMeasurement(output: FioOutput, id: string, startMs: number): Measurement {
   try {
-    const measurement = measurementFromFio(output, id, startMs, startMs);
-    measurement.end = new Date(startMs + measurement.seconds * 1000).toISOString();
-    return measurement;
+    return measurementFromFio(output, id, startMs);
   } catch (error) {
     return failedMeasurement(startMs, startMs, (error as Error).message);
   }

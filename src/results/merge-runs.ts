@@ -264,22 +264,11 @@ function readFioClientInput(given: string, dir: string): Input[] {
     throw new BenchspecError("invalid-input", `${given}: no repetition of host group ${hosts.group} in it`);
   return hosts.hosts.map((host, k) => {
     const rows = perHost[k]!;
-    const starts = rows.map((row) => row.start).sort();
-    const ends = rows.map((row) => row.end).sort();
     return {
       kind: "script",
       dir,
       host,
-      state: {
-        format: RUN_FORMAT,
-        status: "complete",
-        runId: `fio-client-${hosts.group}`,
-        specFile: "",
-        specHash: plan.specHash,
-        sets: [],
-        start: starts[0]!,
-        end: ends.at(-1)!,
-      },
+      state: scriptState(`fio-client-${hosts.group}`, plan.specHash, rows),
       plan,
       planFile,
       rows: new Map(rows.map((row) => [repetitionKey(row), row])),
@@ -333,27 +322,30 @@ async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean)
       "invalid-input",
       `${given}: no ${RUN_FILES.plan.name} of its spec (hash ${specHash!.slice(0, 12)}) beside it or one directory up; compile writes one next to benchspec.sh: copy it there`,
     );
-  const starts = [...rows.values()].map((row) => row.start).sort();
-  const ends = [...rows.values()].map((row) => row.end).sort();
   return {
     kind: "script",
     dir: path,
     host: name,
-    state: {
-      format: RUN_FORMAT,
-      status: "complete",
-      runId: `script-${name}`,
-      specFile: "",
-      specHash: specHash!,
-      sets: [],
-      start: starts[0]!,
-      end: ends.at(-1)!,
-    },
+    state: scriptState(`script-${name}`, specHash!, [...rows.values()]),
     plan: readPlanJson(planFile)!,
     planFile,
     rows,
     series: byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries)),
     telemetry: new Map(),
+  };
+}
+
+/** The run state of rows that came without one (a script's output): complete, over the rows' span. */
+function scriptState(runId: string, specHash: string, rows: readonly ResultRow[]): RunState {
+  return {
+    format: RUN_FORMAT,
+    status: "complete",
+    runId,
+    specFile: "",
+    specHash,
+    sets: [],
+    start: earliest(rows.map((row) => row.start)),
+    end: latest(rows.map((row) => row.end)),
   };
 }
 

@@ -11,7 +11,7 @@
 import { setMaxListeners } from "node:events";
 import { loadEngine } from "../engines/index.js";
 import type { Measurement } from "../engines/types.js";
-import { targetRounds, type Case, type Plan } from "../plan/types.js";
+import { caseFields, targetRounds, type Case, type Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
 import type { ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { RunModel } from "../results/model/accumulator.js";
@@ -241,11 +241,7 @@ export function recordRepetition(
     source: "run",
     spec: plan.name,
     specHash: plan.specHash,
-    case: c.id,
-    workload: c.workload,
-    target: c.target,
-    engine: c.engine,
-    op: c.op,
+    ...caseFields(c),
     // An autotuned repetition reports the round it chose: the row says which value that was.
     params: result.autotune ? { ...c.params, [result.autotune.param]: result.autotune.chosen } : c.params,
     repetition: rep,
