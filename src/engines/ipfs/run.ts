@@ -229,25 +229,33 @@ const isAdd = (op: IpfsOp): op is AddOp => op.op === "add";
 
 /**
  * Removes what the adds Ctrl-C cut off stored (unfinished.ts). Kubo may still commit a batch of an aborted
- * add's blocks after the request ended, so what was found is looked for once more a moment later. What
- * cannot be computed is said, with the node's own remedy.
+ * add's blocks after the request ended, so the adds found are looked at again, every leaf, a moment later —
+ * until a look finds nothing or the wait runs out. What cannot be computed is said, with the node's own remedy.
  */
 async function removeCutOff(session: Session, signal: AbortSignal): Promise<void> {
   const problems: string[] = [];
-  const removal = () => removeUnfinished(session.client, session.rpc, session.cutOff, signal, problems);
-  let { found, unknown } = await removal();
-  if (found > 0) {
+  const look = (adds: readonly UnfinishedAdd[], relook: boolean) =>
+    removeUnfinished(session.client, session.rpc, adds, signal, problems, relook);
+  const first = await look(session.cutOff, false);
+  let found = first.found;
+  for (let waited = 0; found.length > 0 && waited < LATE_COMMIT_LIMIT_MS; waited += LATE_COMMIT_MS) {
     await setTimeout(LATE_COMMIT_MS, undefined, { signal });
-    ({ found, unknown } = await removal());
+    found = (await look(found, true)).found;
   }
+  if (found.length > 0)
+    problems.push(
+      `the IPFS node at ${redactUrls(session.connection.api)} was still storing blocks of ${found.length === 1 ? "an add" : `${found.length} adds`} cut off by Ctrl-C ${LATE_COMMIT_LIMIT_MS / 1000} s later; \`ipfs repo gc\` there removes them`,
+    );
+  const unknown = first.unknown;
   if (unknown > 0)
     problems.push(
       `${unknown === 1 ? "an add" : `${unknown} adds`} cut off by Ctrl-C may have left part of ${unknown === 1 ? "its" : "their"} data on the IPFS node at ${redactUrls(session.connection.api)}, unpinned and under no CID benchspec could compute (a content-defined chunker, dag-pb leaves or a DAG's inner nodes); \`ipfs repo gc\` there removes it (benchspec never collects garbage on a node it did not launch)`,
     );
   throwProblems(problems);
 }
-/** How long after an aborted add its last blocks may still be committed. */
+/** How often, and how long at most, an aborted add's late blocks are looked for. */
 const LATE_COMMIT_MS = 500;
+const LATE_COMMIT_LIMIT_MS = 5_000;
 /** A few of the payload's 1 MiB pieces and of Kubo's chunks. */
 const WARM_UP_BYTES = 4 * 2 ** 20;
 

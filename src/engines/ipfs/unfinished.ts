@@ -96,7 +96,7 @@ async function stored(client: KuboRPCClient, cid: string, signal: AbortSignal): 
  * The inner nodes a cut-off add of more leaves than one node links stored: Kubo's balanced layout stores
  * the node over leaves 174·j … 174·j + 173 once it fills, and that node is the root of a file of just those
  * chunks (it says nothing of its offset) — computed by an add that stores nothing, for each such node whose
- * last leaf is stored. Undefined when the DAG is deeper (more than 174² leaves: over 7 GiB at 256 KiB).
+ * last leaf is stored (on a relook, each full one: its leaves were removed before it was committed). Undefined when the DAG is deeper (more than 174² leaves: over 7 GiB at 256 KiB).
  */
 async function innerNodes(
   client: KuboRPCClient,
@@ -106,13 +106,14 @@ async function innerNodes(
   chunk: number,
   leaves: readonly string[],
   signal: AbortSignal,
+  relook: boolean,
 ): Promise<string[] | undefined> {
   if (leaves.length <= LINKS_PER_NODE) return [];
   // Deeper DAGs, and spans the payload cannot start at (a chunk size off its 4 KiB blocks), are not computed.
   if (leaves.length > LINKS_PER_NODE ** 2 || (LINKS_PER_NODE * chunk) % BLOCK !== 0) return undefined;
   const nodes: string[] = [];
   for (let j = 0; (j + 1) * LINKS_PER_NODE <= leaves.length; j++) {
-    if (!(await stored(client, leaves[(j + 1) * LINKS_PER_NODE - 1]!, signal))) break;
+    if (!relook && !(await stored(client, leaves[(j + 1) * LINKS_PER_NODE - 1]!, signal))) break;
     const span = subPayload(payload, j * LINKS_PER_NODE * chunk, LINKS_PER_NODE * chunk);
     nodes.push((await rpc.add(span, { ...options, pin: false, onlyHash: true }, signal)).cid);
   }
@@ -128,7 +129,7 @@ const subPayload = (payload: Payload, start: number, size: number): Payload => (
 
 export interface Removal {
   /** Adds that had stored something, now removed. */
-  found: number;
+  found: UnfinishedAdd[];
   /**
    * Adds part of whose blocks could not be computed: a content-defined chunker or dag-pb leaves, or the
    * inner nodes of a DAG of more than 174 leaves that an add cut off may have stored.
@@ -138,7 +139,9 @@ export interface Removal {
 
 /**
  * Removes what these adds stored, each either never begun (nothing), cut off (its first leaves) or finished
- * unrecorded (its whole DAG and pin). Problems are collected, not thrown.
+ * unrecorded (its whole DAG and pin). An add whose first leaf is absent stored nothing — unless its blocks
+ * were removed once already and Kubo committed more of them late: `relook` then looks at every leaf.
+ * Problems are collected, not thrown.
  */
 export async function removeUnfinished(
   client: KuboRPCClient,
@@ -146,29 +149,39 @@ export async function removeUnfinished(
   adds: readonly UnfinishedAdd[],
   signal: AbortSignal,
   problems: string[],
+  relook = false,
 ): Promise<Removal> {
-  const removal: Removal = { found: 0, unknown: 0 };
-  for (const { payload, options } of adds) {
+  const removal: Removal = { found: [], unknown: 0 };
+  for (const add of adds) {
+    const { payload, options } = add;
     const chunk = fixedChunk(options.chunker);
-    const leaves = chunk !== undefined && options.rawLeaves ? rawLeaves(payload, chunk) : undefined;
-    const first = leaves?.next();
-    if (first && !first.done && !(await stored(client, first.value, signal))) continue;
+    const leafCids = chunk !== undefined && options.rawLeaves ? rawLeaves(payload, chunk) : undefined;
+    const first = leafCids?.next();
+    if (first && !first.done && !relook && !(await stored(client, first.value, signal))) continue;
     // The same root and cumulative size a real add returns (the directory block is computed from both).
     const root = await rpc.add(payload, { ...options, pin: false, onlyHash: true }, signal);
     if (await stored(client, root.cid, signal)) {
       const blocks = await blocksOf(client, [root], signal, problems);
       if (options.pin) await unpin(client, [root.cid], signal, problems);
       await removeBlocks(client, blocks, signal, problems);
-      removal.found += 1;
-    } else if (leaves && first && !first.done) {
-      const all = [first.value, ...leaves];
-      const inner = await innerNodes(client, rpc, payload, options, chunk!, all, signal);
+      removal.found.push(add);
+    } else if (leafCids && first && !first.done) {
+      const leaves = [first.value, ...leafCids];
+      const inner = await innerNodes(client, rpc, payload, options, chunk!, leaves, signal, relook);
       if (inner === undefined) removal.unknown += 1;
-      await removeBlocks(client, [...(inner ?? []), ...all], signal, problems);
-      removal.found += 1;
+      const present = relook ? await storedOf(client, [...(inner ?? []), ...leaves], signal) : undefined;
+      if (present?.length === 0) continue;
+      await removeBlocks(client, present ?? [...(inner ?? []), ...leaves], signal, problems);
+      removal.found.push(add);
     } else removal.unknown += 1;
   }
   return removal;
+}
+
+async function storedOf(client: KuboRPCClient, cids: readonly string[], signal: AbortSignal) {
+  const present: string[] = [];
+  for (const cid of cids) if (await stored(client, cid, signal)) present.push(cid);
+  return present;
 }
 
 /** Engine.removeLeftover: what planned adds on an external node stored, if they never returned (clean). */
@@ -193,7 +206,7 @@ export async function removePlannedAdds(
         `${unknown} of these adds may have left blocks benchspec cannot compute (a content-defined chunker, dag-pb leaves or a DAG's inner nodes); \`ipfs repo gc\` on the node removes them`,
       );
     throwProblems(problems);
-    return found > 0;
+    return found.length > 0;
   } finally {
     rpc.destroy();
   }
