@@ -5,7 +5,7 @@ import tseslint from "typescript-eslint";
 export const ENGINE_NAMES = ["fio", "dd", "s3", "ipfs"];
 export const TARGET_KINDS = ["fs", "block", "s3", "ipfs"];
 /** Kept equal to the `transport` values of HostGroupSchema (src/spec/schema.ts). */
-export const TRANSPORTS = ["ssh", "slurm", "fio"];
+export const TRANSPORTS = ["ssh", "slurm", "fio", "kubernetes"];
 
 const NAME = `/^(${[...new Set([...ENGINE_NAMES, ...TARGET_KINDS, ...TRANSPORTS])].join("|")})$/`;
 const WHY =

@@ -10,7 +10,8 @@ export function makeWorkerCommand(io: Io, setExit: (code: number) => void): Comm
   return new Command("worker")
     .description("run cases for a benchspec coordinator on another machine (started by benchspec run)")
     .addOption(new Option("--index <n>", "which worker of the group this is (default: $SLURM_PROCID)"))
-    .action(async (options: { index?: string }) => {
+    .addOption(new Option("--name <host>", "the host's name in rows and messages (default: its hostname)"))
+    .action(async (options: { index?: string; name?: string }) => {
       const text = options.index ?? io.env.SLURM_PROCID;
       const index = Number(text);
       if (text === undefined || !Number.isInteger(index) || index < 0)
@@ -18,6 +19,7 @@ export function makeWorkerCommand(io: Io, setExit: (code: number) => void): Comm
       const { runWorker } = await import("../hosts/worker.js");
       await runWorker({
         index,
+        ...(options.name && { name: options.name }),
         version: VERSION,
         input: process.stdin,
         output: io.stdout,

@@ -130,7 +130,11 @@ export class HostCoordinator {
 
   private async open(name: string): Promise<HostSession> {
     const { plan, observer, paths } = this.options;
-    const session = new HostSession(name, plan.hosts[name]!, this.carrierEnv(), this.options.signal);
+    const session = new HostSession(name, plan.hosts[name]!, this.carrierEnv(), this.options.signal, {
+      created: ({ what, record }) =>
+        recordLeftover(paths.dir, { kind: "transport", what, record, group: name }),
+      removed: ({ what }) => recordReleased(paths.dir, what, name),
+    });
     for (const link of session.links) {
       link.onUnasked = (message) => {
         // Recorded with the host: it is there, not here, that a killed attempt's leftovers are.

@@ -12,13 +12,12 @@ import {
   FromWorkerLines,
   PROTOCOL_VERSION,
   SILENCE_LIMIT_MS,
-  STARTUP_LIMIT_MS,
   type FromWorker,
   type ToWorker,
   type ToWorkerBody,
 } from "./protocol.js";
-import { commandOf, hostNames, namedByWorkers, startWorkers } from "./transports.js";
-import type { StartedWorkers } from "./types.js";
+import { commandOf, hostNames, namedByWorkers, startupLimitMs, startWorkers } from "./transports.js";
+import type { StartedWorkers, TransportMade } from "./types.js";
 
 type Incoming<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
 
@@ -123,14 +122,17 @@ export class HostSession {
   /**
    * `carrierEnv`: the environment of the processes that carry the workers (secrets removed). `signal`: the
    * run's Ctrl-C, which ends the wait for workers that have not said hello yet (it may last the startup limit).
+   * `record`: hears of what the transport makes outside this machine, and removes again.
    */
   constructor(
     readonly name: string,
     group: HostGroup,
     carrierEnv: NodeJS.ProcessEnv,
     signal: AbortSignal,
+    record: { created(made: TransportMade): void; removed(made: TransportMade): void },
   ) {
     const names = hostNames(group);
+    const startupLimit = startupLimitMs(group);
     this.namedByWorkers = namedByWorkers(group);
     const lines = new FromWorkerLines();
     this.workers = startWorkers(
@@ -145,6 +147,8 @@ export class HostSession {
         exit: (index, why) => {
           for (const link of index === undefined ? this.links : [this.links[index]!]) link.die(why);
         },
+        created: (made) => record.created(made),
+        removed: (made) => record.removed(made),
       },
       carrierEnv,
     );
@@ -154,7 +158,7 @@ export class HostSession {
       // The worker's dead-man's switch: without this, it takes the coordinator for dead (protocol.ts).
       for (const link of this.links) if (!link.dead) link.send({ t: "alive" });
       for (const link of this.links) {
-        if (now - link.lastHeard > (link.heard ? SILENCE_LIMIT_MS : STARTUP_LIMIT_MS))
+        if (now - link.lastHeard > (link.heard ? SILENCE_LIMIT_MS : startupLimit))
           link.die(
             `no word from its worker for ${Math.round((now - link.lastHeard) / 1000)} s (frozen or cut off)`,
           );

@@ -1,6 +1,8 @@
 /** The host-transport registry: one entry per transport of the language (a missing one is a type error). */
 import type { HostGroup, Transport } from "../spec/schema.js";
+import { STARTUP_LIMIT_MS } from "./protocol.js";
 import { fioTransport } from "./fio.js";
+import { kubernetesTransport } from "./kubernetes.js";
 import { slurmTransport } from "./slurm.js";
 import { sshTransport } from "./ssh.js";
 import type { HostTransport, StartedWorkers, WorkerEvents } from "./types.js";
@@ -9,6 +11,7 @@ const TRANSPORTS: { [T in Transport]: HostTransport<T> } = {
   ssh: sshTransport,
   slurm: slurmTransport,
   fio: fioTransport,
+  kubernetes: kubernetesTransport,
 };
 
 // Each entry takes groups of its own transport; the group's `transport` picks that entry.
@@ -16,6 +19,8 @@ type AnyTransport = {
   hostNames(group: HostGroup): string[];
   namedByWorkers: boolean;
   start(group: HostGroup, command: string, events: WorkerEvents, env: NodeJS.ProcessEnv): StartedWorkers;
+  startupLimitMs?(group: HostGroup): number;
+  removeLeftover?(group: HostGroup, record: unknown, env: NodeJS.ProcessEnv): Promise<boolean>;
   removeDirectory?(group: HostGroup, host: string, path: string): Promise<void>;
 };
 const transportOf = (group: HostGroup) => TRANSPORTS[group.transport] as AnyTransport;
@@ -23,6 +28,9 @@ const transportOf = (group: HostGroup) => TRANSPORTS[group.transport] as AnyTran
 export const hostNames = (group: HostGroup): string[] => transportOf(group).hostNames(group);
 
 export const namedByWorkers = (group: HostGroup): boolean => transportOf(group).namedByWorkers;
+
+export const startupLimitMs = (group: HostGroup): number =>
+  transportOf(group).startupLimitMs?.(group) ?? STARTUP_LIMIT_MS;
 
 export const startWorkers = (
   group: HostGroup,
@@ -41,4 +49,15 @@ export async function removeRemoteDirectory(group: HostGroup, host: string, path
   if (!transport.removeDirectory)
     throw new Error(`it is on host ${host}, which benchspec cannot reach to remove it: remove it there`);
   await transport.removeDirectory(group, host, path);
+}
+
+/** Removes what the group's transport made and put on record (`benchspec clean`); whether it was there. */
+export async function removeTransportLeftover(
+  group: HostGroup,
+  record: unknown,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
+  const transport = transportOf(group);
+  if (!transport.removeLeftover) throw new Error(`transport ${group.transport} makes no such thing`);
+  return transport.removeLeftover(group, record, env);
 }

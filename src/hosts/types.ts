@@ -22,6 +22,20 @@ export interface WorkerEvents {
   line(line: string, index: number | undefined): void;
   /** A worker's process (or the transport's one process for all, index undefined) ended. */
   exit(index: number | undefined, why: string): void;
+  /**
+   * Something the transport is about to make outside this machine (a Kubernetes Job): put on the run's
+   * record before it exists, so that `clean` removes it (`removeLeftover`) after benchspec was killed.
+   */
+  created(made: TransportMade): void;
+  /** It removed that thing itself: `clean` need not reach for it. */
+  removed(made: TransportMade): void;
+}
+
+export interface TransportMade {
+  /** In words, for the one who reads what clean removed; unique within the run. */
+  what: string;
+  /** What the transport needs to find and remove it, in its own shape. */
+  record: unknown;
 }
 
 export interface HostTransport<T extends Transport> {
@@ -36,6 +50,10 @@ export interface HostTransport<T extends Transport> {
    * worker's environment (srun exports its own to every task).
    */
   start(group: GroupOf<T>, command: string, events: WorkerEvents, env: NodeJS.ProcessEnv): StartedWorkers;
+  /** How long a worker may take to say its first word (default: the protocol's STARTUP_LIMIT_MS). */
+  startupLimitMs?(group: GroupOf<T>): number;
+  /** Removes what `created` put on record (`benchspec clean`); resolves to whether it was still there. */
+  removeLeftover?(group: GroupOf<T>, record: unknown, env: NodeJS.ProcessEnv): Promise<boolean>;
   /**
    * Removes a directory on one host of the group (`benchspec clean` of what a killed run left there);
    * rejects with why it could not. Absent: the transport cannot run a command there.

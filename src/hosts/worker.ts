@@ -40,6 +40,8 @@ import {
 export interface WorkerOptions {
   /** Which worker this is (messages for others are ignored: srun gives every task the same stdin). */
   index: number;
+  /** The host's name in rows and messages (a pod's, with its node); default: the hostname. */
+  name?: string;
   version: string;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
@@ -48,6 +50,7 @@ export interface WorkerOptions {
 
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { index } = options;
+  const host = options.name ?? hostname();
   const send = (message: FromWorkerBody) =>
     options.output.write(encodeFromWorker({ ...message, from: index } as FromWorker));
   /** Steps received and not yet done: the coordinator tells a lost message from a long step by it. */
@@ -76,7 +79,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       later(async () => {
         session = message;
         scratch = mkdtempSync(join(tmpdir(), "benchspec-worker-"));
-        send({ t: "leftover", host: hostname(), leftover: { kind: "directory", path: scratch } });
+        send({ t: "leftover", host, leftover: { kind: "directory", path: scratch } });
         await writeArtifacts(scratch, message.artifacts);
         const unavailable: Record<string, string> = {};
         for (const engine of message.engines) {
@@ -89,7 +92,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           t: "hello",
           protocol: PROTOCOL_VERSION,
           version: options.version,
-          hostname: hostname(),
+          hostname: host,
           unavailable,
         });
       }),
@@ -109,7 +112,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           spec: session.spec,
           writes: message.writes,
           env: { ...process.env, ...session.env },
-          created: (leftover) => send({ t: "leftover", target: c.target, host: hostname(), leftover }),
+          created: (leftover) => send({ t: "leftover", target: c.target, host, leftover }),
           artifactsDir: scratch,
           rawDir: scratch,
           signal: interrupt.signal,

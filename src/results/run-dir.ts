@@ -226,7 +226,8 @@ export function recordLeftover(dir: string, leftover: RecordedLeftover): void {
 
 /**
  * A line of leftovers.ndjson saying that a client host's worker released everything it had recorded (it
- * said bye with no problem): what that host recorded before is gone, and `clean` does not reach for it.
+ * said bye with no problem), or that a transport removed what it made (`released` is its `what`): what that
+ * recorded before is gone, and `clean` does not reach for it.
  */
 interface ReleasedHost {
   released: string;
@@ -245,7 +246,9 @@ export function readLeftovers(dir: string): RecordedLeftover[] {
   const kept: RecordedLeftover[] = [];
   for (const line of lines) {
     if ("released" in line) {
-      const gone = (l: RecordedLeftover) => l.host === line.released && l.group === line.group;
+      const gone = (l: RecordedLeftover) =>
+        (l.host === line.released || (l.kind === "transport" && l.what === line.released)) &&
+        l.group === line.group;
       kept.splice(0, kept.length, ...kept.filter((l) => !gone(l)));
     } else kept.push(line);
   }

@@ -16,7 +16,7 @@ import {
   writeLeftovers,
   type RecordedLeftover,
 } from "../results/run-dir.js";
-import { removeRemoteDirectory } from "../hosts/transports.js";
+import { removeRemoteDirectory, removeTransportLeftover } from "../hosts/transports.js";
 import { targetKind } from "../targets/index.js";
 import { isEngineName, loadEngine } from "../engines/index.js";
 
@@ -36,6 +36,8 @@ export const describeLeftover = (l: RecordedLeftover) =>
       ? `the keys under ${l.bucket}/${l.prefix} (target ${l.target})`
       : l.kind === "engine"
         ? `${l.what} (target ${l.target})`
+        : l.kind === "transport"
+          ? `${l.what} (host group ${l.group})`
         : `what ${l.added.length === 1 ? "an add" : `${l.added.length} adds`} stored on the IPFS node of target ${l.target} (${l.added
             .slice(0, 2)
             .map((a) => a.cid)
@@ -118,6 +120,11 @@ async function removeLeftover(
     if (!existsSync(leftover.path)) return false;
     await rm(leftover.path, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     return true;
+  }
+  if (leftover.kind === "transport") {
+    const group = leftover.group === undefined ? undefined : (await plan()).hosts[leftover.group];
+    if (!group) throw new Error(`the spec has no host group ${leftover.group ?? "(none recorded)"}`);
+    return removeTransportLeftover(group, leftover.record, env);
   }
   const target = leftover.target === undefined ? undefined : (await plan()).targets[leftover.target];
   if (!target) throw new Error(`the spec has no target ${leftover.target ?? "(none recorded)"}`);

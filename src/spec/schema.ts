@@ -322,7 +322,128 @@ const fioGroup = z.strictObject({
     .describe("how long a server may take to accept a connection (default: 10s)"),
 });
 
-export const HostGroupSchema = z.discriminatedUnion("transport", [sshGroup, slurmGroup, fioGroup]);
+/* Kubernetes names and values, as its API validates them: refused where they are written, not by the API server. */
+const k8s = (pattern: RegExp, max: number, what: string) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => pattern.test(value), { message: what, params: { code: "invalid-value" } })
+    .meta({ pattern: pattern.source });
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+const IMAGE = /^[A-Za-z0-9][A-Za-z0-9._\-/:@+]*$/;
+const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$/;
+const quantity = z
+  .union([z.number().nonnegative(), k8s(QUANTITY, 64, "expected a Kubernetes quantity such as 2, 500m or 4Gi")])
+  .transform(String);
+const resourceList = z
+  .record(k8s(LABEL_KEY, 253, "expected a resource name such as cpu, memory or ephemeral-storage"), quantity)
+  .describe("resource name → Kubernetes quantity, e.g. { cpu: 2, memory: 4Gi }");
+const podPath = z
+  .string()
+  .max(4096)
+  .refine((value) => value.startsWith("/") && !hasControlChars(value), {
+    message: "must be an absolute path without control characters",
+    params: { code: "invalid-value" },
+  });
+
+const podVolume = z
+  .strictObject({
+    path: podPath.optional().describe("where the volume is mounted in each pod (a file system)"),
+    device: podPath
+      .optional()
+      .describe("the device path the volume appears at in each pod (a raw block volume, volumeMode Block)"),
+    claim: k8s(DNS_SUBDOMAIN, 253, "expected a PersistentVolumeClaim's name")
+      .optional()
+      .describe("an existing PersistentVolumeClaim every pod mounts (one shared volume: ReadWriteMany)"),
+    storageClass: k8s(DNS_SUBDOMAIN, 253, "expected a StorageClass's name")
+      .optional()
+      .describe("a new volume of this StorageClass for each pod, deleted with it (a generic ephemeral volume)"),
+    size: positiveSize.optional().describe("the size of each new volume (with storageClass)"),
+    hostPath: podPath.optional().describe("a directory of the node each pod runs on (hostPath)"),
+    readOnly: z.boolean().optional(),
+  })
+  .superRefine((volume, ctx) => {
+    const fail = (message: string) => ctx.addIssue(issue("invalid-value", message));
+    if ((volume.path === undefined) === (volume.device === undefined))
+      fail("a volume has either a path (mounted) or a device (a raw block volume)");
+    const sources = (["claim", "storageClass", "hostPath"] as const).filter((key) => volume[key] !== undefined);
+    if (sources.length !== 1)
+      fail("a volume comes from one of claim (a PVC), storageClass (a new volume per pod) or hostPath");
+    if ((volume.storageClass === undefined) !== (volume.size === undefined))
+      fail("storageClass and size go together: each pod's new volume needs both");
+    if (volume.device !== undefined && volume.hostPath !== undefined)
+      fail("a device comes from a claim or a storageClass (a block PVC), not from a hostPath");
+  });
+
+const kubernetesGroup = z.strictObject({
+  transport: z
+    .literal("kubernetes")
+    .describe(
+      "pods of an Indexed Job run the workers, reached through the API server with kubectl attach (the user's kubeconfig)",
+    ),
+  description: text.optional(),
+  pods: count(1, 10_000, "pods").describe("how many pods run the case, one worker each"),
+  image: k8s(IMAGE, 512, "expected an image reference such as registry.example/benchspec:0.1.0").describe(
+    "the benchspec image the pods run (the repository's Containerfile); the same benchspec version as here",
+  ),
+  imagePullPolicy: z.enum(["Always", "IfNotPresent", "Never"]).optional(),
+  command: remoteCommand.optional(),
+  kubeconfig: envString.optional().describe("a kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"),
+  context: z.string().min(1).max(253).optional().describe("the kubeconfig context (default: its current one)"),
+  namespace: k8s(DNS_LABEL, 63, "expected a namespace's name (lower-case letters, digits and -)")
+    .optional()
+    .describe("where the Job runs (default: the context's namespace)"),
+  spread: z
+    .enum(["node", "zone", "any"])
+    .optional()
+    .describe(
+      "node: one pod per node (default; pods that find no node of their own stay unscheduled); zone: evenly over zones; any: where the scheduler puts them",
+    ),
+  nodeSelector: z
+    .record(
+      k8s(LABEL_KEY, 317, "expected a label key such as kubernetes.io/arch"),
+      k8s(LABEL_VALUE, 63, "expected a label value"),
+    )
+    .optional()
+    .describe("node labels a pod's node must have"),
+  tolerations: z
+    .array(
+      z.strictObject({
+        key: k8s(LABEL_KEY, 317, "expected a taint key").optional(),
+        operator: z.enum(["Exists", "Equal"]).optional(),
+        value: k8s(LABEL_VALUE, 63, "expected a taint value").optional(),
+        effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).optional(),
+      }),
+    )
+    .max(32)
+    .optional()
+    .describe("taints the pods tolerate (nodes kept for benchmarks)"),
+  resources: z
+    .strictObject({ requests: resourceList.optional(), limits: resourceList.optional() })
+    .optional()
+    .describe("each worker container's requests and limits"),
+  serviceAccount: k8s(DNS_SUBDOMAIN, 253, "expected a ServiceAccount's name")
+    .optional()
+    .describe("the pods' service account (default: none mounted)"),
+  volumes: z
+    .array(podVolume)
+    .max(16)
+    .optional()
+    .describe("the storage under test in each pod: a PVC, a new volume per pod, or a node's directory"),
+  startTimeout: positiveWaitDuration
+    .optional()
+    .describe("how long the pods may take to be scheduled, get their image and start (default: 120s)"),
+});
+
+export const HostGroupSchema = z.discriminatedUnion("transport", [
+  sshGroup,
+  slurmGroup,
+  fioGroup,
+  kubernetesGroup,
+]);
 export type HostGroup = z.output<typeof HostGroupSchema>;
 export type Transport = HostGroup["transport"];
 

@@ -13,6 +13,7 @@ type Refusal = (c: { engine: string; info: EngineInfo; target: Target }) => stri
 export const TRANSPORT_REFUSALS: Record<Transport, Refusal | undefined> = {
   ssh: undefined,
   slurm: undefined,
+  kubernetes: undefined,
   // fio's servers run fio jobfiles only, in a directory every host has.
   fio: ({ engine, info, target }) => {
     if (!info.formats.includes("fio"))
@@ -33,7 +34,7 @@ export const TRANSPORT_REFUSALS: Record<Transport, Refusal | undefined> = {
  */
 export interface ScriptCopies {
   count: number;
-  noun: "hosts" | "nodes";
+  noun: "hosts" | "nodes" | "pods";
   batch?: { format: BatchFormat; args: readonly string[]; command?: string };
 }
 export const BATCH_FORMATS = ["slurm", "fio-client"] as const;
@@ -47,6 +48,7 @@ const TRANSPORT_COPIES: { [T in Transport]: (group: Extract<HostGroup, { transpo
       noun: "nodes",
       batch: { format: "slurm", args: group.srun ?? [], ...(group.command && { command: group.command }) },
     }),
+    kubernetes: (group) => ({ count: group.pods, noun: "pods" }),
     // fio's client is given every server: they are the arguments of its script.
     fio: (group) => ({
       count: group.hosts.length,

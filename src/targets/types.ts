@@ -26,8 +26,9 @@ export interface PrepareOptions {
 
 /**
  * What a run creates outside its run directory: a directory (an owned target directory, a launched
- * server's data), keys under a prefix of the run's own in a store, or what its adds stored on an external
- * IPFS node (their root CIDs and sizes, and what removing them takes). Recorded as created, so that what a
+ * server's data), keys under a prefix of the run's own in a store, what its adds stored on an external
+ * IPFS node (their root CIDs and sizes, and what removing them takes), or what a host transport made to
+ * run the workers (a Kubernetes Job). Recorded as created, so that what a
  * killed attempt left can be found and removed (`benchspec clean`, `--resume`).
  */
 export const LeftoverSchema = z.discriminatedUnion("kind", [
@@ -38,6 +39,13 @@ export const LeftoverSchema = z.discriminatedUnion("kind", [
     added: z.array(z.object({ cid: z.string(), size: z.number() })),
     /** The adds pinned them (and they were not the user's pins before the case). */
     unpin: z.boolean(),
+  }),
+  z.object({
+    kind: z.literal("transport"),
+    /** In words (a Kubernetes Job and its namespace); what `released` names once the run removed it. */
+    what: z.string(),
+    /** What the group's transport needs to remove it (HostTransport.removeLeftover), in its own shape. */
+    record: z.unknown(),
   }),
   z.object({
     kind: z.literal("engine"),
