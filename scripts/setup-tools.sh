@@ -46,6 +46,9 @@ install_debian_packages() {
   command -v runc >/dev/null || missing+=(runc)
   [[ -x /usr/lib/cni/bridge ]] || missing+=(containernetworking-plugins)
   [[ -x /bin/busybox ]] || missing+=(busybox-static)
+  # The benchspec image the pods run: built from the Containerfile by buildah on a base debootstrap makes.
+  command -v buildah >/dev/null || missing+=(buildah)
+  command -v debootstrap >/dev/null || missing+=(debootstrap)
   if ((${#missing[@]} == 0)); then
     log "Debian packages present"
     return

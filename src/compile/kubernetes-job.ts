@@ -110,7 +110,9 @@ function mounts(volumes: readonly NamedVolume[], extra: readonly { mount: object
   ];
   return {
     ...(volumeMounts.length > 0 && { volumeMounts }),
-    ...(devices.length > 0 && { volumeDevices: devices.map((v) => ({ name: v.name, devicePath: v.device })) }),
+    ...(devices.length > 0 && {
+      volumeDevices: devices.map((v) => ({ name: v.name, devicePath: v.device })),
+    }),
   };
 }
 

@@ -125,9 +125,13 @@ export function podTrouble(pod: Pod, deleted: boolean): { fatal?: string; note?:
     };
   const unscheduled = pod.status.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
   if (unscheduled)
-    return { note: `${name} is not scheduled (${unscheduled.reason ?? "Pending"}: ${unscheduled.message ?? ""})` };
+    return {
+      note: `${name} is not scheduled (${unscheduled.reason ?? "Pending"}: ${unscheduled.message ?? ""})`,
+    };
   if (waiting?.reason) return { note: `${name} is waiting (${waiting.reason})` };
-  return { note: `${name} is ${phase ?? "pending"}${pod.spec.nodeName ? ` on node ${pod.spec.nodeName}` : ""}` };
+  return {
+    note: `${name} is ${phase ?? "pending"}${pod.spec.nodeName ? ` on node ${pod.spec.nodeName}` : ""}`,
+  };
 }
 
 interface PodSlot {
@@ -170,7 +174,8 @@ export const kubernetesTransport: HostTransport<"kubernetes"> = {
         (line) => events.line(line, index),
         (why) => {
           // The pod's status says why better than kubectl does; it has a moment to.
-          if (!stopping) setTimeout(() => fail(index, `its kubectl attach ended (${why})`), WHY_WAIT_MS).unref();
+          if (!stopping)
+            setTimeout(() => fail(index, `its kubectl attach ended (${why})`), WHY_WAIT_MS).unref();
         },
         env,
       );
@@ -188,8 +193,12 @@ export const kubernetesTransport: HostTransport<"kubernetes"> = {
     const watchPods = () => {
       watch = startWorkerProcess(
         "kubectl",
-        [...kubectlArgs(group, env), "get", "pods", "--selector", `${JOB_LABEL}=${record.job}`]
-          .concat(["--watch", "--output-watch-events", "--output", "json"]),
+        [...kubectlArgs(group, env), "get", "pods", "--selector", `${JOB_LABEL}=${record.job}`].concat([
+          "--watch",
+          "--output-watch-events",
+          "--output",
+          "json",
+        ]),
         (line) => {
           try {
             const event = JSON.parse(line) as { type: string; object: Pod };

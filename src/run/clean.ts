@@ -38,10 +38,10 @@ export const describeLeftover = (l: RecordedLeftover) =>
         ? `${l.what} (target ${l.target})`
         : l.kind === "transport"
           ? `${l.what} (host group ${l.group})`
-        : `what ${l.added.length === 1 ? "an add" : `${l.added.length} adds`} stored on the IPFS node of target ${l.target} (${l.added
-            .slice(0, 2)
-            .map((a) => a.cid)
-            .join(", ")}${l.added.length > 2 ? ", …" : ""})`;
+          : `what ${l.added.length === 1 ? "an add" : `${l.added.length} adds`} stored on the IPFS node of target ${l.target} (${l.added
+              .slice(0, 2)
+              .map((a) => a.cid)
+              .join(", ")}${l.added.length > 2 ? ", …" : ""})`;
 
 export async function cleanRunDir(dir: string, env: NodeJS.ProcessEnv): Promise<CleanOutcome> {
   const state = await readRunState(dir);

@@ -331,12 +331,16 @@ const k8s = (pattern: RegExp, max: number, what: string) =>
     .meta({ pattern: pattern.source });
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 const IMAGE = /^[A-Za-z0-9][A-Za-z0-9._\-/:@+]*$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$/;
 const quantity = z
-  .union([z.number().nonnegative(), k8s(QUANTITY, 64, "expected a Kubernetes quantity such as 2, 500m or 4Gi")])
+  .union([
+    z.number().nonnegative(),
+    k8s(QUANTITY, 64, "expected a Kubernetes quantity such as 2, 500m or 4Gi"),
+  ])
   .transform(String);
 const resourceList = z
   .record(k8s(LABEL_KEY, 253, "expected a resource name such as cpu, memory or ephemeral-storage"), quantity)
@@ -360,7 +364,9 @@ const podVolume = z
       .describe("an existing PersistentVolumeClaim every pod mounts (one shared volume: ReadWriteMany)"),
     storageClass: k8s(DNS_SUBDOMAIN, 253, "expected a StorageClass's name")
       .optional()
-      .describe("a new volume of this StorageClass for each pod, deleted with it (a generic ephemeral volume)"),
+      .describe(
+        "a new volume of this StorageClass for each pod, deleted with it (a generic ephemeral volume)",
+      ),
     size: positiveSize.optional().describe("the size of each new volume (with storageClass)"),
     hostPath: podPath.optional().describe("a directory of the node each pod runs on (hostPath)"),
     readOnly: z.boolean().optional(),
@@ -369,7 +375,9 @@ const podVolume = z
     const fail = (message: string) => ctx.addIssue(issue("invalid-value", message));
     if ((volume.path === undefined) === (volume.device === undefined))
       fail("a volume has either a path (mounted) or a device (a raw block volume)");
-    const sources = (["claim", "storageClass", "hostPath"] as const).filter((key) => volume[key] !== undefined);
+    const sources = (["claim", "storageClass", "hostPath"] as const).filter(
+      (key) => volume[key] !== undefined,
+    );
     if (sources.length !== 1)
       fail("a volume comes from one of claim (a PVC), storageClass (a new volume per pod) or hostPath");
     if ((volume.storageClass === undefined) !== (volume.size === undefined))
@@ -392,7 +400,12 @@ const kubernetesGroup = z.strictObject({
   imagePullPolicy: z.enum(["Always", "IfNotPresent", "Never"]).optional(),
   command: remoteCommand.optional(),
   kubeconfig: envString.optional().describe("a kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"),
-  context: z.string().min(1).max(253).optional().describe("the kubeconfig context (default: its current one)"),
+  context: z
+    .string()
+    .min(1)
+    .max(253)
+    .optional()
+    .describe("the kubeconfig context (default: its current one)"),
   namespace: k8s(DNS_LABEL, 63, "expected a namespace's name (lower-case letters, digits and -)")
     .optional()
     .describe("where the Job runs (default: the context's namespace)"),

@@ -17,15 +17,10 @@ import { SILENCE_LIMIT_MS } from "../../src/hosts/protocol.js";
 import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import { minioForHosts, startHosts, type Hosts } from "../support/hosts.js";
 import { ROOT } from "../support/spec.js";
+import { expectMerged } from "../support/merged.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");
 const SECRET_ENV = "BS_TEST_SECRET_KEY";
-/**
- * Seconds between the first and the last host's measured start, each stamped by its host when its I/O began.
- * Every host is armed (its tool started and held, its setup done) before the start instant releases the
- * I/O alone: 0.001–0.02 s seen here, three hosts sharing two cores.
- */
-const START_SPREAD_BOUND = 0.1;
 
 let hosts: Hosts;
 let minio: MinioServer;
@@ -98,42 +93,6 @@ const ALL_ENGINES = [
   { name: "s3", target: "store", op: "put", size: "64KiB", objects: 48, concurrency: 4 },
 ];
 const ALL_CASES = ["dd.local.write", "dd.local.write", "fio.local.randread", "s3.store.put"];
-
-/**
- * A merged row as docs/language.md defines it: the hosts' sums over the common window of their I/O, started
- * together (each host's start measured by the host where its I/O began), the S3 p99 pooled.
- */
-function expectMerged(row: ResultRow, names: readonly string[]) {
-  expect(row.ok, row.error).toBe(true);
-  const parts = row.hosts!;
-  expect(parts.map((part) => part.host).sort()).toEqual(names);
-  expect(row.bytes).toBe(parts.reduce((sum, part) => sum + part.bytes, 0));
-  expect(row.ops).toBe(parts.reduce((sum, part) => sum + part.ops, 0));
-  expect(row.start).toBe(parts.map((part) => part.start).sort()[0]);
-  expect(row.end).toBe(
-    parts
-      .map((part) => part.end)
-      .sort()
-      .at(-1),
-  );
-  expect(row.throughput * row.seconds).toBeCloseTo(row.bytes, -1);
-  expect(row.startSpread, row.case).toBeLessThan(START_SPREAD_BOUND);
-  if (row.engine === "fio") {
-    // Each host's interval is its I/O (fio's runtime from the gate's opening), not fio's whole life: the
-    // window is at most the longest host's I/O plus the spread of their starts.
-    for (const part of parts)
-      expect((Date.parse(part.end) - Date.parse(part.start)) / 1000).toBeCloseTo(part.seconds, 2);
-    expect(row.seconds).toBeLessThanOrEqual(
-      Math.max(...parts.map((part) => part.seconds)) + row.startSpread! + 0.002,
-    );
-  }
-  if (row.engine === "s3") {
-    // The merged p99 lies among the hosts' own, as a pooled percentile must.
-    const p99s = parts.map((part) => part.latency!.p99!);
-    expect(row.latency!.p99).toBeGreaterThanOrEqual(Math.min(...p99s) * 0.999);
-    expect(row.latency!.p99).toBeLessThanOrEqual(Math.max(...p99s) * 1.001);
-  }
-}
 
 async function writeSpec(name: string, content: object) {
   const file = join(work, `${name}.yaml`);

@@ -1,0 +1,334 @@
+/**
+ * Kubernetes, for real: a control plane and a node on this machine (scripts/kube/cluster.sh), the benchspec
+ * image built from the repository's Containerfile on a base made here (scripts/kube/image.sh), and the real
+ * `bin/benchspec.js run` coordinating pods of an Indexed Job through the API server with the real kubectl.
+ * First the cluster itself (indexes from the Job controller, a server on the node's address reached from a
+ * pod, a stream through the API server), then the transport: cases from three pods merged, and each fault
+ * bounded and named, with nothing of the run left in the cluster.
+ */
+import { readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { join } from "node:path";
+import { execa, type ResultPromise } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import type { ResultRow } from "../../src/rows/row.js";
+import type { MinioServer } from "../../src/targets/s3/minio-server.js";
+import { minioWithBucket } from "../engines/support.js";
+import {
+  BENCHSPEC_IMAGE,
+  KUBE_BIN,
+  NODE_ADDRESS,
+  NODE_NAME,
+  startCluster,
+  type Cluster,
+} from "../support/kube.js";
+import { expectMerged } from "../support/merged.js";
+import { until } from "../support/poll.js";
+import { ROOT } from "../support/spec.js";
+import { tempDirs } from "../support/temp.js";
+
+const BIN = join(ROOT, "bin", "benchspec.js");
+const SECRET_ENV = "BS_TEST_SECRET_KEY";
+const newDir = tempDirs("benchspec-kube-");
+
+let cluster: Cluster;
+let work: string;
+let minio: MinioServer;
+
+beforeAll(async () => {
+  work = await newDir();
+  cluster = await startCluster(join(work, "cluster"));
+  await cluster.benchspecImage(join(work, "image"));
+  minio = await minioWithBucket("pods", { host: NODE_ADDRESS });
+}, 900_000);
+
+afterAll(async () => {
+  await minio?.stop();
+  await cluster?.stop();
+}, 180_000);
+
+describe("the Kubernetes test cluster", () => {
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    // A shell image from Debian's static busybox, imported, never pulled.
+    const image = join(work, "busybox");
+    await mkdir(join(image, "root", "bin"), { recursive: true });
+    await execa("cp", ["/bin/busybox", join(image, "root", "bin", "busybox")]);
+    await execa("ln", ["-s", "busybox", join(image, "root", "bin", "sh")]);
+    const archive = join(image, "busybox.tar");
+    await execa("bash", [
+      join(ROOT, "scripts", "kube", "oci-image.sh"),
+      archive,
+      "benchspec.local/busybox:1",
+      join(image, "root"),
+      "/bin/sh",
+    ]);
+    await cluster.image(archive);
+    server = createServer((request, response) => response.end(`seen ${request.url}`));
+    await new Promise<void>((resolve) => server.listen(0, NODE_ADDRESS, resolve));
+    port = (server.address() as { port: number }).port;
+  }, 120_000);
+
+  afterAll(() => {
+    server?.close();
+  });
+
+  it("runs an Indexed Job whose pods know their index and reach a server on the node's address", async () => {
+    const job = {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "indexed" },
+      spec: {
+        completionMode: "Indexed",
+        completions: 3,
+        parallelism: 3,
+        template: {
+          spec: {
+            restartPolicy: "Never",
+            automountServiceAccountToken: false,
+            containers: [
+              {
+                name: "c",
+                image: "benchspec.local/busybox:1",
+                imagePullPolicy: "Never",
+                command: [
+                  "/bin/sh",
+                  "-c",
+                  `echo index=$JOB_COMPLETION_INDEX; busybox wget -q -O - http://${NODE_ADDRESS}:${port}/from-$JOB_COMPLETION_INDEX`,
+                ],
+              },
+            ],
+          },
+        },
+      },
+    };
+    expect((await cluster.kubectl(["apply", "-f", "-"], JSON.stringify(job))).exitCode).toBe(0);
+    const done = await cluster.kubectl(["wait", "--for=condition=complete", "job/indexed", "--timeout=90s"]);
+    expect(done.exitCode, done.stderr).toBe(0);
+    const pods = (await cluster.kubectl(["get", "pods", "-l", "job-name=indexed", "-o", "name"])).stdout
+      .split("\n")
+      .filter(Boolean);
+    const logs = await Promise.all(pods.map(async (pod) => (await cluster.kubectl(["logs", pod])).stdout));
+    expect(logs.sort()).toEqual([0, 1, 2].map((i) => `index=${i}\nseen /from-${i}`));
+    expect((await cluster.kubectl(["delete", "job", "indexed", "--cascade=foreground"])).exitCode).toBe(0);
+  }, 120_000);
+});
+
+/* ---------- the kubernetes transport ---------- */
+
+const pods = (extra: object = {}) => ({
+  transport: "kubernetes",
+  pods: 3,
+  image: BENCHSPEC_IMAGE,
+  imagePullPolicy: "Never",
+  kubeconfig: cluster.kubeconfig,
+  // One node here: the default (one pod per node) would leave two of three unscheduled.
+  spread: "any",
+  ...extra,
+});
+
+const targets = () => ({
+  // Each pod's own file system.
+  local: { kind: "fs", path: "/tmp" },
+  store: {
+    kind: "s3",
+    endpoint: minio.endpoint,
+    bucket: "pods",
+    accessKey: "${env:BS_TEST_ACCESS_KEY}",
+    secretKey: `\${env:${SECRET_ENV}}`,
+    region: minio.region,
+    pathStyle: true,
+  },
+});
+
+const fioRead = (duration: string) => ({
+  name: "long",
+  target: "local",
+  engine: "fio",
+  op: "randread",
+  size: "8MiB",
+  bs: "4KiB",
+  ioengine: "psync",
+  duration,
+});
+const ddWrite = { name: "dd", target: "local", engine: "dd", op: "write", bs: "1MiB", count: 16 };
+
+async function writeSpec(name: string, workloads: object[], group: object = pods()) {
+  const file = join(work, `${name}.yaml`);
+  await writeFile(
+    file,
+    stringify({
+      benchspec: 1,
+      name,
+      targets: targets(),
+      hosts: { pods: group },
+      defaults: { hosts: "pods" },
+      workloads,
+    }),
+  );
+  return file;
+}
+
+const env = () => ({
+  BS_TEST_ACCESS_KEY: minio.accessKey,
+  [SECRET_ENV]: minio.secretKey,
+  NO_COLOR: "1",
+  PATH: `${KUBE_BIN}:${process.env.PATH}`,
+});
+
+function benchspec(args: string[]): ResultPromise<{ reject: false; all: true; env: Record<string, string> }> {
+  return execa("node", [BIN, ...args], { reject: false, all: true, env: env() });
+}
+
+const rowsOf = (dir: string) =>
+  readFileSync(join(dir, "results.ndjson"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ResultRow);
+
+/** Waits until fio measures in a pod (the node's processes include the pods'). */
+const fioRunning = () =>
+  until(async () => {
+    const found = await execa("pgrep", ["-f", "fio .*--output-format"], { reject: false });
+    return found.exitCode === 0 ? true : undefined;
+  });
+
+const POD_HOST = new RegExp(`^pod-[0-2]@${NODE_NAME}$`);
+
+describe("a case from three pods", () => {
+  it("runs dd, fio and S3 in every pod at once and merges exactly; no secret in the cluster", async () => {
+    const file = await writeSpec("all", [
+      { ...ddWrite, repeat: 2 },
+      { ...fioRead("1s"), name: "fio" },
+      { name: "s3", target: "store", op: "put", size: "64KiB", objects: 48, concurrency: 4 },
+    ]);
+    const dir = join(work, "all-run");
+    const running = benchspec(["run", file, "-o", dir]);
+    // What the cluster holds while the run goes on (the Job, its pods' specs and statuses).
+    const seen: string[] = [];
+    const sampler = setInterval(() => {
+      void cluster
+        .kubectl(["get", "jobs,pods", "--all-namespaces", "-o", "json"])
+        .then((r) => seen.push(r.stdout));
+    }, 300);
+    const result = await running;
+    clearInterval(sampler);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(seen.some((json) => json.includes('"kind": "Job"') && json.includes("worker --index"))).toBe(true);
+    expect(seen.filter((json) => json.includes(minio.secretKey))).toEqual([]);
+
+    const rows = rowsOf(dir);
+    expect(rows.map((row) => row.case)).toEqual([
+      "dd.local.write",
+      "dd.local.write",
+      "fio.local.randread",
+      "s3.store.put",
+    ]);
+    const names = rows[0]!.hosts!.map((part) => part.host).sort();
+    expect(names).toHaveLength(3);
+    for (const name of names) expect(name).toMatch(POD_HOST);
+    for (const row of rows) expectMerged(row, names);
+    expect(await cluster.leftBehind()).toEqual([]);
+  }, 300_000);
+});
+
+describe("faults on Kubernetes", () => {
+  it("a pod that finds no node of its own fails the case after startTimeout, with the scheduler's reason", async () => {
+    const file = await writeSpec(
+      "unschedulable",
+      [ddWrite],
+      pods({ pods: 2, spread: "node", startTimeout: "5s" }),
+    );
+    const dir = join(work, "unschedulable-run");
+    const started = Date.now();
+    const result = await benchspec(["run", file, "-o", dir]);
+    expect(result.exitCode, result.all).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const [row] = rowsOf(dir);
+    expect(row!.ok).toBe(false);
+    expect(row!.error).toMatch(
+      /not running after 5 s: pod \S+ is not scheduled \(Unschedulable: .*anti-affinity/,
+    );
+    expect(await cluster.leftBehind()).toEqual([]);
+  }, 120_000);
+
+  it("an image the node cannot have fails the case at once, naming the image and why", async () => {
+    const file = await writeSpec("no-image", [ddWrite], pods({ pods: 1, image: "benchspec.local/absent:1" }));
+    const dir = join(work, "no-image-run");
+    const started = Date.now();
+    const result = await benchspec(["run", file, "-o", dir]);
+    expect(result.exitCode, result.all).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(rowsOf(dir)[0]!.error).toMatch(
+      /its image benchspec\.local\/absent:1 could not be had \(ErrImageNeverPull/,
+    );
+    expect(await cluster.leftBehind()).toEqual([]);
+  }, 120_000);
+
+  it("a pod deleted mid-case fails that case naming it; the next case runs on fresh pods", async () => {
+    const file = await writeSpec("deleted", [fioRead("30s"), ddWrite]);
+    const dir = join(work, "deleted-run");
+    const running = benchspec(["run", file, "-o", dir]);
+    await fioRunning();
+    const [victim] = (
+      await cluster.kubectl([
+        "get",
+        "pods",
+        "--selector",
+        "batch.kubernetes.io/job-completion-index=1",
+        "-o",
+        "name",
+      ])
+    ).stdout
+      .split("\n")
+      .filter(Boolean);
+    expect(victim).toBeDefined();
+    await cluster.kubectl(["delete", victim!, "--wait=false"]);
+    const result = await running;
+    expect(result.exitCode, result.all).toBe(1);
+    const [fio, dd] = rowsOf(dir);
+    expect(fio!.ok).toBe(false);
+    expect(fio!.error).toContain(`${victim!.replace("pod/", "pod ")} was deleted`);
+    expect(dd!.ok, dd!.error).toBe(true);
+    expect(dd!.hosts).toHaveLength(3);
+    expect(await cluster.leftBehind()).toEqual([]);
+  }, 180_000);
+
+  it("Ctrl-C mid-case deletes the Job and its pods, exits 130", async () => {
+    const file = await writeSpec("interrupt", [fioRead("60s")]);
+    const dir = join(work, "interrupt-run");
+    const running = benchspec(["run", file, "-o", dir]);
+    await fioRunning();
+    const interrupted = Date.now();
+    running.kill("SIGINT");
+    const result = await running;
+    expect(result.exitCode, result.all).toBe(130);
+    expect(Date.now() - interrupted).toBeLessThan(30_000);
+    expect(await cluster.leftBehind()).toEqual([]);
+    // Its removal is on record: clean has nothing of the cluster's to do.
+    const cleaned = await benchspec(["clean", dir]);
+    expect(cleaned.exitCode, cleaned.all).toBe(0);
+    expect(cleaned.stdout).not.toMatch(/Job benchspec-/);
+  }, 120_000);
+
+  it("after kill -9 the Job is on record, and clean deletes it with its pods", async () => {
+    const file = await writeSpec("killed", [fioRead("60s")]);
+    const dir = join(work, "killed-run");
+    const running = benchspec(["run", file, "-o", dir]);
+    await fioRunning();
+    running.kill("SIGKILL");
+    await running;
+    const left = await cluster.leftBehind();
+    expect(left.filter((name) => name.startsWith("job.batch/benchspec-"))).toHaveLength(1);
+    const cleaned = await benchspec(["clean", dir]);
+    expect(cleaned.exitCode, cleaned.all).toBe(0);
+    expect(cleaned.stdout).toContain(
+      left.find((name) => name.startsWith("job.batch/"))!.replace("job.batch/", "Job "),
+    );
+    expect(await cluster.leftBehind()).toEqual([]);
+  }, 120_000);
+});
