@@ -26,7 +26,9 @@ import {
 } from "../support/kube.js";
 import { expectMerged } from "../support/merged.js";
 import { until } from "../support/poll.js";
-import { ROOT } from "../support/spec.js";
+import { fsSpec, planOf, ROOT } from "../support/spec.js";
+import { kubernetesJob } from "../../src/compile/kubernetes-job.js";
+import type { HostGroup } from "../../src/spec/schema.js";
 import { tempDirs } from "../support/temp.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");
@@ -116,6 +118,52 @@ describe("the Kubernetes test cluster", () => {
     expect(logs.sort()).toEqual([0, 1, 2].map((i) => `index=${i}\nseen /from-${i}`));
     expect((await cluster.kubectl(["delete", "job", "indexed", "--cascade=foreground"])).exitCode).toBe(0);
   }, 120_000);
+});
+
+describe("the Job of a kubernetes group", () => {
+  it("with every key a group takes, is accepted by the real API server (server-side dry run)", async () => {
+    const plan = planOf(
+      fsSpec([{ name: "w", engine: "dd", op: "write", hosts: "pods" }], {
+        hosts: {
+          pods: {
+            transport: "kubernetes",
+            pods: 3,
+            image: "registry.example/benchspec:0.1.0",
+            imagePullPolicy: "IfNotPresent",
+            namespace: "bench",
+            spread: "zone",
+            nodeSelector: { "kubernetes.io/os": "linux" },
+            tolerations: [{ key: "dedicated", operator: "Equal", value: "bench", effect: "NoSchedule" }],
+            resources: { requests: { cpu: 2, memory: "4Gi" }, limits: { memory: "4Gi" } },
+            serviceAccount: "bench",
+            volumes: [
+              { path: "/data", storageClass: "fast", size: "10GiB" },
+              { device: "/dev/bench", storageClass: "fast", size: "1GiB" },
+              { path: "/shared", claim: "shared", readOnly: true },
+              { path: "/scratch", hostPath: "/mnt/nvme0" },
+            ],
+          },
+        },
+      }),
+    );
+    const job = kubernetesJob(plan.hosts.pods as Extract<HostGroup, { transport: "kubernetes" }>, {
+      name: "benchspec-dry",
+      command: ["sh", "-c", "exec benchspec worker"],
+      stdin: true,
+      ttlSeconds: 60,
+    });
+    expect((await cluster.kubectl(["create", "namespace", "bench"])).exitCode).toBe(0);
+    try {
+      const created = await cluster.kubectl(
+        ["create", "--dry-run=server", "-f", "-", "-o", "name"],
+        JSON.stringify(job),
+      );
+      expect(created.exitCode, created.stderr).toBe(0);
+      expect(created.stdout.trim()).toBe("job.batch/benchspec-dry");
+    } finally {
+      await cluster.kubectl(["delete", "namespace", "bench", "--wait=false"]);
+    }
+  });
 });
 
 /* ---------- the kubernetes transport ---------- */
