@@ -27,7 +27,17 @@ const HOST_TMPFS = "1g";
 const BS = 1 * MiB;
 /** The short cases: dd write and read of 8 MiB per process, 1, 2 and 4 processes; one repetition each. */
 const SHORT = { count: 8, parallel: [1, 2, 4] };
-const SHORT_CASES = 2 * SHORT.parallel.length;
+export const SHORT_CASES = 2 * SHORT.parallel.length;
+/** The short cases' workload, on the spec's one target. */
+export const SHORT_WORKLOAD = {
+  name: "short",
+  engine: "dd",
+  op: ["write", "read"],
+  bs: `${BS}B`,
+  count: SHORT.count,
+  parallel: SHORT.parallel,
+  repeat: 1,
+};
 /** The throughput case: one dd writer per host. */
 const SCALE = { count: config.quick ? 64 : 256, repeat: config.quick ? 1 : 3 };
 
@@ -76,15 +86,7 @@ const placed = (placement: Placement) =>
 
 async function measure(scratch: string, hosts: Hosts, placement: Placement): Promise<Round> {
   const bs = `${BS}B`;
-  const short = {
-    name: "short",
-    engine: "dd",
-    op: ["write", "read"],
-    bs,
-    count: SHORT.count,
-    parallel: SHORT.parallel,
-    repeat: 1,
-  };
+  const short = SHORT_WORKLOAD;
   const scale = { name: "scale", engine: "dd", op: "write", bs, count: SCALE.count, repeat: SCALE.repeat };
   if (placement === "local") {
     // The scratch directory is on tmpfs, as each host's storage is.
@@ -127,7 +129,7 @@ function specOf(workloads: object[], hosts?: Hosts, names?: string[]): string {
 }
 
 /** A short-case run's seconds: all of it, those its rows measured, before the first row and after the last. */
-function overheadOf(run: BenchspecRun) {
+export function overheadOf(run: BenchspecRun) {
   if (run.rows.length !== SHORT_CASES)
     throw new Error(`${run.rows.length} short cases ran, not ${SHORT_CASES}`);
   const starts = run.rows.map((row) => Date.parse(row.start));
@@ -140,7 +142,8 @@ function overheadOf(run: BenchspecRun) {
   };
 }
 
-const perCase = (round: Round) => (round.wall - round.measured) / SHORT_CASES;
+export const perCase = (round: Pick<Round, "wall" | "measured">) =>
+  (round.wall - round.measured) / SHORT_CASES;
 
 function overheadLines(rounds: Round[]): BenchLine[] {
   const of = (placement: Placement) => rounds.filter((round) => round.placement === placement);

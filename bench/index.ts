@@ -11,11 +11,12 @@
  *   - the 1,000,000-row report, when bench/report.ts exists                              (hook below)
  *   - compare of two 1,000,000-row runs                                                  (compare.ts)
  *   - cases from 1 and 3 namespaced client hosts: overhead per case, aggregate throughput (hosts.ts, root)
+ *   - cases from 3 pods of a Kubernetes cluster on this machine: overhead per case (kube.ts, root)
  *   - the host telemetry sampler's CPU per reading                                       (telemetry.ts)
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
  * targets; the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only cli,s3,warp,ipfs,fs,script,memory,compile,report,compare,hosts,telemetry.
+ * Options: --quick (small sizes, one round: checks the harness), --only cli,s3,warp,ipfs,fs,script,memory,compile,report,compare,hosts,kube,telemetry.
  * BENCH_BASELINE=<another checkout, built> makes the cli section a side-by-side comparison with that build.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
@@ -30,6 +31,7 @@ import { benchCompile } from "./compile.js";
 import { config } from "./config.js";
 import { benchFs } from "./fs.js";
 import { benchHosts } from "./hosts.js";
+import { benchKube } from "./kube.js";
 import { benchIpfs } from "./ipfs.js";
 import { failedLine, type BenchLine } from "./lines.js";
 import { benchMemory } from "./memory.js";
@@ -121,6 +123,7 @@ type Section =
   | "report"
   | "compare"
   | "hosts"
+  | "kube"
   | "telemetry";
 
 const only = (() => {
@@ -168,6 +171,7 @@ async function main() {
       ["report", "report", () => benchReportHook(scratch, log)],
       ["compare", "compare", () => benchCompare(scratch, log)],
       ["hosts", "multi-host", () => benchHosts(scratch, log)],
+      ["kube", "kubernetes", () => benchKube(scratch, log)],
       ["telemetry", "host telemetry", () => benchTelemetry(log)],
     ];
     for (const [key, name, run] of sections) {

@@ -24,6 +24,7 @@ import { BATCH_FORMATS, type BatchFormat } from "../spec/transports.js";
 import { compileBatchScripts, groupCopies, type BatchCompiler } from "./batch.js";
 import { slurmBatch } from "./slurm.js";
 import { fioClientBatch } from "./fio-client.js";
+import { kubernetesBatch } from "./kubernetes.js";
 
 /** What `--target` may name: the artifact formats, and the batch systems' scripts around the shell script. */
 export const COMPILE_TARGETS = [...ARTIFACT_FORMATS, ...BATCH_FORMATS] as const;
@@ -32,6 +33,7 @@ export type CompileTarget = (typeof COMPILE_TARGETS)[number];
 const BATCH_COMPILERS: Record<BatchFormat, BatchCompiler> = {
   slurm: slurmBatch,
   "fio-client": fioClientBatch,
+  kubernetes: kubernetesBatch,
 };
 
 /** Named by the run directory's layout (results/run-dir.ts): a run holds its compiled artifacts. */

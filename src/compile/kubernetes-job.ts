@@ -22,6 +22,11 @@ export interface JobOptions {
   command: string[];
   /** Whether the container reads a stdin that the first `kubectl attach` holds (the run's workers). */
   stdin: boolean;
+  /** The container's environment besides NODE_NAME, and the Secrets it is taken from whole. */
+  env?: object[];
+  envFrom?: object[];
+  /** Labels of the Job and its pods besides the managed-by and job ones. */
+  labels?: Record<string, string>;
   /** Volumes besides the group's (compile's script), with their mounts. */
   extraVolumes?: { volume: object; mount: object }[];
   /** Seconds a finished Job stays before Kubernetes removes it (and its pods). */
@@ -29,7 +34,7 @@ export interface JobOptions {
 }
 
 export function kubernetesJob(group: KubernetesGroup, options: JobOptions): object {
-  const labels = { ...MANAGED_BY, [JOB_LABEL]: options.name };
+  const labels = { ...MANAGED_BY, [JOB_LABEL]: options.name, ...options.labels };
   const selector = { matchLabels: { [JOB_LABEL]: options.name } };
   const spread = group.spread ?? "node";
   const volumes = (group.volumes ?? []).map((volume, i) => ({ ...volume, name: `storage-${i}` }));
@@ -85,7 +90,11 @@ export function kubernetesJob(group: KubernetesGroup, options: JobOptions): obje
               ...(group.imagePullPolicy !== undefined && { imagePullPolicy: group.imagePullPolicy }),
               command: options.command,
               ...(options.stdin && { stdin: true, stdinOnce: true }),
-              env: [{ name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
+              env: [
+                { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+                ...(options.env ?? []),
+              ],
+              ...(options.envFrom !== undefined && { envFrom: options.envFrom }),
               ...(group.resources !== undefined && { resources: group.resources }),
               ...mounts(volumes, options.extraVolumes ?? []),
             },

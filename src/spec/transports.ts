@@ -37,7 +37,7 @@ export interface ScriptCopies {
   noun: "hosts" | "nodes" | "pods";
   batch?: { format: BatchFormat; args: readonly string[]; command?: string };
 }
-export const BATCH_FORMATS = ["slurm", "fio-client"] as const;
+export const BATCH_FORMATS = ["slurm", "fio-client", "kubernetes"] as const;
 export type BatchFormat = (typeof BATCH_FORMATS)[number];
 
 const TRANSPORT_COPIES: { [T in Transport]: (group: Extract<HostGroup, { transport: T }>) => ScriptCopies } =
@@ -48,7 +48,12 @@ const TRANSPORT_COPIES: { [T in Transport]: (group: Extract<HostGroup, { transpo
       noun: "nodes",
       batch: { format: "slurm", args: group.srun ?? [], ...(group.command && { command: group.command }) },
     }),
-    kubernetes: (group) => ({ count: group.pods, noun: "pods" }),
+    kubernetes: (group) => ({
+      count: group.pods,
+      noun: "pods",
+      // The runner script takes the group's cluster, namespace and pods from the group itself.
+      batch: { format: "kubernetes", args: [] },
+    }),
     // fio's client is given every server: they are the arguments of its script.
     fio: (group) => ({
       count: group.hosts.length,

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { compilePlan } from "../../src/compile/compile.js";
+import { compilePlan, type CompileTarget } from "../../src/compile/compile.js";
 import type { Artifact } from "../../src/emit/types.js";
 import { VERSION } from "../../src/cli/context.js";
 import { loadSpec } from "../../src/engines/language.js";
@@ -20,10 +20,23 @@ const tempDir = async () => {
 };
 afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-async function compileSpec(file: string): Promise<Artifact[]> {
-  const { plan } = await loadSpec(file);
-  return (await compilePlan(plan!, ["fio", "shell", "sdk"], VERSION)).artifacts;
+async function compileSpec(
+  file: string,
+  sets: string[] = [],
+  formats: CompileTarget[] = ["fio", "shell", "sdk"],
+): Promise<Artifact[]> {
+  const { plan } = await loadSpec(file, { sets });
+  return (await compilePlan(plan!, formats, VERSION)).artifacts;
 }
+
+/** Goldens of a shipped spec's form on host groups: name → the spec, its --set options and targets. */
+const GROUP_FORMS: Record<string, { spec: string; sets: string[]; formats: CompileTarget[] }> = {
+  "object-upload-download.pods": {
+    spec: "object-upload-download.yaml",
+    sets: ["target=external", "hosts=pods", "size=32MiB", "multipart={partSize: 8MiB, queue: 4}"],
+    formats: ["kubernetes"],
+  },
+};
 
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
@@ -34,10 +47,16 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 describe("golden artifacts (regenerate with UPDATE_GOLDEN=1 npx vitest run test/compile/compile.test.ts)", () => {
-  for (const file of specFiles()) {
-    const name = basename(file, ".yaml");
+  const forms = [
+    ...specFiles().map((file) => ({ name: basename(file, ".yaml"), compile: () => compileSpec(file) })),
+    ...Object.entries(GROUP_FORMS).map(([name, form]) => ({
+      name,
+      compile: () => compileSpec(join(ROOT, "specs", form.spec), form.sets, form.formats),
+    })),
+  ];
+  for (const { name, compile } of forms) {
     it(`${name}: every artifact is byte-identical to test/golden/${name}/`, async () => {
-      const artifacts = await compileSpec(file);
+      const artifacts = await compile();
       const dir = join(GOLDEN, name);
       if (UPDATE) {
         await rm(dir, { recursive: true, force: true });
@@ -53,7 +72,7 @@ describe("golden artifacts (regenerate with UPDATE_GOLDEN=1 npx vitest run test/
     });
 
     it(`${name}: compiles to the same bytes twice`, async () => {
-      expect(await compileSpec(file)).toEqual(await compileSpec(file));
+      expect(await compile()).toEqual(await compile());
     });
   }
 

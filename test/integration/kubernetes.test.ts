@@ -24,7 +24,7 @@ import {
   startCluster,
   type Cluster,
 } from "../support/kube.js";
-import { expectMerged } from "../support/merged.js";
+import { expectMerged, expectMergedCopies, mergedCopies } from "../support/merged.js";
 import { until } from "../support/poll.js";
 import { fsSpec, planOf, ROOT } from "../support/spec.js";
 import { kubernetesJob } from "../../src/compile/kubernetes-job.js";
@@ -379,4 +379,64 @@ describe("faults on Kubernetes", () => {
     );
     expect(await cluster.leftBehind()).toEqual([]);
   }, 120_000);
+});
+
+describe("compile --target kubernetes", () => {
+  it("its manifests, applied by its runner to the real cluster, give the rows run gives, merged alike", async () => {
+    const workloads = [
+      { ...ddWrite, repeat: 2 },
+      { ...fioRead("1s"), name: "fio" },
+      { name: "s3", target: "store", op: "put", size: "64KiB", objects: 24, concurrency: 2 },
+    ];
+    const file = await writeSpec("compiled", workloads);
+    const out = join(work, "compiled");
+    const compiled = await benchspec(["compile", file, "--target", "kubernetes", "-o", out]);
+    expect(compiled.exitCode, compiled.all).toBe(0);
+    expect(compiled.all).toContain("kubernetes/pods.sh OUT");
+    expect(compiled.all).not.toContain("left out");
+    const check = await execa("shellcheck", ["-S", "style", join(out, "kubernetes", "pods.sh")], {
+      reject: false,
+    });
+    expect(check.stdout).toBe("");
+
+    const rows = join(work, "compiled-rows");
+    const running = execa("bash", [join(out, "kubernetes", "pods.sh"), rows], {
+      reject: false,
+      all: true,
+      env: { ...env(), BENCHSPEC_COMMAND: `node ${BIN}`, BENCHSPEC_START_LEAD: "20", BENCHSPEC_PERIOD: "4" },
+    });
+    // The manifests hold no secret: the pods take the targets' variables from the runner's Secret.
+    const seen: string[] = [];
+    const sampler = setInterval(() => {
+      void cluster.kubectl(["get", "jobs,pods,configmaps", "-o", "json"]).then((r) => seen.push(r.stdout));
+    }, 500);
+    const result = await running;
+    clearInterval(sampler);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(seen.some((json) => json.includes("benchspec-compiled-pods"))).toBe(true);
+    expect(seen.filter((json) => json.includes(minio.secretKey))).toEqual([]);
+    expect(await cluster.leftBehind()).toEqual([]);
+
+    // Each pod's own rows, and the merged run: per-pod parts, sums, percentiles of the pooled bins.
+    const merged = mergedCopies(
+      join(rows, "merged"),
+      [0, 1, 2].map((k) => join(rows, `pod-${k}`, "results.ndjson")),
+    );
+    for (const { row, parts } of merged) {
+      expectMergedCopies(
+        row,
+        parts,
+        parts.map((part) => part.host!),
+      );
+      for (const part of parts) expect(part.host).toMatch(POD_HOST);
+    }
+    // The same cases and repetitions as `run` gives, each a row of the three pods.
+    const ran = join(work, "compiled-run");
+    expect((await benchspec(["run", file, "-o", ran])).exitCode).toBe(0);
+    const direct = rowsOf(ran);
+    const shape = (list: ResultRow[]) => list.map((row) => [row.case, row.repetition, row.hosts?.length]);
+    expect(shape(merged.map(({ row }) => row))).toEqual(shape(direct));
+    for (const [i, { row }] of merged.entries())
+      if (row.engine !== "fio") expect(row.bytes, row.case).toBe(direct[i]!.bytes);
+  }, 300_000);
 });

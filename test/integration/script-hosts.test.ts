@@ -11,15 +11,12 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { encodeBins, latencyOfHistogram, mergeHistograms } from "../../src/rows/histogram.js";
-import type { ResultRow } from "../../src/rows/row.js";
 import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import { minioForHosts, startHosts, type Hosts } from "../support/hosts.js";
 import { ROOT } from "../support/spec.js";
+import { expectMergedCopies, mergedCopies, START_SPREAD_BOUND } from "../support/merged.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");
-/** The copies stamp their starts themselves; 0.3–8 ms apart seen here, three hosts sharing two cores. */
-const START_SPREAD_BOUND = 0.1;
 
 let work: string;
 beforeAll(async () => {
@@ -28,12 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
-
-const rowsOf = (file: string) =>
-  readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as ResultRow);
 
 async function compile(name: string, spec: object, targets: string) {
   const file = join(work, `${name}.yaml`);
@@ -60,44 +51,6 @@ const FILE_WORKLOADS = (path: string) => ({
     },
   ],
 });
-
-/**
- * A merged row of the copies' rows: each host's part is its own row, the sums over the common window, the
- * starts together, the latency percentiles those of the pooled bins (fio's json+, curl's transfer times).
- */
-function expectMerged(row: ResultRow, parts: readonly ResultRow[], names: readonly string[]) {
-  expect(row.ok, row.error).toBe(true);
-  expect(row.hosts!.map((host) => host.host)).toEqual(names);
-  expect(row.bytes).toBe(parts.reduce((sum, part) => sum + part.bytes, 0));
-  expect(row.ops).toBe(parts.reduce((sum, part) => sum + part.ops, 0));
-  expect(row.start).toBe(
-    parts
-      .map((part) => part.start)
-      .sort()[0]!
-      .replace(/(\.\d{3})\d*Z$/, "$1Z"),
-  );
-  expect(row.startSpread, row.case).toBeLessThan(START_SPREAD_BOUND);
-  expect(row.throughput * row.seconds).toBeCloseTo(row.bytes, -1);
-  if (row.engine === "dd") return;
-  for (const part of parts) expect(sum(Object.values(part.latencyBins!)), part.case).toBe(part.ops);
-  const pooled = latencyOfHistogram(
-    mergeHistograms(
-      parts.map((part) => encodeBins(Object.entries(part.latencyBins!).map(([ns, n]) => [Number(ns), n]))),
-    ),
-  )!;
-  expect(row.latency).toMatchObject({ p50: pooled.p50, p90: pooled.p90, p99: pooled.p99 });
-}
-
-/** The merged rows, each with the copies' rows it was made of (in host order). */
-function merged(dir: string, copies: readonly string[]) {
-  const each = copies.map(rowsOf);
-  return rowsOf(join(dir, "results.ndjson")).map((row) => ({
-    row,
-    parts: each.map((rows) =>
-      rows.find((r) => r.case === row.case && r.repetition === row.repetition && r.warmup === row.warmup)!,
-    ),
-  }));
-}
 
 describe("compile --target slurm: the sbatch script on three Slurm nodes", () => {
   let cluster: Hosts;
@@ -154,7 +107,7 @@ describe("compile --target slurm: the sbatch script on three Slurm nodes", () =>
     const dir = join(out, `slurm-nodes-${job}`);
     const copies = (await readdir(dir)).filter((entry) => entry.startsWith("node-")).sort();
     expect(copies, log).toEqual(["node-0", "node-1", "node-2"]);
-    const rows = merged(
+    const rows = mergedCopies(
       join(dir, "merged"),
       copies.map((copy) => join(dir, copy, "results.ndjson")),
     );
@@ -171,7 +124,7 @@ describe("compile --target slurm: the sbatch script on three Slurm nodes", () =>
     ]);
     for (const { row, parts } of rows) {
       // Named by the nodes Slurm placed the copies on, in their task order.
-      expectMerged(
+      expectMergedCopies(
         row,
         parts,
         parts.map((part) => part.host!),
@@ -247,13 +200,13 @@ describe("the script started by hand on three ssh hosts with one epoch", () => {
       all: true,
     });
     expect(merge.exitCode, merge.all).toBe(0);
-    const rows = merged(
+    const rows = mergedCopies(
       join(work, "byhand-merged"),
       copies.map((copy) => join(copy, "results.ndjson")),
     );
     expect(rows).toHaveLength(4);
     for (const [slot, { row, parts }] of rows.entries()) {
-      expectMerged(row, parts, ["h1", "h2", "h3"]);
+      expectMergedCopies(row, parts, ["h1", "h2", "h3"]);
       // Every host's I/O began at its slot's instant (dd's release; fio's start), within the bound.
       for (const part of parts)
         expect(Math.abs(Date.parse(part.start) / 1000 - (epoch + slot * period)), part.case).toBeLessThan(
@@ -262,5 +215,3 @@ describe("the script started by hand on three ssh hosts with one epoch", () => {
     }
   });
 });
-
-const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);

@@ -2,13 +2,12 @@
  * The Kubernetes test cluster (scripts/kube/cluster.sh) for a test file: started once, its images built
  * here and imported (nothing pulled), taken down after — checked to leave no process, mount, bridge,
  * address or directory behind. One cluster runs on a machine at a time: the tests that need one are in
- * one file.
+ * one file (the bench starts its own when they do not run). Failures throw: the bench uses it too.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { expect } from "vitest";
 import { ROOT } from "./spec.js";
 
 const SCRIPTS = join(ROOT, "scripts", "kube");
@@ -31,14 +30,19 @@ export interface Cluster {
   image(archive: string): Promise<void>;
   /** Builds the benchspec image (scripts/kube/image.sh) and imports it. */
   benchspecImage(work: string): Promise<void>;
-  /** What of benchspec's is in the cluster, in any namespace: Jobs, pods and volume claims. */
+  /** What of benchspec's is in the cluster, in any namespace: Jobs, pods, volume claims, ConfigMaps, Secrets. */
   leftBehind(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
+/** Runs a script of scripts/kube, throwing with what it said when it fails. */
+async function script(args: string[]): Promise<void> {
+  const result = await execa("bash", args, { reject: false });
+  if (result.exitCode !== 0) throw new Error(`${args.join(" ")}: exit ${result.exitCode}: ${result.stderr}`);
+}
+
 export async function startCluster(dir: string): Promise<Cluster> {
-  const up = await execa("bash", [join(SCRIPTS, "cluster.sh"), "up", dir], { reject: false });
-  expect(up.exitCode, up.stderr).toBe(0);
+  await script([join(SCRIPTS, "cluster.sh"), "up", dir]);
   const kubeconfig = join(dir, "admin.kubeconfig");
   const kubectl = async (args: string[], input?: string) => {
     const result = await execa(join(KUBE_BIN, "kubectl"), ["--kubeconfig", kubeconfig, ...args], {
@@ -47,12 +51,7 @@ export async function startCluster(dir: string): Promise<Cluster> {
     });
     return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
   };
-  const image = async (archive: string) => {
-    const imported = await execa("bash", [join(SCRIPTS, "cluster.sh"), "image", dir, archive], {
-      reject: false,
-    });
-    expect(imported.exitCode, imported.stderr).toBe(0);
-  };
+  const image = (archive: string) => script([join(SCRIPTS, "cluster.sh"), "image", dir, archive]);
   return {
     dir,
     kubeconfig,
@@ -61,36 +60,36 @@ export async function startCluster(dir: string): Promise<Cluster> {
     async benchspecImage(work) {
       await mkdir(work, { recursive: true });
       const archive = join(work, "benchspec.tar");
-      const built = await execa("bash", [join(SCRIPTS, "image.sh"), archive, BENCHSPEC_IMAGE], {
-        reject: false,
-      });
-      expect(built.exitCode, built.stderr).toBe(0);
+      await script([join(SCRIPTS, "image.sh"), archive, BENCHSPEC_IMAGE]);
       await image(archive);
     },
     async leftBehind() {
       const listed = await kubectl([
         "get",
-        "jobs,pods,pvc",
+        "jobs,pods,pvc,configmaps,secrets",
         "--all-namespaces",
         "--selector",
         MANAGED,
         "--output",
         "name",
       ]);
-      expect(listed.exitCode, listed.stderr).toBe(0);
+      if (listed.exitCode !== 0) throw new Error(`kubectl get: ${listed.stderr}`);
       return listed.stdout.split("\n").filter(Boolean);
     },
     async stop() {
-      const down = await execa("bash", [join(SCRIPTS, "cluster.sh"), "down", dir], { reject: false });
-      expect(down.exitCode, down.stderr).toBe(0);
-      expect(existsSync(dir)).toBe(false);
-      expect(readFileSync("/proc/mounts", "utf8")).not.toContain(dir);
-      expect((await execa("ip", ["-o", "addr", "show", "dev", "lo"])).stdout).not.toContain(
-        `${NODE_ADDRESS}/`,
-      );
-      expect((await execa("ip", ["link", "show", "bskube0"], { reject: false })).exitCode).not.toBe(0);
-      const left = await execa("pgrep", ["-af", `${dir}|kube-apiserver|kubelet --config`], { reject: false });
-      expect(left.stdout.split("\n").filter((line) => line && !line.includes("pgrep"))).toEqual([]);
+      await script([join(SCRIPTS, "cluster.sh"), "down", dir]);
+      const left = [
+        existsSync(dir) && dir,
+        readFileSync("/proc/mounts", "utf8").includes(dir) && `mounts under ${dir}`,
+        (await execa("ip", ["-o", "addr", "show", "dev", "lo"])).stdout.includes(`${NODE_ADDRESS}/`) &&
+          `${NODE_ADDRESS} on lo`,
+        (await execa("ip", ["link", "show", "bskube0"], { reject: false })).exitCode === 0 &&
+          "the bridge bskube0",
+        ...(await execa("pgrep", ["-af", `${dir}|kube-apiserver|kubelet --config`], { reject: false })).stdout
+          .split("\n")
+          .filter((line) => line && !line.includes("pgrep")),
+      ].filter((what) => what);
+      if (left.length > 0) throw new Error(`cluster.sh down left: ${left.join("; ")}`);
     },
   };
 }
