@@ -16,7 +16,7 @@ import { VERSION } from "../../src/cli/context.js";
 import { targetEnvVar } from "../../src/emit/shell-words.js";
 import { seriesFromLogs } from "../../src/engines/fio/results.js";
 import { loadInput } from "../../src/report/load.js";
-import { ResultRowSchema, TimeseriesRowSchema } from "../../src/rows/row.js";
+import { ResultRowSchema, TimeseriesRowSchema, type ResultRow } from "../../src/rows/row.js";
 import { externalS3Target, minioWithBucket, s3Env, tempDirs } from "../engines/support.js";
 import { planOf } from "../support/spec.js";
 
@@ -179,18 +179,26 @@ describe("a compiled S3 case with sample", () => {
     });
     const { artifacts, leftOut } = await compilePlan(plan, ["shell"], VERSION);
     expect(leftOut).toEqual([]);
-    const dir = await temps.make();
-    await writeArtifacts(dir, artifacts);
-    const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
-      env: { ...s3Env(server), BENCHSPEC_TIMESERIES: join(dir, "timeseries.ndjson") },
-      reject: false,
-      timeout: 120_000,
-    });
-    expect(run.exitCode, run.stderr).toBe(0);
-    const [row] = run.stdout.split("\n").map((line) => ResultRowSchema.parse(JSON.parse(line)));
+    // The series tells the knee round's window from the last round's only when their lengths differ: on a
+    // busy machine they once came 7 ms apart, so the script runs again (at most 3 times) until they do.
+    let dir = "";
+    let row: ResultRow | undefined;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      dir = await temps.make();
+      await writeArtifacts(dir, artifacts);
+      const run = await execa(join(dir, SHELL_SCRIPT_PATH), [], {
+        env: { ...s3Env(server), BENCHSPEC_TIMESERIES: join(dir, "timeseries.ndjson") },
+        reject: false,
+        timeout: 120_000,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      [row] = run.stdout.split("\n").map((line) => ResultRowSchema.parse(JSON.parse(line)));
+      if (Math.abs(row!.autotune!.rounds.at(-1)!.seconds - row!.seconds) > 0.01) break;
+    }
     // Doubling the requests in flight does not double a loopback MinIO's rate on two cores: the rounds stop
     // at one that did not gain 100 %, and the knee is the round before it, not the last round run.
     const rounds = row!.autotune!.rounds;
+    expect(Math.abs(rounds.at(-1)!.seconds - row!.seconds)).toBeGreaterThan(0.01);
     const knee = rounds.findIndex((r) => r.value === row!.autotune!.chosen);
     expect(knee).toBe(rounds.length - 2);
     const points = (await readFile(join(dir, "timeseries.ndjson"), "utf8"))
@@ -201,6 +209,5 @@ describe("a compiled S3 case with sample", () => {
     expect(points.reduce((sum, p, i) => sum + p.throughput * steps[i]!, 0) / row!.bytes).toBeCloseTo(1, 4);
     // The knee's window, not the last round's (more requests in flight took another time).
     expect(points.at(-1)!.t).toBeCloseTo(row!.seconds, 3);
-    expect(Math.abs(rounds.at(-1)!.seconds - row!.seconds)).toBeGreaterThan(0.01);
   }, 150_000);
 });

@@ -216,6 +216,14 @@ describe("a fio case on three fio servers", () => {
     expect(existsSync(recorded[0]!)).toBe(false);
     // The servers' jobs end with their duration (a killed client never told them): wait, for the next test.
     await until(async () => ((await fioProcesses()).every((n) => n === 1) ? true : undefined));
+    // What they laid out stays (documented: clean has no way onto fio's hosts) — only the run's own files,
+    // named with its host prefix — and is removed here, as the user would, so the next test starts clean.
+    for (const [i, listing] of (await storage()).entries()) {
+      for (const name of listing.split("\n").filter(Boolean))
+        expect(name).toMatch(/\.benchspec-[^/]*-h\d+\./);
+      await hosts.hosts[i]!.exec("sh", ["-c", `rm -f -- ${hosts.privatePath}/*.benchspec-*`]);
+    }
+    expect(await storage()).toEqual(["", "", ""]);
   });
 
   it("fails the case naming a server that is down, within its connect timeout, and leaves nothing", async () => {

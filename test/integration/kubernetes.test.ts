@@ -238,11 +238,25 @@ const rowsOf = (dir: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as ResultRow);
 
-/** Waits until fio measures in a pod (the node's processes include the pods'). */
+/**
+ * Waits until fio measures in a pod: a fio process of this machine (the node's processes include the
+ * pods') whose environment is a pod's (the Job controller's JOB_COMPLETION_INDEX) — other test files run
+ * fio here too.
+ */
 const fioRunning = () =>
   until(async () => {
     const found = await execa("pgrep", ["-f", "fio .*--output-format"], { reject: false });
-    return found.exitCode === 0 ? true : undefined;
+    const inPod = found.stdout
+      .split("\n")
+      .filter(Boolean)
+      .some((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, "utf8").includes("JOB_COMPLETION_INDEX=");
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+    return inPod ? true : undefined;
   });
 
 const POD_HOST = new RegExp(`^pod-[0-2]@${NODE_NAME}$`);
@@ -423,10 +437,13 @@ describe("compile --target kubernetes", () => {
       [0, 1, 2].map((k) => join(rows, `pod-${k}`, "results.ndjson")),
     );
     for (const { row, parts } of merged) {
+      // Each copy stamps its own start at its slot's instant; fio's start includes its process starting,
+      // in three pods on two cores under the rest of the suite (0.1 s exceeded, once): 0.25 s here.
       expectMergedCopies(
         row,
         parts,
         parts.map((part) => part.host!),
+        0.25,
       );
       for (const part of parts) expect(part.host).toMatch(POD_HOST);
     }
