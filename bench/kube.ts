@@ -88,7 +88,9 @@ export async function benchKube(scratch: string, log: (line: string) => void): P
           `reference: the same cases on this machine; beside the multi-host section's ssh lines. ` +
           `benchspec run ${part("pods", (r) => r.wall)} s − measured ${part("pods", (r) => r.measured)} s; ` +
           `start → first repetition ${part("pods", (r) => r.beforeFirst)} s (the Job created, its pods scheduled and started, kubectl attach, the workers' hello and compile, arming, clock readings), ` +
-          `after the last ${part("pods", (r) => r.afterLast)} s (the workers' cleanup, the Job deleted with its pods)`,
+          `after the last ${part("pods", (r) => r.afterLast)} s (the workers' cleanup, the Job deleted with its pods); ` +
+          `per case between them ${part("pods", (r) => (r.wall - r.measured - r.beforeFirst - r.afterLast) / SHORT_CASES)} s ` +
+          `(this machine: ${part("local", (r) => (r.wall - r.measured - r.beforeFirst - r.afterLast) / SHORT_CASES)} s)`,
         detail: { pods: of("pods"), local: of("local") },
       },
     ];
