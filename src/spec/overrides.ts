@@ -266,6 +266,18 @@ export function hostsOption(doc: Document.Parsed, option: string): string[] {
     throw new BenchspecError("invalid-override", `--hosts "${option}": expected [GROUP=]HOST,HOST…`);
   const list = JSON.stringify(hosts);
   const defined = isMap(doc.getIn(["hosts", group], true));
+  // A group whose transport places its hosts itself (Slurm's nodes, Kubernetes' pods) has none to name.
+  if (defined && doc.getIn(["hosts", group, "hosts"]) === undefined) {
+    const node = doc.getIn(["hosts", group], true) as YAMLMap;
+    const counts = node.items.filter(
+      (pair) => typeof doc.getIn(["hosts", group, String(pair.key)]) === "number",
+    );
+    const how = counts.map((pair) => `--set hosts.${group}.${String(pair.key)}=N`).join(" or ");
+    throw new BenchspecError(
+      "invalid-override",
+      `--hosts ${group}=…: host group ${group} (transport ${String(doc.getIn(["hosts", group, "transport"]))}) has no list of hosts to name: its transport places them${how ? `; say how many with ${how}` : ""}`,
+    );
+  }
   return [
     defined ? `hosts.${group}.hosts=${list}` : `hosts.${group}={transport: ssh, hosts: ${list}}`,
     ...(eq > 0 ? [] : [`hosts=${group}`]),

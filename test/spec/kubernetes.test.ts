@@ -8,7 +8,9 @@ import { renderPlan } from "../../src/cli/plan.js";
 import { kubernetesJob } from "../../src/compile/kubernetes-job.js";
 import { podTrouble } from "../../src/hosts/kubernetes.js";
 import type { HostGroup } from "../../src/spec/schema.js";
-import { diagnosticsOf, fsSpec, planOf } from "../support/spec.js";
+import { join } from "node:path";
+import { loadSpec } from "../../src/engines/language.js";
+import { diagnosticsOf, fsSpec, planOf, SPECS_DIR } from "../support/spec.js";
 
 const group = { transport: "kubernetes", pods: 3, image: "registry.example/benchspec:0.1.0" };
 const withGroup = (extra: object) =>
@@ -18,6 +20,16 @@ const withGroup = (extra: object) =>
 const errors = (extra: object) => diagnosticsOf(withGroup(extra)).filter((d) => d.severity === "error");
 
 describe("a kubernetes host group", () => {
+  it("has no hosts for --hosts to name: refused, saying how many pods to ask for instead", async () => {
+    const { diagnostics, plan } = await loadSpec(join(SPECS_DIR, "object-upload-download.yaml"), {
+      hosts: ["pods=a,b"],
+    });
+    expect(plan).toBeUndefined();
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      "--hosts pods=…: host group pods (transport kubernetes) has no list of hosts to name: its transport places them; say how many with --set hosts.pods.pods=N",
+    ]);
+  });
+
   it("names its pods by index until their workers say where they run", () => {
     const plan = planOf(withGroup({}));
     expect(renderPlan(plan)).toContain("pods: pod 0, pod 1, pod 2 (kubernetes)");
