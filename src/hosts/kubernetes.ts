@@ -228,7 +228,15 @@ export const kubernetesTransport: HostTransport<"kubernetes"> = {
         ttlSeconds: FINISHED_JOB_TTL_S,
       });
       try {
-        await kubectl(group, env, ["create", "--filename", "-", "--output", "name"], JSON.stringify(job));
+        const namespace = await kubectl(
+          group,
+          env,
+          ["create", "--filename", "-", "--output", "jsonpath={.metadata.namespace}"],
+          JSON.stringify(job),
+        );
+        // Where the context put it, on record too: `clean` finds it even if the context's namespace changes.
+        if (record.namespace === undefined && namespace.trim() !== "")
+          events.created({ what, record: { ...record, namespace: namespace.trim() } });
       } catch (error) {
         for (let index = 0; index < group.pods; index++)
           fail(index, `its Job could not be created: ${(error as Error).message}`);

@@ -131,7 +131,9 @@ describe("a fio case on three fio servers", () => {
       expect(row.latency).toEqual({ ...percentiles, mean: row.latency!.mean });
       const weighted = parts.reduce((sum, part) => sum + part.latency!.mean! * part.ops, 0) / row.ops;
       expect(row.latency!.mean).toBeCloseTo(weighted, 15);
-      expect(Math.abs(row.latency!.mean! - mean!) / mean!).toBeLessThan(0.001);
+      // fio's json+ bins are 1/64 of a power of two wide (FIO_IO_U_PLAT_BITS = 6): the bins' mean is within
+      // half a bin, 0.8 %, of the exact one (0.13 % seen under the suite's load).
+      expect(Math.abs(row.latency!.mean! - mean!) / mean!).toBeLessThan(0.008);
       const p99s = parts.map((part) => part.latency!.p99!);
       expect(row.latency!.p99).toBeGreaterThanOrEqual(Math.min(...p99s));
       expect(row.latency!.p99).toBeLessThanOrEqual(Math.max(...p99s) * 1.001);

@@ -176,6 +176,9 @@ const pods = (extra: object = {}) => ({
   kubeconfig: cluster.kubeconfig,
   // One node here: the default (one pod per node) would leave two of three unscheduled.
   spread: "any",
+  // A pod without requests is BestEffort: its CPU share is the least there is, and under the rest of the
+  // suite its worker's start came 161 ms late once. Half a core each, as a benchmark's pods would ask.
+  resources: { requests: { cpu: "500m", memory: "128Mi" } },
   ...extra,
 });
 
@@ -386,6 +389,14 @@ describe("faults on Kubernetes", () => {
     await running;
     const left = await cluster.leftBehind();
     expect(left.filter((name) => name.startsWith("job.batch/benchspec-"))).toHaveLength(1);
+    // On record before it was created, and again with the namespace the context put it in.
+    const job = left.find((name) => name.startsWith("job.batch/"))!.replace("job.batch/", "");
+    const records = readFileSync(join(dir, "leftovers.ndjson"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { kind: string; record?: { job: string; namespace?: string } })
+      .filter((l) => l.kind === "transport");
+    expect(records.map((l) => l.record)).toEqual([{ job }, { job, namespace: "default" }]);
     const cleaned = await benchspec(["clean", dir]);
     expect(cleaned.exitCode, cleaned.all).toBe(0);
     expect(cleaned.stdout).toContain(

@@ -228,25 +228,27 @@ type AddOp = Extract<IpfsOp, { op: "add" }>;
 const isAdd = (op: IpfsOp): op is AddOp => op.op === "add";
 
 /**
- * Removes what the adds Ctrl-C cut off stored (unfinished.ts). Kubo may still commit a batch of an aborted
- * add's blocks after the request ended, so the adds found are looked at again, every leaf, a moment later —
- * until a look finds nothing or the wait runs out. What cannot be computed is said, with the node's own remedy.
+ * Removes what the adds Ctrl-C cut off stored (unfinished.ts). Kubo may still commit an aborted add's blocks
+ * after its request ended — also of an add that had stored nothing yet at the first look — so every cut-off
+ * add is looked at again, every leaf, each LATE_COMMIT_MS, until two looks in a row find nothing (or the wait
+ * runs out, which is said). What cannot be computed is said, with the node's own remedy.
  */
 async function removeCutOff(session: Session, signal: AbortSignal): Promise<void> {
   const problems: string[] = [];
-  const look = (adds: readonly UnfinishedAdd[], relook: boolean) =>
-    removeUnfinished(session.client, session.rpc, adds, signal, problems, relook);
-  const first = await look(session.cutOff, false);
-  let found = first.found;
-  for (let waited = 0; found.length > 0 && waited < LATE_COMMIT_LIMIT_MS; waited += LATE_COMMIT_MS) {
+  const look = (relook: boolean) =>
+    removeUnfinished(session.client, session.rpc, session.cutOff, signal, problems, relook);
+  const { unknown } = await look(false);
+  let quiet = 0;
+  let storing = 0;
+  for (let waited = 0; quiet < 2 && waited < LATE_COMMIT_LIMIT_MS; waited += LATE_COMMIT_MS) {
     await setTimeout(LATE_COMMIT_MS, undefined, { signal });
-    found = (await look(found, true)).found;
+    storing = (await look(true)).found.length;
+    quiet = storing > 0 ? 0 : quiet + 1;
   }
-  if (found.length > 0)
+  if (quiet < 2)
     problems.push(
-      `the IPFS node at ${redactUrls(session.connection.api)} was still storing blocks of ${found.length === 1 ? "an add" : `${found.length} adds`} cut off by Ctrl-C ${LATE_COMMIT_LIMIT_MS / 1000} s later; \`ipfs repo gc\` there removes them`,
+      `the IPFS node at ${redactUrls(session.connection.api)} was still storing blocks of ${storing === 1 ? "an add" : `${storing} adds`} cut off by Ctrl-C ${LATE_COMMIT_LIMIT_MS / 1000} s later; \`ipfs repo gc\` there removes them`,
     );
-  const unknown = first.unknown;
   if (unknown > 0)
     problems.push(
       `${unknown === 1 ? "an add" : `${unknown} adds`} cut off by Ctrl-C may have left part of ${unknown === 1 ? "its" : "their"} data on the IPFS node at ${redactUrls(session.connection.api)}, unpinned and under no CID benchspec could compute (a content-defined chunker, dag-pb leaves or a DAG's inner nodes); \`ipfs repo gc\` there removes it (benchspec never collects garbage on a node it did not launch)`,
@@ -255,7 +257,7 @@ async function removeCutOff(session: Session, signal: AbortSignal): Promise<void
 }
 /** How often, and how long at most, an aborted add's late blocks are looked for. */
 const LATE_COMMIT_MS = 500;
-const LATE_COMMIT_LIMIT_MS = 5_000;
+const LATE_COMMIT_LIMIT_MS = 10_000;
 /** A few of the payload's 1 MiB pieces and of Kubo's chunks. */
 const WARM_UP_BYTES = 4 * 2 ** 20;
 
