@@ -193,12 +193,11 @@ export const kubernetesTransport: HostTransport<"kubernetes"> = {
     const watchPods = () => {
       watch = startWorkerProcess(
         "kubectl",
-        [...kubectlArgs(group, env), "get", "pods", "--selector", `${JOB_LABEL}=${record.job}`].concat([
-          "--watch",
-          "--output-watch-events",
-          "--output",
-          "json",
-        ]),
+        [
+          ...kubectlArgs(group, env),
+          ...["get", "pods", "--selector", `${JOB_LABEL}=${record.job}`],
+          ...["--watch", "--output-watch-events", "--output", "json"],
+        ],
         (line) => {
           try {
             const event = JSON.parse(line) as { type: string; object: Pod };
