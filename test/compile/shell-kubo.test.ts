@@ -90,12 +90,15 @@ describe("a launched Kubo target in the compiled script", () => {
     // The script alone (not its process group): what a kill -9 of benchspec.sh leaves is its children.
     script.kill("SIGKILL");
     await script;
+    // The watchdog stops the daemon, waits for it to exit, then removes the repo: both within 10 s.
+    const [state] = await readdir(scratch);
+    const targets = join(scratch, state!, "targets");
+    const leftBehind = async () => [...(await daemonsUnder(scratch)), ...(await readdir(targets))];
     const deadline = Date.now() + 10_000;
-    while ((await daemonsUnder(scratch)).length > 0 && Date.now() < deadline)
+    while ((await leftBehind()).length > 0 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await daemonsUnder(scratch)).toEqual([]);
     // Its repo is gone; the script's own state directory (benchspec.*) is what a kill -9 leaves.
-    const [state] = await readdir(scratch);
-    expect(await readdir(join(scratch, state!, "targets"))).toEqual([]);
+    expect(await readdir(targets)).toEqual([]);
   }, 120_000);
 });
