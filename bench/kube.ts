@@ -1,6 +1,6 @@
 /**
  * Cases from pods of a Kubernetes cluster: the test cluster of scripts/kube/cluster.sh (a control plane and
- * a node on this machine; needs root and the tools `npm run setup` builds), the benchspec image built from
+ * three nodes on this machine, one pod each; needs root and the tools `npm run setup` builds), the benchspec image built from
  * the Containerfile and imported, and `benchspec run` reaching three pods with `transport: kubernetes`,
  * rounds interleaved with the same cases on this machine.
  *   Coordination overhead per case: (wall time of `benchspec run` − the rows' measured seconds) ÷ cases, the
@@ -55,8 +55,6 @@ export async function benchKube(scratch: string, log: (line: string) => void): P
                 image: BENCHSPEC_IMAGE,
                 imagePullPolicy: "Never",
                 kubeconfig: cluster.kubeconfig,
-                // One node: one pod per node would leave two unscheduled.
-                spread: "any",
               },
             },
             defaults: { hosts: "pods" },

@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# A one-node Kubernetes cluster on this machine, for the tests of the kubernetes transport: etcd, the API
-# server, the controller manager (its Job controller hands out the indexes of an Indexed Job) and the
-# scheduler, and a kubelet over containerd and runc, built by scripts/setup-tools.sh. Nothing is pulled
-# from a registry: images are imported from archives made here (scripts/kube/oci-image.sh).
+# A Kubernetes cluster on this machine, for the tests of the kubernetes transport: etcd, the API server,
+# the controller manager (its Job controller hands out the indexes of an Indexed Job) and the scheduler,
+# and one or more nodes, each a kubelet over its own containerd and runc, built by scripts/setup-tools.sh.
+# Nothing is pulled from a registry: images are imported from archives made here (scripts/kube/oci-image.sh).
 #
-#   cluster.sh up DIR      start it; DIR/admin.kubeconfig reaches it (as system:masters)
-#   cluster.sh down DIR    stop it and remove everything it made: its pods first (through the kubelet, so
-#                          their network is torn down), then its processes, mounts, bridge and address
-#   cluster.sh image DIR ARCHIVE   import an OCI image archive into the node
+#   cluster.sh up DIR [--nodes N]   start it with N nodes (default 1); DIR/admin.kubeconfig reaches it (as
+#                                   system:masters)
+#   cluster.sh down DIR             stop it and remove everything it made: its pods first (through the
+#                                   kubelets, so their network is torn down), then its processes, mounts,
+#                                   network namespaces, bridges and address
+#   cluster.sh image DIR ARCHIVE    import an OCI image archive into every node
+#   cluster.sh link DIR K up|down   connect or cut node K's network (a node lost, and found again)
 #
-# Its addresses: the node and every server on 10.99.0.1 (added to lo; the kubelet refuses a loopback node
-# address, and a fixed address keeps the ports off everything else's), pods on the bridge bskube0,
-# 10.244.0.0/24, gateway 10.244.0.1 — the host routes between them, no NAT and no iptables rules. No
-# kube-proxy and no DNS: a pod reaches servers by address. One cluster at a time on a machine.
+# Node K is named bskube-node-K. Node 1 and every server are on 10.99.0.1 (added to lo; the kubelet refuses
+# a loopback node address, and a fixed address keeps the ports off everything else's); node K > 1 is a
+# network namespace bskube-K whose veth bskube-vK is on the bridge bskube-link (10.99.1.254/24), at
+# 10.99.1.K. Node K's pods are on its own bridge bskube0, 10.244.(K-1).0/24, gateway 10.244.(K-1).1 — the
+# host routes to each node's pods through the node, no NAT and no iptables rules. No kube-proxy and no DNS:
+# a pod reaches servers by address. The nodes share the machine's file systems and cgroups (each kubelet
+# and containerd has its own directories under DIR/nodes/K). One cluster at a time on a machine.
 # Facts of this machine kind it works around: cgroup v1 (failCgroupV1: false, cgroupfs, no QoS cgroups), no
 # CAP_SYS_RESOURCE (runc-wrapper: a negative oom_score_adj becomes 0), no dummy network device.
 set -euo pipefail
@@ -26,9 +32,11 @@ ETCD="$TOOLS_DIR/etcd-$ETCD_VERSION/etcd"
 CTRD="$TOOLS_DIR/containerd-$CONTAINERD_VERSION"
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 ADDRESS=10.99.0.1
+# Each node's pod bridge (in its own network namespace), and the bridge joining the nodes K > 1 to the host.
 BRIDGE=bskube0
-POD_CIDR=10.244.0.0/24
-NODE=bskube-node
+LINK=bskube-link
+LINK_ADDRESS=10.99.1.254
+MAX_NODES=9
 # Where the running cluster's directory is on record.
 RECORD=/run/benchspec-kube
 
@@ -39,7 +47,17 @@ die() {
 }
 
 kubectl_() { "$KUBE/kubectl" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
-ctr_() { "$CTRD/ctr" --address "$DIR/containerd/containerd.sock" -n k8s.io "$@"; }
+# ctr_ K ARGS...: ctr of node K's containerd.
+ctr_() {
+  local k=$1
+  shift
+  "$CTRD/ctr" --address "$DIR/nodes/$k/containerd/containerd.sock" -n k8s.io "$@"
+}
+node_name() { printf 'bskube-node-%s\n' "$1"; }
+node_address() { if (($1 == 1)); then printf '%s\n' "$ADDRESS"; else printf '10.99.1.%s\n' "$1"; fi; }
+netns() { printf 'bskube-%s\n' "$1"; }
+# The number of nodes of the cluster in DIR.
+node_count() { find "$DIR/nodes" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l; }
 
 # start NAME COMMAND...: in the background, its output in DIR/logs/NAME.log, its pid in DIR/pids/NAME.
 start() {
@@ -94,12 +112,65 @@ pki() {
     >"$p/san.ext"
   openssl x509 -req -in "$p/apiserver.csr" -CA "$p/ca.crt" -CAkey "$p/ca.key" -CAcreateserial \
     -out "$p/apiserver.crt" -days 7 -extfile "$p/san.ext" 2>/dev/null
-  # Static tokens: the admin (system:masters) and the node (system:nodes); random per cluster.
+  # Static tokens: the admin (system:masters) and each node (system:nodes); random per cluster.
   ADMIN_TOKEN=$(openssl rand -hex 16)
-  NODE_TOKEN=$(openssl rand -hex 16)
-  printf '%s,admin,admin,system:masters\n%s,system:node:%s,%s,system:nodes\n' \
-    "$ADMIN_TOKEN" "$NODE_TOKEN" "$NODE" "$NODE" >"$p/tokens.csv"
+  printf '%s,admin,admin,system:masters\n' "$ADMIN_TOKEN" >"$p/tokens.csv"
+  local k name
+  NODE_TOKENS=()
+  for ((k = 1; k <= NODES; k++)); do
+    name=$(node_name "$k")
+    NODE_TOKENS[k]=$(openssl rand -hex 16)
+    printf '%s,system:node:%s,%s,system:nodes\n' "${NODE_TOKENS[k]}" "$name" "$name" >>"$p/tokens.csv"
+  done
   chmod 600 "$p"/*.key "$p/tokens.csv"
+}
+
+# network K: node K's network namespace on the link bridge, and the host's route to its pods.
+network() {
+  local k=$1 ns
+  ns=$(netns "$k")
+  if ! ip link show "$LINK" >/dev/null 2>&1; then
+    ip link add "$LINK" type bridge
+    ip addr add "$LINK_ADDRESS/24" dev "$LINK"
+    ip link set "$LINK" up
+  fi
+  ip netns add "$ns"
+  ip link add "bskube-v$k" type veth peer name eth0 netns "$ns"
+  ip link set "bskube-v$k" master "$LINK" up
+  ip -n "$ns" addr add "$(node_address "$k")/24" dev eth0
+  ip -n "$ns" link set lo up
+  ip -n "$ns" link set eth0 up
+  ip -n "$ns" route add default via "$LINK_ADDRESS"
+  # The node forwards between its pods and the link (a new namespace starts with forwarding off).
+  ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1
+  ip route add "10.244.$((k - 1)).0/24" via "$(node_address "$k")"
+}
+
+# node K: node K's containerd (runc through the wrapper, CNI's bridge) and kubelet, in its network namespace.
+node() {
+  local k=$1 dir=$DIR/nodes/$1 name address enter=()
+  name=$(node_name "$k")
+  address=$(node_address "$k")
+  mkdir -p "$dir"/{containerd,cni,kubelet,ipam}
+  if ((k > 1)); then
+    network "$k"
+    # nsenter, not `ip netns exec`: the node's mounts (images, volumes, pod network namespaces) stay in the
+    # host's mount namespace, where `down` finds them.
+    enter=(nsenter "--net=/run/netns/$(netns "$k")")
+  fi
+  sed "s|@RUNC@|$HERE/runc-wrapper|; s|@DIR@|$dir|g" "$HERE/containerd.toml" >"$dir/containerd/config.toml"
+  sed "s|@DIR@|$dir|g; s|@BRIDGE@|$BRIDGE|; s|@POD_CIDR@|10.244.$((k - 1)).0/24|" "$HERE/cni.conflist" \
+    >"$dir/cni/10-benchspec.conflist"
+  start "containerd-$k" "${enter[@]}" env "PATH=$CTRD:$PATH" "$CTRD/containerd" \
+    --config "$dir/containerd/config.toml"
+  wait_for "node $k's containerd" 30 "$CTRD/ctr" --address "$dir/containerd/containerd.sock" version
+  image_on "$k" "$(pause_image)"
+  kubeconfig "$name" "${NODE_TOKENS[k]}" >"$dir/kubelet.kubeconfig"
+  chmod 600 "$dir/kubelet.kubeconfig"
+  sed "s|@DIR@|$dir|g; s|@ADDRESS@|$address|g" "$HERE/kubelet.yaml" >"$dir/kubelet.yaml"
+  start "kubelet-$k" "${enter[@]}" "$KUBE/kubelet" --config "$dir/kubelet.yaml" \
+    --kubeconfig "$dir/kubelet.kubeconfig" --root-dir "$dir/kubelet" --hostname-override "$name" \
+    --node-ip "$address" --cert-dir "$dir/kubelet/pki"
 }
 
 up() {
@@ -120,12 +191,17 @@ up() {
   if ip -o addr show dev lo | grep -q " $ADDRESS/"; then
     die "$ADDRESS is on lo already, and no cluster on record: remove it (ip addr del $ADDRESS/32 dev lo)"
   fi
+  local k
+  for ((k = 2; k <= NODES; k++)); do
+    if ip netns list | grep -qw "$(netns "$k")"; then
+      die "the network namespace $(netns "$k") exists, and no cluster on record: remove it (ip netns del)"
+    fi
+  done
   printf '%s\n' "$DIR" >"$RECORD"
-  mkdir -p "$DIR"/{logs,pids,etcd,containerd,cni,kubelet,ipam}
+  mkdir -p "$DIR"/{logs,pids,etcd}
   ip addr add "$ADDRESS/32" dev lo
   pki
   kubeconfig admin "$ADMIN_TOKEN" >"$DIR/admin.kubeconfig"
-  kubeconfig node "$NODE_TOKEN" >"$DIR/node.kubeconfig"
   chmod 600 "$DIR"/*.kubeconfig
 
   start etcd "$ETCD" --data-dir "$DIR/etcd" --listen-client-urls "http://$ADDRESS:2379" \
@@ -148,21 +224,16 @@ up() {
   start scheduler "$KUBE/kube-scheduler" --kubeconfig "$DIR/admin.kubeconfig" --bind-address=127.0.0.1 \
     --secure-port=0 --leader-elect=false
 
-  # The node: containerd with runc (through the wrapper), CNI's bridge, network namespaces under its state.
-  sed "s|@RUNC@|$HERE/runc-wrapper|" "$HERE/containerd.toml" | sed "s|@DIR@|$DIR|g" >"$DIR/containerd/config.toml"
-  sed "s|@DIR@|$DIR|g; s|@BRIDGE@|$BRIDGE|; s|@POD_CIDR@|$POD_CIDR|" "$HERE/cni.conflist" \
-    >"$DIR/cni/10-benchspec.conflist"
-  start containerd env "PATH=$CTRD:$PATH" "$CTRD/containerd" --config "$DIR/containerd/config.toml"
-  wait_for containerd 30 "$CTRD/ctr" --address "$DIR/containerd/containerd.sock" version
-  image "$(pause_image)"
-  sed "s|@DIR@|$DIR|g; s|@ADDRESS@|$ADDRESS|g" "$HERE/kubelet.yaml" >"$DIR/kubelet.yaml"
-  start kubelet "$KUBE/kubelet" --config "$DIR/kubelet.yaml" --kubeconfig "$DIR/node.kubeconfig" \
-    --root-dir "$DIR/kubelet" --hostname-override "$NODE" --node-ip "$ADDRESS" --cert-dir "$DIR/kubelet/pki"
-  wait_for "the node" 90 kubectl_ wait --for=condition=Ready "node/$NODE" --timeout=2s
-  # The node lifecycle controller lifts the not-ready taint once the node is Ready.
-  wait_for "the node's taints lifted" 60 bash -c \
-    "[[ -z \$(\"$KUBE/kubectl\" --kubeconfig \"$DIR/admin.kubeconfig\" get node $NODE -o jsonpath='{.spec.taints}') ]]"
-  log "up: KUBECONFIG=$DIR/admin.kubeconfig"
+  for ((k = 1; k <= NODES; k++)); do node "$k"; done
+  for ((k = 1; k <= NODES; k++)); do
+    local name
+    name=$(node_name "$k")
+    wait_for "node $k" 90 kubectl_ wait --for=condition=Ready "node/$name" --timeout=2s
+    # The node lifecycle controller lifts the not-ready taint once the node is Ready.
+    wait_for "node $k's taints lifted" 60 bash -c \
+      "[[ -z \$(\"$KUBE/kubectl\" --kubeconfig \"$DIR/admin.kubeconfig\" get node $name -o jsonpath='{.spec.taints}') ]]"
+  done
+  log "up ($NODES node$( ((NODES == 1)) || printf s)): KUBECONFIG=$DIR/admin.kubeconfig"
 }
 
 # The pod sandbox image: a static "pause" (tools/pause.go), built once into the tools cache.
@@ -182,8 +253,21 @@ pause_image() {
   printf '%s\n' "$archive"
 }
 
+image_on() {
+  ctr_ "$1" images import "$2" >/dev/null
+}
+
 image() {
-  ctr_ images import "$1" >/dev/null
+  local k
+  for ((k = 1; k <= $(node_count); k++)); do image_on "$k" "$1"; done
+}
+
+# link K up|down: node K's veth on the link bridge (node 1, on the host's own addresses, cannot be cut).
+link() {
+  local k=$1 state=$2
+  ((k > 1 && k <= $(node_count))) || die "node $k cannot be cut: nodes 2 to $(node_count) can"
+  [[ $state == up || $state == down ]] || die "link DIR K up|down, not $state"
+  ip link set "bskube-v$k" "$state"
 }
 
 # stop NAME: TERM, then KILL after 10 s.
@@ -218,28 +302,37 @@ down() {
     if [[ -s $RECORD && $(<"$RECORD") == "$DIR" ]]; then rm -f -- "$RECORD"; fi
     return 0
   fi
-  if [[ -f $DIR/pids/apiserver && -f $DIR/pids/kubelet ]]; then
-    # Through the kubelet: each pod's containers stopped and its network torn down by CNI.
+  local k count
+  count=$(node_count)
+  # A cut node is connected again, so that its kubelet tears its pods down like the others'.
+  for ((k = 2; k <= count; k++)); do ip link set "bskube-v$k" up 2>/dev/null || true; done
+  if [[ -f $DIR/pids/apiserver && -f $DIR/pids/kubelet-1 ]]; then
+    # Through the kubelets: each pod's containers stopped and its network torn down by CNI.
     kubectl_ delete jobs,pods --all --all-namespaces --grace-period=5 --wait=false >/dev/null 2>&1 || true
     kubectl_ wait --for=delete pods --all --all-namespaces --timeout=60s >/dev/null 2>&1 || true
   fi
-  stop kubelet
-  if [[ -S $DIR/containerd/containerd.sock ]]; then
-    local task
-    for task in $(ctr_ tasks ls -q 2>/dev/null); do
-      ctr_ tasks kill -s SIGKILL "$task" >/dev/null 2>&1 || true
-      ctr_ tasks delete -f "$task" >/dev/null 2>&1 || true
-    done
-  fi
+  for ((k = 1; k <= count; k++)); do
+    stop "kubelet-$k"
+    if [[ -S $DIR/nodes/$k/containerd/containerd.sock ]]; then
+      local task
+      for task in $(ctr_ "$k" tasks ls -q 2>/dev/null); do
+        ctr_ "$k" tasks kill -s SIGKILL "$task" >/dev/null 2>&1 || true
+        ctr_ "$k" tasks delete -f "$task" >/dev/null 2>&1 || true
+      done
+    fi
+    stop "containerd-$k"
+    # Shims outlive containerd by design; this cluster's are named by its socket.
+    pkill -KILL -f "containerd-shim-runc-v2 .*-address $DIR/nodes/$k/containerd/containerd.sock" 2>/dev/null || true
+  done
   local name
-  for name in scheduler controller-manager apiserver etcd containerd; do stop "$name"; done
-  # Shims outlive containerd by design; this cluster's are named by its socket.
-  pkill -KILL -f "containerd-shim-runc-v2 .*-address $DIR/containerd/containerd.sock" 2>/dev/null || true
+  for name in scheduler controller-manager apiserver etcd; do stop "$name"; done
   local mount
   while read -r mount; do umount -l "$mount" 2>/dev/null || true; done < <(
     awk -v dir="$DIR/" 'index($2, dir) == 1 { print $2 }' /proc/mounts | sort -r
   )
   ip link del "$BRIDGE" 2>/dev/null || true
+  for ((k = 2; k <= count; k++)); do ip netns del "$(netns "$k")" 2>/dev/null || true; done
+  ip link del "$LINK" 2>/dev/null || true
   ip addr del "$ADDRESS/32" dev lo 2>/dev/null || true
   rm -rf -- "$DIR"
   if [[ -s $RECORD && $(<"$RECORD") == "$DIR" ]]; then rm -f -- "$RECORD"; fi
@@ -247,10 +340,14 @@ down() {
 
 command=${1:-}
 DIR=${2:-}
-[[ -n $command && -n $DIR ]] || die "usage: cluster.sh up|down DIR | cluster.sh image DIR ARCHIVE"
+[[ -n $command && -n $DIR ]] ||
+  die "usage: cluster.sh up DIR [--nodes N] | down DIR | image DIR ARCHIVE | link DIR K up|down"
 DIR=$(realpath -m -- "$DIR")
 case $command in
   up)
+    NODES=1
+    if [[ ${3:-} == --nodes ]]; then NODES=${4:-}; fi
+    [[ $NODES =~ ^[1-9]$ ]] || die "--nodes takes 1 to $MAX_NODES, not ${NODES:-nothing}"
     [[ ! -e $DIR || -z $(ls -A -- "$DIR") ]] || die "$DIR is not empty"
     # A failed start leaves nothing behind.
     trap 'status=$?; if ((status != 0)); then down; fi' EXIT
@@ -259,5 +356,6 @@ case $command in
     ;;
   down) down ;;
   image) image "${3:?usage: cluster.sh image DIR ARCHIVE}" ;;
-  *) die "unknown command $command (up, down, image)" ;;
+  link) link "${3:?usage: cluster.sh link DIR K up|down}" "${4:?usage: cluster.sh link DIR K up|down}" ;;
+  *) die "unknown command $command (up, down, image, link)" ;;
 esac

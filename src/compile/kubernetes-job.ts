@@ -15,6 +15,8 @@ export const JOB_LABEL = "benchspec.dev/job";
 /** Set by the Job controller on each pod of an Indexed Job. */
 export const INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index";
 export const CONTAINER = "benchspec";
+/** How long a pod's worker has to end when its pod is deleted (it ends at once when its stdin closes). */
+export const TERMINATION_GRACE_S = 10;
 
 export interface JobOptions {
   name: string;
@@ -57,7 +59,7 @@ export function kubernetesJob(group: KubernetesGroup, options: JobOptions): obje
         metadata: { labels },
         spec: {
           restartPolicy: "Never",
-          terminationGracePeriodSeconds: 10,
+          terminationGracePeriodSeconds: TERMINATION_GRACE_S,
           enableServiceLinks: false,
           ...(group.serviceAccount !== undefined
             ? { serviceAccountName: group.serviceAccount }

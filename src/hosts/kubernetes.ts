@@ -8,11 +8,19 @@
  *
  * Every fault is bounded and named from the pods' own status, watched for the Job's length: an image that
  * cannot be pulled, a container that cannot be created, a pod that is not running within `startTimeout`
- * (with the scheduler's reason when it is unschedulable), a pod evicted, failed or deleted mid-case.
+ * (with the scheduler's reason when it is unschedulable), a pod evicted, failed or deleted mid-case. A
+ * pod on a node that was lost (its network cut, its kubelet gone) says nothing: its worker is dead to the
+ * coordinator after the protocol's silence limit, and that worker, hearing nothing either, stops by itself.
  */
 import { randomBytes } from "node:crypto";
 import { execa } from "execa";
-import { CONTAINER, INDEX_ANNOTATION, JOB_LABEL, kubernetesJob } from "../compile/kubernetes-job.js";
+import {
+  CONTAINER,
+  INDEX_ANNOTATION,
+  JOB_LABEL,
+  kubernetesJob,
+  TERMINATION_GRACE_S,
+} from "../compile/kubernetes-job.js";
 import { resolveEnvRefs } from "../spec/strings.js";
 import type { GroupOf, HostTransport } from "./types.js";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process.js";
@@ -23,6 +31,11 @@ const DEFAULT_START_TIMEOUT_S = 120;
 /** How long a finished Job stays if benchspec could not delete it (killed): Kubernetes removes it then. */
 const FINISHED_JOB_TTL_S = 3_600;
 const KUBECTL_TIMEOUT_MS = 60_000;
+/**
+ * A pod still there this long after its deletion began (its grace period and a margin) is on a node that
+ * cannot say it stopped — lost, as its silence told — and is force-deleted, as an administrator would.
+ */
+const STRANDED_AFTER_S = TERMINATION_GRACE_S + 15;
 /** After an attach ends, how long the pod's status may take to say why (the watch names it first). */
 const WHY_WAIT_MS = 3_000;
 
@@ -59,17 +72,25 @@ async function kubectl(group: Group, env: NodeJS.ProcessEnv, args: string[], inp
 }
 
 async function deleteJob(group: Group, env: NodeJS.ProcessEnv, record: JobRecord): Promise<boolean> {
+  const scoped = { ...group, namespace: record.namespace };
   // Foreground: the Job is gone only once its pods are, so nothing of it outlives the call.
-  const out = await kubectl({ ...group, namespace: record.namespace }, env, [
-    "delete",
-    "job",
-    record.job,
-    "--cascade=foreground",
-    "--ignore-not-found",
-    "--wait=true",
+  const deleted = await kubectl(scoped, env, [
+    ...["delete", "job", record.job, "--cascade=foreground", "--ignore-not-found"],
+    ...["--wait=true", `--timeout=${STRANDED_AFTER_S}s`],
+  ]).catch((error: Error) => error);
+  if (!(deleted instanceof Error)) return deleted.trim() !== "";
+  if (!/timed out/.test(deleted.message)) throw deleted;
+  // Its pods on a lost node never confirm their end: their workers stopped by themselves (silence), and
+  // their containers go when the node comes back and finds the pods gone.
+  await kubectl(scoped, env, [
+    ...["delete", "pods", "--selector", `${JOB_LABEL}=${record.job}`],
+    ...["--grace-period=0", "--force", "--ignore-not-found", "--wait=false"],
+  ]);
+  await kubectl(scoped, env, [
+    ...["wait", "--for=delete", `job/${record.job}`],
     `--timeout=${KUBECTL_TIMEOUT_MS / 1000}s`,
   ]);
-  return out.trim() !== "";
+  return true;
 }
 
 /** The parts of a pod's status that say where it is and what is wrong with it. */

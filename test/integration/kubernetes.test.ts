@@ -1,10 +1,10 @@
 /**
- * Kubernetes, for real: a control plane and a node on this machine (scripts/kube/cluster.sh), the benchspec
+ * Kubernetes, for real: a control plane and three nodes on this machine (scripts/kube/cluster.sh), the benchspec
  * image built from the repository's Containerfile on a base made here (scripts/kube/image.sh), and the real
  * `bin/benchspec.js run` coordinating pods of an Indexed Job through the API server with the real kubectl.
- * First the cluster itself (indexes from the Job controller, a server on the node's address reached from a
- * pod, a stream through the API server), then the transport: cases from three pods merged, and each fault
- * bounded and named, with nothing of the run left in the cluster.
+ * First the cluster itself (indexes from the Job controller, a server on the host reached from a pod of
+ * each node), then the transport: cases from three pods on three nodes merged, and each fault bounded and
+ * named — a node lost among them — with nothing of the run left in the cluster.
  */
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -20,7 +20,8 @@ import {
   BENCHSPEC_IMAGE,
   KUBE_BIN,
   NODE_ADDRESS,
-  NODE_NAME,
+  nodeName,
+  NODES,
   startCluster,
   type Cluster,
 } from "../support/kube.js";
@@ -79,7 +80,7 @@ describe("the Kubernetes test cluster", () => {
     server?.close();
   });
 
-  it("runs an Indexed Job whose pods know their index and reach a server on the node's address", async () => {
+  it("runs an Indexed Job whose pods, one per node, know their index and reach a server on the host", async () => {
     const job = {
       apiVersion: "batch/v1",
       kind: "Job",
@@ -89,9 +90,20 @@ describe("the Kubernetes test cluster", () => {
         completions: 3,
         parallelism: 3,
         template: {
+          metadata: { labels: { app: "indexed" } },
           spec: {
             restartPolicy: "Never",
             automountServiceAccountToken: false,
+            affinity: {
+              podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [
+                  {
+                    labelSelector: { matchLabels: { app: "indexed" } },
+                    topologyKey: "kubernetes.io/hostname",
+                  },
+                ],
+              },
+            },
             containers: [
               {
                 name: "c",
@@ -116,6 +128,16 @@ describe("the Kubernetes test cluster", () => {
       .filter(Boolean);
     const logs = await Promise.all(pods.map(async (pod) => (await cluster.kubectl(["logs", pod])).stdout));
     expect(logs.sort()).toEqual([0, 1, 2].map((i) => `index=${i}\nseen /from-${i}`));
+    // Through each node's own pod network and the host's route to it.
+    const nodes = await cluster.kubectl([
+      "get",
+      "pods",
+      "-l",
+      "job-name=indexed",
+      "-o",
+      "jsonpath={.items[*].spec.nodeName}",
+    ]);
+    expect(nodes.stdout.split(" ").sort()).toEqual([1, 2, 3].map(nodeName));
     expect((await cluster.kubectl(["delete", "job", "indexed", "--cascade=foreground"])).exitCode).toBe(0);
   }, 120_000);
 });
@@ -174,8 +196,6 @@ const pods = (extra: object = {}) => ({
   image: BENCHSPEC_IMAGE,
   imagePullPolicy: "Never",
   kubeconfig: cluster.kubeconfig,
-  // One node here: the default (one pod per node) would leave two of three unscheduled.
-  spread: "any",
   // A pod without requests is BestEffort: its CPU share is the least there is, and under the rest of the
   // suite its worker's start came 161 ms late once. Half a core each, as a benchmark's pods would ask.
   resources: { requests: { cpu: "500m", memory: "128Mi" } },
@@ -262,7 +282,25 @@ const fioRunning = () =>
     return inPod ? true : undefined;
   });
 
-const POD_HOST = new RegExp(`^pod-[0-2]@${NODE_NAME}$`);
+/** The processes of this machine that run in the pod (its hostname is in their environment). */
+async function processesOfPod(pod: string): Promise<string[]> {
+  const pids = (await execa("pgrep", ["-f", "."], { reject: false })).stdout.split("\n").filter(Boolean);
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`HOSTNAME=${pod}`);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+const POD_HOST = /^pod-[0-2]@bskube-node-[1-3]$/;
+
+/** The three pods of a group are on the three nodes, one each (the default spread). */
+function expectOnePerNode(names: string[]): void {
+  for (const name of names) expect(name).toMatch(POD_HOST);
+  expect(names.map((name) => name.split("@")[1]).sort()).toEqual([1, 2, 3].map(nodeName));
+}
 
 describe("a case from three pods", () => {
   it("runs dd, fio and S3 in every pod at once and merges exactly; no secret in the cluster", async () => {
@@ -295,7 +333,7 @@ describe("a case from three pods", () => {
     ]);
     const names = rows[0]!.hosts!.map((part) => part.host).sort();
     expect(names).toHaveLength(3);
-    for (const name of names) expect(name).toMatch(POD_HOST);
+    expectOnePerNode(names);
     for (const row of rows) expectMerged(row, names);
     expect(await cluster.leftBehind()).toEqual([]);
   }, 300_000);
@@ -303,11 +341,7 @@ describe("a case from three pods", () => {
 
 describe("faults on Kubernetes", () => {
   it("a pod that finds no node of its own fails the case after startTimeout, with the scheduler's reason", async () => {
-    const file = await writeSpec(
-      "unschedulable",
-      [ddWrite],
-      pods({ pods: 2, spread: "node", startTimeout: "5s" }),
-    );
+    const file = await writeSpec("unschedulable", [ddWrite], pods({ pods: NODES + 1, startTimeout: "5s" }));
     const dir = join(work, "unschedulable-run");
     const started = Date.now();
     const result = await benchspec(["run", file, "-o", dir]);
@@ -361,6 +395,36 @@ describe("faults on Kubernetes", () => {
     expect(dd!.ok, dd!.error).toBe(true);
     expect(dd!.hosts).toHaveLength(3);
     expect(await cluster.leftBehind()).toEqual([]);
+  }, 180_000);
+
+  it("a node lost mid-case fails that case naming its pod, within the silence limit; nothing stays", async () => {
+    const file = await writeSpec("lost", [fioRead("60s")]);
+    const dir = join(work, "lost-run");
+    const running = benchspec(["run", file, "-o", dir]);
+    await fioRunning();
+    const placed = await cluster.kubectl([
+      ...["get", "pods", "--selector", "app.kubernetes.io/managed-by=benchspec"],
+      ...["-o", 'jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName}{"\\n"}{end}'],
+    ]);
+    const lostPod = placed.stdout.split("\n").find((line) => line.endsWith(` ${nodeName(3)}`));
+    expect(lostPod, placed.stdout).toBeDefined();
+    const cut = Date.now();
+    await cluster.link(3, "down");
+    try {
+      const result = await running;
+      expect(result.exitCode, result.all).toBe(1);
+      // The silence limit (10 s), then the Job deleted: the lost node's pod force-deleted after its grace.
+      expect(Date.now() - cut).toBeLessThan(60_000);
+      const [row] = rowsOf(dir);
+      expect(row!.ok).toBe(false);
+      expect(row!.error).toMatch(new RegExp(`pod-\\d@${nodeName(3)}.*no word from its worker`));
+      expect(await cluster.leftBehind()).toEqual([]);
+      // Its worker, cut off too, stopped by itself: no process of its pod is left on the machine.
+      const podName = lostPod!.split(" ")[0]!;
+      await until(async () => ((await processesOfPod(podName)).length === 0 ? true : undefined));
+    } finally {
+      await cluster.link(3, "up");
+    }
   }, 180_000);
 
   it("Ctrl-C mid-case deletes the Job and its pods, exits 130", async () => {
@@ -437,7 +501,15 @@ describe("compile --target kubernetes", () => {
     }, 500);
     const result = await running;
     clearInterval(sampler);
-    expect(result.exitCode, result.all).toBe(0);
+    // On failure, what each pod's script said (its log) beside the runner's words.
+    const said = [0, 1, 2].map((k) => {
+      try {
+        return `pod-${k}/log:\n${readFileSync(join(rows, `pod-${k}`, "log"), "utf8")}`;
+      } catch {
+        return `pod-${k}: no log`;
+      }
+    });
+    expect(result.exitCode, [result.all, ...said].join("\n")).toBe(0);
     expect(seen.some((json) => json.includes("benchspec-compiled-pods"))).toBe(true);
     expect(seen.filter((json) => json.includes(minio.secretKey))).toEqual([]);
     expect(await cluster.leftBehind()).toEqual([]);
@@ -456,7 +528,7 @@ describe("compile --target kubernetes", () => {
         parts.map((part) => part.host!),
         0.25,
       );
-      for (const part of parts) expect(part.host).toMatch(POD_HOST);
+      expectOnePerNode(parts.map((part) => part.host!));
     }
     // The same cases and repetitions as `run` gives, each a row of the three pods.
     const ran = join(work, "compiled-run");

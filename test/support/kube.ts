@@ -14,9 +14,12 @@ const SCRIPTS = join(ROOT, "scripts", "kube");
 const TOOLS = process.env.BENCHSPEC_TOOLS_DIR ?? join(process.env.HOME ?? "/root", ".cache/benchspec/tools");
 /** Where kubectl is: on PATH for the coordinator, as a user's would be. */
 export const KUBE_BIN = join(TOOLS, "kube-v1.34.4");
-/** The node's address: servers the pods reach listen on it. */
+/** Node 1's address, the host's own: servers the pods of every node reach listen on it. */
 export const NODE_ADDRESS = "10.99.0.1";
-export const NODE_NAME = "bskube-node";
+/** How many nodes the test cluster has: three pods spread one per node, as a real cluster places them. */
+export const NODES = 3;
+/** Node K's name (1-based). */
+export const nodeName = (k: number) => `bskube-node-${k}`;
 /** The benchspec image the tests build from the repository's Containerfile. */
 export const BENCHSPEC_IMAGE = "benchspec.local/benchspec:test";
 /** The label of everything benchspec creates in a cluster. */
@@ -26,8 +29,10 @@ export interface Cluster {
   dir: string;
   kubeconfig: string;
   kubectl(args: string[], input?: string): Promise<{ exitCode?: number; stdout: string; stderr: string }>;
-  /** Imports an OCI image archive into the node. */
+  /** Imports an OCI image archive into every node. */
   image(archive: string): Promise<void>;
+  /** Cuts node K's network (a node lost) or connects it again. */
+  link(node: number, state: "up" | "down"): Promise<void>;
   /** Builds the benchspec image (scripts/kube/image.sh) and imports it. */
   benchspecImage(work: string): Promise<void>;
   /** What of benchspec's is in the cluster, in any namespace: Jobs, pods, volume claims, ConfigMaps, Secrets. */
@@ -42,7 +47,7 @@ async function script(args: string[]): Promise<void> {
 }
 
 export async function startCluster(dir: string): Promise<Cluster> {
-  await script([join(SCRIPTS, "cluster.sh"), "up", dir]);
+  await script([join(SCRIPTS, "cluster.sh"), "up", dir, "--nodes", String(NODES)]);
   const kubeconfig = join(dir, "admin.kubeconfig");
   const kubectl = async (args: string[], input?: string) => {
     const result = await execa(join(KUBE_BIN, "kubectl"), ["--kubeconfig", kubeconfig, ...args], {
@@ -57,6 +62,7 @@ export async function startCluster(dir: string): Promise<Cluster> {
     kubeconfig,
     kubectl,
     image,
+    link: (node, state) => script([join(SCRIPTS, "cluster.sh"), "link", dir, String(node), state]),
     async benchspecImage(work) {
       await mkdir(work, { recursive: true });
       const archive = join(work, "benchspec.tar");
@@ -83,8 +89,17 @@ export async function startCluster(dir: string): Promise<Cluster> {
         readFileSync("/proc/mounts", "utf8").includes(dir) && `mounts under ${dir}`,
         (await execa("ip", ["-o", "addr", "show", "dev", "lo"])).stdout.includes(`${NODE_ADDRESS}/`) &&
           `${NODE_ADDRESS} on lo`,
-        (await execa("ip", ["link", "show", "bskube0"], { reject: false })).exitCode === 0 &&
-          "the bridge bskube0",
+        ...(await Promise.all(
+          ["bskube0", "bskube-link"].map(
+            async (bridge) =>
+              (await execa("ip", ["link", "show", bridge], { reject: false })).exitCode === 0 &&
+              `the bridge ${bridge}`,
+          ),
+        )),
+        ...(await execa("ip", ["netns", "list"])).stdout
+          .split("\n")
+          .filter((line) => line.startsWith("bskube-"))
+          .map((line) => `the network namespace ${line}`),
         ...(await execa("pgrep", ["-af", `${dir}|kube-apiserver|kubelet --config`], { reject: false })).stdout
           .split("\n")
           .filter((line) => line && !line.includes("pgrep")),
