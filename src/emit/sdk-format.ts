@@ -116,6 +116,18 @@ export const measured = <O extends z.ZodType>(op: O) =>
       .optional()
       .describe("seconds: repeat the list (pass 0, 1, …) until this much time has passed"),
     sample: z.number().positive().optional().describe("seconds between throughput time-series points"),
+    rate: z
+      .strictObject({
+        opsPerSecond: z.number().positive().describe("the scheduled starts' mean rate"),
+        arrivals: z
+          .enum(["constant", "poisson"])
+          .describe("constant: operation n starts at n ÷ rate; poisson: exponential gaps of mean 1 ÷ rate"),
+        seed: z.string().describe("poisson: the gaps' generator seed (loadSchedule in the reference runner)"),
+      })
+      .optional()
+      .describe(
+        "open loop: operation n of the list starts at its scheduled instant (or when a worker frees up, if later); latency is measured from the scheduled instant",
+      ),
     ops: z.array(op).min(1).describe("the ordered operation list (batches expand in index order)"),
   });
 
@@ -198,15 +210,23 @@ export function caseRounds(c: Case): number[] | undefined {
   return tune ? autotuneRounds(tune.start, tune.factor, tune.max) : undefined;
 }
 
-/** The measured group of a case around its operation list: concurrency, autotune, duration, sample. */
+/** The measured group of a case around its operation list: concurrency, autotune, duration, sample, rate. */
 export function measuredGroup<O>(c: Case, ops: O[]) {
   const rounds = caseRounds(c);
   const tune = c.params.autotune;
+  const rate = c.params.rate;
   return {
     concurrency: rounds ? rounds[0]! : param(c, "concurrency"),
     ...(rounds && tune && { autotune: { rounds, stopWhenGainBelow: tune.stopWhenGainBelow } }),
     ...(c.params.duration !== undefined && { duration: c.params.duration }),
     ...(c.params.sample !== undefined && { sample: c.params.sample }),
+    ...(rate && {
+      rate: {
+        opsPerSecond: "opsPerSecond" in rate ? rate.opsPerSecond : rate.bytesPerSecond / param(c, "size"),
+        arrivals: c.params.arrivals ?? "constant",
+        seed: c.id,
+      },
+    }),
     ops,
   };
 }

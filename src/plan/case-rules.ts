@@ -173,6 +173,30 @@ export function checkCase(
     );
     ok = false;
   }
+  if (params.rate !== undefined && params.hosts !== undefined) {
+    sink.error(
+      "unsupported-with-hosts",
+      `"rate" is not supported for cases on a host group ("${params.hosts}") yet: each host would start the whole rate's operations; run it from one machine`,
+      pathOf("rate"),
+    );
+    ok = false;
+  }
+  if (params.rate !== undefined && params.autotune !== undefined) {
+    sink.error(
+      "conflicting-keys",
+      `"rate" and "autotune" exclude each other: autotune raises the concurrency of a closed loop, rate fixes an open loop's schedule; sweep rate as a list instead (e.g. rate: [100, 200, 400])`,
+      pathOf("rate"),
+    );
+    ok = false;
+  }
+  if (params.arrivals !== undefined && params.rate === undefined) {
+    sink.error(
+      "param-not-applicable",
+      `"arrivals" spaces the scheduled starts of an open loop: set "rate" too (e.g. rate: 200), or remove it`,
+      pathOf("arrivals"),
+    );
+    ok = false;
+  }
   if (params.steady && params.duration === undefined) {
     sink.error(
       "missing-runtime",

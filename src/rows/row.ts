@@ -22,7 +22,11 @@ export type Latency = z.infer<typeof latency>;
  * Latencies as HdrHistogram's compressed base64 encoding (nanoseconds, 3 significant digits): what rows
  * measured apart (the hosts of one case) merge by (histogram.ts).
  */
-const histograms = z.strictObject({ latency: z.string().optional(), ttfb: z.string().optional() });
+const histograms = z.strictObject({
+  latency: z.string().optional(),
+  ttfb: z.string().optional(),
+  serviceTime: z.string().optional(),
+});
 
 /** One process or worker of a parallel case (a dd process, an fio job). */
 const jobResult = z.object({
@@ -110,6 +114,20 @@ export const ResultRowSchema = z.object({
   jobs: z.array(jobResult).optional(),
   /** Time to first byte of object reads (GET, cat). */
   ttfb: latency.optional(),
+  /**
+   * Open loop (`rate`): `latency` is each operation's response time, from the instant it was due; this is
+   * its service time, from the instant it started (the two differ by how late it started).
+   */
+  serviceTime: latency.optional(),
+  /** Open loop (`rate`): the rate asked and kept (rows/schedule.ts). */
+  schedule: z
+    .strictObject({
+      rate: z.number(),
+      scheduled: z.number(),
+      achieved: z.number(),
+      late: z.strictObject({ p50: z.number(), p99: z.number(), max: z.number() }),
+    })
+    .optional(),
   /** A mixed workload, per operation (GetObject, PutObject, …): the share each one had and its latency. */
   byOp: z
     .record(
@@ -205,6 +223,8 @@ export const MeasurementSchema = ResultRowSchema.pick({
   jobs: true,
   steady: true,
   ttfb: true,
+  serviceTime: true,
+  schedule: true,
   byOp: true,
   client: true,
   autotune: true,

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { ParamName, ParamValue } from "./schema.js";
 import { formatDuration, formatSize } from "./units.js";
 
-type Format = "size" | "duration" | "percent" | "plain";
+type Format = "size" | "duration" | "percent" | "rate" | "plain";
 
 const PARAM_FORMATS: Record<ParamName, Format> = {
   target: "plain",
@@ -17,6 +17,8 @@ const PARAM_FORMATS: Record<ParamName, Format> = {
   jobs: "plain",
   parallel: "plain",
   concurrency: "plain",
+  rate: "rate",
+  arrivals: "plain",
   threads: "plain",
   objects: "plain",
   read: "percent",
@@ -42,6 +44,10 @@ const PARAM_FORMATS: Record<ParamName, Format> = {
 };
 
 export function formatParam(name: ParamName, value: ParamValue): string {
+  if (PARAM_FORMATS[name] === "rate" && typeof value === "object" && value !== null) {
+    const rate = value as { opsPerSecond: number } | { bytesPerSecond: number };
+    return "opsPerSecond" in rate ? `${rate.opsPerSecond}/s` : `${formatSize(rate.bytesPerSecond)}/s`;
+  }
   if (typeof value === "number") {
     const format = PARAM_FORMATS[name];
     if (format === "size") return formatSize(value);
@@ -55,7 +61,8 @@ export function formatParam(name: ParamName, value: ParamValue): string {
 
 /** A short, file-name-safe form of a value for case ids. */
 export function idFragment(name: ParamName, value: ParamValue): string {
-  if (typeof value === "object" && value !== null) return shortHash(canonicalJson(value));
+  if (typeof value === "object" && value !== null && PARAM_FORMATS[name] !== "rate")
+    return shortHash(canonicalJson(value));
   return formatParam(name, value)
     .replace(/%$/, "")
     .replace(/[^A-Za-z0-9._-]/g, "_");

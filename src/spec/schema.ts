@@ -510,6 +510,58 @@ const steadySchema = z.strictObject({
   ramp: duration.optional().describe("fio ss_ramp: time before the criterion is checked"),
 });
 
+/** The most operations per second a client is asked to start on schedule (a timer cannot keep finer). */
+const MAX_OPS_RATE = 1e6;
+const OPS_RATE_PATTERN = /^(\d+(?:\.\d+)?)\s*(?:ops)?\/s$/;
+
+/**
+ * An open-loop load's target rate: operations per second (`200`, `"200/s"`) or bytes per second
+ * (`"100MiB/s"`: divided by the object size). A codec, like the units, so a case travels to workers as
+ * written.
+ */
+const loadRateSchema = z
+  .codec(
+    z.union(
+      [z.number(), z.string().meta({ pattern: `${OPS_RATE_PATTERN.source}|${UNIT_PATTERNS.rate.source}` })],
+      {
+        error: 'expected operations per second (200 or "200/s") or bytes per second ("100MiB/s")',
+      },
+    ),
+    z.union([z.strictObject({ opsPerSecond: z.number() }), z.strictObject({ bytesPerSecond: z.number() })]),
+    {
+      decode: (input, ctx) => {
+        const ops = typeof input === "number" ? input : Number(OPS_RATE_PATTERN.exec(input)?.[1] ?? NaN);
+        if (!Number.isNaN(ops)) {
+          if (ops > 0 && ops <= MAX_OPS_RATE) return { opsPerSecond: ops };
+          ctx.issues.push({
+            ...issue(
+              "out-of-range",
+              `rate must be above 0 and at most ${MAX_OPS_RATE} operations per second`,
+            ),
+            input,
+          });
+          return z.NEVER;
+        }
+        const bytes = parseUnit("rate", input);
+        if (bytes.ok && bytes.value > 0) return { bytesPerSecond: bytes.value };
+        ctx.issues.push({
+          ...issue(
+            bytes.ok || bytes.range ? "out-of-range" : "invalid-unit",
+            bytes.ok ? "rate must be above 0B/s" : bytes.message,
+          ),
+          input,
+        });
+        return z.NEVER;
+      },
+      encode: (value) =>
+        "opsPerSecond" in value ? value.opsPerSecond : writeUnit("rate", value.bytesPerSecond),
+    },
+  )
+  .meta({
+    description:
+      'open loop: operations started on a schedule at this rate whatever the store answers — operations per second (200 or "200/s") or bytes per second ("100MiB/s"); latency is then the response time from each scheduled start',
+  });
+
 const autotuneSchema = z.strictObject({
   param: z.enum(["concurrency", "parallel", "iodepth", "jobs"]),
   start: count(1, 1_000_000, "start"),
@@ -545,7 +597,15 @@ export const paramShape = {
   iodepth: count(1, 65536, "iodepth"),
   jobs: count(1, 4096, "jobs").describe("fio numjobs"),
   parallel: count(1, 4096, "parallel").describe("dd: processes started together"),
-  concurrency: count(1, 65536, "concurrency").describe("operations in flight"),
+  concurrency: count(1, 65536, "concurrency").describe(
+    "operations in flight (with rate: the most in flight; an operation whose turn comes with none free starts late, and its wait counts in its latency)",
+  ),
+  rate: loadRateSchema,
+  arrivals: z
+    .enum(["constant", "poisson"])
+    .describe(
+      "with rate: scheduled starts evenly spaced (constant) or a Poisson process of that mean rate, the same for a spec and case",
+    ),
   threads: z
     .union([count(1, 64, "threads"), z.literal("auto")])
     .describe(
@@ -602,6 +662,8 @@ export const SWEEPABLE_PARAMS = [
   "jobs",
   "parallel",
   "concurrency",
+  "rate",
+  "arrivals",
   "threads",
   "objects",
   "read",

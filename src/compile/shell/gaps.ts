@@ -1,11 +1,12 @@
 /**
  * What the script does not do that benchspec run does, said by compile for each workload it concerns
  * ("left out: …") and listed in docs/language.md: a workload in rounds on a host group (its copies cannot
- * judge the hosts' rows together), autotune (one setting measured), a time series its engine's fragment cannot write, and what an
+ * judge the hosts' rows together), autotune (one setting measured), an open loop (`rate`), a time series its engine's fragment cannot write, and what an
  * engine's fragment or a target kind's part cannot (Engine.shellGaps, TargetShell.gaps).
  */
 import type { Engine } from "../../engines/types.js";
 import { targetsOf, type Plan } from "../../plan/types.js";
+import { formatParam } from "../../spec/params.js";
 import { formatDuration } from "../../spec/units.js";
 import { targetKind } from "../../targets/index.js";
 import { togetherGap } from "./script.js";
@@ -22,6 +23,10 @@ export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>
     if (p.autotune && !engines[c.engine]!.shellAutotune)
       gaps.push(
         `autotune is not run: the script measures one setting of ${p.autotune.param} (its case function says which)`,
+      );
+    if (p.rate !== undefined)
+      gaps.push(
+        `its open loop at rate ${formatParam("rate", p.rate)} is not run: the script starts each operation when one before it ends (a closed loop of concurrency ${p.concurrency ?? 1}), so its latencies are service times; run it with benchspec run`,
       );
     if (p.sample !== undefined && !engines[c.engine]!.shellSeries)
       gaps.push(

@@ -8,6 +8,7 @@
  * itself cost (CPU, event-loop utilization).
  */
 import { STATUS_CODES } from "node:http";
+import { setImmediate, setTimeout } from "node:timers/promises";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { INDEX_PLACEHOLDER } from "../../emit/sdk-format.js";
 import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.js";
@@ -16,6 +17,7 @@ import { failedMeasurement } from "../measurement.js";
 import type { ArmedRepetition, Measurement } from "../types.js";
 import { maxOf } from "../../rows/stats.js";
 import { measure, type LoadResult, type OpRecord } from "./measure.js";
+import { dueOffsets, type LoadSchedule } from "./schedule.js";
 
 /** Progress checkpoints of one operation are at least this far apart (a 10 s upload keeps ≤ 2,000). */
 const PROGRESS_STEP_MS = 5;
@@ -76,6 +78,8 @@ export interface RunLoadOptions {
   duration?: number;
   /** The pass number of the first pass (autotune round k uses pass k, so its data differs). */
   firstPass?: number;
+  /** Open loop: each operation starts when it is due (or when a worker frees up, if later). */
+  rate?: LoadSchedule;
   signal: AbortSignal;
 }
 
@@ -94,6 +98,8 @@ export interface LoadShare {
   workerStride: number;
   /** Epoch milliseconds (performance.timeOrigin based) at which a time-based run stops. */
   deadline?: number;
+  /** Epoch milliseconds at which an open loop's schedule starts (operation 0 is due a gap after it). */
+  scheduleStart?: number;
 }
 
 /** Runs a load with workers in this thread; `share` lets threads split one list (see threads.ts). */
@@ -106,6 +112,7 @@ export async function runLoad<O extends { from?: number; count?: number }>(
     firstWorker: 0,
     workerStride: 1,
     ...(options.duration && { deadline: epochNow() + options.duration * 1000 }),
+    ...(options.rate && { scheduleStart: epochNow() }),
   },
 ): Promise<LoadResult> {
   const passes = options.duration ? Number.MAX_SAFE_INTEGER : 1;
@@ -116,6 +123,8 @@ export async function runLoad<O extends { from?: number; count?: number }>(
   const epochStart = Date.now();
   const startedAt = performance.now();
   const deadline = share.deadline === undefined ? Infinity : share.deadline - performance.timeOrigin;
+  const dueOffset = options.rate && dueOffsets(options.rate);
+  const scheduleStart = (share.scheduleStart ?? epochNow()) - performance.timeOrigin;
   const cpu = process.cpuUsage();
   const elu: EventLoopUtilization = performance.eventLoopUtilization();
   const worker = async (id: number) => {
@@ -123,14 +132,22 @@ export async function runLoad<O extends { from?: number; count?: number }>(
       // After the first error the repetition has failed: stop issuing operations (a dead server must not
       // be asked thousands more times before the run moves on).
       if (Atomics.load(cursor, 1) !== 0 || options.signal.aborted || performance.now() >= deadline) return;
-      const next = itemAt(ops, Atomics.add(cursor, 0, 1), passes, firstPass, perPass);
+      const n = Atomics.add(cursor, 0, 1);
+      const next = itemAt(ops, n, passes, firstPass, perPass);
       if (!next) return;
+      const due = dueOffset && scheduleStart + dueOffset(n);
+      if (due !== undefined) {
+        // Time-based: the operations due within the duration, each started however late it comes.
+        if (due >= deadline) return;
+        if (!(await waitUntil(due, options.signal))) return;
+      }
       const kind = (next.op as { op?: unknown }).op;
       const record: OpRecord = {
         worker: id,
         start: performance.now(),
         end: 0,
         bytes: 0,
+        ...(due !== undefined && { due }),
         ...(typeof kind === "string" && { kind }),
       };
       let moved = 0;
@@ -171,6 +188,18 @@ export async function runLoad<O extends { from?: number; count?: number }>(
     elu: performance.eventLoopUtilization(elu).utilization,
     threads: 1,
   };
+}
+
+/**
+ * Waits until performance.now() reaches `at`, never less (a timer may fire up to a millisecond early: the
+ * event loop's clock lags), the last millisecond in turns of the loop; false when the signal aborted it.
+ */
+async function waitUntil(at: number, signal: AbortSignal): Promise<boolean> {
+  for (let wait = at - performance.now(); wait > 0; wait = at - performance.now()) {
+    const waited = wait > 1 ? setTimeout(wait, true, { signal }) : setImmediate(true, { signal });
+    if (!(await waited.catch(() => false))) return false;
+  }
+  return true;
 }
 
 /** Milliseconds since the epoch on the monotonic clock every thread of the process shares. */
@@ -218,6 +247,7 @@ export interface MeasuredGroup<O> {
   autotune?: { rounds: number[]; stopWhenGainBelow: number };
   duration?: number;
   sample?: number;
+  rate?: LoadSchedule;
   ops: readonly O[];
 }
 
@@ -246,8 +276,15 @@ export async function runMeasured<O>(
 ): Promise<Measurement> {
   const once = async (concurrency: number, firstPass: number) =>
     measure(
-      await driver.run(group.ops, { concurrency, duration: group.duration, firstPass, signal }),
+      await driver.run(group.ops, {
+        concurrency,
+        duration: group.duration,
+        firstPass,
+        ...(group.rate && { rate: group.rate }),
+        signal,
+      }),
       group.sample,
+      group.rate?.opsPerSecond,
     );
   if (!group.autotune) return once(group.concurrency, 0);
   const rounds: { value: number; measurement: Measurement }[] = [];

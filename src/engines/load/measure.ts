@@ -7,12 +7,15 @@ import type { ErrorCode } from "../../platform/errors.js";
 import { encodeSeconds } from "../../rows/histogram.js";
 import { maxOf, minOf } from "../../rows/stats.js";
 import type { Measurement } from "../types.js";
+import type { RowSchedule } from "../../rows/schedule.js";
 
 export interface OpRecord {
   worker: number;
   /** performance.now() milliseconds */
   start: number;
   end: number;
+  /** Open loop: when it was due; it started then or, with every worker busy, later. */
+  due?: number;
   firstByte?: number;
   bytes: number;
   /**
@@ -39,8 +42,13 @@ export interface LoadResult {
 }
 
 /** The repetition's numbers from its operation records. */
-export function measure(result: LoadResult, sample?: number): Measurement & { client: ClientCost } {
+export function measure(
+  result: LoadResult,
+  sample?: number,
+  rate?: number,
+): Measurement & { client: ClientCost } {
   const { records, startedAt, epochStart } = result;
+  const schedule = rate !== undefined ? scheduleOf(records, rate) : undefined;
   const ok = records.filter((r) => !r.error);
   const errors = records.filter((r) => r.error);
   const first = minOf(
@@ -53,7 +61,10 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
   );
   const wall = (last - first) / 1000;
   const bytes = ok.reduce((sum, r) => sum + r.bytes, 0);
-  const latencies = ok.map((r) => (r.end - r.start) / 1000);
+  // Open loop: latency is the response time, from when the operation was due (coordinated omission
+  // would hide a stall's queue otherwise); the service time, from its start, is kept beside it.
+  const serviceTimes = ok.map((r) => (r.end - r.start) / 1000);
+  const latencies = schedule ? ok.map((r) => (r.end - r.due!) / 1000) : serviceTimes;
   const ttfb = ok.filter((r) => r.firstByte !== undefined).map((r) => (r.firstByte! - r.start) / 1000);
   const measurement: Measurement & { client: ClientCost } = {
     ok: errors.length === 0 && ok.length > 0,
@@ -73,11 +84,14 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
     busyWindow: busyWindowRates(records, ok, first, last),
     ...(latencies.length > 0 && { latency: percentiles(latencies) }),
     ...(ttfb.length > 0 && { ttfb: percentiles(ttfb) }),
+    ...(schedule && serviceTimes.length > 0 && { serviceTime: percentiles(serviceTimes) }),
+    ...(schedule && { schedule }),
     // The same samples again, as histograms: rows of several hosts merge by them (percentiles do not add up).
     ...(latencies.length > 0 && {
       histograms: {
         latency: encodeSeconds(latencies),
         ...(ttfb.length > 0 && { ttfb: encodeSeconds(ttfb) }),
+        ...(schedule && { serviceTime: encodeSeconds(serviceTimes) }),
       },
     }),
     client: {
@@ -91,6 +105,22 @@ export function measure(result: LoadResult, sample?: number): Measurement & { cl
   if (byOp) measurement.byOp = byOp;
   if (sample) measurement.timeseries = series(ok, first, last, sample * 1000);
   return measurement;
+}
+
+/** How an open loop kept its schedule: the rate its operations started at, and how late they started. */
+function scheduleOf(records: readonly OpRecord[], rate: number): RowSchedule {
+  const rateOver = (instants: Float64Array) => {
+    const span = instants.length > 1 ? (instants[instants.length - 1]! - instants[0]!) / 1000 : 0;
+    return span > 0 ? (instants.length - 1) / span : 0;
+  };
+  const late = Float64Array.from(records, (r) => (r.start - r.due!) / 1000).sort();
+  const at = (q: number) => late[Math.min(late.length - 1, Math.floor(q * late.length))] ?? 0;
+  return {
+    rate,
+    scheduled: rateOver(Float64Array.from(records, (r) => r.due!).sort()),
+    achieved: rateOver(Float64Array.from(records, (r) => r.start).sort()),
+    late: { p50: at(0.5), p99: at(0.99), max: late[late.length - 1] ?? 0 },
+  };
 }
 
 /** A load of several kinds of operation (op: mixed): each one's count, bytes, errors and latency. */

@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import type { Worker } from "node:worker_threads";
 import { marked, type ErrorCode } from "../../platform/errors.js";
 import { nextMessage, startWorker } from "../../platform/worker-thread.js";
-import { epochNow, newCursor, type LoadDriver, type RunLoadOptions } from "./load.js";
+import { epochNow, newCursor, type LoadDriver, type LoadShare, type RunLoadOptions } from "./load.js";
 import type { LoadResult, OpRecord } from "./measure.js";
 import { maxOf } from "../../rows/stats.js";
 
@@ -27,7 +27,7 @@ export type ToThread =
       id: number;
       ops: readonly unknown[];
       options: Omit<RunLoadOptions, "signal">;
-      share: { cursor: Int32Array; firstWorker: number; workerStride: number; deadline?: number };
+      share: LoadShare;
     }
   | { type: "warm"; id: number }
   | { type: "abort"; id: number }
@@ -88,6 +88,7 @@ export class LoadThreads<O> implements LoadDriver<O> {
     const { signal, ...rest } = options;
     const cursor = newCursor(true);
     const deadline = options.duration ? epochNow() + options.duration * 1000 : undefined;
+    const scheduleStart = options.rate ? epochNow() : undefined;
     const threads = this.workers.length;
     const epochStart = Date.now();
     const startedAt = performance.now();
@@ -108,7 +109,13 @@ export class LoadThreads<O> implements LoadDriver<O> {
             id,
             ops,
             options: { ...rest, concurrency },
-            share: { cursor, firstWorker: t, workerStride: threads, ...(deadline && { deadline }) },
+            share: {
+              cursor,
+              firstWorker: t,
+              workerStride: threads,
+              ...(deadline && { deadline }),
+              ...(scheduleStart && { scheduleStart }),
+            },
           } satisfies ToThread);
           return result as Promise<Extract<FromThread, { type: "result" }>>;
         }),
@@ -123,6 +130,7 @@ export class LoadThreads<O> implements LoadDriver<O> {
           start: r.start + shift,
           end: r.end + shift,
           ...(r.firstByte !== undefined && { firstByte: r.firstByte + shift }),
+          ...(r.due !== undefined && { due: r.due + shift }),
           ...(r.progress && { progress: r.progress.map((x, i) => (i % 2 === 0 ? x + shift : x)) }),
         }));
       });

@@ -12,6 +12,7 @@
  */
 import type { PlannedExpect, PlannedRounds } from "../../plan/types.js";
 import { METRICS } from "../../rows/metric-names.js";
+import { behindSchedule } from "../../rows/schedule.js";
 import type { NicLimit } from "../../telemetry/verdict.js";
 import { summarizeAllRounds, windowRows, type RoundsByWorkload } from "../rounds-summary.js";
 import type { Latency, ResultRow, TimeseriesRow } from "../../rows/row.js";
@@ -59,7 +60,12 @@ export type RowLike = Pick<
   | "jobs"
   | "telemetry"
 > &
-  Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "hosts" | "targets" | "startSpread" | "start">>;
+  Partial<
+    Pick<
+      ResultRow,
+      "source" | "spec" | "specHash" | "hosts" | "targets" | "startSpread" | "start" | "schedule"
+    >
+  >;
 
 /** What the model needs of a plan: its cases, and the criteria of the workloads run in rounds. */
 export interface ModelPlan {
@@ -129,7 +135,7 @@ function groupValues(acc: CaseAcc, key: number): Values {
  *
  * `layout` holds, per case with measured rows (in the model's order):
  *   its index in the model's plan cases (-1: not from the plan, its info is the next of `infos`),
- *   measured, steadyAttained, steadyTotal, then how many repetitions (with a measured row: they supersede
+ *   measured, steadyAttained, steadyTotal, behindSchedule, then how many repetitions (with a measured row: they supersede
  *   failures of the rows before), failures and groups, then the repetitions, the failed repetitions (whose
  *   errors are the next of `errors`, in the failures' order) and per group (in the order they were first
  *   seen) its key, ok, and the length of each of its value lists (METRICS then EXTRAS order), whose values
@@ -156,7 +162,7 @@ export interface ModelPartial {
   starts?: StartsPartial;
 }
 
-const CASE_HEADER = 7;
+const CASE_HEADER = 8;
 const LISTS = METRICS.length + EXTRAS.length;
 const GROUP_SIZE = 2 + LISTS;
 
@@ -172,7 +178,7 @@ function* partialCases(
     const info = index >= 0 ? planCases[index] : partial.infos[infos++];
     if (!info) throw new Error(`a partial's case ${c} has no info (plan case ${index})`);
     yield { info, at };
-    at += CASE_HEADER + layout[at + 4]! + layout[at + 5]! + layout[at + 6]! * GROUP_SIZE;
+    at += CASE_HEADER + layout[at + 5]! + layout[at + 6]! + layout[at + 7]! * GROUP_SIZE;
   }
 }
 
@@ -239,6 +245,7 @@ export class RunModel {
       acc.steadyTotal += 1;
       if (row.steady.attained) acc.steadyAttained += 1;
     }
+    if (row.schedule && behindSchedule(row.schedule)) acc.behindSchedule += 1;
     if (row.autotune) {
       for (const step of row.autotune.rounds) {
         const values = groupValues(acc, step.value);
@@ -302,7 +309,7 @@ export class RunModel {
         layout.push(-1);
         infos.push(acc.info);
       }
-      layout.push(acc.measured, acc.steadyAttained, acc.steadyTotal);
+      layout.push(acc.measured, acc.steadyAttained, acc.steadyTotal, acc.behindSchedule);
       layout.push(acc.repetitions.size, acc.failures.size, acc.groups.size);
       for (const repetition of acc.repetitions) layout.push(repetition);
       for (const [repetition, error] of acc.failures) {
@@ -380,7 +387,7 @@ export class RunModel {
         acc = newCase(info);
         this.cases.set(info.id, acc);
       }
-      const [repetitions, failures, groups] = [layout[at + 4]!, layout[at + 5]!, layout[at + 6]!];
+      const [repetitions, failures, groups] = [layout[at + 5]!, layout[at + 6]!, layout[at + 7]!];
       const reps = at + CASE_HEADER;
       for (let i = reps; i < reps + repetitions; i += 1)
         if (acc.failures.delete(layout[i]!)) acc.measured -= 1;
@@ -390,6 +397,7 @@ export class RunModel {
       for (let i = reps; i < reps + repetitions; i += 1) acc.repetitions.add(layout[i]!);
       acc.steadyAttained += layout[at + 2]!;
       acc.steadyTotal += layout[at + 3]!;
+      acc.behindSchedule += layout[at + 4]!;
       for (let g = 0, group = reps + repetitions + failures; g < groups; g += 1, group += GROUP_SIZE) {
         const v = groupValues(acc, layout[group]!);
         v.ok += layout[group + 1]!;

@@ -4,6 +4,7 @@
  * chosen for it (docs/language.md, "Autotune").
  */
 import { METRICS, type Metric } from "../../rows/metric-names.js";
+import { BEHIND_SCHEDULE_RULE } from "../../rows/schedule.js";
 import { median, statWarnings, summarize } from "../../rows/stats.js";
 import type { AutotuneResult, AutotuneRound, CaseFigures, PlanCase } from "./types.js";
 
@@ -54,6 +55,8 @@ export interface CaseAcc {
   repetitions: Set<number>;
   steadyAttained: number;
   steadyTotal: number;
+  /** Open-loop repetitions whose client did not keep the schedule (rows/schedule.ts). */
+  behindSchedule: number;
   /** Keyed by the value of the autotuned parameter (NaN when the case is not autotuned). */
   groups: Map<number, Values>;
   tunedParam?: string;
@@ -74,6 +77,7 @@ export function newCase(info: PlanCase): CaseAcc {
     failures: new Map(),
     steadyAttained: 0,
     steadyTotal: 0,
+    behindSchedule: 0,
     groups: new Map(),
     ...(tunedParam !== undefined && { tunedParam }),
   };
@@ -97,6 +101,10 @@ export function caseFigures(acc: CaseAcc): CaseFigures {
   if (metrics.throughput) warnings.push(...statWarnings(metrics.throughput, "throughput"));
   else if (metrics.iops) warnings.push(...statWarnings(metrics.iops, "iops"));
   if (acc.steadyTotal > acc.steadyAttained) warnings.push("steady state not attained within the duration");
+  if (acc.behindSchedule > 0)
+    warnings.push(
+      `behind schedule in ${acc.behindSchedule} of ${acc.measured} repetitions: operations ${BEHIND_SCHEDULE_RULE} asked — too few in flight (concurrency) or a busy client; the latencies include their wait to start`,
+    );
   return {
     id: acc.info.id,
     workload: acc.info.workload,

@@ -1,0 +1,153 @@
+/**
+ * Open-loop load (`rate`) against a real MinIO: operations started on schedule whatever the store answers,
+ * the rate kept, and latency measured from each operation's due instant — a stall of the store shows in the
+ * response times of every operation due during it, and in the service times only of those it caught in
+ * flight (coordinated omission would hide the first).
+ */
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { decodeHistogram } from "../../src/rows/histogram.js";
+import { launchMinio } from "../../src/targets/s3/minio-server.js";
+import { runCli } from "../support/cli.js";
+import {
+  externalS3Target,
+  listObjects,
+  rowsOf,
+  s3Client,
+  s3Env,
+  sleep,
+  startCli,
+  tempDirs,
+  waitFor,
+  writeSpec,
+} from "./support.js";
+
+const temps = tempDirs("benchspec-open-loop-");
+afterAll(() => temps.removeAll());
+
+/** How many of a histogram's values (seconds) are at least `seconds`. */
+function countAtLeast(encoded: string, seconds: number): number {
+  // The library's iterator over recorded values, left out of its type declarations.
+  const { recordedValuesIterator: iterator } = decodeHistogram(encoded) as unknown as {
+    recordedValuesIterator: {
+      reset(): void;
+      hasNext(): boolean;
+      next(): { valueIteratedTo: number; countAtValueIteratedTo: number };
+    };
+  };
+  iterator.reset();
+  let count = 0;
+  while (iterator.hasNext()) {
+    const value = iterator.next();
+    if (value.valueIteratedTo >= seconds * 1e9) count += value.countAtValueIteratedTo;
+  }
+  return count;
+}
+
+describe("open-loop load at a rate (s3, real MinIO)", () => {
+  it("rate: 200 over 3 s starts 600 operations at 200 ± 2 % per second, in one thread and in two; a rate one worker cannot start is warned of", async () => {
+    const server = await launchMinio();
+    const client = s3Client(server);
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: "open" }));
+      const work = await temps.make();
+      const spec = await writeSpec(work, {
+        name: "open",
+        targets: { store: externalS3Target("open") },
+        workloads: [
+          {
+            name: "w",
+            op: "put",
+            size: "4KiB",
+            objects: 16,
+            concurrency: 8,
+            threads: [1, 2],
+            rate: 200,
+            duration: "3s",
+          },
+          // One operation in flight of a few milliseconds each cannot start 2,000 a second.
+          { name: "over", op: "put", size: "4KiB", objects: 16, concurrency: 1, rate: 2000, duration: "1s" },
+        ],
+      });
+      const out = join(work, "run");
+      const result = await runCli(["run", spec, "--out", out], s3Env(server));
+      expect(result.code, result.stderr).toBe(0);
+      const rows = rowsOf(out).filter((r) => r.workload === "w");
+      expect(rows.map((r) => r.client?.threads).sort()).toEqual([1, 2]);
+      for (const row of rows) {
+        expect(row.ok, row.error).toBe(true);
+        // Operation n is due at n × 5 ms: those due within the 3 s, exactly.
+        expect(row.ops).toBe(600);
+        expect(row.schedule!.rate).toBe(200);
+        expect(Math.abs(row.schedule!.achieved / 200 - 1)).toBeLessThan(0.02);
+        expect(Math.abs(row.iops / 200 - 1)).toBeLessThan(0.02);
+        // Response time ≥ service time, operation by operation: so at every percentile.
+        for (const p of ["p50", "p99"] as const)
+          expect(row.latency![p]!).toBeGreaterThanOrEqual(row.serviceTime![p]! * 0.999);
+        expect(decodeHistogram(row.histograms!.serviceTime!).totalCount).toBe(600);
+      }
+      const [over] = rowsOf(out).filter((r) => r.workload === "over");
+      expect(over!.schedule!.achieved).toBeLessThan(2000 * 0.95);
+      // Said once, for that case alone.
+      const said = `${result.stdout}${result.stderr}`;
+      expect(said.match(/behind schedule in 1 of 1 repetitions/g)).toHaveLength(1);
+      expect(said).toMatch(/over\.store\.put[^\n]*\n(\s+warning:[^\n]*\n)*\s+warning: behind schedule/);
+    } finally {
+      client.destroy();
+      await server.stop();
+    }
+  }, 120_000);
+
+  it("a 0.5 s stall of the store: the response times of the operations due during it include it, their service times do not", async () => {
+    const server = await launchMinio();
+    const client = s3Client(server);
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: "stall" }));
+      const work = await temps.make();
+      const rate = 200;
+      const concurrency = 4;
+      const spec = await writeSpec(work, {
+        name: "stall",
+        targets: { store: externalS3Target("stall", { keep: true }) },
+        workloads: [{ name: "w", op: "put", size: "4KiB", objects: 16, concurrency, rate, duration: "4s" }],
+      });
+      const out = join(work, "run");
+      const running = startCli(["run", spec, "--out", out], s3Env(server));
+      await waitFor(async () => (await listObjects(client, "stall")).length > 0, 30_000, "the first puts");
+      await sleep(1_000);
+      process.kill(-server.pid, "SIGSTOP");
+      const stopped = Date.now();
+      await sleep(500);
+      process.kill(-server.pid, "SIGCONT");
+      const resumed = Date.now();
+      const result = await running;
+      expect(result.exitCode, result.stderr).toBe(0);
+      const [row] = rowsOf(out);
+      expect(row!.ok, row!.error).toBe(true);
+      // From the schedule: an operation due at t during the stall waits at least until the resume, so at
+      // least (resumed − x − stopped) × rate operations have a response time of x or more, for every x
+      // below the stall (more: the backlog takes a while to drain after it).
+      for (const x of [0.1, 0.2, 0.3, 0.4]) {
+        const due = Math.floor(((resumed - stopped) / 1000 - x) * rate);
+        expect(countAtLeast(row!.histograms!.latency!, x), `responses ≥ ${x} s`).toBeGreaterThanOrEqual(
+          due - 3,
+        );
+      }
+      // Service times: only the operations the stall caught in flight, one per worker at most.
+      for (const x of [0.1, 0.2, 0.3])
+        expect(countAtLeast(row!.histograms!.serviceTime!, x), `services ≥ ${x} s`).toBeLessThanOrEqual(
+          concurrency,
+        );
+      expect(countAtLeast(row!.histograms!.serviceTime!, 0.2)).toBeGreaterThanOrEqual(1);
+      expect(row!.latency!.p99!).toBeGreaterThan(0.2);
+      expect(row!.serviceTime!.p99!).toBeLessThan(0.2);
+      // The operations due during the stall started late, and the row says how late.
+      expect(row!.schedule!.late.max).toBeGreaterThan(0.2);
+    } finally {
+      process.kill(-server.pid, "SIGCONT");
+      client.destroy();
+      await server.stop();
+    }
+  }, 120_000);
+});
