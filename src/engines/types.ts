@@ -40,6 +40,8 @@ export interface Engine {
   shellTogether?: boolean;
   /** Its shell fragment writes a case's time series (`sample`) to BENCHSPEC_TIMESERIES, as run's timeseries.ndjson. */
   shellSeries?: boolean;
+  /** Whether its script fragment keeps an open loop's schedule (`rate`; fio's jobfile does, with its own). */
+  shellOpenLoop?: boolean;
   /** What benchspec run does for this case that the engine's shell fragment does not (compile says each). */
   shellGaps?(c: Case): string[];
   /** Writes the lines that run the case's `precondition` (once per workload and target); only engines that have it. */

@@ -151,3 +151,27 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
     }
   }, 120_000);
 });
+
+describe("open-loop load at a rate (fio, its own rate limit)", () => {
+  it("rate in I/Os and in bytes per second, split over jobs and over reads and writes, is what fio measures", async () => {
+    const work = await temps.make();
+    const io = { engine: "fio", size: "8MiB", bs: "4KiB", ioengine: "psync", duration: "3s" };
+    const spec = await writeSpec(work, {
+      name: "fio-rate",
+      targets: { d: { kind: "fs", path: work } },
+      workloads: [
+        { name: "r", op: "randread", jobs: 2, rate: 300, ...io },
+        { name: "m", op: "randrw", read: 70, rate: 200, arrivals: "poisson", ...io },
+        { name: "b", op: "write", rate: "4MiB/s", ...io, bs: "64KiB" },
+      ],
+    });
+    const out = join(work, "run");
+    const result = await runCli(["run", spec, "--out", out], {});
+    expect(result.code, result.stderr).toBe(0);
+    const [r, m, b] = rowsOf(out);
+    expect(Math.abs(r!.iops / 300 - 1)).toBeLessThan(0.02);
+    // Poisson arrivals over 3 s: 600 of them, whose count varies by about 4 %.
+    expect(Math.abs(m!.iops / 200 - 1)).toBeLessThan(0.1);
+    expect(Math.abs(b!.throughput / (4 * 2 ** 20) - 1)).toBeLessThan(0.02);
+  }, 60_000);
+});

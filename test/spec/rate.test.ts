@@ -67,12 +67,12 @@ describe("rate", () => {
     ).toEqual([
       expect.stringMatching(/^conflicting-keys workloads\.0\.rate: "rate" and "autotune" exclude each other/),
     ]);
-    const fio = {
+    const dd = {
       benchspec: 1,
-      name: "fio",
+      name: "dd",
       targets: { d: { kind: "fs", path: "/tmp" } },
-      workloads: [{ name: "f", engine: "fio", op: "randread", size: "1MiB", bs: "4KiB", rate: 100 }],
+      workloads: [{ name: "f", engine: "dd", op: "write", rate: 100 }],
     };
-    expect(messages(fio)).toEqual([expect.stringMatching(/^param-not-applicable workloads\.0\.rate:/)]);
+    expect(messages(dd)).toEqual([expect.stringMatching(/^param-not-applicable workloads\.0\.rate:/)]);
   });
 });

@@ -24,7 +24,7 @@ export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>
       gaps.push(
         `autotune is not run: the script measures one setting of ${p.autotune.param} (its case function says which)`,
       );
-    if (p.rate !== undefined)
+    if (p.rate !== undefined && !engines[c.engine]!.shellOpenLoop)
       gaps.push(
         `its open loop at rate ${formatParam("rate", p.rate)} is not run: the script starts each operation when one before it ends (a closed loop of concurrency ${p.concurrency ?? 1}), so its latencies are service times; run it with benchspec run`,
       );

@@ -23,6 +23,8 @@ export const fioLanguage = {
     "steady",
     "ioengine",
     "autotune",
+    "rate",
+    "arrivals",
   ],
   defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
   metrics: METRICS,

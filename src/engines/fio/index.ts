@@ -11,6 +11,7 @@ export const engine: Engine = {
   shellLibrary: fioShellLibrary,
   shellCase: fioShellCase,
   shellSeries: true,
+  shellOpenLoop: true,
   shellTogether: true,
   shellPrecondition: fioShellPrecondition,
   tools: [locatedTool("fio")],

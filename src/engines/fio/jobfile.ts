@@ -11,6 +11,7 @@
  */
 import { onTarget, targetsOf, type Case } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
+import { formatParam } from "../../spec/params.js";
 import type { Op } from "../../spec/words.js";
 import { IniWriter } from "../../emit/writer.js";
 import type { CaseArtifacts, CompileContext } from "../../emit/types.js";
@@ -108,6 +109,7 @@ function writeMeasured(w: IniWriter, c: Case): void {
   w.option("rw", RW[c.op]!);
   if (p.read !== undefined) w.option("rwmixread", p.read);
   w.option("bs", p.bs!).option("iodepth", p.iodepth!).option("numjobs", p.jobs!);
+  if (p.rate) writeRate(w, c, p.rate);
   if (p.jobs! > 1) w.option("group_reporting");
   // Each repetition gets its own random offsets, not a replay of the previous one.
   if (c.op.startsWith("rand")) w.option("randrepeat", false);
@@ -125,6 +127,26 @@ function writeMeasured(w: IniWriter, c: Case): void {
     w.option("write_bw_log", c.id).option("write_iops_log", c.id);
   }
   w.option("stonewall");
+}
+
+/**
+ * An open loop through fio's own rate limit: the case's rate split evenly over its jobs (and the targets of a
+ * case over several at once, each one fio), and over reads and writes by `read` for a mixed op — fio's
+ * `rate_iops` and `rate` limit each job and direction. Whole I/Os per second: a remainder is said.
+ */
+function writeRate(w: IniWriter, c: Case, rate: NonNullable<Case["params"]["rate"]>): void {
+  const p = c.params;
+  const share = p.jobs! * (c.together?.length ?? 1);
+  const directions = p.read !== undefined ? [p.read / 100, 1 - p.read / 100] : [1];
+  const [option, total] =
+    "opsPerSecond" in rate ? ["rate_iops", rate.opsPerSecond] : ["rate", rate.bytesPerSecond];
+  const perJob = directions.map((part) => Math.max(1, Math.round((total * part) / share)));
+  const given = perJob.reduce((sum, x) => sum + x, 0) * share;
+  w.comment(
+    `rate ${formatParam("rate", rate)}: ${perJob.join(",")} per job${directions.length > 1 ? " (reads,writes)" : ""} × ${share} job(s)${given !== total ? ` = ${given}${option === "rate" ? "B" : ""}/s, fio's whole numbers` : ""}`,
+  );
+  w.option(option, perJob.join(","));
+  if (p.arrivals === "poisson") w.option("rate_process", "poisson");
 }
 
 function writePrecondition(w: IniWriter, c: Case): void {
