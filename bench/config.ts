@@ -34,6 +34,11 @@ export const config = {
     // many more: they sit on tmpfs, in RAM, and the get case uploads them all before its window.
     large: { size: 64 * MiB, objects: 112, concurrency: 8 },
     small: { size: 4096, objects: 32_000, concurrency: 16 },
+    /**
+     * Open loop: 4 KiB PUTs at a rate both sides keep on this VM (about a quarter of what they reach closed),
+     * warp's --rps-limit against the engine's `rate`, 3 interleaved rounds.
+     */
+    openLoop: { rate: 1000, size: 4096, objects: 8000, concurrency: 16, rounds: quick ? 1 : 3 },
   },
   ipfs: {
     large: { size: 64 * MiB, objects: quick ? 2 : 4 },

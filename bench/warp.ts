@@ -23,7 +23,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { runBenchspec, rowsOf } from "./benchspec.js";
 import { config, GiB, MiB } from "./config.js";
-import { ratioLine, type BenchLine } from "./lines.js";
+import { failedLine, ratioLine, type BenchLine } from "./lines.js";
 import { s5cmdBinary, scratchParent, warpBinary, WARP_VERSION } from "./paths.js";
 import { cpuWithin, timed } from "./proc.js";
 import { MINIO_TARGET_YAML, type Servers } from "./servers.js";
@@ -129,6 +129,7 @@ export async function benchWarp(
       );
     }
   }
+  lines.push(...(await openLoop(servers, scratch, log)));
   lines.push({
     section: SECTION,
     metric: "what both sides share",
@@ -175,8 +176,115 @@ async function engineRound(servers: Servers, scratch: string, size: Size, into: 
   await rm(run.dir, { recursive: true, force: true });
 }
 
+interface OpenLoopSample {
+  /** Operations started per second. */
+  achieved: number;
+  /** p99 from each operation's start (a service time), and the engine's from its due instant. */
+  serviceP99: number;
+  responseP99?: number;
+}
+
+/**
+ * Open loop, the same rate on both sides: 4 KiB PUTs at `openLoop.rate` per second, warp with --rps-limit
+ * (a token bucket its workers wait on: its latencies are service times) and the engine with `rate` (due
+ * instants: its latency is the response time, its serviceTime beside it). Lines: the rate each kept, and
+ * p99 side by side.
+ */
+async function openLoop(
+  servers: Servers,
+  scratch: string,
+  log: (line: string) => void,
+): Promise<BenchLine[]> {
+  const o = config.warp.openLoop;
+  const { seconds } = config.warp;
+  const engine: OpenLoopSample[] = [];
+  const warp: OpenLoopSample[] = [];
+  const spec = `benchspec: 1
+name: bench-open-loop
+targets:
+${MINIO_TARGET_YAML}workloads:
+  - name: open
+    op: put
+    size: ${o.size}B
+    objects: ${o.objects}
+    concurrency: ${o.concurrency}
+    rate: ${o.rate}
+    duration: ${seconds}s
+`;
+  const sides = [
+    async () => {
+      const run = await runBenchspec(scratch, "warp-open-loop", spec, servers.env);
+      const [row] = rowsOf(run, "open", "put");
+      if (!row?.schedule || !row.serviceTime?.p99 || !row.latency?.p99) throw new Error("no open-loop row");
+      engine.push({
+        achieved: row.schedule.achieved,
+        serviceP99: row.serviceTime.p99,
+        responseP99: row.latency.p99,
+      });
+      await rm(run.dir, { recursive: true, force: true });
+    },
+    async () => {
+      const { total } = await warpRun(servers, scratch, "put", [
+        ...["--concurrent", String(o.concurrency), "--duration", `${seconds}s`, "--obj.size", String(o.size)],
+        ...["--rps-limit", String(o.rate), "--disable-multipart", "--disable-sha256-payload"],
+      ]);
+      const requests = Object.values(total.requests_by_client ?? {}).flat();
+      const p99 = requests[0]?.single_sized_requests?.dur_99_millis;
+      if (requests.length !== 1 || p99 === undefined) throw new Error("warp gave no single p99");
+      const span = (Date.parse(total.end_time) - Date.parse(total.start_time)) / 1000;
+      warp.push({ achieved: total.total_requests / span, serviceP99: p99 / 1000 });
+    },
+  ];
+  for (let round = 1; round <= o.rounds; round++) {
+    try {
+      for (const side of round % 2 === 0 ? [...sides].reverse() : sides) {
+        await side();
+        await servers.emptyTrash();
+      }
+      log(
+        `warp open loop round ${round}: engine ${engine.at(-1)!.achieved.toFixed(0)}/s p99 ${(engine.at(-1)!.serviceP99 * 1000).toFixed(2)} ms (response ${(engine.at(-1)!.responseP99! * 1000).toFixed(2)} ms), warp ${warp.at(-1)!.achieved.toFixed(0)}/s p99 ${(warp.at(-1)!.serviceP99 * 1000).toFixed(2)} ms`,
+      );
+    } catch (error) {
+      return [failedLine(SECTION, "open loop", error)];
+    } finally {
+      await timed(s5cmdBinary(), ["--endpoint-url", servers.minio.endpoint, "rm", `s3://${WARP_BUCKET}/*`], {
+        env: servers.env,
+        discardStdout: true,
+      });
+    }
+  }
+  const what = `PUT 4 KiB at ${o.rate}/s, c=${o.concurrency}, ${seconds} s`;
+  const of = (key: "achieved" | "serviceP99") => (s: OpenLoopSample) => s[key];
+  return [
+    ratioLine(
+      {
+        section: SECTION,
+        metric: `open loop ${what}: rate kept`,
+        unit: "ops/s",
+        engine: medianOf(engine, of("achieved")),
+        reference: medianOf(warp, of("achieved")),
+        note: `operations started per second; asked ${o.rate}`,
+      },
+      { atLeast: 0.98 },
+    ),
+    ratioLine(
+      {
+        section: SECTION,
+        metric: `open loop ${what}: p99 service time`,
+        unit: "s",
+        engine: medianOf(engine, of("serviceP99")),
+        reference: medianOf(warp, of("serviceP99")),
+        note: `from each request's start, both sides; the engine's response-time p99 (from each due instant, which warp does not measure) ${(medianOf(engine, (s) => s.responseP99!) * 1000).toFixed(2)} ms`,
+      },
+      { atMost: 1.0 },
+    ),
+  ];
+}
+
 /** What warp's --benchdata says of a run (its `total`). */
 interface WarpTotal {
+  total_requests: number;
+  requests_by_client?: Record<string, { single_sized_requests?: { dur_99_millis: number } }[]>;
   total_bytes: number;
   /** The first request's start and the last one's end. */
   start_time: string;
@@ -187,39 +295,33 @@ interface WarpTotal {
 
 let warpRuns = 0;
 
+/** One warp run on the bench's MinIO and warp's bucket: its --benchdata total and its CPU samples. */
+async function warpRun(servers: Servers, scratch: string, op: Op, args: string[]) {
+  const { minio } = servers;
+  const data = join(scratch, `warp-${++warpRuns}`);
+  const where = ["--host", new URL(minio.endpoint).host, "--bucket", WARP_BUCKET, "--noclear", "--no-color"];
+  // Credentials through warp's environment variables: argv is world-readable in /proc.
+  const env = { WARP_ACCESS_KEY: minio.accessKey, WARP_SECRET_KEY: minio.secretKey };
+  const t = await timed(warpBinary(), [op, ...where, ...args, "--benchdata", data], { env, sampleCpu: 20 });
+  const json = await execa("zstd", ["-dc", `${data}.json.zst`]);
+  await rm(`${data}.json.zst`, { force: true });
+  const { total } = JSON.parse(json.stdout) as { total: WarpTotal };
+  if (total.total_errors > 0) throw new Error(`warp ${op}: ${total.total_errors} requests failed`);
+  return { total, cpuSamples: t.cpuSamples! };
+}
+
 async function warpRound(servers: Servers, scratch: string, size: Size, into: Samples) {
   const { size: bytes, concurrency } = config.warp[size];
   const { minio } = servers;
-  const common = [
-    "--host",
-    new URL(minio.endpoint).host,
-    "--bucket",
-    WARP_BUCKET,
-    "--concurrent",
-    String(concurrency),
-    "--duration",
-    `${config.warp.seconds}s`,
-    "--noclear",
-    "--no-color",
-  ];
-  // Credentials through warp's environment variables: argv is world-readable in /proc.
-  const env = { WARP_ACCESS_KEY: minio.accessKey, WARP_SECRET_KEY: minio.secretKey };
+  const common = ["--concurrent", String(concurrency), "--duration", `${config.warp.seconds}s`];
   const run = async (op: Op, args: string[]) => {
-    const data = join(scratch, `warp-${++warpRuns}`);
-    const t = await timed(warpBinary(), [op, ...common, ...args, "--benchdata", data], {
-      env,
-      sampleCpu: 20,
-    });
-    const json = await execa("zstd", ["-dc", `${data}.json.zst`]);
-    await rm(`${data}.json.zst`, { force: true });
-    const { total } = JSON.parse(json.stdout) as { total: WarpTotal };
-    if (total.total_errors > 0) throw new Error(`warp ${op}: ${total.total_errors} requests failed`);
+    const { total, cpuSamples } = await warpRun(servers, scratch, op, [...common, ...args]);
     const window = total.throughput.measure_duration_millis / 1000;
     into[size][op].push({
       throughput: total.throughput.bytes / window,
       opsPerSecond: total.throughput.ops / window,
       cpuPerGiB:
-        cpuWithin(t.cpuSamples!, Date.parse(total.start_time), Date.parse(total.end_time)) /
+        cpuWithin(cpuSamples, Date.parse(total.start_time), Date.parse(total.end_time)) /
         (total.total_bytes / GiB),
     });
   };
