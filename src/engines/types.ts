@@ -65,6 +65,12 @@ export interface Engine {
 /** What a measured repetition yields (its schema is the row's: workers send it to the coordinator). */
 export type { Measurement };
 
+export interface HostShare {
+  /** 0-based. */
+  index: number;
+  count: number;
+}
+
 export interface ExecContext {
   /** Where the case works: its benchspec-owned directory (fs), a checked device path (block), the server's address. */
   location: string;
@@ -72,6 +78,11 @@ export interface ExecContext {
   target: PreparedTarget;
   /** Unique per run attempt: object keys and data seeds include it. */
   runId: string;
+  /**
+   * On a host group: which host this is of how many, all running the case at once. An open loop's rate is
+   * the group's: each host keeps its share of it (load/schedule.ts).
+   */
+  hostShare?: HostShare;
   /** Where compiled artifacts (fio/…) were written for this run. */
   artifactsDir: string;
   /** Where raw tool outputs go. */

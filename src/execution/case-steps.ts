@@ -6,7 +6,7 @@
  */
 import { loadEngine } from "../engines/index.js";
 import { failedMeasurement } from "../engines/measurement.js";
-import type { ArmedRepetition, ExecContext, Executor, Measurement } from "../engines/types.js";
+import type { ArmedRepetition, ExecContext, Executor, HostShare, Measurement } from "../engines/types.js";
 import { targetsOf, type Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
 import { BenchspecError, rootCode } from "../platform/errors.js";
@@ -31,6 +31,7 @@ export interface OpenOptions extends Omit<PrepareOptions, "writes" | "name"> {
   artifactsDir: string;
   rawDir: string;
   signal: AbortSignal;
+  hostShare?: HostShare;
 }
 
 export interface OpenCase {
@@ -68,6 +69,7 @@ export async function openCase(c: Case, options: OpenOptions): Promise<OpenCase>
       rawDir: options.rawDir,
       signal: options.signal,
       created: options.created,
+      ...(options.hostShare && { hostShare: options.hostShare }),
     };
     await executor.prepare?.(c, open.ctx);
   } catch (error) {

@@ -30,7 +30,7 @@ import { MeasurementSchema } from "../rows/row.js";
 import { TargetSchema } from "../spec/schema.js";
 import { LeftoverSchema } from "../targets/types.js";
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** How often each side says it is alive, and how long the other waits without hearing from it. */
 export const ALIVE_INTERVAL_MS = 1_000;
@@ -50,6 +50,8 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
     /** The values of the ${env:NAME} references the host's targets need (secrets travel here, never in argv). */
     env: z.record(z.string(), z.string()),
     engines: z.array(z.string()),
+    /** How many hosts the group has (this one is `to`): an open loop's rate is split between them. */
+    hosts: z.number().int().positive(),
     /** The files its engines read (fio jobfiles, sdk call sequences), the run's own: the worker compiles nothing. */
     artifacts: z.array(ArtifactSchema),
   }),

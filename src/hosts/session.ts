@@ -173,10 +173,13 @@ export class HostSession {
   }
 
   /** Greets every worker; a worker that answers with another protocol or version is refused. */
-  async greet(hello: Omit<Extract<ToWorkerBody, { t: "hello" }>, "t">, version: string): Promise<void> {
+  async greet(
+    hello: Omit<Extract<ToWorkerBody, { t: "hello" }>, "t" | "hosts">,
+    version: string,
+  ): Promise<void> {
     await Promise.all(
       this.links.map(async (link) => {
-        link.send({ t: "hello", ...hello });
+        link.send({ t: "hello", ...hello, hosts: this.links.length });
         const answer = await link.expect("hello").catch(() => undefined);
         if (!answer) return;
         if (answer.protocol !== PROTOCOL_VERSION || answer.version !== version) {

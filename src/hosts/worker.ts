@@ -116,6 +116,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           artifactsDir: scratch,
           rawDir: scratch,
           signal: interrupt.signal,
+          hostShare: { index, count: session.hosts },
         });
         cases.set(c.id, { c, open });
         if (open.failure === undefined) send({ t: "ready", case: c.id });

@@ -173,10 +173,10 @@ export function checkCase(
     );
     ok = false;
   }
-  if (params.rate !== undefined && params.hosts !== undefined) {
+  if (params.rate !== undefined && params.hosts !== undefined && !info.rateOnHosts) {
     sink.error(
       "unsupported-with-hosts",
-      `"rate" is not supported for cases on a host group ("${params.hosts}") yet: each host would start the whole rate's operations; run it from one machine`,
+      `"rate" is not supported for ${params.engine} cases on a host group ("${params.hosts}") yet: each host would run the whole rate; run it from one machine`,
       pathOf("rate"),
     );
     ok = false;

@@ -85,12 +85,30 @@ function mergeParts(parts: readonly Part[], by: PartAxis, sampleSeconds?: number
     measurements.map((m) => ({ latency: m.latency, histogram: m.histograms?.latency })),
   );
   const ttfb = mergedLatency(measurements.map((m) => ({ latency: m.ttfb, histogram: m.histograms?.ttfb })));
+  const serviceTime = mergedLatency(
+    measurements.map((m) => ({ latency: m.serviceTime, histogram: m.histograms?.serviceTime })),
+  );
   if (latency) merged.latency = latency.latency;
   if (ttfb) merged.ttfb = ttfb.latency;
-  if (latency || ttfb)
+  if (serviceTime) merged.serviceTime = serviceTime.latency;
+  if (latency || ttfb || serviceTime)
     merged.histograms = {
       ...(latency && { latency: latency.histogram }),
       ...(ttfb && { ttfb: ttfb.histogram }),
+      ...(serviceTime && { serviceTime: serviceTime.histogram }),
+    };
+  const schedules = measurements.flatMap((m) => (m.schedule ? [m.schedule] : []));
+  // Each host kept its share of the group's schedule: the rates add up; how late, the latest host's.
+  if (schedules.length === measurements.length && schedules.length > 0)
+    merged.schedule = {
+      rate: sum(schedules.map((s) => s.rate)),
+      scheduled: sum(schedules.map((s) => s.scheduled)),
+      achieved: sum(schedules.map((s) => s.achieved)),
+      late: {
+        p50: maxOf(schedules.map((s) => s.late.p50)),
+        p99: maxOf(schedules.map((s) => s.late.p99)),
+        max: maxOf(schedules.map((s) => s.late.max)),
+      },
     };
   const byOp = mergedByOp(measurements);
   if (byOp) merged.byOp = byOp;

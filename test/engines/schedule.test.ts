@@ -1,6 +1,6 @@
 /** An open loop's schedule (engines/load/schedule.ts): when each operation is due. */
 import { describe, expect, it } from "vitest";
-import { dueOffsets } from "../../src/engines/load/schedule.js";
+import { dueOffsets, hostSchedule } from "../../src/engines/load/schedule.js";
 
 describe("the schedule of an open loop", () => {
   it("constant arrivals: operation n is due at n ÷ rate", () => {
@@ -38,5 +38,27 @@ describe("the schedule of an open loop", () => {
     const forward = [0, 1, 2, 3, 50].map(due);
     expect([0, 1, 2, 3, 50].map(due)).toEqual(forward);
     expect(due(2)).toBe(forward[2]);
+  });
+});
+
+describe("a host's share of a group's schedule", () => {
+  it("constant: host k of 3 takes every third instant from the k-th; together, exactly the group's", () => {
+    const group = { opsPerSecond: 300, arrivals: "constant" as const, seed: "s" };
+    const instants = [0, 1, 2].flatMap((index) => {
+      const due = dueOffsets(hostSchedule(group, { index, count: 3 }));
+      return Array.from({ length: 100 }, (_, n) => due(n));
+    });
+    const whole = dueOffsets(group);
+    const expected = Array.from({ length: 300 }, (_, n) => whole(n));
+    const sorted = instants.sort((a, b) => a - b);
+    sorted.forEach((at, i) => expect(at).toBeCloseTo(expected[i]!, 9));
+  });
+
+  it("poisson: each host its own stream at rate ÷ hosts; one host alone keeps the group's", () => {
+    const group = { opsPerSecond: 300, arrivals: "poisson" as const, seed: "s" };
+    const [a, b] = [0, 1].map((index) => hostSchedule(group, { index, count: 2 }));
+    expect(a!.opsPerSecond).toBe(150);
+    expect(a!.seed).not.toBe(b!.seed);
+    expect(hostSchedule(group, { index: 0, count: 1 })).toEqual(group);
   });
 });

@@ -120,6 +120,7 @@ describe("the worker protocol's plan messages", () => {
       spec: "s",
       env: {},
       engines: ["fio"],
+      hosts: 3,
       artifacts: [{ path, content: "x" }],
     });
     expect(roundTrip(hello("fio/w.fio"))).toEqual(hello("fio/w.fio"));

@@ -11,6 +11,7 @@ import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { ResultRow } from "../../src/rows/row.js";
+import { decodeHistogram } from "../../src/rows/histogram.js";
 import type { TelemetryRow } from "../../src/rows/telemetry.js";
 import { until } from "../support/poll.js";
 import { SILENCE_LIMIT_MS } from "../../src/hosts/protocol.js";
@@ -197,6 +198,38 @@ describe("a case from three hosts over ssh", () => {
         expect(text.includes(minio.secretKey), join(root, name)).toBe(false);
       }
     }
+  });
+
+  it("an open loop's rate is the group's: each host keeps its share of the instants, the merged row adds up", async () => {
+    const file = await writeSpec(
+      "open",
+      spec([
+        {
+          name: "open",
+          target: "store",
+          op: "put",
+          size: "4KiB",
+          objects: 16,
+          concurrency: 4,
+          rate: 150,
+          duration: "2s",
+        },
+      ]),
+    );
+    const dir = join(work, "open-run");
+    const result = await run([file, "-o", dir]);
+    expect(result.exitCode, result.all).toBe(0);
+    const [row] = rowsOf(dir);
+    expect(row!.ok, row!.error).toBe(true);
+    // The group's instants, n ÷ 150 s, dealt to the hosts in turn: 100 each within the 2 s, 300 in all.
+    expect(row!.hosts!.map((part) => part.ops)).toEqual([100, 100, 100]);
+    expect(row!.ops).toBe(300);
+    expect(row!.schedule!.rate).toBeCloseTo(150, 9);
+    expect(Math.abs(row!.schedule!.achieved / 150 - 1)).toBeLessThan(0.02);
+    // Response and service times of all hosts' operations, pooled.
+    expect(decodeHistogram(row!.histograms!.latency!).totalCount).toBe(300);
+    expect(decodeHistogram(row!.histograms!.serviceTime!).totalCount).toBe(300);
+    expect(row!.latency!.p50!).toBeGreaterThanOrEqual(row!.serviceTime!.p50! * 0.999);
   });
 
   it("fails a case on an unreachable host at once, naming it, and goes on", async () => {

@@ -31,4 +31,5 @@ export const ipfsLanguage = {
   },
   metrics: METRICS,
   together: false,
+  rateOnHosts: true,
 } as const satisfies EngineInfo;

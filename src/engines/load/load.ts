@@ -14,10 +14,10 @@ import { INDEX_PLACEHOLDER } from "../../emit/sdk-format.js";
 import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.js";
 import { cleanupSignal } from "../../platform/cleanup-bound.js";
 import { failedMeasurement } from "../measurement.js";
-import type { ArmedRepetition, Measurement } from "../types.js";
+import type { ArmedRepetition, HostShare, Measurement } from "../types.js";
 import { maxOf } from "../../rows/stats.js";
 import { measure, type LoadResult, type OpRecord } from "./measure.js";
-import { dueOffsets, type LoadSchedule } from "./schedule.js";
+import { dueOffsets, hostSchedule, type LoadSchedule } from "./schedule.js";
 
 /** Progress checkpoints of one operation are at least this far apart (a 10 s upload keeps ≤ 2,000). */
 const PROGRESS_STEP_MS = 5;
@@ -338,7 +338,10 @@ export async function armCallSequence<O>(
   driver: LoadDriver<O>,
   signal: AbortSignal,
   cleanup: (signal: AbortSignal) => Promise<void>,
+  share?: HostShare,
 ): Promise<ArmedRepetition> {
+  const { rate } = plan.measured;
+  const measured = rate && share ? { ...plan.measured, rate: hostSchedule(rate, share) } : plan.measured;
   const started = Date.now();
   let measurement: Measurement | undefined;
   let failure: unknown;
@@ -363,7 +366,7 @@ export async function armCallSequence<O>(
       try {
         if (failure === undefined && !measurement) {
           if (signal.aborted) throw new Error("interrupted");
-          measurement = await runMeasured(plan.measured, driver, signal);
+          measurement = await runMeasured(measured, driver, signal);
         }
       } catch (error) {
         failure = error;

@@ -10,6 +10,24 @@ export interface LoadSchedule {
   opsPerSecond: number;
   arrivals: "constant" | "poisson";
   seed: string;
+  /** Constant arrivals: milliseconds before operation 0 is due (a host's place among the group's). */
+  phase?: number;
+}
+
+/**
+ * One host's share of a group's schedule, all hosts starting together: with constant arrivals host k of N
+ * takes every N-th instant from the k-th (together, the group's instants exactly); with Poisson arrivals
+ * each host draws its own stream at rate ÷ N (together, a Poisson process at the rate).
+ */
+export function hostSchedule(schedule: LoadSchedule, share: { index: number; count: number }): LoadSchedule {
+  if (share.count <= 1) return schedule;
+  return {
+    ...schedule,
+    opsPerSecond: schedule.opsPerSecond / share.count,
+    ...(schedule.arrivals === "constant"
+      ? { phase: (share.index * 1000) / schedule.opsPerSecond }
+      : { seed: `${schedule.seed}/host-${share.index}` }),
+  };
 }
 
 /** Milliseconds from the load's start at which operation n (0-based) is due; n grows call after call. */
@@ -17,7 +35,8 @@ export type DueOffset = (n: number) => number;
 
 export function dueOffsets(schedule: LoadSchedule): DueOffset {
   const interval = 1000 / schedule.opsPerSecond;
-  if (schedule.arrivals === "constant") return (n) => n * interval;
+  const phase = schedule.phase ?? 0;
+  if (schedule.arrivals === "constant") return (n) => phase + n * interval;
   const seed = createHash("sha256").update(schedule.seed).digest();
   const start = sfc32(
     seed.readUInt32LE(0),

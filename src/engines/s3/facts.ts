@@ -24,4 +24,5 @@ export const s3Language = {
   defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
   metrics: METRICS,
   together: false,
+  rateOnHosts: true,
 } as const satisfies EngineInfo;

@@ -84,11 +84,16 @@ export const s3Executor: Executor = {
     if (!plan) throw new Error(`the call sequence has no ${warmup ? "warm-up" : "repetition"} ${repetition}`);
     const noteInterrupt = () => (session.interrupted ||= ctx.signal.aborted);
     try {
-      const armed = await armCallSequence(plan, session.driver, ctx.signal, (signal) =>
-        cleanup(session, plan, signal).catch((error: Error) => {
-          session.unfinished = error.message;
-          throw error;
-        }),
+      const armed = await armCallSequence(
+        plan,
+        session.driver,
+        ctx.signal,
+        (signal) =>
+          cleanup(session, plan, signal).catch((error: Error) => {
+            session.unfinished = error.message;
+            throw error;
+          }),
+        ctx.hostShare,
       );
       return { ...armed, go: () => armed.go().finally(noteInterrupt) };
     } finally {
