@@ -157,7 +157,13 @@ export const ipfsExecutor: Executor = {
     // their first add.
     for (const op of opsOf(plan)) if (isAdd(op)) session.recorder?.plan(op, 0);
     const driver = inThisThread(executor(session, ctx), (signal) => warm(session.rpc, session.doc, signal));
-    return armCallSequence(plan, driver, ctx.signal, (signal) => cleanup(session, plan, signal), ctx.hostShare);
+    return armCallSequence(
+      plan,
+      driver,
+      ctx.signal,
+      (signal) => cleanup(session, plan, signal),
+      ctx.hostShare,
+    );
   },
 
   async finish(c, ctx) {
