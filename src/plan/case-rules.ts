@@ -184,7 +184,7 @@ export function checkCase(
   if (params.rate !== undefined && params.autotune !== undefined) {
     sink.error(
       "conflicting-keys",
-      `"rate" and "autotune" exclude each other: autotune raises the concurrency of a closed loop, rate fixes an open loop's schedule; sweep rate as a list instead (e.g. rate: [100, 200, 400])`,
+      `"rate" and "autotune" exclude each other: autotune raises the load of a closed loop, rate fixes an open loop's schedule; sweep rate as a list instead (e.g. rate: [100, 200, 400])`,
       pathOf("rate"),
     );
     ok = false;

@@ -28,7 +28,7 @@ const SECONDS =
 /** How a row of several hosts gets its latencies. */
 const POOLED = "several hosts: all their operations pooled, from their merged histograms (within 0.1%)";
 const percentile = (p: string) =>
-  `${p} percentile of the repetition's operation latencies (object engines: request sent to last byte; fio: completion latency; ${POOLED})`;
+  `${p} percentile of the repetition's operation latencies (object engines: request sent to last byte, or with rate from the instant it was due; fio: completion latency; ${POOLED})`;
 
 export const METRIC_INFO: Record<Metric, MetricInfo> = {
   throughput: {

@@ -160,6 +160,17 @@ describe("charts chosen from the plan's shape", () => {
       "ipfs and s3: per-operation latency measured by the engine (from sending a request to the end of its response); time to first byte of reads is in the case table, not here.",
     );
     expect(caption).not.toContain("json+");
+    expect(caption).not.toContain("due");
+    // At a rate, the latencies are response times, from each request's due instant: said.
+    const open = await scenarioPlan("ipfs-file-sizes", ["rate=200"]);
+    const atRate = runFromRows(
+      "o",
+      open,
+      synthRows(open).map((row) => ({ ...row, latency: rows[0]!.latency })),
+    );
+    expect(find(buildCharts({ runs: [atRate] }).charts, "latency")[0]!.caption[0]).toContain(
+      "at a rate, from the instant each request was due: its response time",
+    );
     // Without time to first byte in the rows, the caption does not point to it.
     const noTtfb = runFromRows(
       "i",

@@ -98,7 +98,7 @@ export interface LoadShare {
   workerStride: number;
   /** Epoch milliseconds (performance.timeOrigin based) at which a time-based run stops. */
   deadline?: number;
-  /** Epoch milliseconds at which an open loop's schedule starts (operation 0 is due a gap after it). */
+  /** Epoch milliseconds from which an open loop's operations are due (each at its offset, schedule.ts). */
   scheduleStart?: number;
 }
 

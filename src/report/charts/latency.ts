@@ -43,8 +43,11 @@ export function latencySources(view: WorkloadView, shown: readonly Entry[]): str
     const ttfb = view.entries.some(
       (e) => sourceKind(e.c.engine) === "per-operation" && e.c.ttfb !== undefined,
     );
+    const openLoop = view.entries.some(
+      (e) => sourceKind(e.c.engine) === "per-operation" && e.c.params.rate !== undefined,
+    );
     parts.push(
-      `${timed.join(" and ")}: per-operation latency measured by the engine (from sending a request to the end of its response)${ttfb ? "; time to first byte of reads is in the case table, not here" : ""}.`,
+      `${timed.join(" and ")}: per-operation latency measured by the engine (from sending a request to the end of its response${openLoop ? "; at a rate, from the instant each request was due: its response time" : ""})${ttfb ? "; time to first byte of reads is in the case table, not here" : ""}.`,
     );
   }
   const others = engines.filter((e) => sourceKind(e) !== "tool" && sourceKind(e) !== "per-operation");
