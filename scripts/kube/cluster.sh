@@ -151,7 +151,7 @@ node() {
   local k=$1 dir=$DIR/nodes/$1 name address enter=()
   name=$(node_name "$k")
   address=$(node_address "$k")
-  mkdir -p "$dir"/{containerd,cni,kubelet,ipam}
+  mkdir -p "$dir"/{containerd,cni,kubelet,ipam,pod-logs}
   if ((k > 1)); then
     network "$k"
     # nsenter, not `ip netns exec`: the node's mounts (images, volumes, pod network namespaces) stay in the

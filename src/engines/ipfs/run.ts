@@ -236,8 +236,8 @@ const isAdd = (op: IpfsOp): op is AddOp => op.op === "add";
 /**
  * Removes what the adds Ctrl-C cut off stored (unfinished.ts). Kubo may still commit an aborted add's blocks
  * after its request ended — also of an add that had stored nothing yet at the first look — so every cut-off
- * add is looked at again, every leaf, each LATE_COMMIT_MS, until two looks in a row find nothing (or the wait
- * runs out, which is said). What cannot be computed is said, with the node's own remedy.
+ * add is looked at again, every leaf, each LATE_COMMIT_MS, until QUIET_LOOKS looks in a row find nothing (or
+ * the wait runs out, which is said). What cannot be computed is said, with the node's own remedy.
  */
 async function removeCutOff(session: Session, signal: AbortSignal): Promise<void> {
   const problems: string[] = [];
@@ -246,12 +246,12 @@ async function removeCutOff(session: Session, signal: AbortSignal): Promise<void
   const { unknown } = await look(false);
   let quiet = 0;
   let storing = 0;
-  for (let waited = 0; quiet < 2 && waited < LATE_COMMIT_LIMIT_MS; waited += LATE_COMMIT_MS) {
+  for (let waited = 0; quiet < QUIET_LOOKS && waited < LATE_COMMIT_LIMIT_MS; waited += LATE_COMMIT_MS) {
     await setTimeout(LATE_COMMIT_MS, undefined, { signal });
     storing = (await look(true)).found.length;
     quiet = storing > 0 ? 0 : quiet + 1;
   }
-  if (quiet < 2)
+  if (quiet < QUIET_LOOKS)
     problems.push(
       `the IPFS node at ${redactUrls(session.connection.api)} was still storing blocks of ${storing === 1 ? "an add" : `${storing} adds`} cut off by Ctrl-C ${LATE_COMMIT_LIMIT_MS / 1000} s later; \`ipfs repo gc\` there removes them`,
     );
@@ -263,6 +263,11 @@ async function removeCutOff(session: Session, signal: AbortSignal): Promise<void
 }
 /** How often, and how long at most, an aborted add's late blocks are looked for. */
 const LATE_COMMIT_MS = 500;
+/**
+ * Looks in a row that find nothing before the node is taken to be done: 2 s of quiet (under the whole
+ * suite's load, a block was committed after 1 s of it).
+ */
+const QUIET_LOOKS = 4;
 const LATE_COMMIT_LIMIT_MS = 10_000;
 /** A few of the payload's 1 MiB pieces and of Kubo's chunks. */
 const WARM_UP_BYTES = 4 * 2 ** 20;

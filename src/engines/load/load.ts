@@ -131,7 +131,9 @@ export async function runLoad<O extends { from?: number; count?: number }>(
     for (;;) {
       // After the first error the repetition has failed: stop issuing operations (a dead server must not
       // be asked thousands more times before the run moves on).
-      if (Atomics.load(cursor, 1) !== 0 || options.signal.aborted || performance.now() >= deadline) return;
+      // An open loop runs every operation due within the duration, however late a worker comes to it.
+      if (Atomics.load(cursor, 1) !== 0 || options.signal.aborted) return;
+      if (!dueOffset && performance.now() >= deadline) return;
       const n = Atomics.add(cursor, 0, 1);
       const next = itemAt(ops, n, passes, firstPass, perPass);
       if (!next) return;
