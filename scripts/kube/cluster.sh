@@ -330,6 +330,11 @@ down() {
   while read -r mount; do umount -l "$mount" 2>/dev/null || true; done < <(
     awk -v dir="$DIR/" 'index($2, dir) == 1 { print $2 }' /proc/mounts | sort -r
   )
+  # The kubelets' links to their containers' logs, which live under DIR.
+  local link
+  for link in /var/log/containers/*.log; do
+    if [[ -L $link && $(readlink -- "$link") == "$DIR/"* ]]; then rm -f -- "$link"; fi
+  done
   ip link del "$BRIDGE" 2>/dev/null || true
   for ((k = 2; k <= count; k++)); do ip netns del "$(netns "$k")" 2>/dev/null || true; done
   ip link del "$LINK" 2>/dev/null || true

@@ -4,7 +4,7 @@
  * address or directory behind. One cluster runs on a machine at a time: the tests that need one are in
  * one file (the bench starts its own when they do not run). Failures throw: the bench uses it too.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -96,6 +96,14 @@ export async function startCluster(dir: string): Promise<Cluster> {
               `the bridge ${bridge}`,
           ),
         )),
+        ...(existsSync("/var/log/containers")
+          ? readdirSync("/var/log/containers", { withFileTypes: true })
+          : []
+        )
+          .filter((entry) => entry.isSymbolicLink())
+          .map((entry) => join("/var/log/containers", entry.name))
+          .filter((link) => readlinkSync(link).startsWith(`${dir}/`))
+          .map((link) => `the log link ${link}`),
         ...(await execa("ip", ["netns", "list"])).stdout
           .split("\n")
           .filter((line) => line.startsWith("bskube-"))
