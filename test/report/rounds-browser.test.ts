@@ -71,7 +71,7 @@ describe("report of a workload in rounds (Chromium)", () => {
         { timeout: 30_000 },
       );
       const rounds = await page.evaluate<{ failed: boolean; marks: number; text: string }[]>(
-        `[...document.querySelectorAll('figure[data-kind="rounds"]')].map((f) => ({ failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length, text: f.innerText }))`,
+        `[...document.querySelectorAll('figure[data-kind="rounds"]')].map((f) => ({ failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length, text: f.textContent }))`,
       );
       expect(rounds).toHaveLength(4);
       for (const chart of rounds) {

@@ -78,11 +78,11 @@ export async function abortUploadsUnder(
 const LATE_UPLOAD_PAUSE_MS = 300;
 /**
  * After an interrupt: time for a cut-off CreateMultipartUpload to complete on the server, looked for each
- * second for 4 s (a loaded MinIO completed one more than 1 s, and once more than 2 s, after the client gave
- * it up).
+ * second for 8 s (a loaded MinIO completed one more than 1 s, once more than 2 s and once more than 4 s
+ * after the client gave it up).
  */
 const LATE_CREATE_PAUSE_MS = 1000;
-const LATE_CREATE_PASSES = 4;
+const LATE_CREATE_PASSES = 8;
 
 /** One pass over the bucket's uploads: aborts ours, returns how many. */
 async function abortListedUploads(
