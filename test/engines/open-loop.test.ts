@@ -80,7 +80,8 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
         // Operation n is due at n × 5 ms: those due within the 3 s, exactly.
         expect(row.ops).toBe(600);
         expect(row.schedule!.rate).toBe(200);
-        expect(Math.abs(row.schedule!.achieved / 200 - 1)).toBeLessThan(0.02);
+        // 200 ± 0.1 % on an idle machine; ± 5 % under the whole suite's load on two cores (4.4 % seen).
+        expect(Math.abs(row.schedule!.achieved / 200 - 1)).toBeLessThan(0.05);
         // (Not iops: ops ÷ seconds ends at the last operation's end, which a loaded machine delays.)
         // Response time ≥ service time, operation by operation: so at every percentile.
         for (const p of ["p50", "p99"] as const)
