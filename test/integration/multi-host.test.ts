@@ -225,7 +225,7 @@ describe("a case from three hosts over ssh", () => {
     expect(row!.hosts!.map((part) => part.ops)).toEqual([100, 100, 100]);
     expect(row!.ops).toBe(300);
     expect(row!.schedule!.rate).toBeCloseTo(150, 9);
-    expect(Math.abs(row!.schedule!.achieved / 150 - 1)).toBeLessThan(0.02);
+    expect(Math.abs(row!.schedule!.achieved / 150 - 1)).toBeLessThan(0.05);
     // Response and service times of all hosts' operations, pooled.
     expect(decodeHistogram(row!.histograms!.latency!).totalCount).toBe(300);
     expect(decodeHistogram(row!.histograms!.serviceTime!).totalCount).toBe(300);
