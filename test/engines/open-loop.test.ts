@@ -4,22 +4,20 @@
  * response times of every operation due during it, and in the service times only of those it caught in
  * flight (coordinated omission would hide the first).
  */
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeHistogram } from "../../src/rows/histogram.js";
-import { launchMinio } from "../../src/targets/s3/minio-server.js";
 import { runCli } from "../support/cli.js";
 import {
   externalS3Target,
   listObjects,
   rowsOf,
-  s3Client,
   s3Env,
   sleep,
   startCli,
   tempDirs,
   waitFor,
+  withMinio,
   writeSpec,
 } from "./support.js";
 
@@ -47,10 +45,7 @@ function countAtLeast(encoded: string, seconds: number): number {
 
 describe("open-loop load at a rate (s3, real MinIO)", () => {
   it("rate: 200 over 3 s starts 600 operations at 200 ± 2 % per second, in one thread and in two; a rate one worker cannot start is warned of", async () => {
-    const server = await launchMinio();
-    const client = s3Client(server);
-    try {
-      await client.send(new CreateBucketCommand({ Bucket: "open" }));
+    await withMinio(["open"], async (server) => {
       const work = await temps.make();
       const spec = await writeSpec(work, {
         name: "open",
@@ -94,17 +89,11 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
       const said = `${result.stdout}${result.stderr}`;
       expect(said.match(/behind schedule in 1 of 1 repetitions/g)).toHaveLength(1);
       expect(said).toMatch(/over\.store\.put[^\n]*\n(\s+warning:[^\n]*\n)*\s+warning: behind schedule/);
-    } finally {
-      client.destroy();
-      await server.stop();
-    }
+    });
   }, 120_000);
 
   it("a 0.5 s stall of the store: the response times of the operations due during it include it, their service times do not", async () => {
-    const server = await launchMinio();
-    const client = s3Client(server);
-    try {
-      await client.send(new CreateBucketCommand({ Bucket: "stall" }));
+    await withMinio(["stall"], async (server, client) => {
       const work = await temps.make();
       const rate = 200;
       const concurrency = 4;
@@ -144,11 +133,7 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
       expect(row!.latency!.p99!).toBeGreaterThan(0.2);
       // The operations due during the stall started late, and the row says how late.
       expect(row!.schedule!.late.max).toBeGreaterThan(0.2);
-    } finally {
-      process.kill(-server.pid, "SIGCONT");
-      client.destroy();
-      await server.stop();
-    }
+    });
   }, 120_000);
 });
 

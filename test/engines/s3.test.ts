@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePayload } from "../../src/engines/load/payload.js";
-import { launchMinio, type MinioServer } from "../../src/targets/s3/minio-server.js";
+import { launchMinio } from "../../src/targets/s3/minio-server.js";
 import { decodeHistogram } from "../../src/rows/histogram.js";
 import { ResultRowSchema, type ResultRow } from "../../src/rows/row.js";
 import { runCli } from "../support/cli.js";
@@ -40,6 +40,7 @@ import {
   tempDirs,
   waitFor,
   watchProcesses,
+  withMinio,
   writeSpec,
   type Listed,
 } from "./support.js";
@@ -49,22 +50,6 @@ afterAll(() => temps.removeAll());
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-
-/** A MinIO of the test's own with these buckets, stopped after `body`. */
-async function withMinio<T>(
-  buckets: string[],
-  body: (server: MinioServer, client: S3Client) => Promise<T>,
-): Promise<T> {
-  const server = await launchMinio();
-  const client = s3Client(server);
-  try {
-    for (const Bucket of buckets) await client.send(new CreateBucketCommand({ Bucket }));
-    return await body(server, client);
-  } finally {
-    client.destroy();
-    await server.stop();
-  }
-}
 
 const plant = (client: S3Client, bucket: string, key: string, body: string) =>
   client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));

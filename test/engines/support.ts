@@ -217,6 +217,22 @@ export function s3Client(server: MinioServer): S3Client {
   });
 }
 
+/** A MinIO of the test's own with these buckets, stopped after `body`. */
+export async function withMinio<T>(
+  buckets: string[],
+  body: (server: MinioServer, client: S3Client) => Promise<T>,
+): Promise<T> {
+  const server = await launchMinio();
+  const client = s3Client(server);
+  try {
+    for (const Bucket of buckets) await client.send(new CreateBucketCommand({ Bucket }));
+    return await body(server, client);
+  } finally {
+    client.destroy();
+    await server.stop();
+  }
+}
+
 /** A launched MinIO (launchMinio's options) with `bucket` made; the caller stops it. */
 export async function minioWithBucket(
   bucket: string,

@@ -113,13 +113,13 @@ function scheduleOf(records: readonly OpRecord[], rate: number): RowSchedule {
     const span = instants.length > 1 ? (instants[instants.length - 1]! - instants[0]!) / 1000 : 0;
     return span > 0 ? (instants.length - 1) / span : 0;
   };
-  const late = Float64Array.from(records, (r) => (r.start - r.due!) / 1000).sort();
-  const at = (q: number) => late[Math.min(late.length - 1, Math.floor(q * late.length))] ?? 0;
+  const late = records.map((r) => (r.start - r.due!) / 1000);
+  const { p50, p99 } = late.length > 0 ? percentiles(late) : { p50: 0, p99: 0 };
   return {
     rate,
     scheduled: rateOver(Float64Array.from(records, (r) => r.due!).sort()),
     achieved: rateOver(Float64Array.from(records, (r) => r.start).sort()),
-    late: { p50: at(0.5), p99: at(0.99), max: late[late.length - 1] ?? 0 },
+    late: { p50, p99, max: maxOf(late, 0) },
   };
 }
 
