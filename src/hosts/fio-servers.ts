@@ -284,6 +284,10 @@ export class FioServers implements StartedWorkers {
         cwd: dir,
         label: "fio",
         signal: this.interrupt.signal,
+        // On SIGTERM the client tells every server to stop its jobs and waits for them; killed before that
+        // (3 s was too short on a loaded machine), it leaves them running to their end, and the cleanup's
+        // client then waits for the busy servers (a Ctrl-C took the 30 s of the case).
+        stopTimeoutMs: CLIENT_STOP_TIMEOUT_MS,
       });
       const text = await readFile(output, "utf8").catch(() => "");
       const json = text.indexOf("{");
@@ -312,6 +316,8 @@ export class FioServers implements StartedWorkers {
     }
   }
 }
+
+const CLIENT_STOP_TIMEOUT_MS = 10_000;
 
 /** What makes the messages the hosts were sent one step (they differ in `to`, and `at` by clock offsets). */
 const stepKey = (m: Step) =>
