@@ -16,6 +16,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { LATENCY_METRICS } from "../rows/metric-names.js";
 import type { Case, CaseParams } from "../plan/types.js";
 import type { Artifact, CaseArtifacts, CompileContext } from "./types.js";
 
@@ -91,13 +92,38 @@ export const SdkDataSchema = z
 
 export const autotune = z
   .strictObject({
-    rounds: z.array(positive).min(1).describe("the concurrency of each round, in order"),
+    param: z
+      .enum(["concurrency", "rate"])
+      .optional()
+      .describe(
+        "what the rounds set: the concurrency (absent: concurrency) or the open loop's operations per second",
+      ),
+    rounds: z.array(positive).min(1).describe("the ramp: the value of each round, in order"),
     stopWhenGainBelow: z
       .number()
       .min(0)
+      .optional()
       .describe("percent: stop after the first round whose throughput gain over the previous is below this"),
+    bound: z
+      .strictObject({
+        metric: z.enum(LATENCY_METRICS),
+        atMost: z.number().positive().describe("seconds"),
+      })
+      .optional()
+      .describe(
+        "stop at the first round whose latency figure exceeds atMost (or whose client fell behind its schedule), then bisect between it and the last round that met the bound; the highest value that met it is chosen",
+      ),
+    resolution: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "percent: with bound, bisect until the value that met it and the one that missed are this close (default 10)",
+      ),
   })
-  .describe("run the measured operations once per round (pass = round index), at the round's concurrency");
+  .describe(
+    "run the measured operations once per round (pass = round index), at the round's value; stop by the gain rule or the bound rule (one of them is given)",
+  );
 
 /** A concurrency group: `concurrency` workers take the next operation from the ordered list until it is empty. */
 export const group = <O extends z.ZodType>(op: O) =>
@@ -204,20 +230,42 @@ export function repetitionSlots(c: Case): RepetitionSlot[] {
   return slots;
 }
 
-/** The autotune rounds of a case, if it tunes its concurrency. */
+/** The ramp of a case's autotune (start, ×factor, up to max), if it has one. */
 export function caseRounds(c: Case): number[] | undefined {
   const tune = c.params.autotune;
   return tune ? autotuneRounds(tune.start, tune.factor, tune.max) : undefined;
+}
+
+/**
+ * What a compiled script runs of a case's load: the rounds of an autotune it can run (the gain rule on the
+ * concurrency) and the concurrency of its first round, or the one setting it measures otherwise.
+ */
+export function scriptLoad(c: Case): { concurrency: number; rounds?: number[]; stopWhenGainBelow?: number } {
+  const tune = c.params.autotune;
+  if (tune?.param !== "concurrency") return { concurrency: param(c, "concurrency") };
+  if (tune.stopWhenGainBelow === undefined) return { concurrency: tune.start };
+  const rounds = caseRounds(c)!;
+  return { concurrency: rounds[0]!, rounds, stopWhenGainBelow: tune.stopWhenGainBelow };
 }
 
 /** The measured group of a case around its operation list: concurrency, autotune, duration, sample, rate. */
 export function measuredGroup<O>(c: Case, ops: O[]) {
   const rounds = caseRounds(c);
   const tune = c.params.autotune;
-  const rate = c.params.rate;
+  const tunesRate = tune?.param === "rate";
+  const rate = tunesRate ? { opsPerSecond: rounds![0]! } : c.params.rate;
   return {
-    concurrency: rounds ? rounds[0]! : param(c, "concurrency"),
-    ...(rounds && tune && { autotune: { rounds, stopWhenGainBelow: tune.stopWhenGainBelow } }),
+    concurrency: rounds && !tunesRate ? rounds[0]! : param(c, "concurrency"),
+    ...(rounds &&
+      tune && {
+        autotune: {
+          ...(tunesRate && { param: "rate" as const }),
+          rounds,
+          ...(tune.stopWhenGainBelow !== undefined && { stopWhenGainBelow: tune.stopWhenGainBelow }),
+          ...(tune.bound && { bound: tune.bound }),
+          ...(tune.resolution !== undefined && { resolution: tune.resolution }),
+        },
+      }),
     ...(c.params.duration !== undefined && { duration: c.params.duration }),
     ...(c.params.sample !== undefined && { sample: c.params.sample }),
     ...(rate && {
@@ -231,10 +279,12 @@ export function measuredGroup<O>(c: Case, ops: O[]) {
   };
 }
 
-/** Unmeasured setup runs at the case's concurrency (the largest round when autotuned). */
+/** Unmeasured setup runs at the case's concurrency (the largest round when its concurrency is autotuned). */
 export function setupConcurrency(c: Case): number {
   const rounds = caseRounds(c);
-  return rounds ? rounds[rounds.length - 1]! : param(c, "concurrency");
+  return rounds && c.params.autotune?.param === "concurrency"
+    ? rounds[rounds.length - 1]!
+    : param(c, "concurrency");
 }
 
 /** Reads and checks a case's compiled call sequence from a run's artifacts (what the engines execute). */

@@ -29,8 +29,9 @@ const INI_SAFE = /^[A-Za-z0-9_.:%/+,-]*$/;
 export class IniWriter {
   private readonly lines: string[] = [];
 
-  constructor(ctx: CompileContext, what: string) {
-    for (const line of headerLines(ctx, what)) this.comment(line);
+  /** Without a context, no header: a file benchspec run writes for itself (an autotune round's jobfile). */
+  constructor(ctx: CompileContext | undefined, what: string) {
+    if (ctx) for (const line of headerLines(ctx, what)) this.comment(line);
   }
 
   comment(text: string): this {

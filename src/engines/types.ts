@@ -104,6 +104,11 @@ export interface ArmedRepetition {
 }
 
 interface ExecutorSteps {
+  /**
+   * It runs a case's autotune inside one repetition itself (its rounds share the repetition's setup: the
+   * objects a GET reads); otherwise each round is a repetition of its own at the round's value.
+   */
+  tunes?: boolean;
   /** Why this machine cannot run the engine (a missing tool), or undefined when it can. */
   unavailable?(): Promise<string | undefined>;
   /** Once per case before its first repetition: data the reads need. */

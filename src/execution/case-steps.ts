@@ -5,7 +5,9 @@
  * the place left, also after a failure or Ctrl-C, bounded in time).
  */
 import { loadEngine } from "../engines/index.js";
+import { tune, withTuned, type TuneRule } from "../engines/autotune.js";
 import { failedMeasurement } from "../engines/measurement.js";
+import { autotuneRounds } from "../emit/sdk-format.js";
 import type { ArmedRepetition, ExecContext, Executor, HostShare, Measurement } from "../engines/types.js";
 import { targetsOf, type Case } from "../plan/types.js";
 import { cleanupSignal } from "../platform/cleanup-bound.js";
@@ -102,9 +104,24 @@ export async function armRepetition(
     if (notRun !== undefined) throw new Error(notRun);
     const { executor } = open;
     const ctx = open.ctx;
-    const armed: ArmedRepetition = executor.arm
-      ? await executor.arm(c, repetition, warmup, ctx)
-      : { go: () => executor.repetition(c, repetition, warmup, ctx), disarm: async () => {} };
+    const armOne = async (tuned: Case): Promise<ArmedRepetition> =>
+      executor.arm
+        ? await executor.arm(tuned, repetition, warmup, ctx)
+        : { go: () => executor.repetition(tuned, repetition, warmup, ctx), disarm: async () => {} };
+    const rule = c.params.autotune && !executor.tunes ? tuneRule(c) : undefined;
+    // An engine that does not tune itself: each round is armed and measured at its value (autotune is
+    // refused on host groups, so no other host waits for these rounds).
+    const armed: ArmedRepetition = rule
+      ? {
+          go: () =>
+            tune(
+              rule,
+              async (value) => (await armOne({ ...c, params: withTuned(c.params, rule.param, value) })).go(),
+              ctx.signal,
+            ),
+          disarm: async () => {},
+        }
+      : await armOne(c);
     const go = () => armed.go().catch((error: unknown) => failed(error).go());
     return {
       go: sampleHost ? () => sampled(c, go) : go,
@@ -113,6 +130,12 @@ export async function armRepetition(
   } catch (error) {
     return failed(error);
   }
+}
+
+/** The autotune rule of a case, for engines whose rounds are repetitions of their own. */
+function tuneRule(c: Case): TuneRule {
+  const tune = c.params.autotune!;
+  return { ...tune, ramp: autotuneRounds(tune.start, tune.factor, tune.max) };
 }
 
 /** A repetition's go with the host sampled meanwhile: its telemetry over the measured window, and the samples. */

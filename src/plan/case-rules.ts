@@ -3,6 +3,7 @@
  * parameters against its target and host group, what a case over several targets needs, parameters that
  * mean nothing to a workload's cases, and the steps a workload runs once per target.
  */
+import type { DiagnosticCode } from "../diagnostics/codes.js";
 import type { SpecPath } from "../diagnostics/diagnostic.js";
 import { engineParams, OP_PARAMS, targetWriter, type EngineInfo, type EngineTable } from "../spec/engines.js";
 import { idFragment, sameValue } from "../spec/params.js";
@@ -181,15 +182,7 @@ export function checkCase(
     );
     ok = false;
   }
-  if (params.rate !== undefined && params.autotune !== undefined) {
-    sink.error(
-      "conflicting-keys",
-      `"rate" and "autotune" exclude each other: autotune raises the load of a closed loop, rate fixes an open loop's schedule; sweep rate as a list instead (e.g. rate: [100, 200, 400])`,
-      pathOf("rate"),
-    );
-    ok = false;
-  }
-  if (params.arrivals !== undefined && params.rate === undefined) {
+  if (params.arrivals !== undefined && params.rate === undefined && params.autotune?.param !== "rate") {
     sink.error(
       "param-not-applicable",
       `"arrivals" spaces the scheduled starts of an open loop: set "rate" too (e.g. rate: 200), or remove it`,
@@ -232,12 +225,58 @@ export function checkCase(
       ok = false;
     }
   }
-  if (params.autotune && !engineParams(info).has(params.autotune.param)) {
-    sink.error("param-not-applicable", `engine ${params.engine} has no "${params.autotune.param}" to tune`, [
-      ...pathOf("autotune"),
-      "param",
-    ]);
-    ok = false;
-  }
+  if (params.autotune && !checkAutotune(params, info, pathOf, sink)) ok = false;
   return ok;
+}
+
+/** An autotune's rule and parameter, against the case it tunes. */
+function checkAutotune(
+  params: CaseParams,
+  info: EngineInfo,
+  pathOf: (key: ParamName) => SpecPath,
+  sink: DiagnosticSink,
+): boolean {
+  const tune = params.autotune!;
+  const path = pathOf("autotune");
+  const errors: [DiagnosticCode, string, SpecPath][] = [];
+  if (!engineParams(info).has(tune.param))
+    errors.push([
+      "param-not-applicable",
+      `engine ${params.engine} has no "${tune.param}" to tune`,
+      [...path, "param"],
+    ]);
+  if (tune.stopWhenGainBelow === undefined && tune.bound === undefined)
+    errors.push([
+      "missing-key",
+      'autotune needs a rule to stop by: "stopWhenGainBelow" (e.g. 5%: stop when the throughput gains less) or "bound" (e.g. { metric: p99, atMost: 20ms }: the highest load that meets it)',
+      path,
+    ]);
+  if (tune.stopWhenGainBelow !== undefined && tune.bound !== undefined)
+    errors.push([
+      "conflicting-keys",
+      '"stopWhenGainBelow" and "bound" exclude each other: autotune stops by one rule',
+      [...path, "bound"],
+    ]);
+  if (tune.resolution !== undefined && tune.bound === undefined)
+    errors.push([
+      "param-not-applicable",
+      '"resolution" is how close the bound rule\'s bisection gets: set "bound" too, or remove it',
+      [...path, "resolution"],
+    ]);
+  if (tune.bound && !info.metrics.includes(tune.bound.metric))
+    errors.push([
+      "metric-not-reported",
+      `engine ${params.engine} does not report ${tune.bound.metric}; it reports ${info.metrics.join(", ")}`,
+      [...path, "bound", "metric"],
+    ]);
+  if (params.rate !== undefined)
+    errors.push([
+      "conflicting-keys",
+      tune.param === "rate"
+        ? '"rate" is what this autotune tunes (from its start): remove "rate"'
+        : `"rate" and an autotune of ${tune.param} exclude each other: autotune raises the load of a closed loop, rate fixes an open loop's schedule; tune the rate instead (autotune: { param: rate, … }) or sweep it as a list (e.g. rate: [100, 200, 400])`,
+      pathOf("rate"),
+    ]);
+  for (const [code, message, at] of errors) sink.error(code, message, at);
+  return errors.length === 0;
 }

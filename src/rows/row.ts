@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../platform/errors.js";
+import { LATENCY_METRICS } from "./metric-names.js";
 import { TelemetrySampleSchema, TelemetrySummarySchema } from "./telemetry.js";
 
 export const RESULT_FORMAT_VERSION = 1;
@@ -152,7 +153,10 @@ export const ResultRowSchema = z.object({
       threads: z.number().int().optional(),
     })
     .optional(),
-  /** Autotune: every round (the tuned parameter's value and its numbers) and the value chosen. */
+  /**
+   * Autotune: every round in the order run (the tuned parameter's value and its numbers) and the value
+   * chosen; by the bound rule, the bound and whether each round met it.
+   */
   autotune: z
     .object({
       param: z.string(),
@@ -165,9 +169,13 @@ export const ResultRowSchema = z.object({
           seconds: z.number(),
           /** The step's latencies (absent in rows of older runs). */
           latency: latency.optional(),
+          /** By the bound rule: it succeeded, its figure was within the bound and its client kept the schedule. */
+          met: z.boolean().optional(),
         }),
       ),
       chosen: z.number(),
+      /** The bound rule's latency bound (seconds); absent for the gain rule. */
+      bound: z.object({ metric: z.enum(LATENCY_METRICS), atMost: z.number() }).optional(),
     })
     .optional(),
   /** fio steady-state detection: whether the criterion was met before the time limit. */

@@ -15,7 +15,10 @@ export interface RowSchedule {
   rate: number;
   /** The rate the operations were due at: (operations − 1) ÷ (last due − first due). */
   scheduled: number;
-  /** The rate they started at: (operations − 1) ÷ (last start − first start). */
+  /**
+   * The rate they started at: `scheduled` ÷ the least-squares slope of the k-th start on the k-th due
+   * instant (the pace of the starts against the schedule's, however late each one was).
+   */
   achieved: number;
   /** Seconds each operation started after it was due (timer slack, or no worker free): median, p99, most. */
   late: { p50: number; p99: number; max: number };

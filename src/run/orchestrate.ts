@@ -10,6 +10,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { loadEngine } from "../engines/index.js";
+import { withTuned } from "../engines/autotune.js";
 import type { Measurement } from "../engines/types.js";
 import { caseFields, targetRounds, type Case, type Plan } from "../plan/types.js";
 import { appendRow } from "../results/ndjson.js";
@@ -243,7 +244,7 @@ export function recordRepetition(
     specHash: plan.specHash,
     ...caseFields(c),
     // An autotuned repetition reports the round it chose: the row says which value that was.
-    params: result.autotune ? { ...c.params, [result.autotune.param]: result.autotune.chosen } : c.params,
+    params: result.autotune ? withTuned(c.params, result.autotune.param, result.autotune.chosen) : c.params,
     repetition: rep,
     warmup,
     ...result,

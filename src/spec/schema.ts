@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { OPS } from "./words.js";
-import { METRICS } from "../rows/metric-names.js";
+import { LATENCY_METRICS, METRICS } from "../rows/metric-names.js";
 import { envRefs, hasControlChars, httpUrlProblem, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
 import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, writeUnit, type UnitKind } from "./units.js";
 
@@ -563,11 +563,27 @@ const loadRateSchema = z
   });
 
 const autotuneSchema = z.strictObject({
-  param: z.enum(["concurrency", "parallel", "iodepth", "jobs"]),
+  param: z.enum(["concurrency", "parallel", "iodepth", "jobs", "rate"]),
   start: count(1, 1_000_000, "start"),
   factor: z.number().gt(1, "factor must be greater than 1").max(16),
   max: count(1, 1_000_000, "max"),
-  stopWhenGainBelow: percent,
+  stopWhenGainBelow: percent
+    .optional()
+    .describe("the gain rule: stop at the first step that improves the result by less than this"),
+  bound: z
+    .strictObject({
+      metric: z.enum(LATENCY_METRICS),
+      atMost: positiveDuration,
+    })
+    .optional()
+    .describe(
+      "the bound rule: raise the load until this latency figure exceeds atMost, then bisect; the highest load that met it is chosen",
+    ),
+  resolution: percent
+    .optional()
+    .describe(
+      "with bound: bisect until the load that met it and the one that missed are this close (default 10%)",
+    ),
 });
 
 /** Every workload parameter: usable in a workload, in `defaults`, as a matrix dimension and in include/exclude. */

@@ -1,6 +1,7 @@
-/** An open loop's schedule (engines/load/schedule.ts): when each operation is due. */
+/** An open loop's schedule (engines/load/schedule.ts): when each operation is due, and the pace its starts kept. */
 import { describe, expect, it } from "vitest";
 import { dueOffsets, hostSchedule } from "../../src/engines/load/schedule.js";
+import { paceOf } from "../../src/engines/load/measure.js";
 
 describe("the schedule of an open loop", () => {
   it("constant arrivals: operation n is due at n ÷ rate", () => {
@@ -60,5 +61,33 @@ describe("a host's share of a group's schedule", () => {
     expect(a!.opsPerSecond).toBe(150);
     expect(a!.seed).not.toBe(b!.seed);
     expect(hostSchedule(group, { index: 0, count: 1 })).toEqual(group);
+  });
+});
+
+describe("the pace of an open loop's starts (achieved)", () => {
+  const dues = Float64Array.from({ length: 600 }, (_, i) => i * 5);
+  it("is 1 when the starts kept the schedule, also when the first or last operations started half a second late", () => {
+    expect(
+      paceOf(
+        dues,
+        dues.map((d) => d + 0.3),
+      ),
+    ).toBeCloseTo(1, 9);
+    // The last 5 operations started 500 ms late: a rate over the first and last start would say 14 % slow.
+    const lateEnd = dues.map((d, i) => (i >= 595 ? 3000 + 500 : d));
+    expect(Math.abs(paceOf(dues, lateEnd) - 1)).toBeLessThan(0.01);
+    const lateStart = dues.map((d, i) => (i < 5 ? 500 : d));
+    expect(Math.abs(paceOf(dues, lateStart) - 1)).toBeLessThan(0.01);
+  });
+
+  it("is the ratio of the spacings when the client started them slower, and 0 when there is nothing to fit", () => {
+    expect(
+      paceOf(
+        dues,
+        dues.map((d) => d * (6.7 / 5)),
+      ),
+    ).toBeCloseTo(6.7 / 5, 9);
+    expect(paceOf(Float64Array.of(1), Float64Array.of(2))).toBe(0);
+    expect(paceOf(Float64Array.of(1, 1), Float64Array.of(2, 3))).toBe(0);
   });
 });

@@ -15,7 +15,7 @@ import type { ResultRow } from "../../src/rows/row.js";
 import type { RunSummary } from "../../src/results/summary.js";
 import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import type { TelemetryRow } from "../../src/rows/telemetry.js";
-import { minioForHosts, startHosts, type Hosts } from "../support/hosts.js";
+import { minioForHosts, shapeEgress, startHosts, type Hosts } from "../support/hosts.js";
 import { loopDevice } from "../support/loop.js";
 import { ROOT } from "../support/spec.js";
 
@@ -150,23 +150,7 @@ describe("telemetry on a client host whose NIC is shaped", () => {
     hosts = await startHosts({ count: 1 });
     minio = await minioForHosts(hosts, "telemetry");
     // 50 Mbit/s out of h1's NIC: its uploads can go no faster, however busy the machine's cores are.
-    const tc = await hosts
-      .host("h1")
-      .exec("tc", [
-        "qdisc",
-        "add",
-        "dev",
-        "eth0",
-        "root",
-        "tbf",
-        "rate",
-        "50mbit",
-        "burst",
-        "64kb",
-        "latency",
-        "100ms",
-      ]);
-    expect(tc.exitCode, tc.stderr).toBe(0);
+    await shapeEgress(hosts.host("h1"), { rate: "50mbit", burst: "64kb", latency: "100ms" });
   }, 120_000);
   afterAll(async () => {
     await minio?.stop();

@@ -260,6 +260,126 @@ describe("charts chosen from the plan's shape", () => {
     expect(find(plain.charts, "autotune")).toHaveLength(0);
   });
 
+  it("autotune by a latency bound: the bound figure against the load on log axes, the bound drawn, the highest load within it marked", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "knee",
+      targets: { store: { kind: "s3", launch: "minio" } },
+      workloads: [
+        {
+          name: "w",
+          op: "put",
+          size: "4KiB",
+          objects: 100,
+          repeat: 3,
+          autotune: {
+            param: "rate",
+            start: 100,
+            factor: 2,
+            max: 1600,
+            bound: { metric: "p99", atMost: "20ms" },
+          },
+        },
+      ],
+    });
+    // Each repetition ramps 100, 200, 400 (met), 800 (missed) and bisects to its own answer: a loaded store
+    // varies near its bound, so they end at 476, 436 and 518/s.
+    const tried = [
+      [
+        [100, 200, 400, 476],
+        [800, 566],
+      ],
+      [
+        [100, 200, 400, 436],
+        [800, 566, 476],
+      ],
+      [
+        [100, 200, 400, 476, 518],
+        [800, 566],
+      ],
+    ];
+    const rows = synthRows(plan).map((row, i) => {
+      const [met, missed] = tried[i]!;
+      const chosen = Math.max(...met!);
+      const rounds = [...met!.map((value) => [value, 0.005]), ...missed!.map((value) => [value, 0.05])].map(
+        ([value, p99]) => ({
+          value: value!,
+          throughput: value! * 4096,
+          iops: value!,
+          bytes: value! * 4096,
+          seconds: 1,
+          latency: { p50: p99! / 2, p99: p99! },
+          met: p99! <= 0.02,
+        }),
+      );
+      const knee = rounds.find((r) => r.value === chosen)!;
+      return {
+        ...row,
+        iops: knee.iops,
+        throughput: knee.throughput,
+        latency: knee.latency,
+        params: { ...row.params, rate: { opsPerSecond: chosen } },
+        autotune: { param: "rate", rounds, chosen, bound: { metric: "p99" as const, atMost: 0.02 } },
+      };
+    });
+    const run = runFromRows("k", plan, rows);
+    const figures = run.cases[0]!;
+    // The case's answer is the repetitions' lower median; its figures are their chosen rounds'.
+    expect(figures.autotune!.knee).toBe(476);
+    expect(figures.metrics.iops!.median).toBe(476);
+    expect(figures.metrics.iops!.n).toBe(3);
+    // The steps, pooled by value for the curve: 476/s met in two of the three rounds that ran it.
+    expect(figures.autotune!.rounds.map((r) => [r.value, r.n, r.met])).toEqual([
+      [100, 3, true],
+      [200, 3, true],
+      [400, 3, true],
+      [436, 1, true],
+      [476, 3, true],
+      [518, 1, true],
+      [566, 3, false],
+      [800, 3, false],
+    ]);
+    expect(figures.params.rate).toEqual({ opsPerSecond: 476 });
+    const [tune] = find(buildCharts({ runs: [run] }).charts, "autotune", "w");
+    expect(tune!.title).toBe("w: p99 latency against rate (highest rate with p99 ≤ 20.00 ms)");
+    expect(encodingOf(tune!).x).toMatchObject({
+      title: "rate (operations/s) (log scale)",
+      scale: { type: "log" },
+    });
+    expect(encodingOf(tune!).y).toMatchObject({ scale: { type: "log" } });
+    expect(rowsOf(tune!, "bound")).toEqual([expect.objectContaining({ lab: "bound: p99 ≤ 20.00 ms" })]);
+    expect(rowsOf(tune!, "knee")).toEqual([
+      expect.objectContaining({ x: 476, lab: "highest rate within the bound: 476" }),
+    ]);
+    expect(rowsOf(tune!, "m").map((r) => r.g)).toEqual([
+      "met",
+      "met",
+      "met",
+      "met",
+      "met",
+      "met",
+      "missed",
+      "missed",
+    ]);
+    await expectCleanRender([run]);
+    // No step met the bound: no value is chosen, and the case says so.
+    const none = runFromRows(
+      "k",
+      plan,
+      rows.map((row) => ({
+        ...row,
+        autotune: {
+          ...row.autotune,
+          rounds: row.autotune.rounds.slice(0, 1).map((r) => ({ ...r, met: false })),
+        },
+      })),
+    ).cases[0]!;
+    expect(none.autotune!.knee).toBeUndefined();
+    expect(none.warnings).toContainEqual(
+      "autotune: no rate met p99 ≤ 20ms in most repetitions; statistics of each repetition's chosen round (its first when none met)",
+    );
+  });
+
   it("autotuned op: [put, get]: the op stays a dimension of the default chart, whatever value each op tuned to", async () => {
     // The spec's own chart of the workload left out: the default one is drawn.
     const plan = await scenarioPlan("minio-speedtest", ["report.charts=[]"]);

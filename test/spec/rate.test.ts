@@ -65,7 +65,9 @@ describe("rate", () => {
         }),
       ),
     ).toEqual([
-      expect.stringMatching(/^conflicting-keys workloads\.0\.rate: "rate" and "autotune" exclude each other/),
+      expect.stringMatching(
+        /^conflicting-keys workloads\.0\.rate: "rate" and an autotune of concurrency exclude each other/,
+      ),
     ]);
     const dd = {
       benchspec: 1,

@@ -166,3 +166,18 @@ function testHost({ name, address, pid }: RigHost): TestHost {
 /** A MinIO the hosts reach, with `bucket` made: on their bridge, whose own address (.1) is this machine's. */
 export const minioForHosts = (rig: Hosts, bucket: string): Promise<MinioServer> =>
   minioWithBucket(bucket, { host: rig.hosts[0]!.address.replace(/\.\d+$/, ".1") });
+
+/**
+ * Shapes what the host sends out of its NIC with `tc tbf`: at most `rate` (tc's words: 50mbit, 8000000),
+ * bursts of `burst`, and a queue that holds `latency` of it before dropping.
+ */
+export async function shapeEgress(
+  host: TestHost,
+  { rate, burst, latency }: { rate: string; burst: string; latency: string },
+): Promise<void> {
+  const tc = await host.exec("tc", [
+    ...["qdisc", "add", "dev", "eth0", "root", "tbf"],
+    ...["rate", rate, "burst", burst, "latency", latency],
+  ]);
+  if (tc.exitCode !== 0) throw new Error(`tc on ${host.name}: ${tc.stderr}`);
+}

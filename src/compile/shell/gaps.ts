@@ -4,6 +4,7 @@
  * judge the hosts' rows together), autotune (one setting measured), an open loop (`rate`), a time series its engine's fragment cannot write, and what an
  * engine's fragment or a target kind's part cannot (Engine.shellGaps, TargetShell.gaps).
  */
+import { scriptLoad } from "../../emit/sdk-format.js";
 import type { Engine } from "../../engines/types.js";
 import { targetsOf, type Plan } from "../../plan/types.js";
 import { formatParam } from "../../spec/params.js";
@@ -20,9 +21,11 @@ export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>
       gaps.push(
         `its rounds to steady state are judged on every host's rows together, which the script's copies on the hosts of group "${p.hosts}" cannot see: they refuse it; run it with benchspec run`,
       );
-    if (p.autotune && !engines[c.engine]!.shellAutotune)
+    if (p.autotune && !(engines[c.engine]!.shellAutotune && scriptLoad(c).rounds))
       gaps.push(
-        `autotune is not run: the script measures one setting of ${p.autotune.param} (its case function says which)`,
+        p.autotune.bound
+          ? `its search for the highest ${p.autotune.param} that keeps ${p.autotune.bound.metric} ≤ ${formatDuration(p.autotune.bound.atMost)} is not run: the script measures ${p.autotune.param === "rate" ? `a closed loop of concurrency ${p.concurrency ?? 1}` : "one setting (its case function says which)"}; run it with benchspec run`
+          : `autotune is not run: the script measures one setting of ${p.autotune.param} (its case function says which)`,
       );
     if (p.rate !== undefined && !engines[c.engine]!.shellOpenLoop)
       gaps.push(

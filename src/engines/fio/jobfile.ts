@@ -94,6 +94,18 @@ function workloadJobfile(cases: readonly Case[], ctx: CompileContext): string {
   return w.toString();
 }
 
+/**
+ * The jobfile of one autotune round, which benchspec run writes for itself: the case's section at the
+ * round's value of the tuned parameter, with the compiled jobfile's global options.
+ */
+export function roundJobfile(c: Case): string {
+  const w = new IniWriter(undefined, "fio jobfile");
+  w.comment(`autotune round of case ${c.id}: ${c.params.autotune!.param} as below`);
+  w.section("global").option("percentile_list", PERCENTILES.join(":"));
+  writeMeasured(w, c);
+  return w.toString();
+}
+
 function writeMeasured(w: IniWriter, c: Case): void {
   const p = c.params;
   w.blank();

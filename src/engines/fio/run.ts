@@ -3,11 +3,12 @@
  * output kept raw and parsed, averaged bw/iops logs turned into the time series.
  */
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { readdir, readFile, rename, rm } from "node:fs/promises";
+import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getSystemErrorMap } from "node:util";
 import type { Case } from "../../plan/types.js";
+import { idFragment } from "../../spec/params.js";
 import { runGroup } from "../../platform/process.js";
 import { fioBinary } from "../../platform/tools.js";
 import { failedMeasurement, outputTail } from "../measurement.js";
@@ -17,6 +18,7 @@ import {
   FIO_OUTPUT_ARGS,
   fioSafetyArgs,
   jobfilePath,
+  roundJobfile,
   preconditionSections,
   sectionArgs,
   targetVariable,
@@ -66,6 +68,7 @@ async function runFio(
   /** Preconditioning writes also before a read case: the measured sections alone are read-only. */
   safety: readonly string[] = fioSafetyArgs(c),
   extraEnv: Record<string, string> = {},
+  jobfile = join(ctx.artifactsDir, jobfilePath(c)),
 ) {
   const args = [
     ...FIO_OUTPUT_ARGS,
@@ -73,7 +76,7 @@ async function runFio(
     ...extra,
     `--output=${output}`,
     ...sectionArgs(sections),
-    join(ctx.artifactsDir, jobfilePath(c)),
+    jobfile,
   ];
   const target = fioPath(c, ctx);
   try {
@@ -113,9 +116,15 @@ export const fioExecutor: Executor = {
    * that plus fio's own runtime: the interval of the I/O, without fio's start-up and teardown.
    */
   async arm(c, repetition, warmup, ctx): Promise<ArmedRepetition> {
-    const name = `${c.id}.${warmup ? "w" : "r"}${repetition}`;
+    const tune = c.params.autotune;
+    // An autotune round (rounds are repetitions of their own here) has its files and its own jobfile: the
+    // compiled one holds the case at its starting value.
+    const round = tune ? `.${tune.param}-${idFragment(tune.param, c.params[tune.param]!)}` : "";
+    const name = `${c.id}.${warmup ? "w" : "r"}${repetition}${round}`;
     const output = join(ctx.rawDir, `${name}.json`);
     const gate = await fioGate(c.params.jobs!);
+    const jobfile = tune ? join(ctx.rawDir, `${name}.fio`) : undefined;
+    if (jobfile) await writeFile(jobfile, roundJobfile(c));
     const spawned = Date.now();
     const running = runFio(
       c,
@@ -126,6 +135,7 @@ export const fioExecutor: Executor = {
       [`--exec_prerun=${gate.prerun}`],
       fioSafetyArgs(c),
       gate.env,
+      jobfile,
     );
     // A fio that ends before all its jobs reach the gate failed (go says why), also when it exits 0: a job
     // whose prerun fails ends without I/O and without an error.

@@ -111,6 +111,7 @@ const REQUEST_TIMEOUT = "120s";
 const connect = (api: string) => create({ url: api, timeout: REQUEST_TIMEOUT });
 
 export const ipfsExecutor: Executor = {
+  tunes: true,
   async prepare(c, ctx) {
     const { connection } = preparedAs(ctx.target, "ipfs");
     const doc = await readSdkDocument(IpfsSdkDocumentSchema, ctx.artifactsDir, c.id);

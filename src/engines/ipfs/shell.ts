@@ -20,7 +20,7 @@
  * node, so the node may hold the user's data: it never runs `ipfs repo gc`, which would collect every
  * unpinned block of the node.
  */
-import { caseRounds } from "../../emit/sdk-format.js";
+import { scriptLoad } from "../../emit/sdk-format.js";
 import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
@@ -37,8 +37,7 @@ export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
   // runs of up to 1 MiB, so whole chunks are zeros, the same on every node (bs_data_compressible).
   const unique = shellDataMode(c) === "random" && p.size! > 0;
   const cleanup = keep ? "keep" : unique ? "remove" : "unpin";
-  const rounds = caseRounds(c);
-  const concurrency = rounds ? rounds[0]! : p.concurrency!;
+  const { concurrency, rounds, stopWhenGainBelow } = scriptLoad(c);
   curlSeries(c, w);
   w.line(
     [
@@ -53,7 +52,7 @@ export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
       p.chunker!,
       String(p.pin!),
       cleanup,
-      ...(rounds ? [rounds.join(" "), p.autotune!.stopWhenGainBelow] : []),
+      ...(rounds ? [rounds.join(" "), stopWhenGainBelow!] : []),
     ]
       .map((value) => w.quote(value))
       .join(" "),

@@ -8,9 +8,11 @@
  * itself cost (CPU, event-loop utilization).
  */
 import { STATUS_CODES } from "node:http";
+import type { z } from "zod";
 import { setImmediate, setTimeout } from "node:timers/promises";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
-import { INDEX_PLACEHOLDER } from "../../emit/sdk-format.js";
+import { INDEX_PLACEHOLDER, type autotune as autotuneSchema } from "../../emit/sdk-format.js";
+import { tune as autotune } from "../autotune.js";
 import { BenchspecError, rootCode, type ErrorCode } from "../../platform/errors.js";
 import { cleanupSignal } from "../../platform/cleanup-bound.js";
 import { failedMeasurement } from "../measurement.js";
@@ -18,6 +20,8 @@ import type { ArmedRepetition, HostShare, Measurement } from "../types.js";
 import { maxOf } from "../../rows/stats.js";
 import { measure, type LoadResult, type OpRecord } from "./measure.js";
 import { dueOffsets, hostSchedule, type LoadSchedule } from "./schedule.js";
+
+type SdkAutotune = z.output<typeof autotuneSchema>;
 
 /** Progress checkpoints of one operation are at least this far apart (a 10 s upload keeps ≤ 2,000). */
 const PROGRESS_STEP_MS = 5;
@@ -249,7 +253,7 @@ export function describeError(error: unknown): string {
 
 export interface MeasuredGroup<O> {
   concurrency: number;
-  autotune?: { rounds: number[]; stopWhenGainBelow: number };
+  autotune?: SdkAutotune;
   duration?: number;
   sample?: number;
   rate?: LoadSchedule;
@@ -266,68 +270,44 @@ export interface RepetitionPlan<O> {
 export const opsOf = <O>(r: RepetitionPlan<O>): readonly O[] => [...(r.setup?.ops ?? []), ...r.measured.ops];
 
 /** The most workers a repetition runs at once: its concurrency, autotune's rounds, its setup's. */
-export const maxConcurrency = (r: RepetitionPlan<unknown>) =>
-  maxOf([r.measured.concurrency, ...(r.measured.autotune?.rounds ?? []), r.setup?.concurrency ?? 1]);
+export const maxConcurrency = (r: RepetitionPlan<unknown>) => {
+  const tune = r.measured.autotune;
+  const tunesConcurrency = tune !== undefined && (tune.param ?? "concurrency") === "concurrency";
+  return maxOf([r.measured.concurrency, ...(tunesConcurrency ? tune.rounds : []), r.setup?.concurrency ?? 1]);
+};
 
 /**
- * Runs a measured group; with autotune, one round per concurrency until the throughput gain falls below
- * the threshold (like `mc admin speedtest`). The repetition reports the knee — the last round that still
- * gained enough — and every round, so the report can draw the curve.
+ * Runs a measured group; with autotune, one round per value of its concurrency or rate by the autotune's
+ * rule (engines/autotune.ts), each round its own data pass.
  */
 export async function runMeasured<O>(
   group: MeasuredGroup<O>,
   driver: LoadDriver<O>,
   signal: AbortSignal,
 ): Promise<Measurement> {
-  const once = async (concurrency: number, firstPass: number) =>
+  const once = async (concurrency: number, rate: LoadSchedule | undefined, firstPass: number) =>
     measure(
       await driver.run(group.ops, {
         concurrency,
         duration: group.duration,
         firstPass,
-        ...(group.rate && { rate: group.rate }),
+        ...(rate && { rate }),
         signal,
       }),
       group.sample,
-      group.rate?.opsPerSecond,
+      rate?.opsPerSecond,
     );
-  if (!group.autotune) return once(group.concurrency, 0);
-  const rounds: { value: number; measurement: Measurement }[] = [];
-  for (const [round, concurrency] of group.autotune.rounds.entries()) {
-    if (signal.aborted) break;
-    const measurement = await once(concurrency, round);
-    rounds.push({ value: concurrency, measurement });
-    if (!measurement.ok) break;
-    const previous = rounds.at(-2)?.measurement.throughput;
-    if (
-      previous !== undefined &&
-      measurement.throughput < previous * (1 + group.autotune.stopWhenGainBelow / 100)
-    )
-      break;
-  }
-  const failed = rounds.find((r) => !r.measurement.ok);
-  const last = rounds.at(-1)!;
-  // The knee: the round before the one that stopped gaining (or the last round if the ramp ran out).
-  const gained =
-    rounds.length > 1 &&
-    last.measurement.throughput <
-      rounds.at(-2)!.measurement.throughput * (1 + group.autotune.stopWhenGainBelow / 100);
-  const knee = failed ?? (gained ? rounds.at(-2)! : last);
-  return {
-    ...knee.measurement,
-    autotune: {
-      param: "concurrency",
-      chosen: knee.value,
-      rounds: rounds.map(({ value, measurement: m }) => ({
-        value,
-        throughput: m.throughput,
-        iops: m.iops,
-        bytes: m.bytes,
-        seconds: m.seconds,
-        ...(m.latency && { latency: m.latency }),
-      })),
-    },
-  };
+  const tune = group.autotune;
+  if (!tune) return once(group.concurrency, group.rate, 0);
+  const param = tune.param ?? "concurrency";
+  return autotune(
+    { ...tune, param, ramp: tune.rounds },
+    (value, round) =>
+      param === "rate"
+        ? once(group.concurrency, { ...group.rate!, opsPerSecond: value }, round)
+        : once(value, group.rate, round),
+    signal,
+  );
 }
 
 /**

@@ -41,6 +41,7 @@ interface Session {
 const sessions = new Map<string, Session>();
 
 export const s3Executor: Executor = {
+  tunes: true,
   async prepare(c, ctx) {
     const { connection } = preparedAs(ctx.target, "s3");
     const doc = await readSdkDocument(S3SdkDocumentSchema, ctx.artifactsDir, c.id);

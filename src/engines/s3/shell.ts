@@ -24,7 +24,7 @@
  * aws CLI profile's static keys (`aws configure get`); the credentials go into curl's config file in the
  * script's private temp directory, never onto a command line.
  */
-import { caseRounds } from "../../emit/sdk-format.js";
+import { scriptLoad } from "../../emit/sdk-format.js";
 import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
@@ -49,8 +49,7 @@ export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
   }
   // A mixed pass's kinds, counted as benchspec run counts them; bs_s3_mix interleaves them as it does.
   if (c.op === "mixed") w.assign("BS_S3_MIX", mixCounts(p.mix!, p.objects!).join(" "));
-  const rounds = caseRounds(c);
-  const concurrency = rounds ? rounds[0]! : p.concurrency!;
+  const { concurrency, rounds, stopWhenGainBelow } = scriptLoad(c);
   const multipart = p.multipart || undefined;
   const duration = p.duration !== undefined ? Math.round(p.duration * 1e6) : 0;
   curlSeries(c, w);
@@ -65,7 +64,7 @@ export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
       multipart?.queue ?? 0,
       duration,
       shellDataMode(c),
-      ...(rounds ? [rounds.join(" "), p.autotune!.stopWhenGainBelow] : []),
+      ...(rounds ? [rounds.join(" "), stopWhenGainBelow!] : []),
     ]
       .map((value) => w.quote(value))
       .join(" "),

@@ -26,7 +26,7 @@ function roundsLayer(data: AutotuneData, enc: Encodings): VlSpec {
         { field: "c", title: "case" },
         { field: "x", title: data.param },
         { field: "v", title: `median ${METRIC_INFO[data.metric].title}` },
-        { field: "g", title: "gain over the previous round" },
+        { field: "g", title: data.bound ? "the bound" : "gain over the previous round" },
         { field: "n", title: "repetitions" },
       ],
     },
@@ -39,7 +39,8 @@ function whiskerLayer(enc: Encodings): VlSpec {
     mark: { type: "rule" },
     encoding: {
       x: enc.x,
-      y: { field: "lo", type: "quantitative", title: enc.yTitle },
+      // The same title as the other layers' y: Vega-Lite joins differing titles into one long one.
+      y: { field: "lo", type: "quantitative", title: enc.y.title },
       y2: { field: "hi" },
       color: enc.color,
     },
@@ -70,17 +71,41 @@ function kneeLayers(enc: Encodings): VlSpec[] {
   ];
 }
 
+/** The bound rule's bound: a dashed horizontal rule, labelled. */
+function boundLayer(enc: Encodings): VlSpec {
+  return {
+    transform: [filterKind("bound")],
+    layer: [
+      { mark: { type: "rule", strokeDash: [6, 3], color: "#c0392b" }, encoding: { y: enc.y } },
+      {
+        mark: { type: "text", align: "left", baseline: "bottom", x: 4, dy: -2, color: "#c0392b" },
+        encoding: { y: enc.y, text: { field: "lab", type: "nominal" } },
+      },
+    ],
+  };
+}
+
 export function autotuneLayers(data: AutotuneData, options: { limits: readonly VlSpec[] }): VlSpec[] {
   const yTitle = metricAxisTitle(data.metric, data.unit);
+  const param = data.param === "rate" ? "rate (operations/s)" : data.param;
   const enc: Encodings = {
-    x: {
-      field: "x",
+    // The bound rule bisects: its tried values are too many and too close for a tick each.
+    x: data.bound
+      ? { field: "x", type: "quantitative", title: `${param} (log scale)`, scale: { type: "log" } }
+      : {
+          field: "x",
+          type: "quantitative",
+          title: `${param} (log₂ scale)`,
+          scale: { type: "log", base: 2 },
+          axis: { values: data.tried, format: "d" },
+        },
+    // Latency past the knee grows by orders of magnitude: a log axis keeps the bound readable.
+    y: {
+      field: "y",
       type: "quantitative",
-      title: `${data.param} (log₂ scale)`,
-      scale: { type: "log", base: 2 },
-      axis: { values: data.tried, format: "d" },
+      title: yTitle,
+      ...(data.bound && { scale: { type: "log" }, title: `${yTitle} (log scale)` }),
     },
-    y: { field: "y", type: "quantitative", title: yTitle },
     yTitle,
     color: { field: "c", type: "nominal", title: "case" },
   };
@@ -88,6 +113,7 @@ export function autotuneLayers(data: AutotuneData, options: { limits: readonly V
     roundsLayer(data, enc),
     ...(data.rows.some((r) => r.lo !== undefined) ? [whiskerLayer(enc)] : []),
     ...kneeLayers(enc),
+    ...(data.bound ? [boundLayer(enc)] : []),
     ...limitLayers(options.limits),
   ];
 }

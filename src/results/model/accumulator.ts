@@ -251,10 +251,16 @@ export class RunModel {
         const values = groupValues(acc, step.value);
         values.ok += 1;
         pushMeasured(values.values, step);
+        if (step.met !== undefined) values.extra.boundMet.push(step.met ? 1 : 0);
       }
-      return;
+      const { bound, chosen, rounds } = row.autotune;
+      if (!bound) return;
+      // The bound rule: each repetition's answer (its chosen round, the row's figures) is the measurement,
+      // kept apart from the steps (figures.ts); 0 when none of its rounds met the bound.
+      const met = rounds.some((r) => r.value === chosen && r.met);
+      groupValues(acc, NaN).extra.boundChoice.push(met ? chosen : 0);
     }
-    const tuned = acc.tunedParam !== undefined ? row.params[acc.tunedParam] : undefined;
+    const tuned = acc.tunedParam !== undefined && !row.autotune ? row.params[acc.tunedParam] : undefined;
     const values = groupValues(acc, typeof tuned === "number" ? tuned : NaN);
     values.ok += 1;
     pushMeasured(values.values, row);

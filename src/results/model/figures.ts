@@ -3,7 +3,9 @@
  * the client cost, the spread of dd's processes, and for an autotuned case the steps and the one point
  * chosen for it (docs/language.md, "Autotune").
  */
+import { withTuned, type LatencyBound } from "../../engines/autotune.js";
 import { METRICS, type Metric } from "../../rows/metric-names.js";
+import { formatDuration } from "../../spec/units.js";
 import { BEHIND_SCHEDULE_RULE } from "../../rows/schedule.js";
 import { median, statWarnings, summarize } from "../../rows/stats.js";
 import type { AutotuneResult, AutotuneRound, CaseFigures, PlanCase } from "./types.js";
@@ -20,6 +22,8 @@ export const EXTRAS = [
   "ttfbP50",
   "ttfbP99",
   "processThroughput",
+  "boundMet",
+  "boundChoice",
 ] as const;
 export type Extra = (typeof EXTRAS)[number];
 
@@ -35,7 +39,15 @@ export interface Values {
 export const newValues = (): Values => ({
   ok: 0,
   values: { throughput: [], iops: [], latency: [], p50: [], p90: [], p99: [], "p99.9": [], seconds: [] },
-  extra: { cpuPerGiB: [], eventLoopUtilization: [], ttfbP50: [], ttfbP99: [], processThroughput: [] },
+  extra: {
+    cpuPerGiB: [],
+    eventLoopUtilization: [],
+    ttfbP50: [],
+    ttfbP99: [],
+    processThroughput: [],
+    boundMet: [],
+    boundChoice: [],
+  },
 });
 
 /** The lists of a group's values, in METRICS then EXTRAS order (the order of a partial). */
@@ -89,8 +101,18 @@ export function caseFigures(acc: CaseAcc): CaseFigures {
   const stepKeys = [...acc.groups.keys()].filter((k) => !Number.isNaN(k)).sort((a, b) => a - b);
   let autotune: AutotuneResult | undefined;
   let chosen: Values | undefined;
-  if (acc.tunedParam && stepKeys.length >= 2) {
-    autotune = autotuneOf(acc, stepKeys);
+  const bound = acc.tunedParam ? boundOf(acc.info) : undefined;
+  if (acc.tunedParam && bound && stepKeys.length > 0) {
+    autotune = autotuneOf(acc, stepKeys, bound);
+    chosen = acc.groups.get(NaN);
+    const limit = `${bound.metric} ≤ ${formatDuration(bound.atMost)}`;
+    warnings.push(
+      autotune.knee === undefined
+        ? `autotune: no ${acc.tunedParam} met ${limit} in most repetitions; statistics of each repetition's chosen round (its first when none met)`
+        : `autotune: statistics of each repetition's highest ${acc.tunedParam} with ${limit} (their lower median: ${autotune.knee})`,
+    );
+  } else if (acc.tunedParam && stepKeys.length >= 2) {
+    autotune = autotuneOf(acc, stepKeys, undefined);
     chosen = acc.groups.get(autotune.knee ?? stepKeys[stepKeys.length - 1]!);
     warnings.push(`autotune: statistics of the chosen round (${acc.tunedParam} = ${autotune.knee})`);
   } else {
@@ -112,7 +134,10 @@ export function caseFigures(acc: CaseAcc): CaseFigures {
     engine: acc.info.engine,
     op: acc.info.op,
     // Tables and sweep charts show the value the autotune chose, not the plan's starting value.
-    params: autotune ? { ...acc.info.params, [autotune.param]: autotune.knee } : acc.info.params,
+    params:
+      autotune?.knee !== undefined
+        ? withTuned(acc.info.params, autotune.param, autotune.knee)
+        : acc.info.params,
     repetitions: acc.measured,
     failed: acc.failures.size,
     errors: [...new Set(acc.failures.values())],
@@ -193,16 +218,24 @@ function mergeValues(list: Values[]): Values | undefined {
   return merged;
 }
 
+/** A case's autotune bound, if it tunes by the bound rule. */
+function boundOf(info: PlanCase): LatencyBound | undefined {
+  const autotune = info.params.autotune as { bound?: LatencyBound } | undefined;
+  return autotune?.bound;
+}
+
 /**
  * Every step of an autotuned case over all its repetitions, and the one value chosen for the case: each
- * repetition ramps on its own, so the steps are pooled by the tuned parameter's value, and the chosen value
- * is the step before the first whose median gained less than `stopWhenGainBelow` over the step before it
- * (the last step when every one gained enough) — the rule each repetition applies to its own rounds,
- * applied once to the medians.
+ * repetition ramps on its own, so the steps are pooled by the tuned parameter's value, and the rule each
+ * repetition applies to its own rounds is applied once to the steps' medians. The gain rule: the step before
+ * the first whose median gained less than `stopWhenGainBelow` over the step before it (the last step when
+ * every one gained enough). The bound rule: the lower median of the repetitions' own answers (the highest
+ * value each found within the bound; none when most found none); its steps are pooled for the curve only,
+ * a step meeting the bound when the median of its bound figure is within it and at least half its rounds
+ * met it (a round whose client fell behind its schedule did not).
  */
-function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
+function autotuneOf(acc: CaseAcc, keys: number[], bound: LatencyBound | undefined): AutotuneResult {
   const config = acc.info.params.autotune as { stopWhenGainBelow?: number };
-  const threshold = (config.stopWhenGainBelow ?? 0) / 100;
   const rounds: AutotuneRound[] = keys.map((value) => {
     const v = acc.groups.get(value)!;
     const summary = (metric: Metric) => {
@@ -212,8 +245,29 @@ function autotuneOf(acc: CaseAcc, keys: number[]): AutotuneResult {
     };
     const throughput = summary("throughput");
     const iops = summary("iops");
-    return { value, n: v.ok, ...(throughput && { throughput }), ...(iops && { iops }) };
+    const figure = bound && summary(bound.metric);
+    const metShare =
+      bound && v.extra.boundMet.reduce((sum, x) => sum + x, 0) / Math.max(1, v.extra.boundMet.length);
+    return {
+      value,
+      n: v.ok,
+      ...(throughput && { throughput }),
+      ...(iops && { iops }),
+      ...(bound && {
+        bound: figure,
+        met: figure !== undefined && figure.median <= bound.atMost && metShare! >= 0.5,
+      }),
+    };
   });
+  if (bound) {
+    // Bisection makes repetitions try different values near the bound, so steps pooled by value are few
+    // per value; each repetition's own answer is the measurement, and the case's is their lower median
+    // (a value one of them chose; of two middle ones, the lower promises less).
+    const choices = [...(acc.groups.get(NaN)?.extra.boundChoice ?? [])].sort((a, b) => a - b);
+    const knee = choices[Math.floor((choices.length - 1) / 2)];
+    return { param: acc.tunedParam!, bound, rounds, ...(knee !== undefined && knee > 0 && { knee }) };
+  }
+  const threshold = (config.stopWhenGainBelow ?? 0) / 100;
   let knee: number | undefined;
   for (let i = 1; i < rounds.length; i += 1) {
     const before = rounds[i - 1]!.throughput?.median ?? rounds[i - 1]!.iops?.median;

@@ -2,6 +2,7 @@
  * The case model's types: a case as plan.json lists it, and the figures the model decides for each case
  * and each time series.
  */
+import type { LatencyBound } from "../../engines/autotune.js";
 import type { Metric } from "../../rows/metric-names.js";
 import type { TelemetrySummary } from "../../rows/telemetry.js";
 import type { Stats } from "../../rows/stats.js";
@@ -89,14 +90,21 @@ export interface AutotuneRound {
   n: number;
   throughput?: { median: number; mean: number; ci95?: [number, number] };
   iops?: { median: number; mean: number; ci95?: [number, number] };
-  /** Gain over the previous round, as a fraction. */
+  /** Gain over the previous round, as a fraction (the gain rule). */
   gain?: number;
+  /** The bound rule: the step's bound figure (seconds) and whether the step met the bound. */
+  bound?: { median: number; mean: number; ci95?: [number, number] };
+  met?: boolean;
 }
 
 export interface AutotuneResult {
   param: string;
-  stopWhenGainBelow: number;
+  /** The gain rule's threshold, as a fraction. */
+  stopWhenGainBelow?: number;
+  /** The bound rule's bound. */
+  bound?: LatencyBound;
   rounds: AutotuneRound[];
+  /** The value chosen; absent when no step met the bound. */
   knee?: number;
 }
 
