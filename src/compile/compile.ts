@@ -20,7 +20,7 @@ import { redactUrls } from "../platform/redact.js";
 import type { Target } from "../spec/schema.js";
 import { targetKindFacts } from "../spec/target-kinds.js";
 import { jsonArtifact } from "../emit/writer.js";
-import { BATCH_FORMATS, type BatchFormat } from "../spec/transports.js";
+import { BATCH_FORMATS, scriptCopies, type BatchFormat } from "../spec/transports.js";
 import { compileBatchScripts, groupCopies, type BatchCompiler } from "./batch.js";
 import { slurmBatch } from "./slurm.js";
 import { fioClientBatch } from "./fio-client.js";
@@ -96,7 +96,10 @@ export async function compilePlan(
     leftOut: [
       ...leftOut.values(),
       ...(formats.includes("shell")
-        ? scriptGaps({ ...plan, cases: scripted }, engines, SHELL_SCRIPT_PATH)
+        ? scriptGaps({ ...plan, cases: scripted }, engines, SHELL_SCRIPT_PATH, (group) => {
+            const batch = scriptCopies(plan.hosts[group]!).batch;
+            return !batch || BATCH_COMPILERS[batch.format].runs === "shell";
+          })
         : []),
     ],
     compiled: plan.cases.filter((c) => !leftOut.has(c.workload)).length,

@@ -18,7 +18,13 @@ import { ShellScriptWriter, shQuote } from "../emit/writer.js";
 import { shellAsset } from "../emit/shell-assets.js";
 import { assignWord, targetEnvVar } from "../emit/shell-words.js";
 import { cleanupJobfile, clientArg, fioServer, hostJobfile } from "../engines/fio/clients.js";
-import { jobfilePath, preconditionSections, targetVariable } from "../engines/fio/jobfile.js";
+import {
+  jobfilePath,
+  ownJobfile,
+  preconditionSections,
+  rateShare,
+  targetVariable,
+} from "../engines/fio/jobfile.js";
 import type { Case, Plan } from "../plan/types.js";
 import { plainDirectory } from "../spec/target-kinds.js";
 import { BenchspecError } from "../platform/errors.js";
@@ -56,9 +62,14 @@ function fioClientFiles(
     if (jobfile === undefined)
       throw new BenchspecError("internal", `case ${c.id}: no ${jobfilePath(c)} was compiled`);
     const passes = preconditionSections(c);
+    // A rate is the group's, as benchspec run splits it: each server runs its share.
+    const run =
+      c.params.rate && servers.length > 1
+        ? ownJobfile(rateShare(c, servers.length), `each of ${servers.length} servers: its share of the rate`)
+        : jobfile;
     servers.forEach((_, k) => {
       const at = `${dir}/${c.id}/h${k + 1}`;
-      files.push({ path: `${at}.run.fio`, content: hostJobfile(jobfile, [c.id], hostPrefix(k)) });
+      files.push({ path: `${at}.run.fio`, content: hostJobfile(run, [c.id], hostPrefix(k)) });
       if (passes.length > 0)
         files.push({ path: `${at}.precondition.fio`, content: hostJobfile(jobfile, passes, hostPrefix(k)) });
       files.push({ path: `${at}.cleanup.fio`, content: cleanupJobfile(jobfile, c.id, hostPrefix(k)) });

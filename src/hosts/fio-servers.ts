@@ -19,6 +19,8 @@ import { failedMeasurement, outputTail } from "../engines/measurement.js";
 import {
   FIO_OUTPUT_ARGS,
   jobfilePath,
+  ownJobfile,
+  rateShare,
   preconditionSections,
   targetVariable,
 } from "../engines/fio/jobfile.js";
@@ -240,7 +242,13 @@ export class FioServers implements StartedWorkers {
     const open = this.cases.get(id);
     if (!open) throw new Error(`start of ${id}, which was not prepared`);
     // fio's client is the barrier: `at`, the instant for workers that start on their own, is not waited for.
-    const run = await this.runClient(open, (prefix) => hostJobfile(open.jobfile, [id], prefix));
+    // A rate is the group's: each server that runs the case runs its share.
+    const live = this.live().length;
+    const jobfile =
+      open.c.params.rate && live > 1
+        ? ownJobfile(rateShare(open.c, live), `each of ${live} servers: its share of the rate`)
+        : open.jobfile;
+    const run = await this.runClient(open, (prefix) => hostJobfile(jobfile, [id], prefix));
     return this.servers.map((_, i) => ({
       t: "result",
       case: id,

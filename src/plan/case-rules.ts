@@ -174,14 +174,6 @@ export function checkCase(
     );
     ok = false;
   }
-  if (params.rate !== undefined && params.hosts !== undefined && !info.rateOnHosts) {
-    sink.error(
-      "unsupported-with-hosts",
-      `"rate" is not supported for ${params.engine} cases on a host group ("${params.hosts}") yet: each host would run the whole rate; run it from one machine`,
-      pathOf("rate"),
-    );
-    ok = false;
-  }
   if (params.arrivals !== undefined && params.rate === undefined && params.autotune?.param !== "rate") {
     sink.error(
       "param-not-applicable",

@@ -57,8 +57,6 @@ export interface EngineInfo {
   metrics: readonly Metric[];
   /** Whether one case may run on several targets at once (`target: { together: [...] }`): its own processes per target. */
   together: boolean;
-  /** Whether an open loop (`rate`) may run on a host group: each host keeping its share of the schedule. */
-  rateOnHosts?: boolean;
 }
 
 /** Parameters every engine understands. */

@@ -145,6 +145,17 @@ describe("a fio case on three fio servers", () => {
     expect(await storage()).toEqual(["", "", ""]);
   });
 
+  it("a rate is the group's: each server runs its share, the merged row adds up", async () => {
+    const { running, dir } = await runSpec("paced", [
+      { ...randread, precondition: undefined, sample: undefined, repeat: 1, duration: "2s", rate: 300 },
+    ]);
+    const result = await running;
+    expect(result.exitCode, result.all).toBe(0);
+    const [row] = lines<ResultRow>(join(dir, "results.ndjson")).filter((r) => !r.warmup);
+    for (const part of row!.hosts!) expect(Math.abs(part.iops / 100 - 1), part.host).toBeLessThan(0.05);
+    expect(Math.abs(row!.iops / 300 - 1)).toBeLessThan(0.05);
+  });
+
   it("fails the part of a host whose target directory is missing, in fio's words, and not the others", async () => {
     const sub = join(hosts.privatePath, "sub");
     for (const name of ["h1", "h3"]) await hosts.host(name).exec("mkdir", [sub]);

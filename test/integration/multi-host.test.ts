@@ -232,6 +232,18 @@ describe("a case from three hosts over ssh", () => {
     expect(row!.latency!.p50!).toBeGreaterThanOrEqual(row!.serviceTime!.p50! * 0.999);
   });
 
+  it("fio's rate is the group's too: each host runs its jobs at its share (rate_iops of its own jobfile), the merged row adds up", async () => {
+    const file = await writeSpec("fio-open", spec([{ ...fioRead("2s"), name: "paced", rate: 300, jobs: 2 }]));
+    const dir = join(work, "fio-open-run");
+    const result = await run([file, "-o", dir]);
+    expect(result.exitCode, result.all).toBe(0);
+    const [row] = rowsOf(dir);
+    expect(row!.ok, row!.error).toBe(true);
+    // 300 I/Os per second over three hosts of two jobs: rate_iops=50 per job, 100 per host.
+    for (const part of row!.hosts!) expect(Math.abs(part.iops / 100 - 1), part.host).toBeLessThan(0.05);
+    expect(Math.abs(row!.iops / 300 - 1)).toBeLessThan(0.05);
+  });
+
   it("fails a case on an unreachable host at once, naming it, and goes on", async () => {
     const file = await writeSpec(
       "unreachable",

@@ -77,4 +77,29 @@ describe("rate", () => {
     };
     expect(messages(dd)).toEqual([expect.stringMatching(/^param-not-applicable workloads\.0\.rate:/)]);
   });
+
+  it("fio's rate on host groups: each fio server's jobfile its share; the script's copies said to run the whole rate", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "paced",
+      targets: { d: { kind: "fs", path: "/tmp" } },
+      hosts: {
+        servers: { transport: "fio", hosts: ["10.0.0.1", "10.0.0.2", "10.0.0.3"] },
+        clients: { transport: "ssh", hosts: ["a", "b"] },
+      },
+      workloads: [
+        { name: "f", engine: "fio", op: "randread", rate: 300, jobs: 2, duration: "2s", hosts: "servers" },
+        { name: "s", engine: "fio", op: "randread", rate: 300, duration: "2s", hosts: "clients" },
+      ],
+    });
+    const { artifacts, leftOut } = await compilePlan(plan, ["shell", "fio-client"], VERSION);
+    // 300/s over 3 servers of 2 jobs: 50 per job on each.
+    const h1 = artifacts.find((a) => a.path === "fio-client/servers/f.d.randread/h1.run.fio")!;
+    expect(h1.content).toMatch(/^rate_iops=50$/m);
+    expect(leftOut).toEqual([
+      expect.stringMatching(
+        /^workload "s" in benchspec\.sh: its rate 300\/s is the group's .* copies on the hosts of group "clients" each run the whole rate/,
+      ),
+    ]);
+  });
 });

@@ -12,7 +12,13 @@ import { formatDuration } from "../../spec/units.js";
 import { targetKind } from "../../targets/index.js";
 import { togetherGap } from "./script.js";
 
-export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>, script: string): string[] {
+export function scriptGaps(
+  plan: Plan,
+  engines: Readonly<Record<string, Engine>>,
+  script: string,
+  /** Whether the hosts of a group run copies of the script (a batch format may run fio's jobfiles instead). */
+  copiesRunScript: (group: string) => boolean,
+): string[] {
   const lines = new Set<string>();
   for (const c of plan.cases) {
     const p = c.params;
@@ -30,6 +36,15 @@ export function scriptGaps(plan: Plan, engines: Readonly<Record<string, Engine>>
     if (p.rate !== undefined && !engines[c.engine]!.shellOpenLoop)
       gaps.push(
         `its open loop at rate ${formatParam("rate", p.rate)} is not run: the script starts each operation when one before it ends (a closed loop of concurrency ${p.concurrency ?? 1}), so its latencies are service times; run it with benchspec run`,
+      );
+    if (
+      p.rate !== undefined &&
+      p.hosts !== undefined &&
+      copiesRunScript(p.hosts) &&
+      engines[c.engine]!.shellOpenLoop
+    )
+      gaps.push(
+        `its rate ${formatParam("rate", p.rate)} is the group's in benchspec run (each host its share); the script's copies on the hosts of group "${p.hosts}" each run the whole rate — give each its share (rate ÷ hosts) or run it with benchspec run`,
       );
     if (p.sample !== undefined && !engines[c.engine]!.shellSeries)
       gaps.push(

@@ -95,15 +95,25 @@ function workloadJobfile(cases: readonly Case[], ctx: CompileContext): string {
 }
 
 /**
- * The jobfile of one autotune round, which benchspec run writes for itself: the case's section at the
- * round's value of the tuned parameter, with the compiled jobfile's global options.
+ * The jobfile of a case run otherwise than compiled — an autotune round at its value, a host's share of
+ * the rate — which benchspec run writes for itself: the case's section, with the compiled global options.
  */
-export function roundJobfile(c: Case): string {
+export function ownJobfile(c: Case, why: string): string {
   const w = new IniWriter(undefined, "fio jobfile");
-  w.comment(`autotune round of case ${c.id}: ${c.params.autotune!.param} as below`);
+  w.comment(`case ${c.id}: ${why}`);
   w.section("global").option("percentile_list", PERCENTILES.join(":"));
   writeMeasured(w, c);
   return w.toString();
+}
+
+/** One host's share of a case's rate on a group of `count` hosts (each runs its jobs at rate ÷ count). */
+export function rateShare(c: Case, count: number): Case {
+  const rate = c.params.rate!;
+  const part =
+    "opsPerSecond" in rate
+      ? { opsPerSecond: rate.opsPerSecond / count }
+      : { bytesPerSecond: rate.bytesPerSecond / count };
+  return { ...c, params: { ...c.params, rate: part } };
 }
 
 function writeMeasured(w: IniWriter, c: Case): void {

@@ -18,7 +18,8 @@ import {
   FIO_OUTPUT_ARGS,
   fioSafetyArgs,
   jobfilePath,
-  roundJobfile,
+  ownJobfile,
+  rateShare,
   preconditionSections,
   sectionArgs,
   targetVariable,
@@ -118,13 +119,23 @@ export const fioExecutor: Executor = {
   async arm(c, repetition, warmup, ctx): Promise<ArmedRepetition> {
     const tune = c.params.autotune;
     // An autotune round (rounds are repetitions of their own here) has its files and its own jobfile: the
-    // compiled one holds the case at its starting value.
+    // compiled one holds the case at its parameters' own values. So has a host's share of a group's rate.
     const round = tune ? `.${tune.param}-${idFragment(tune.param, c.params[tune.param]!)}` : "";
     const name = `${c.id}.${warmup ? "w" : "r"}${repetition}${round}`;
     const output = join(ctx.rawDir, `${name}.json`);
     const gate = await fioGate(c.params.jobs!);
-    const jobfile = tune ? join(ctx.rawDir, `${name}.fio`) : undefined;
-    if (jobfile) await writeFile(jobfile, roundJobfile(c));
+    const share = c.params.rate && ctx.hostShare && ctx.hostShare.count > 1 ? ctx.hostShare : undefined;
+    const jobfile = tune || share ? join(ctx.rawDir, `${name}.fio`) : undefined;
+    if (jobfile)
+      await writeFile(
+        jobfile,
+        share
+          ? ownJobfile(
+              rateShare(c, share.count),
+              `host ${share.index + 1} of ${share.count}: its share of the rate`,
+            )
+          : ownJobfile(c, `autotune round at ${tune!.param} as below`),
+      );
     const spawned = Date.now();
     const running = runFio(
       c,

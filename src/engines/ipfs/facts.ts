@@ -31,5 +31,4 @@ export const ipfsLanguage = {
   },
   metrics: METRICS,
   together: false,
-  rateOnHosts: true,
 } as const satisfies EngineInfo;

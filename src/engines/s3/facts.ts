@@ -24,5 +24,4 @@ export const s3Language = {
   defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
   metrics: METRICS,
   together: false,
-  rateOnHosts: true,
 } as const satisfies EngineInfo;
