@@ -235,7 +235,6 @@ function boundOf(info: PlanCase): LatencyBound | undefined {
  * met it (a round whose client fell behind its schedule did not).
  */
 function autotuneOf(acc: CaseAcc, keys: number[], bound: LatencyBound | undefined): AutotuneResult {
-  const config = acc.info.params.autotune as { stopWhenGainBelow?: number };
   const rounds: AutotuneRound[] = keys.map((value) => {
     const v = acc.groups.get(value)!;
     const summary = (metric: Metric) => {
@@ -267,6 +266,7 @@ function autotuneOf(acc: CaseAcc, keys: number[], bound: LatencyBound | undefine
     const knee = choices[Math.floor((choices.length - 1) / 2)];
     return { param: acc.tunedParam!, bound, rounds, ...(knee !== undefined && knee > 0 && { knee }) };
   }
+  const config = acc.info.params.autotune as { stopWhenGainBelow?: number };
   const threshold = (config.stopWhenGainBelow ?? 0) / 100;
   let knee: number | undefined;
   for (let i = 1; i < rounds.length; i += 1) {
