@@ -238,11 +238,12 @@ describe("scenario: latency under load (launched MinIO)", () => {
       const met = tune.rounds.filter((r) => r.met).map((r) => r.value);
       const missed = tune.rounds.filter((r) => !r.met).map((r) => r.value);
       // The highest rate that met the bound, below every rate that missed it (one repetition: its own).
+      // A busy machine may miss even the first step; then nothing met and there is no knee (checked below).
       if (met.length > 0) {
         expect(tune.chosen).toBe(Math.max(...met));
         expect(row.params.rate).toEqual({ opsPerSecond: tune.chosen });
+        for (const value of missed) expect(value).toBeGreaterThan(tune.chosen);
       }
-      for (const value of missed) expect(value).toBeGreaterThan(tune.chosen);
       // A ramp that missed is bisected to within 5 % (or neighbours).
       if (met.length > 0 && missed.length > 0) {
         const lowestMissed = Math.min(...missed);
