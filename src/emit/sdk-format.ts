@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { LATENCY_METRICS } from "../rows/metric-names.js";
 import type { Case, CaseParams } from "../plan/types.js";
+import { meanSize } from "../rows/sizes.js";
 import type { Artifact, CaseArtifacts, CompileContext } from "./types.js";
 
 export const SDK_FORMAT = "benchspec-sdk/1";
@@ -62,6 +63,36 @@ export const subPrefix = z
 
 export const bytes = z.number().int().min(0).describe("bytes");
 export const positive = z.number().int().min(1);
+
+const seed = {
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional()
+    .describe("default 0"),
+};
+/**
+ * A size drawn per operation: the draw of operation i is a function of the distribution, its seed and i
+ * alone (docs/sdk-format.md, "Drawn sizes", gives the function), so the GetObject of object i expects what
+ * its PutObject wrote.
+ */
+export const drawnSize = z
+  .union([
+    z.strictObject({ uniform: z.strictObject({ min: positive, max: positive }), ...seed }),
+    z.strictObject({
+      lognormal: z.strictObject({ median: positive, spread: z.number().gt(1), min: positive, max: positive }),
+      ...seed,
+    }),
+    z.strictObject({
+      buckets: z.array(z.strictObject({ size: positive, percent: z.number().gt(0).max(100) })).min(1),
+      ...seed,
+    }),
+  ])
+  .describe("drawn per operation from a distribution: the same sizes for the same seed and index");
+/** An object's size: bytes, or drawn per object. */
+export const objectSize = z.union([bytes, drawnSize]);
 
 /** Operations `from`…`from+count-1`, in that order; `{i}` in the entry's patterns is the index. */
 export const batch = {
@@ -270,7 +301,8 @@ export function measuredGroup<O>(c: Case, ops: O[]) {
     ...(c.params.sample !== undefined && { sample: c.params.sample }),
     ...(rate && {
       rate: {
-        opsPerSecond: "opsPerSecond" in rate ? rate.opsPerSecond : rate.bytesPerSecond / param(c, "size"),
+        opsPerSecond:
+          "opsPerSecond" in rate ? rate.opsPerSecond : rate.bytesPerSecond / meanSize(param(c, "size")),
         arrivals: c.params.arrivals ?? "constant",
         seed: c.id,
       },

@@ -11,7 +11,8 @@ import type { HostGroup, ParamName, Spec } from "../spec/schema.js";
 import type { DiagnosticSink } from "../spec/sink.js";
 import { targetValue, unconsentedWrite } from "../spec/target-kinds.js";
 import { TRANSPORT_REFUSALS } from "../spec/transports.js";
-import { formatDuration } from "../spec/units.js";
+import { formatDuration, formatSize } from "../spec/units.js";
+import { isSizeDistribution, largestSize } from "../rows/sizes.js";
 import type { Op } from "../spec/words.js";
 import type { Case, CaseParams, ParamSource } from "./types.js";
 
@@ -118,10 +119,23 @@ export function checkCase(
 ): boolean {
   let ok = true;
   const pathOf = (key: ParamName) => origins[key]?.path ?? base;
-  if (params.bs !== undefined && params.size !== undefined && params.bs > params.size) {
+  for (const key of ["size", "bs"] as const) {
+    if (!isSizeDistribution(params[key]) || info.drawnSize === key) continue;
+    sink.error(
+      "param-not-applicable",
+      `"${key}" of engine ${params.engine} is one value, not drawn from a distribution${info.drawnSize ? ` (its "${info.drawnSize}" can be)` : ""}`,
+      pathOf(key),
+    );
+    ok = false;
+  }
+  if (
+    params.bs !== undefined &&
+    params.size !== undefined &&
+    largestSize(params.bs) > largestSize(params.size)
+  ) {
     sink.error(
       "bs-exceeds-size",
-      `bs ${idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`,
+      `bs ${isSizeDistribution(params.bs) ? `up to ${formatSize(largestSize(params.bs))}` : idFragment("bs", params.bs)} is larger than size ${idFragment("size", params.size)}`,
       pathOf(origins.bs ? "bs" : "size"),
     );
     ok = false;

@@ -110,8 +110,10 @@ function mergeParts(parts: readonly Part[], by: PartAxis, sampleSeconds?: number
         max: maxOf(schedules.map((s) => s.late.max)),
       },
     };
-  const byOp = mergedByOp(measurements);
+  const byOp = mergedParts(measurements.map((m) => m.byOp));
   if (byOp) merged.byOp = byOp;
+  const bySize = mergedParts(measurements.map((m) => m.bySize));
+  if (bySize) merged.bySize = bySize;
   const client = mergedClient(measurements);
   if (client) merged.client = client;
   const jobs = parts.flatMap(({ name, measurement }) =>
@@ -183,9 +185,9 @@ function mergedLatency(
   return { latency, histogram: encodeHistogram(histogram) };
 }
 
-/** Per operation: counts, bytes and errors summed; latency where every host kept its histogram. */
-function mergedByOp(measurements: readonly Measurement[]): Measurement["byOp"] {
-  const tables = measurements.flatMap((m) => (m.byOp ? [m.byOp] : []));
+/** Per operation (or size class): counts, bytes and errors summed; latency where every host kept its histogram. */
+function mergedParts(parts: readonly Measurement["byOp"][]): Measurement["byOp"] {
+  const tables = parts.flatMap((table) => (table ? [table] : []));
   if (tables.length === 0) return undefined;
   const names = [...new Set(tables.flatMap((table) => Object.keys(table)))].sort();
   return Object.fromEntries(

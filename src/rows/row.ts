@@ -29,6 +29,15 @@ const histograms = z.strictObject({
   serviceTime: z.string().optional(),
 });
 
+/** One part of a row's operations (an operation kind, a size class): its counts and its latency. */
+const share = z.object({
+  ops: z.number(),
+  bytes: z.number(),
+  errors: z.number(),
+  latency: latency.optional(),
+  histograms: histograms.optional(),
+});
+
 /** One process or worker of a parallel case (a dd process, an fio job). */
 const jobResult = z.object({
   job: z.number().int(),
@@ -130,18 +139,13 @@ export const ResultRowSchema = z.object({
     })
     .optional(),
   /** A mixed workload, per operation (GetObject, PutObject, …): the share each one had and its latency. */
-  byOp: z
-    .record(
-      z.string(),
-      z.object({
-        ops: z.number(),
-        bytes: z.number(),
-        errors: z.number(),
-        latency: latency.optional(),
-        histograms: histograms.optional(),
-      }),
-    )
-    .optional(),
+  byOp: z.record(z.string(), share).optional(),
+  /**
+   * Sizes drawn from a distribution, per size class (rows/sizes.ts), keyed by the class's size in bytes: a
+   * bucket's own size, else the power of two the class ends at. The latency is the row's kind (response
+   * time in an open loop).
+   */
+  bySize: z.record(z.string().regex(/^\d+$/), share).optional(),
   /** What the client itself cost: a busy event loop (> 0.9) means benchspec, not the storage, was the limit. */
   client: z
     .object({
@@ -234,6 +238,7 @@ export const MeasurementSchema = ResultRowSchema.pick({
   serviceTime: true,
   schedule: true,
   byOp: true,
+  bySize: true,
   client: true,
   autotune: true,
   histograms: true,

@@ -55,6 +55,8 @@ export interface EngineInfo {
   defaults: Partial<Params>;
   /** The metrics its result rows carry (what `expect` can check; see src/engines/<engine>/). */
   metrics: readonly Metric[];
+  /** The parameter whose value may be drawn per operation from a distribution (rows/sizes.ts), if any. */
+  drawnSize?: "size" | "bs";
   /** Whether one case may run on several targets at once (`target: { together: [...] }`): its own processes per target. */
   together: boolean;
 }

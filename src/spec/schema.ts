@@ -10,6 +10,7 @@ import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { OPS } from "./words.js";
 import { LATENCY_METRICS, METRICS } from "../rows/metric-names.js";
 import { envRefs, hasControlChars, httpUrlProblem, NAME_PATTERN, NAME_RULE, VAR_PATTERN } from "./strings.js";
+import { isSizeDistribution, type SizeDistribution } from "../rows/sizes.js";
 import { parseUnit, UNIT_EXAMPLES, UNIT_PATTERNS, writeUnit, type UnitKind } from "./units.js";
 
 /** Custom issues carry their diagnostic code in `params.code`. */
@@ -495,6 +496,115 @@ const multipartSchema = z.union([
   }),
 ]);
 
+/**
+ * A size drawn per operation (rows/sizes.ts): `{ uniform: [4KiB, 1MiB] }`, `{ lognormal: { median: 1MiB,
+ * spread: 4 } }` or weighted buckets, `{ 4KiB: 70%, 1MiB: 25%, 64MiB: 5% }` (or `{ buckets: {…} }`), each
+ * with an optional `seed`. One object with a catch-all for the buckets' sizes, not a union, so a mistyped
+ * word is named as such rather than as a mismatch of every branch.
+ */
+const sizeDistribution = z
+  .codec(
+    z
+      .object({
+        uniform: z
+          .tuple([positiveSize, positiveSize])
+          .optional()
+          .describe("[min, max]: every whole size from min to max equally likely"),
+        lognormal: z
+          .strictObject({
+            median: positiveSize,
+            spread: z
+              .number()
+              .gt(1, "spread must be above 1 (it multiplies the median by one standard deviation)")
+              .max(1000)
+              .describe(
+                "geometric standard deviation: 68% of the sizes lie within median ÷ spread … median × spread",
+              ),
+            min: positiveSize.optional().describe("smallest size drawn (default 1B)"),
+            max: positiveSize.optional().describe("largest size drawn (default median × spread³)"),
+          })
+          .optional()
+          .describe("sizes whose logarithm is normal, truncated to [min, max]"),
+        buckets: z
+          .record(z.string(), percent)
+          .optional()
+          .describe("weighted buckets: { 4KiB: 70%, 1MiB: 30% }"),
+        seed: count(0, 2 ** 32 - 1, "seed")
+          .optional()
+          .describe("another seed draws other sizes (default 0)"),
+      })
+      // Checked in decode, so that a mistyped word is named as not a size rather than as not a share.
+      .catchall(z.unknown().describe("a bucket's share (70%), keyed by its size (4KiB)")),
+    z.custom<SizeDistribution>(isSizeDistribution),
+    {
+      decode: (input, ctx) => {
+        const { uniform, lognormal, buckets, seed, ...shorthand } = input;
+        const fail = (message: string, path: PropertyKey[] = []) => {
+          ctx.issues.push({ ...issue("invalid-value", message), input, path });
+          return z.NEVER;
+        };
+        const given = [uniform && "uniform", lognormal && "lognormal", buckets && "buckets"].filter(Boolean);
+        const sizes = Object.keys(shorthand);
+        if (sizes.length > 0) given.push("bucket sizes");
+        if (given.length !== 1)
+          return fail(
+            given.length === 0
+              ? "expected a distribution: { uniform: [min, max] }, { lognormal: { median, spread } } or buckets { 4KiB: 70%, 1MiB: 30% }"
+              : `one distribution per size, not ${given.join(" and ")}`,
+          );
+        const seeded = seed !== undefined ? { seed } : {};
+        if (uniform) {
+          const [min, max] = uniform;
+          if (min > max) return fail("uniform: [min, max] with min at most max", ["uniform"]);
+          return { uniform: { min, max }, ...seeded };
+        }
+        if (lognormal) {
+          const { median, spread, min = 1, max = Math.round(median * spread ** 3) } = lognormal;
+          if (!(min <= median && median <= max)) return fail("lognormal: min ≤ median ≤ max", ["lognormal"]);
+          return { lognormal: { median, spread, min, max }, ...seeded };
+        }
+        const written = buckets ?? shorthand;
+        const prefix = buckets ? ["buckets"] : [];
+        const parsed: { size: number; percent: number }[] = [];
+        for (const [key, percent] of Object.entries(written)) {
+          const size = parseUnit("size", key);
+          if (!size.ok || size.value <= 0)
+            return fail(
+              `"${key}" is not a size: a distribution has uniform, lognormal, buckets or seed, or buckets keyed by their size (${UNIT_EXAMPLES.size})`,
+              [...prefix, key],
+            );
+          if (parsed.some((b) => b.size === size.value))
+            return fail(`${key} is a bucket twice (sizes are compared in bytes)`, [...prefix, key]);
+          const share =
+            typeof percent === "number" || typeof percent === "string"
+              ? parseUnit("percent", percent)
+              : undefined;
+          if (!share?.ok)
+            return fail(share?.message ?? `a bucket's share is a percentage, e.g. 70%`, [...prefix, key]);
+          parsed.push({ size: size.value, percent: share.value });
+        }
+        const total = parsed.reduce((sum, b) => sum + b.percent, 0);
+        if (Math.abs(total - 100) > 1e-9)
+          return fail(`the buckets' shares add up to ${total}%, not 100%`, prefix);
+        return { buckets: parsed.sort((a, b) => a.size - b.size), ...seeded };
+      },
+      // The catch-all types every key as a bucket's share; the written forms here have none.
+      encode: (value) => {
+        const seeded = value.seed !== undefined ? { seed: value.seed } : {};
+        if ("uniform" in value)
+          return { uniform: [value.uniform.min, value.uniform.max], ...seeded } as never;
+        if ("lognormal" in value) return { lognormal: value.lognormal, ...seeded } as never;
+        const buckets = value.buckets.map((b) => [String(writeUnit("size", b.size)), b.percent]);
+        return { buckets: Object.fromEntries(buckets) as Record<string, number>, ...seeded } as never;
+      },
+    },
+  )
+  .meta({
+    description:
+      "a size drawn per operation, the same for a seed: { uniform: [4KiB, 1MiB] }, { lognormal: { median: 1MiB, spread: 4, min: 4KiB, max: 64MiB } } or weighted buckets { 4KiB: 70%, 1MiB: 25%, 64MiB: 5% }",
+  });
+const sizeOrDistribution = z.union([positiveSize, sizeDistribution]);
+
 /** PTS defaults: `precondition: {}` is two sequential passes over the whole target (2× its capacity), 128KiB each write. */
 const preconditionSchema = z.strictObject({
   write: z.enum(["seq", "random"]).default("seq").describe("sequential or random fill of the whole target"),
@@ -607,8 +717,12 @@ export const paramShape = {
   ),
   engine: EngineNameSchema,
   op: z.enum(OPS),
-  size: positiveSize.describe("fio: file size per job; s3/ipfs: object size"),
-  bs: positiveSize.describe("block size"),
+  size: sizeOrDistribution.describe(
+    "fio: file size per job; s3/ipfs: object size, one value or drawn per object from a distribution",
+  ),
+  bs: sizeOrDistribution.describe(
+    "block size; fio: one value or drawn per I/O from a distribution (bssplit, bsrange)",
+  ),
   count: count(1, 1e9, "count").describe("dd: blocks per process"),
   iodepth: count(1, 65536, "iodepth"),
   jobs: count(1, 4096, "jobs").describe("fio numjobs"),

@@ -70,7 +70,7 @@ function checkS3(doc: S3SdkDocument, objects: number, size: number) {
       if (op.op === "MultipartUpload") {
         const parts = op.calls[1];
         expect(parts.parts).toBe(Math.ceil(size / parts.partSize));
-        expect((parts.parts - 1) * parts.partSize + parts.lastPartSize).toBe(size);
+        expect((parts.parts! - 1) * parts.partSize + parts.lastPartSize!).toBe(size);
         expect(parts.lastPartSize).toBeGreaterThan(0);
         expect(parts.lastPartSize).toBeLessThanOrEqual(parts.partSize);
       }
@@ -158,7 +158,7 @@ describe("sdk call sequences of the shipped specs", () => {
     for (const c of plan.cases) {
       const doc = docs.get(`sdk/${c.id}.json`)!;
       if (doc.engine === "s3") {
-        checkS3(doc, 1, c.params.size!);
+        checkS3(doc, 1, c.params.size as number);
         expect(doc.repetitions).toHaveLength(5);
         continue;
       }

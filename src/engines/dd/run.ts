@@ -4,6 +4,7 @@
  * bytes and seconds come from dd's own summary, the aggregate from the wall time between release and the
  * last exit.
  */
+import { oneSize } from "../../rows/sizes.js";
 import { execa, type ResultPromise } from "execa";
 import { join } from "node:path";
 import type { Case } from "../../plan/types.js";
@@ -118,7 +119,7 @@ async function armProcesses(c: Case, ctx: ExecContext, source: string): Promise<
       if (ctx.signal.aborted) throw new Error("interrupted");
       return measurementFromDd(
         results.map((result) => ({ stderr: String(result.stderr), exitCode: result.exitCode })),
-        c.params.bs!,
+        oneSize(c.params.bs!),
         start,
         seconds,
       );
@@ -185,7 +186,7 @@ async function dropCache(c: Case, ctx: ExecContext) {
   }
 }
 
-const bytesOf = (c: Case) => c.params.bs! * c.params.count!;
+const bytesOf = (c: Case) => oneSize(c.params.bs!) * c.params.count!;
 
 /** Each write case's source file, from its first repetition to its end. */
 const sources = new Map<string, SourceFile>();

@@ -28,6 +28,7 @@ export const fioLanguage = {
   ],
   defaults: { size: 64 * 2 ** 20, bs: 4096, iodepth: 1, jobs: 1, direct: false, ioengine: "libaio" },
   metrics: METRICS,
+  drawnSize: "bs",
   together: true,
 } as const satisfies EngineInfo;
 

@@ -9,6 +9,7 @@
  * script) sets after its safety checks. Sizes are written in bytes: fio reads "1MiB" as 10^6 bytes
  * (kb_base), so a unit suffix would silently change the workload.
  */
+import { classShares, oneSize, type SizeParam } from "../../rows/sizes.js";
 import { onTarget, targetsOf, type Case } from "../../plan/types.js";
 import { WRITING_OPS } from "../../spec/engines.js";
 import { formatParam } from "../../spec/params.js";
@@ -130,7 +131,8 @@ function writeMeasured(w: IniWriter, c: Case): void {
   writeTarget(w, c, p.direct ?? false);
   w.option("rw", RW[c.op]!);
   if (p.read !== undefined) w.option("rwmixread", p.read);
-  w.option("bs", p.bs!).option("iodepth", p.iodepth!).option("numjobs", p.jobs!);
+  writeBlockSize(w, p.bs!);
+  w.option("iodepth", p.iodepth!).option("numjobs", p.jobs!);
   if (p.rate) writeRate(w, c, p.rate);
   if (p.jobs! > 1) w.option("group_reporting");
   // Each repetition gets its own random offsets, not a replay of the previous one.
@@ -192,6 +194,35 @@ function writePrecondition(w: IniWriter, c: Case): void {
 }
 
 /**
+ * The block size, or fio's own draw of it per I/O: weighted buckets as `bssplit` (whole percentages, by
+ * largest remainders), a lognormal distribution as the `bssplit` of its power-of-two classes, a uniform one
+ * as `bsrange` (fio draws multiples of its lower end). fio draws with its own generator: the shares are the
+ * spec's, the sequence of sizes is fio's.
+ */
+function writeBlockSize(w: IniWriter, bs: SizeParam) {
+  if (typeof bs === "number") w.option("bs", bs);
+  else if ("uniform" in bs) w.option("bsrange", `${bs.uniform.min}-${bs.uniform.max}`);
+  else {
+    const shares = classShares(bs);
+    const percents = wholePercents(shares.map((c) => c.share));
+    w.option(
+      "bssplit",
+      shares.flatMap((c, i) => (percents[i]! > 0 ? [`${c.size}/${percents[i]}`] : [])).join(":"),
+    );
+  }
+}
+
+/** Shares (summing to 1) as whole percentages summing to 100: floors, then the largest remainders. */
+export function wholePercents(shares: readonly number[]): number[] {
+  const exact = shares.map((share) => share * 100);
+  const whole = exact.map(Math.floor);
+  const order = exact.map((_, i) => i).sort((a, b) => exact[b]! - whole[b]! - (exact[a]! - whole[a]!));
+  for (let left = 100 - whole.reduce((a, b) => a + b, 0), r = 0; left > 0; left--, r++)
+    whole[order[r % order.length]!]! += 1;
+  return whole;
+}
+
+/**
  * What every job of a case shares: engine, target, data pattern. `whole`: preconditioning, which covers all
  * of a block device whatever size the case reads or writes.
  */
@@ -201,11 +232,11 @@ function writeTarget(w: IniWriter, c: Case, direct: boolean, whole = false) {
   if (c.targetKind === "block") {
     w.optionFromEnv("filename", targetVariable(c));
     // A block case covers the whole device unless the spec bounded it.
-    if (c.sources.size !== "builtin" && !whole) w.option("size", p.size!);
+    if (c.sources.size !== "builtin" && !whole) w.option("size", oneSize(p.size!));
   } else {
     w.optionFromEnv("directory", targetVariable(c));
     w.option("filename_format", "benchspec.$jobnum.$filenum");
-    w.option("size", p.size!);
+    w.option("size", oneSize(p.size!));
   }
   // "random" is fio's default: random buffers, scrambled per I/O (incompressible, not deduplicable).
   if (p.data === "zero") w.option("zero_buffers");

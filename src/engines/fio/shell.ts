@@ -18,6 +18,7 @@
  */
 import type { Case } from "../../plan/types.js";
 import type { Engine } from "../types.js";
+import type { SizeParam } from "../../rows/sizes.js";
 import { shellLibrary } from "../../emit/shell-assets.js";
 import { jobfilePath, preconditionPrefix, preconditionSections } from "./jobfile.js";
 
@@ -27,15 +28,20 @@ export const fioShellCase: Engine["shellCase"] = (c: Case, w) => {
   if (c.together) {
     if (p.sample !== undefined) w.assign("BS_FIO_SAMPLE_MS", Math.max(1, Math.round(p.sample * 1000)));
     w.line(
-      ["bs_fio_together", jobfilePath(c), c.id, p.bs!, ...c.together]
+      ["bs_fio_together", jobfilePath(c), c.id, countingSize(p.bs!), ...c.together]
         .map((value) => w.quote(value))
         .join(" "),
     );
     return;
   }
   const sample = p.sample === undefined ? [] : [Math.max(1, Math.round(p.sample * 1000))];
-  w.line(["bs_fio", jobfilePath(c), c.id, p.bs!, ...sample].map((value) => w.quote(value)).join(" "));
+  w.line(
+    ["bs_fio", jobfilePath(c), c.id, countingSize(p.bs!), ...sample].map((value) => w.quote(value)).join(" "),
+  );
 };
+
+/** What the script divides bytes by to count I/Os: the block size, or 0 when fio draws it (count fio's I/Os). */
+const countingSize = (bs: SizeParam) => (typeof bs === "number" ? bs : 0);
 
 /** The workload's preconditioning on the case's target: its precondition sections, in order. */
 export const fioShellPrecondition: NonNullable<Engine["shellPrecondition"]> = (c: Case, w) => {

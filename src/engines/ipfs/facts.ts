@@ -30,5 +30,6 @@ export const ipfsLanguage = {
     pin: true,
   },
   metrics: METRICS,
+  drawnSize: "size",
   together: false,
 } as const satisfies EngineInfo;

@@ -1,5 +1,5 @@
 import { NO_ARTIFACTS } from "../../emit/types.js";
-import { CURL_SHELL } from "../load/curl-shell.js";
+import { CURL_SHELL, drawnSizeGaps } from "../load/curl-shell.js";
 import type { Engine } from "../types.js";
 import { sdkArtifacts } from "../../emit/sdk-format.js";
 import { ipfsSdkArtifact } from "./sdk.js";
@@ -13,6 +13,7 @@ export const engine: Engine = {
   shellShared: [CURL_SHELL],
   shellLibrary: ipfsShellLibrary,
   shellCase: ipfsShellCase,
+  shellGaps: drawnSizeGaps,
   shellAutotune: true,
   shellSeries: true,
   tools: [],

@@ -7,6 +7,7 @@
  * blocks are the user's. `freshNode` repetitions start on a new, empty repo (the IPFS scenario's "delete
  * ~/.ipfs and re-init between runs").
  */
+import { sizeAt } from "../../rows/sizes.js";
 import { create, type KuboRPCClient } from "kubo-rpc-client";
 import { armCallSequence, fill, inThisThread, maxConcurrency, opsOf, type Execute } from "../load/load.js";
 import { makePayload, warmPayloads } from "../load/payload.js";
@@ -184,7 +185,8 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
   return async (item, _worker, mark) => {
     const { op } = item;
     if (op.op === "add") {
-      const payload = makePayload(addIdentity(ctx.runId, op.seed, item.index, item.pass), op.size, doc.data);
+      const size = sizeAt(op.size, item.index);
+      const payload = makePayload(addIdentity(ctx.runId, op.seed, item.index, item.pass), size, doc.data);
       session.recorder?.plan(op, item.pass);
       const added = await session.rpc
         .add(payload, op, ctx.signal, { onBodyBytes: mark.moved })
@@ -198,14 +200,15 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
       const before = session.cids.get(ref);
       if (before) before.push(added);
       else session.cids.set(ref, [added]);
-      return op.size;
+      return size;
     }
     const cid = cidOf(session, fill(op.cid.ref, item.index));
     const bytes = await session.rpc.cat(cid, ctx.signal, {
       onFirstBodyByte: mark.firstByte,
       onBodyBytes: mark.moved,
     });
-    if (bytes !== op.size) throw new Error(`cat ${cid}: ${bytes} bytes, expected ${op.size}`);
+    const expected = sizeAt(op.size, item.index);
+    if (bytes !== expected) throw new Error(`cat ${cid}: ${bytes} bytes, expected ${expected}`);
     return bytes;
   };
 }

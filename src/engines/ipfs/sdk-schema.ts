@@ -6,10 +6,10 @@ import { z } from "zod";
 import {
   asWritten,
   batch,
-  bytes,
   group,
   header,
   measured,
+  objectSize,
   refPattern,
   repetitionHead,
   SdkDataSchema,
@@ -40,7 +40,7 @@ const add = z
     ...batch,
     ref: refPattern,
     seed: seedPattern,
-    size: bytes,
+    size: objectSize,
     chunker: z.string().describe("Kubo chunker: size-N, rabin[-min-avg-max] or buzhash"),
     cidVersion: z.literal([0, 1]),
     rawLeaves: z.boolean(),
@@ -52,7 +52,7 @@ const cat = z.strictObject({
   op: z.literal("cat"),
   ...batch,
   cid: cidRef,
-  size: bytes.describe("expected bytes; the stream is always read to its end"),
+  size: objectSize.describe("expected bytes; the stream is always read to its end"),
 });
 
 const pinRm = z

@@ -25,17 +25,21 @@ import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
 import { shellLibrary } from "../../emit/shell-assets.js";
-import { curlSeries } from "../load/curl-shell.js";
+import { curlSeries, DRAWN_SIZE_GAP } from "../load/curl-shell.js";
 
 export const ipfsShellTools = ["ipfs", "curl"] as const;
 
 export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
   const p = c.params;
+  if (typeof p.size !== "number") {
+    w.line(`bs_fail ${w.quote(DRAWN_SIZE_GAP)}`);
+    return;
+  }
   const target = ctx.plan.targets[c.target];
   const keep = target?.kind === "ipfs" && target.keep === true;
   // Only random payloads are unique to the run here: the script's compressible files put their zeros in
   // runs of up to 1 MiB, so whole chunks are zeros, the same on every node (bs_data_compressible).
-  const unique = shellDataMode(c) === "random" && p.size! > 0;
+  const unique = shellDataMode(c) === "random" && p.size > 0;
   const cleanup = keep ? "keep" : unique ? "remove" : "unpin";
   const { concurrency, rounds, stopWhenGainBelow } = scriptLoad(c);
   curlSeries(c, w);
@@ -43,7 +47,7 @@ export const ipfsShellCase: Engine["shellCase"] = (c: Case, w, ctx) => {
     [
       "bs_ipfs_case",
       c.op,
-      p.size!,
+      p.size,
       p.objects!,
       concurrency,
       shellDataMode(c),

@@ -13,7 +13,8 @@ import type { KuboRPCClient } from "kubo-rpc-client";
 import { CID } from "multiformats/cid";
 import * as Digest from "multiformats/hashes/digest";
 import { z } from "zod";
-import { atIndex, passSeed, SdkDataSchema } from "../../emit/sdk-format.js";
+import { atIndex, objectSize, passSeed, SdkDataSchema } from "../../emit/sdk-format.js";
+import { sizeAt } from "../../rows/sizes.js";
 import { blocksOf, removeBlocks, throwProblems, unpin } from "../../targets/ipfs/cleanup.js";
 import type { Target } from "../../spec/schema.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
@@ -28,7 +29,7 @@ export const PlannedAddsSchema = z.object({
   from: z.number().int().min(0),
   count: z.number().int().min(1),
   pass: z.number().int().min(0),
-  size: z.number().int().min(0),
+  size: objectSize,
   chunker: z.string(),
   cidVersion: z.number().int(),
   rawLeaves: z.boolean(),
@@ -53,7 +54,7 @@ export function plannedAdds(planned: PlannedAdds): UnfinishedAdd[] {
     adds.push({
       payload: makePayload(
         addIdentity(planned.runId, planned.seed, i, planned.pass),
-        planned.size,
+        sizeAt(planned.size, i),
         planned.data,
       ),
       options: planned,

@@ -1,5 +1,6 @@
 import type { Case } from "../../plan/types.js";
 import type { ShellScriptWriter } from "../../emit/writer.js";
+import { isSizeDistribution } from "../../rows/sizes.js";
 
 /** The compiled script's curl data plane (curl.sh), shared by the engines that time requests through curl. */
 export const CURL_SHELL = new URL("./curl.sh", import.meta.url);
@@ -12,3 +13,10 @@ export function curlSeries(c: Case, w: ShellScriptWriter): void {
   if (c.params.sample !== undefined)
     w.assign("BS_SAMPLE_MS", Math.max(1, Math.round(c.params.sample * 1000)));
 }
+
+/** Object sizes drawn per object are not drawn by the script's bash (their sdk call sequences carry them). */
+export const DRAWN_SIZE_GAP =
+  "its object sizes drawn from a distribution are not run: its case fails; run it with benchspec run (or its sdk call sequence)";
+
+export const drawnSizeGaps = (c: Case): string[] =>
+  isSizeDistribution(c.params.size) ? [DRAWN_SIZE_GAP] : [];

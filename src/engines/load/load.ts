@@ -18,6 +18,7 @@ import { cleanupSignal } from "../../platform/cleanup-bound.js";
 import { failedMeasurement } from "../measurement.js";
 import type { ArmedRepetition, HostShare, Measurement } from "../types.js";
 import { maxOf } from "../../rows/stats.js";
+import { isSizeDistribution, sizeAt, sizeClassOf } from "../../rows/sizes.js";
 import { measure, type LoadResult, type OpRecord } from "./measure.js";
 import { dueOffsets, hostSchedule, type LoadSchedule } from "./schedule.js";
 
@@ -147,7 +148,7 @@ export async function runLoad<O extends { from?: number; count?: number }>(
         if (due >= deadline) return;
         if (!(await waitUntil(due, options.signal))) return;
       }
-      const kind = (next.op as { op?: unknown }).op;
+      const { op: kind, size } = next.op as { op?: unknown; size?: unknown };
       const record: OpRecord = {
         worker: id,
         start: performance.now(),
@@ -155,6 +156,7 @@ export async function runLoad<O extends { from?: number; count?: number }>(
         bytes: 0,
         ...(due !== undefined && { due }),
         ...(typeof kind === "string" && { kind }),
+        ...(isSizeDistribution(size) && { sizeClass: sizeClassOf(size, sizeAt(size, next.index)) }),
       };
       let moved = 0;
       let checkpoint = record.start;

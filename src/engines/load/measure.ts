@@ -25,6 +25,8 @@ export interface OpRecord {
   progress?: number[];
   /** The operation's name (GetObject, PutObject, …), for the per-operation breakdown of a mixed load. */
   kind?: string;
+  /** A drawn size's class (rows/sizes.ts), for the per-size breakdown. */
+  sizeClass?: number;
   error?: string;
   /** What failed, for the runner (the target stopped answering?); `error` says it to people. */
   errorCode?: ErrorCode;
@@ -63,8 +65,9 @@ export function measure(
   const bytes = ok.reduce((sum, r) => sum + r.bytes, 0);
   // Open loop: latency is the response time, from when the operation was due (coordinated omission
   // would hide a stall's queue otherwise); the service time, from its start, is kept beside it.
-  const serviceTimes = ok.map((r) => (r.end - r.start) / 1000);
-  const latencies = schedule ? ok.map((r) => (r.end - r.due!) / 1000) : serviceTimes;
+  const latencyOf = schedule ? (r: OpRecord) => (r.end - r.due!) / 1000 : serviceTimeOf;
+  const serviceTimes = ok.map(serviceTimeOf);
+  const latencies = schedule ? ok.map(latencyOf) : serviceTimes;
   const ttfb = ok.filter((r) => r.firstByte !== undefined).map((r) => (r.firstByte! - r.start) / 1000);
   const measurement: Measurement & { client: ClientCost } = {
     ok: errors.length === 0 && ok.length > 0,
@@ -101,8 +104,11 @@ export function measure(
       threads: result.threads,
     },
   };
-  const byOp = perOperation(records);
-  if (byOp) measurement.byOp = byOp;
+  // A mixed load's kinds of operation (when there are several), and drawn sizes' classes.
+  const kinds = new Set(records.map((r) => r.kind ?? ""));
+  if (kinds.size > 1) measurement.byOp = breakdown(records, (r) => r.kind ?? "", latencyOf);
+  if (records.some((r) => r.sizeClass !== undefined))
+    measurement.bySize = breakdown(records, (r) => r.sizeClass?.toString(), latencyOf);
   if (sample) measurement.timeseries = series(ok, first, last, sample * 1000);
   return measurement;
 }
@@ -152,17 +158,32 @@ export function paceOf(dues: Float64Array, starts: Float64Array): number {
   return variance > 0 ? covariance / variance : 0;
 }
 
-/** A load of several kinds of operation (op: mixed): each one's count, bytes, errors and latency. */
-function perOperation(records: readonly OpRecord[]): Measurement["byOp"] {
-  const kinds = [...new Set(records.map((r) => r.kind ?? ""))].sort();
-  if (kinds.length < 2) return undefined;
+const serviceTimeOf = (r: OpRecord) => (r.end - r.start) / 1000;
+
+/**
+ * The operations in parts by a key (none: in no part): each part's count, bytes, errors and latency (the
+ * row's kind of latency).
+ */
+function breakdown(
+  records: readonly OpRecord[],
+  keyOf: (r: OpRecord) => string | undefined,
+  latencyOf: (r: OpRecord) => number,
+): NonNullable<Measurement["byOp"]> {
+  const parts = new Map<string, OpRecord[]>();
+  for (const r of records) {
+    const key = keyOf(r);
+    if (key === undefined) continue;
+    const part = parts.get(key);
+    if (part) part.push(r);
+    else parts.set(key, [r]);
+  }
   return Object.fromEntries(
-    kinds.map((kind) => {
-      const mine = records.filter((r) => (r.kind ?? "") === kind);
+    [...parts.keys()].sort().map((key) => {
+      const mine = parts.get(key)!;
       const ok = mine.filter((r) => !r.error);
-      const latencies = ok.map((r) => (r.end - r.start) / 1000);
+      const latencies = ok.map(latencyOf);
       return [
-        kind,
+        key,
         {
           ops: ok.length,
           bytes: ok.reduce((sum, r) => sum + r.bytes, 0),

@@ -23,5 +23,6 @@ export const s3Language = {
   ],
   defaults: { size: 2 ** 20, objects: 16, concurrency: 4, threads: "auto", multipart: false },
   metrics: METRICS,
+  drawnSize: "size",
   together: false,
 } as const satisfies EngineInfo;

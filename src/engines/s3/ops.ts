@@ -12,7 +12,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { fill, maxConcurrency, opsOf, type Execute, type Indexed } from "../load/load.js";
 import { makePayload, warmPayloads, type Payload } from "../load/payload.js";
-import type { SdkData } from "../../emit/sdk-format.js";
+import { partsOf, type SdkData } from "../../emit/sdk-format.js";
+import { largestSize, sizeAt, type SizeParam } from "../../rows/sizes.js";
 import type { S3Op, S3Repetition } from "./sdk-schema.js";
 import type { Progress } from "../http/http1.js";
 import { warmStreams } from "../http/payload-body.js";
@@ -37,7 +38,7 @@ export interface S3Wiring {
 
 /** The most request bodies a repetition streams at once: its PutObjects too large for one buffer. */
 export function streamsOf(r: S3Repetition): number {
-  const streamed = opsOf(r).some((op) => op.op === "PutObject" && op.size > BUFFERED_BODY);
+  const streamed = opsOf(r).some((op) => op.op === "PutObject" && largestSize(op.size) > BUFFERED_BODY);
   return streamed ? maxConcurrency(r) : 0;
 }
 
@@ -60,6 +61,7 @@ export function openClients(wiring: S3Wiring): S3Clients {
       client.destroy();
       data.destroy();
       spares.clear();
+      spareBytes = 0;
     },
   };
 }
@@ -77,46 +79,52 @@ export async function warmClients(wiring: S3Wiring, { data }: S3Clients, signal:
 export function s3Operations(wiring: S3Wiring, { client, data }: S3Clients): Execute<S3Op> {
   const { prefix, runId } = wiring;
   const Bucket = wiring.connection.bucket;
-  const payloadOf = (op: { seed: string; size: number }, item: Indexed<unknown>): Payload => {
+  const payloadOf = (op: { seed: string; size: SizeParam }, item: Indexed<unknown>): Payload => {
     const seed = fill(op.seed, item.index) + (item.pass > 0 ? `/p${item.pass}` : "");
-    return makePayload(`${runId}|${seed}`, op.size, wiring.data);
+    return makePayload(`${runId}|${seed}`, sizeAt(op.size, item.index), wiring.data);
   };
   return async (item, _worker, mark, signal) => {
     const { op } = item;
     const progress: Progress = { onFirstBodyByte: mark.firstByte, onBodyBytes: mark.moved };
     const key = () => prefix + fill("key" in op ? op.key : "", item.index);
+    const size = () => sizeAt((op as { size: SizeParam }).size, item.index);
     switch (op.op) {
       case "PutObject": {
         const payload = payloadOf(op, item);
-        if (op.size <= BUFFERED_BODY)
-          await withBuffer(op.size, (buffer) =>
-            data.putObject(key(), payload.slice(0, op.size, buffer), signal, progress),
+        if (payload.size <= BUFFERED_BODY)
+          await withBuffer(payload.size, (buffer) =>
+            data.putObject(key(), payload.slice(0, payload.size, buffer), signal, progress),
           );
         else await data.putObject(key(), payload, signal, progress);
-        return op.size;
+        return payload.size;
       }
-      case "MultipartUpload":
-        return multipart(client, data, Bucket, key(), payloadOf(op, item), op.calls[1], signal, progress);
+      case "MultipartUpload": {
+        const payload = payloadOf(op, item);
+        const { partSize, queue } = op.calls[1];
+        const parts = partsOf(payload.size, partSize, queue);
+        return multipart(client, data, Bucket, key(), payload, parts, signal, progress);
+      }
       case "GetObject": {
         const Key = key();
+        const expected = size();
         let total = 0;
         if (!op.ranges) total = await data.getObject(Key, undefined, signal, progress);
         else {
-          const { partSize, parts, queue } = op.ranges;
+          const { partSize, parts, queue } = partsOf(expected, op.ranges.partSize, op.ranges.queue);
           await inParallel(parts, queue, async (part) => {
-            const range = `bytes=${part * partSize}-${Math.min(op.size, (part + 1) * partSize) - 1}`;
+            const range = `bytes=${part * partSize}-${Math.min(expected, (part + 1) * partSize) - 1}`;
             // Not `total += await …`: that reads `total` before awaiting, and parts in flight together
             // would overwrite each other's sums.
             const bytes = await data.getObject(Key, range, signal, progress);
             total += bytes;
           });
         }
-        if (total !== op.size) throw new Error(`GetObject ${Key}: ${total} bytes, expected ${op.size}`);
+        if (total !== expected) throw new Error(`GetObject ${Key}: ${total} bytes, expected ${expected}`);
         return total;
       }
       case "HeadObject": {
-        const size = await data.headObject(key(), signal);
-        if (size !== op.size) throw new Error(`HeadObject: size ${size}, expected ${op.size}`);
+        const [length, expected] = [await data.headObject(key(), signal), size()];
+        if (length !== expected) throw new Error(`HeadObject: size ${length}, expected ${expected}`);
         return 0;
       }
       case "DeleteObject":
@@ -190,17 +198,26 @@ async function multipart(
  * Body buffers are reused: a fresh multi-MiB buffer per request costs page faults and GC several times the
  * cost of filling it (npm run bench: makePayload into fresh 8 MiB buffers ~0.8 GB/s, into reused ones several
  * GB/s). A buffer goes back to the spares only after its request succeeded — the server has then received
- * every byte, so nothing references it any more; after a failure it is left to the GC. The spares never
- * exceed what was in flight at once, so memory stays bounded by concurrency × queue × part size.
+ * every byte, so nothing references it any more; after a failure it is left to the GC. Buffers come in
+ * power-of-two capacities and a request takes the smallest spare that holds its body, so drawn sizes share
+ * them; the spares never exceed MAX_SPARE_BYTES (only the bytes a body filled are ever resident).
  */
 const spares = new Map<number, Buffer[]>();
+const MAX_SPARE_BYTES = 256 * 2 ** 20;
+let spareBytes = 0;
 
 async function withBuffer(size: number, use: (buffer: Buffer) => Promise<void>): Promise<void> {
-  const buffer = spares.get(size)?.pop() ?? Buffer.allocUnsafe(size);
-  await use(buffer);
-  const list = spares.get(size) ?? [];
+  const capacity = 2 ** Math.ceil(Math.log2(Math.max(1, size)));
+  let buffer: Buffer | undefined;
+  for (let c = capacity; !buffer && c <= MAX_SPARE_BYTES; c *= 2) buffer = spares.get(c)?.pop();
+  if (buffer) spareBytes -= buffer.length;
+  else buffer = Buffer.allocUnsafe(capacity);
+  await use(buffer.subarray(0, size));
+  if (spareBytes + buffer.length > MAX_SPARE_BYTES) return;
+  const list = spares.get(buffer.length) ?? [];
   list.push(buffer);
-  spares.set(size, list);
+  spares.set(buffer.length, list);
+  spareBytes += buffer.length;
 }
 
 /** Runs task(0…count-1) with at most `limit` in flight. */

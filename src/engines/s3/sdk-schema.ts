@@ -6,12 +6,12 @@ import { z } from "zod";
 import {
   asWritten,
   batch,
-  bytes,
   envOnly,
   group,
   header,
   keyPattern,
   measured,
+  objectSize,
   positive,
   repetitionHead,
   SdkDataSchema,
@@ -55,13 +55,24 @@ export const S3TargetSchema = z.strictObject({
 
 const partSpec = {
   partSize: positive.describe("bytes of every part but the last"),
-  parts: positive.max(MAX_PARTS).describe("number of parts, numbered 1…parts"),
-  lastPartSize: positive.describe("bytes of the last part"),
+  parts: positive
+    .max(MAX_PARTS)
+    .optional()
+    .describe(
+      "number of parts, numbered 1…parts; absent when the size is drawn: ⌈size ÷ partSize⌉ per object",
+    ),
+  lastPartSize: positive.optional().describe("bytes of the last part; absent when the size is drawn"),
   queue: positive.describe("parts in flight per object"),
 };
 
 const putObject = z
-  .strictObject({ op: z.literal("PutObject"), ...batch, key: keyPattern, seed: seedPattern, size: bytes })
+  .strictObject({
+    op: z.literal("PutObject"),
+    ...batch,
+    key: keyPattern,
+    seed: seedPattern,
+    size: objectSize,
+  })
   .meta({ id: "PutObject" });
 
 const multipartUpload = z
@@ -70,7 +81,7 @@ const multipartUpload = z
     ...batch,
     key: keyPattern,
     seed: seedPattern,
-    size: bytes,
+    size: objectSize,
     calls: z.tuple([
       z.strictObject({ call: z.literal("CreateMultipartUpload") }),
       z
@@ -90,7 +101,7 @@ const getObject = z.strictObject({
   op: z.literal("GetObject"),
   ...batch,
   key: keyPattern,
-  size: bytes.describe("expected bytes; the body is always read to its end"),
+  size: objectSize.describe("expected bytes; the body is always read to its end"),
   ranges: z
     .strictObject(partSpec)
     .optional()
@@ -101,7 +112,7 @@ const headObject = z.strictObject({
   op: z.literal("HeadObject"),
   ...batch,
   key: keyPattern,
-  size: bytes.describe("expected ContentLength"),
+  size: objectSize.describe("expected ContentLength"),
 });
 
 const deleteObject = z.strictObject({ op: z.literal("DeleteObject"), ...batch, key: keyPattern });

@@ -29,6 +29,7 @@ import { BenchspecError } from "../../platform/errors.js";
 import type { Artifact, CompileContext } from "../../emit/types.js";
 import { jsonArtifact } from "../../emit/writer.js";
 import { runKeyPrefix } from "../../targets/s3/keys.js";
+import { largestSize, type SizeParam } from "../../rows/sizes.js";
 
 const DEFAULT_BUCKET = "benchspec";
 const LIST_PAGE = 1000;
@@ -243,16 +244,19 @@ export function mixSequence(mix: Partial<Record<MixKind, number>>, total: number
   return sequence;
 }
 
-/** Multipart when the case asks for it and the object is larger than one part (like the SDKs' upload helpers). */
-function partPlan(c: Case, size: number) {
+/**
+ * Multipart when the case asks for it and the object is larger than one part (like the SDKs' upload
+ * helpers). Drawn sizes: every object when the largest is, each in ⌈size ÷ partSize⌉ parts.
+ */
+function partPlan(c: Case, size: SizeParam) {
   const multipart = c.params.multipart;
-  if (!multipart || size <= multipart.partSize) return undefined;
-  const parts = partsOf(size, multipart.partSize, multipart.queue);
+  if (!multipart || largestSize(size) <= multipart.partSize) return undefined;
+  const parts = partsOf(largestSize(size), multipart.partSize, multipart.queue);
   if (parts.parts > MAX_PARTS) {
     throw new BenchspecError(
       "not-compilable",
       `workload "${c.workload}": ${parts.parts} parts of ${multipart.partSize} bytes exceed S3's ${MAX_PARTS} parts per upload; raise multipart.partSize`,
     );
   }
-  return parts;
+  return typeof size === "number" ? parts : { partSize: parts.partSize, queue: parts.queue };
 }

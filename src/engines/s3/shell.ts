@@ -29,7 +29,7 @@ import type { Case } from "../../plan/types.js";
 import { shellDataMode } from "../../emit/data-mode.js";
 import type { Engine } from "../types.js";
 import { shellLibrary } from "../../emit/shell-assets.js";
-import { curlSeries } from "../load/curl-shell.js";
+import { curlSeries, DRAWN_SIZE_GAP, drawnSizeGaps } from "../load/curl-shell.js";
 import { mixCounts } from "./sdk.js";
 
 export const s3ShellTools = ["aws", "curl"] as const;
@@ -38,13 +38,16 @@ export const s3ShellTools = ["aws", "curl"] as const;
 export const MIXED_MULTIPART_GAP =
   "op mixed with multipart uploads is not run: its case fails; run it with benchspec run (or its sdk call sequence)";
 
-export const s3ShellGaps = (c: Case): string[] =>
-  c.op === "mixed" && c.params.multipart ? [MIXED_MULTIPART_GAP] : [];
+export const s3ShellGaps = (c: Case): string[] => [
+  ...(c.op === "mixed" && c.params.multipart ? [MIXED_MULTIPART_GAP] : []),
+  ...drawnSizeGaps(c),
+];
 
 export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
   const p = c.params;
-  if (s3ShellGaps(c).length > 0) {
-    w.line(`bs_fail ${w.quote(MIXED_MULTIPART_GAP)}`);
+  const [gap] = s3ShellGaps(c);
+  if (gap !== undefined || typeof p.size !== "number") {
+    w.line(`bs_fail ${w.quote(gap ?? DRAWN_SIZE_GAP)}`);
     return;
   }
   // A mixed pass's kinds, counted as benchspec run counts them; bs_s3_mix interleaves them as it does.
@@ -57,7 +60,7 @@ export const s3ShellCase: Engine["shellCase"] = (c: Case, w) => {
     [
       "bs_s3",
       c.op,
-      p.size!,
+      p.size,
       p.objects!,
       concurrency,
       multipart?.partSize ?? 0,

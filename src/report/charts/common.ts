@@ -22,6 +22,7 @@ export const CHART_KINDS = [
   "hosts",
   "latency",
   "processes",
+  "sizes",
   "expect",
   "autotune",
   "rounds",

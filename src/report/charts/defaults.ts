@@ -1,6 +1,6 @@
 /**
  * A workload's charts when its spec asks for none of their kind: a sweep chart of its primary metric,
- * the throughput per process where repetitions ran several, latency percentiles where measured, a time series where sampled (and per host, for cases run on several), autotune rounds where tuned.
+ * the throughput per process where repetitions ran several, latency percentiles where measured (and per size class where sizes were drawn), a time series where sampled (and per host, for cases run on several), autotune rounds where tuned.
  */
 import type { Metric } from "../../spec/schema.js";
 import type { ChartRequest } from "../model.js";
@@ -11,6 +11,8 @@ import { hostsChart } from "./hosts.js";
 import { hasPercentiles, latencyChart } from "./latency.js";
 import { processesChart } from "./processes.js";
 import { roundsCharts } from "./rounds.js";
+import { sizesChart } from "./sizes.js";
+import { largestSize, type SizeParam } from "../../rows/sizes.js";
 import { sweepChart } from "./sweep.js";
 import { SERIES_AXES } from "../../spec/words.js";
 import { seriesOf } from "./timeseries-data.js";
@@ -57,6 +59,8 @@ export function defaultCharts(
     const facets = [layout.color, ...layout.facets].filter((d): d is string => d !== undefined);
     charts.push(latencyChart(view, { ...(layout.x && { x: layout.x }), facets }, ctx, id()));
   }
+  // Sizes drawn from a distribution: latency per size class.
+  charts.push(sizesChart(view, id()));
   if (!asked.some(isSeries) && series > 0) {
     // With fio steady-state windows: one panel per case, its window shaded (as SNIA PTS plots them).
     const steady = view.entries.some((e) => e.run.steady.some((w) => w.case === e.c.id));
@@ -76,7 +80,9 @@ const RANDOM_OPS = new Set(["randread", "randwrite", "randrw"]);
 /** IOPS for small random I/O, throughput otherwise; whatever was measured when that was not. */
 export function primaryMetric(view: WorkloadView): Metric | undefined {
   const small = view.entries.every(
-    (e) => RANDOM_OPS.has(e.c.op) && !(typeof e.c.params.bs === "number" && e.c.params.bs > 64 * 1024),
+    (e) =>
+      RANDOM_OPS.has(e.c.op) &&
+      !(e.c.params.bs !== undefined && largestSize(e.c.params.bs as SizeParam) > 64 * 1024),
   );
   const preferred: Metric[] = small ? ["iops", "throughput", "seconds"] : ["throughput", "iops", "seconds"];
   return preferred.find((m) =>

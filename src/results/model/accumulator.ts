@@ -18,13 +18,16 @@ import { summarizeAllRounds, windowRows, type RoundsByWorkload } from "../rounds
 import type { Latency, ResultRow, TimeseriesRow } from "../../rows/row.js";
 import { evaluateExpectations, type ExpectResult } from "./expect.js";
 import {
+  addSizeClasses,
   caseFigures,
   EXTRAS,
+  mergeSizeClass,
   listsOf,
   newCase,
   newValues,
   tunedParamOf,
   type CaseAcc,
+  type SizeClassAcc,
   type Values,
 } from "./figures.js";
 import { HostAccumulator, type HostsPartial } from "./hosts.js";
@@ -59,6 +62,7 @@ export type RowLike = Pick<
   | "autotune"
   | "jobs"
   | "telemetry"
+  | "bySize"
 > &
   Partial<
     Pick<
@@ -160,6 +164,8 @@ export interface ModelPartial {
   telemetry?: TelemetryPartial;
   /** The measured repetitions' start instants (absent when no row had one). */
   starts?: StartsPartial;
+  /** Per case id, its size classes (absent when no row had drawn sizes). */
+  sizes?: [string, [number, SizeClassAcc][]][];
 }
 
 const CASE_HEADER = 8;
@@ -246,6 +252,7 @@ export class RunModel {
       if (row.steady.attained) acc.steadyAttained += 1;
     }
     if (row.schedule && behindSchedule(row.schedule)) acc.behindSchedule += 1;
+    if (row.bySize) addSizeClasses(acc, row.bySize);
     if (row.autotune) {
       for (const step of row.autotune.rounds) {
         const values = groupValues(acc, step.value);
@@ -338,6 +345,9 @@ export class RunModel {
     const hosts = this.hosts.partial();
     const telemetry = this.telemetry.partial();
     const starts = this.starts.partial();
+    const sizes = [...this.cases.values()].flatMap((acc): [string, [number, SizeClassAcc][]][] =>
+      acc.sizes.size > 0 ? [[acc.info.id, [...acc.sizes]]] : [],
+    );
     const partial: ModelPartial = {
       rowsTotal: this.rowsTotal,
       rowsWarmup: this.rowsWarmup,
@@ -352,6 +362,7 @@ export class RunModel {
       ...(hosts && { hosts }),
       ...(telemetry && { telemetry }),
       ...(starts && { starts }),
+      ...(sizes.length > 0 && { sizes }),
     };
     return { partial, transfer: [flat.buffer, values.buffer] };
   }
@@ -385,6 +396,7 @@ export class RunModel {
     if (partial.telemetry) this.telemetry.merge(partial.telemetry);
     if (partial.starts) this.starts.merge(partial.starts);
     const { layout, values } = partial;
+    const sizesOf = new Map(partial.sizes);
     let errors = 0;
     let from = 0;
     for (const { info, at } of partialCases(partial, this.plan.cases)) {
@@ -404,6 +416,7 @@ export class RunModel {
       acc.steadyAttained += layout[at + 2]!;
       acc.steadyTotal += layout[at + 3]!;
       acc.behindSchedule += layout[at + 4]!;
+      for (const [size, part] of sizesOf.get(info.id) ?? []) mergeSizeClass(acc, size, part);
       for (let g = 0, group = reps + repetitions + failures; g < groups; g += 1, group += GROUP_SIZE) {
         const v = groupValues(acc, layout[group]!);
         v.ok += layout[group + 1]!;

@@ -8,6 +8,7 @@ import { METRICS, type Metric } from "../../rows/metric-names.js";
 import { formatDuration } from "../../spec/units.js";
 import { BEHIND_SCHEDULE_RULE } from "../../rows/schedule.js";
 import { median, statWarnings, summarize } from "../../rows/stats.js";
+import type { ResultRow } from "../../rows/row.js";
 import type { AutotuneResult, AutotuneRound, CaseFigures, PlanCase } from "./types.js";
 
 /**
@@ -71,7 +72,43 @@ export interface CaseAcc {
   behindSchedule: number;
   /** Keyed by the value of the autotuned parameter (NaN when the case is not autotuned). */
   groups: Map<number, Values>;
+  /** Drawn sizes: per size class (its key in rows' bySize), over the successful repetitions. */
+  sizes: Map<number, SizeClassAcc>;
   tunedParam?: string;
+}
+
+/** One size class of a case: counts summed, and each repetition's p50 and p99 (of which figures are medians). */
+export interface SizeClassAcc {
+  ops: number;
+  bytes: number;
+  errors: number;
+  p50: number[];
+  p99: number[];
+}
+
+/** A successful row's size classes into its case's. */
+export function addSizeClasses(acc: CaseAcc, bySize: NonNullable<ResultRow["bySize"]>): void {
+  for (const [key, part] of Object.entries(bySize))
+    mergeSizeClass(acc, Number(key), {
+      ops: part.ops,
+      bytes: part.bytes,
+      errors: part.errors,
+      p50: part.latency?.p50 !== undefined ? [part.latency.p50] : [],
+      p99: part.latency?.p99 !== undefined ? [part.latency.p99] : [],
+    });
+}
+
+export function mergeSizeClass(acc: CaseAcc, size: number, part: SizeClassAcc): void {
+  const into = acc.sizes.get(size);
+  if (!into) {
+    acc.sizes.set(size, { ...part, p50: [...part.p50], p99: [...part.p99] });
+    return;
+  }
+  into.ops += part.ops;
+  into.bytes += part.bytes;
+  into.errors += part.errors;
+  into.p50.push(...part.p50);
+  into.p99.push(...part.p99);
 }
 
 /** The parameter a case's autotune tunes, if it has one. */
@@ -91,6 +128,7 @@ export function newCase(info: PlanCase): CaseAcc {
     steadyTotal: 0,
     behindSchedule: 0,
     groups: new Map(),
+    sizes: new Map(),
     ...(tunedParam !== undefined && { tunedParam }),
   };
 }
@@ -147,7 +185,22 @@ export function caseFigures(acc: CaseAcc): CaseFigures {
     warnings: [...new Set(warnings)],
     ...(acc.steadyTotal > 0 && { steady: { attained: acc.steadyAttained, total: acc.steadyTotal } }),
     ...(autotune && { autotune }),
+    ...(acc.sizes.size > 0 && { bySize: sizeClassesOf(acc.sizes) }),
   };
+}
+
+/** The size classes in size order; latency as the medians over the repetitions of each one's p50 and p99. */
+function sizeClassesOf(sizes: Map<number, SizeClassAcc>): NonNullable<CaseFigures["bySize"]> {
+  return [...sizes.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([size, part]) => ({
+      size,
+      ops: part.ops,
+      bytes: part.bytes,
+      errors: part.errors,
+      ...(part.p50.length > 0 && { p50: median(part.p50) }),
+      ...(part.p99.length > 0 && { p99: median(part.p99) }),
+    }));
 }
 
 function metricsOf(values: Values | undefined): Pick<CaseFigures, "metrics" | "samples"> {

@@ -56,6 +56,11 @@ export interface CaseFigures extends PlanCase {
   autotune?: AutotuneResult;
   /** Cases run on several hosts at once: each host's own figures (absent for a case of one host). */
   hosts?: CaseHosts;
+  /**
+   * Sizes drawn from a distribution: per size class (rows/sizes.ts), in size order, the operations, bytes
+   * and errors of the counted repetitions, and the medians over them of each class's p50 and p99 (seconds).
+   */
+  bySize?: { size: number; ops: number; bytes: number; errors: number; p50?: number; p99?: number }[];
 }
 
 /** One host (or target) of a case run on several at once, over the repetitions it took part in. */

@@ -1584,6 +1584,9 @@ bs_fio_figures() {
       for (i = 1; i <= n; i++) { seen += c[i]; if (seen >= f * count) return ns[i] / 1e9 }
       return ns[n] / 1e9
     }
+    # fio json+ beside the terse line: the I/Os of each direction, for block sizes fio draws (BS 0).
+    /^ *"(read|write|trim|sync)" : [{]/ { dir = $1; gsub(/"/, "", dir) }
+    /^ *"total_ios" : [0-9]+/ { v = $3; sub(/,$/, "", v); ios[dir] += v }
     { split($0, t, ";") }
     t[1] == 3 && t[3] == name && !found {
       found = 1; err = t[5]
@@ -1593,7 +1596,8 @@ bs_fio_figures() {
     }
     END {
       if (!found) { print "missing"; exit }
-      ro = rb / bs; wo = wb / bs; ops = ro + wo
+      if (bs > 0) { ro = rb / bs; wo = wb / bs } else { ro = ios["read"]; wo = ios["write"] }
+      ops = ro + wo
       secs = (rt > wt ? rt : wt) / 1000
       mean = ops > 0 ? (rm * ro + wm * wo) / ops : 0
       if (count == 0) { printf "%s %.0f %.0f %.9g {\"mean\":%.9g}\n", err, rb + wb, ops, secs, mean; exit }
