@@ -86,6 +86,47 @@ describe("the load generator's measure()", () => {
     );
   });
 
+  it("splits drawn sizes into their classes: the parts add up to the row, each keeps its latencies (response times at a rate)", () => {
+    fc.assert(
+      fc.property(
+        loadRecords,
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 40, maxLength: 40 }),
+        fc.boolean(),
+        (generated, classes, openLoop) => {
+          const records: OpRecord[] = generated.map((r, i) => ({
+            worker: r.worker,
+            start: r.start,
+            end: r.start + r.length,
+            bytes: r.bytes,
+            sizeClass: 4096 * 4 ** classes[i]!,
+            ...(openLoop && { due: r.start - 1 }),
+            ...(r.failed && { error: "failed" }),
+          }));
+          const m = measure(loadResult(records), undefined, openLoop ? 100 : undefined);
+          const parts = Object.entries(m.bySize!);
+          expect(parts.reduce((sum, [, p]) => sum + p.ops, 0)).toBe(m.ops);
+          expect(parts.reduce((sum, [, p]) => sum + p.bytes, 0)).toBe(m.bytes);
+          expect(parts.reduce((sum, [, p]) => sum + p.ops + p.errors, 0)).toBe(records.length);
+          for (const [key, part] of parts) {
+            const mine = records.filter((r) => String(r.sizeClass) === key && !r.error);
+            expect(part.ops).toBe(mine.length);
+            if (mine.length === 0) continue;
+            expect(decodeHistogram(part.histograms!.latency!).totalCount).toBe(mine.length);
+            // The row's kind of latency: from the due instant in an open loop (1 ms before each start here).
+            const latencies = mine.map((r) => (r.end - (openLoop ? r.due! : r.start)) / 1000);
+            const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length;
+            expect(close(part.latency!.mean!, mean), `${part.latency!.mean} ≠ ${mean}`).toBe(true);
+            expectWithinPrecision(
+              latencyOfHistogram(decodeHistogram(part.histograms!.latency!))!.p50!,
+              part.latency!.p50!,
+              "p50",
+            );
+          }
+        },
+      ),
+    );
+  });
+
   it("8 × 64 MiB in 0.608 s reads 883 MB/s, and the sliver when all 8 were busy is no steady rate", () => {
     // One object per worker, the last one starting late and the first one ending early.
     const records: OpRecord[] = Array.from({ length: 8 }, (_, worker) => ({

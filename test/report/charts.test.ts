@@ -5,6 +5,7 @@ import { buildCharts, type Chart } from "../../src/report/charts/index.js";
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
 import type { RunData } from "../../src/report/model.js";
+import type { ResultRow } from "../../src/rows/row.js";
 import { renderSvg } from "../../src/report/render.js";
 import { workloadViews } from "../../src/report/view.js";
 import { scenarioPlan, synthRows, synthSeries } from "./support.js";
@@ -378,6 +379,54 @@ describe("charts chosen from the plan's shape", () => {
     expect(none.warnings).toContainEqual(
       "autotune: no rate met p99 ≤ 20ms in most repetitions; statistics of each repetition's chosen round (its first when none met)",
     );
+  });
+
+  it("sizes drawn from a distribution: latency per size class, classes in size order, each the repetitions' median", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "sizes",
+      targets: { store: { kind: "s3", launch: "minio" } },
+      workloads: [
+        { name: "b", op: ["put", "get"], size: { "4KiB": "70%", "1MiB": "30%" }, objects: 10, repeat: 3 },
+        { name: "u", op: "put", size: { uniform: ["3KiB", "20KiB"] }, objects: 10 },
+      ],
+    });
+    const part = (ops: number, size: number, p50: number) => ({
+      ops,
+      bytes: ops * size,
+      errors: 0,
+      latency: { p50, p99: 2 * p50 },
+    });
+    const rows = synthRows(plan).map((row, i): ResultRow => ({
+      ...row,
+      bySize:
+        row.workload === "b"
+          ? { "1048576": part(3, 2 ** 20, 0.01 * (1 + (i % 3))), "4096": part(7, 4096, 0.001) }
+          : { "4096": part(1, 3500, 0.002), "8192": part(4, 6000, 0.003), "32768": part(5, 20000, 0.004) },
+    }));
+    const run = runFromRows("s", plan, rows);
+    const put = run.cases.find((c) => c.id === "b.store.put")!;
+    expect(put.bySize).toEqual([
+      { size: 4096, ops: 21, bytes: 21 * 4096, errors: 0, p50: 0.001, p99: 0.002 },
+      { size: 2 ** 20, ops: 9, bytes: 9 * 2 ** 20, errors: 0, p50: 0.02, p99: 0.04 },
+    ]);
+    const { charts } = buildCharts({ runs: [run] });
+    const [buckets] = find(charts, "sizes", "b");
+    expect(buckets!.title).toBe("b: latency per size class");
+    expect(encodingOf(buckets!).x).toMatchObject({ sort: ["4KiB", "1MiB"] });
+    expect(encodingOf(buckets!).y).toMatchObject({ scale: { type: "log" } });
+    expect(
+      rowsOf(buckets!, "m")
+        .filter((r) => r.s === "put" && r.x === "1MiB")
+        .map((r) => [r.p, r.y]),
+    ).toEqual([
+      ["p50", 20],
+      ["p99", 40],
+    ]);
+    const [uniform] = find(charts, "sizes", "u");
+    // Power-of-two classes read as ranges, in size order (not the order of their keys as text).
+    expect(encodingOf(uniform!).x).toMatchObject({ sort: ["2KiB–4KiB", "4KiB–8KiB", "16KiB–32KiB"] });
+    await expectCleanRender([run]);
   });
 
   it("autotuned op: [put, get]: the op stays a dimension of the default chart, whatever value each op tuned to", async () => {

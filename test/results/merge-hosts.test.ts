@@ -129,7 +129,7 @@ describe("mergeHostMeasurements", () => {
     );
   });
 
-  it("time to first byte and each operation of a mix are pooled the same way; a host without histograms leaves no guess", () => {
+  it("time to first byte and each operation of a mix and each size class are pooled the same way; a host without histograms leaves no guess", () => {
     const a = [0.001, 0.002, 0.003];
     const b = [0.01, 0.02];
     const withTtfb = (host: string, samples: number[]) =>
@@ -146,6 +146,15 @@ describe("mergeHostMeasurements", () => {
           },
           ...(host === "b" && { PutObject: { ops: 1, bytes: 5, errors: 0, latency: percentiles([0.5]) } }),
         },
+        bySize: {
+          "4096": {
+            ops: samples.length,
+            bytes: 4096 * samples.length,
+            errors: 0,
+            latency: percentiles(samples),
+            histograms: { latency: encodeSeconds(samples) },
+          },
+        },
       });
     const m = mergeHostMeasurements([withTtfb("a", a), withTtfb("b", b)]);
     expectWithinPrecision(m.ttfb!.p50!, 0.003, "ttfb p50");
@@ -154,6 +163,9 @@ describe("mergeHostMeasurements", () => {
     expectWithinPrecision(m.byOp!.GetObject!.latency!.p99!, 0.02, "GetObject p99");
     // Only host b's PutObject was timed, without its histogram: counted, but no latency invented.
     expect(m.byOp!.PutObject).toEqual({ ops: 1, bytes: 5, errors: 0 });
+    // A size class of drawn sizes pools like an operation.
+    expect(m.bySize!["4096"]).toMatchObject({ ops: 5, bytes: 5 * 4096, errors: 0 });
+    expectWithinPrecision(m.bySize!["4096"]!.latency!.p99!, 0.02, "4 KiB class p99");
 
     const noHistogram = timedPart("c", [0.004]);
     delete noHistogram.measurement.histograms;
