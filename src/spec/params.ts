@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import type { ParamName, ParamValue } from "./schema.js";
 import { formatDuration, formatSize } from "./units.js";
+import { isSizeDistribution, type SizeDistribution } from "../rows/sizes.js";
 
 type Format = "size" | "duration" | "percent" | "rate" | "plain";
 
@@ -48,6 +49,7 @@ export function formatParam(name: ParamName, value: ParamValue): string {
     const rate = value as { opsPerSecond: number } | { bytesPerSecond: number };
     return "opsPerSecond" in rate ? `${rate.opsPerSecond}/s` : `${formatSize(rate.bytesPerSecond)}/s`;
   }
+  if (PARAM_FORMATS[name] === "size" && isSizeDistribution(value)) return formatDistribution(value);
   if (typeof value === "number") {
     const format = PARAM_FORMATS[name];
     if (format === "size") return formatSize(value);
@@ -57,6 +59,17 @@ export function formatParam(name: ParamName, value: ParamValue): string {
   }
   if (typeof value === "object" && value !== null) return canonicalJson(value);
   return String(value);
+}
+
+/** A drawn size as people write it: "4KiB 70% · 1MiB 30%", "uniform 4KiB–1MiB", "lognormal 1MiB ×4 (4KiB–64MiB)". */
+function formatDistribution(d: SizeDistribution): string {
+  const seed = d.seed !== undefined ? `, seed ${d.seed}` : "";
+  if ("uniform" in d) return `uniform ${formatSize(d.uniform.min)}–${formatSize(d.uniform.max)}${seed}`;
+  if ("lognormal" in d) {
+    const { median, spread, min, max } = d.lognormal;
+    return `lognormal ${formatSize(median)} ×${spread} (${formatSize(min)}–${formatSize(max)})${seed}`;
+  }
+  return d.buckets.map((b) => `${formatSize(b.size)} ${b.percent}%`).join(" · ") + seed;
 }
 
 /** A short, file-name-safe form of a value for case ids. */

@@ -9,6 +9,8 @@ import {
   type SizeDistribution,
 } from "../../src/rows/sizes.js";
 import { wholePercents } from "../../src/engines/fio/jobfile.js";
+import { z } from "zod";
+import { paramShape } from "../../src/spec/schema.js";
 
 const N = 20_000;
 const draws = (d: SizeDistribution, n = N) => Array.from({ length: n }, (_, i) => sizeAt(d, i));
@@ -106,5 +108,21 @@ describe("sizes drawn from a distribution", () => {
       const percents = wholePercents(shares.map((c) => c.share));
       expect(percents.reduce((a, b) => a + b, 0)).toBe(100);
     }
+  });
+
+  it("a distribution travels to workers as written: encoded and decoded again, the same value", () => {
+    const written = [
+      { "4KiB": "70%", "1MiB": "30%" },
+      { buckets: { "1MiB": 50, "2MiB": 50 }, seed: 4 },
+      { uniform: ["1KiB", "2KiB"] },
+      { lognormal: { median: "1MiB", spread: 4 }, seed: 1 },
+    ];
+    for (const input of written) {
+      const value = paramShape.size.parse(input);
+      expect(paramShape.size.parse(z.encode(paramShape.size, value))).toEqual(value);
+    }
+    expect(paramShape.size.parse({ lognormal: { median: "1MiB", spread: 2 } })).toEqual({
+      lognormal: { median: 2 ** 20, spread: 2, min: 1, max: 8 * 2 ** 20 },
+    });
   });
 });
