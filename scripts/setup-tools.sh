@@ -49,6 +49,8 @@ install_debian_packages() {
   # The benchspec image the pods run: built from the Containerfile by buildah on a base debootstrap makes.
   command -v buildah >/dev/null || missing+=(buildah)
   command -v debootstrap >/dev/null || missing+=(debootstrap)
+  # The live metrics test scrapes a run with a Prometheus of its own (and lints with promtool).
+  command -v prometheus >/dev/null || missing+=(prometheus)
   if ((${#missing[@]} == 0)); then
     log "Debian packages present"
     return
@@ -57,7 +59,7 @@ install_debian_packages() {
   local sudo=()
   [[ $(id -u) -eq 0 ]] || sudo=(sudo)
   "${sudo[@]}" apt-get update -qq
-  # Daemon packages (sshd, slurmd, munged) would start system-wide services on the machine's own addresses;
+  # Daemon packages (sshd, slurmd, munged, prometheus) would start system-wide services on the machine's own addresses;
   # the tests run their own copies inside namespaces, so a temporary policy-rc.d keeps the install from
   # starting any (Debian's maintainer scripts ask it before starting a service).
   local policy=/usr/sbin/policy-rc.d

@@ -3,6 +3,9 @@ import { METRIC_INFO } from "../rows/metrics.js";
 import type { RunSummary } from "../results/summary.js";
 import { formatMetric } from "../report/format.js";
 import { makeObserver, type ProgressMode } from "../run/progress.js";
+import { bothObservers, startMetricsEndpoint } from "../run/metrics-server.js";
+import { BenchspecError } from "../platform/errors.js";
+import { parseUnit } from "../spec/units.js";
 import { varsOf } from "../spec/vars.js";
 import {
   collect,
@@ -24,6 +27,8 @@ interface RunOptions {
   resume?: string;
   quiet?: boolean;
   json?: boolean;
+  metrics?: string;
+  metricsLinger: string;
 }
 
 const INTERRUPTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -44,6 +49,11 @@ export function makeRunCommand(io: Io, setExit: (code: number) => void): Command
     .option("--resume <dir>", "complete a run: its missing and its failed repetitions")
     .option("-q, --quiet", "print only the run directory and failures")
     .option("--json", "print progress as NDJSON events")
+    .option(
+      "--metrics <addr>",
+      "serve live metrics for Prometheus at http://ADDR/metrics while the run lasts (a port is on loopback)",
+    )
+    .option("--metrics-linger <duration>", "keep serving the metrics this long after the run ends", "0s")
     .addHelpText(
       "after",
       `
@@ -66,7 +76,16 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
           : io.stderr.isTTY
             ? "tty"
             : "plain";
-      const observer = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
+      const progress = makeObserver(mode, mode === "json" ? io.stdout : io.stderr, useColor(io, io.stderr));
+      const linger = parseUnit("duration", options.metricsLinger);
+      if (!linger.ok)
+        throw new BenchspecError("usage", `--metrics-linger ${options.metricsLinger}: ${linger.message}`);
+      const metrics = options.metrics !== undefined ? await startMetricsEndpoint(options.metrics) : undefined;
+      if (metrics) io.stderr.write(`metrics: ${metrics.url}\n`);
+      const observer = {
+        ...(metrics ? bothObservers(progress, metrics.observer) : progress),
+        stop: progress.stop,
+      };
       const { run, abandonRunSync } = await import("../run/run.js");
       const controller = new AbortController();
       if (options.out !== undefined) nonEmptyPath("--out", options.out);
@@ -120,6 +139,7 @@ Exit codes: 0 all cases passed, 1 a case failed or an expectation was not met, 2
         throw error;
       } finally {
         for (const signal of INTERRUPTS) process.off(signal, onSignal);
+        await metrics?.close(controller.signal.aborted ? 0 : linger.value);
       }
     });
 }

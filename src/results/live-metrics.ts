@@ -1,0 +1,253 @@
+/**
+ * A run's live metrics in the Prometheus text exposition format (0.0.4, which OpenMetrics scrapers read
+ * too): what `benchspec run --metrics` serves while the run lasts. Counters grow as each measured
+ * repetition's row is written — per case and client host, the operations, bytes and repetitions, and the
+ * latency as a histogram whose buckets are the same for every series (so PromQL's `histogram_quantile`
+ * pools hosts and cases) — beside gauges of where the run stands (the running case, cases done, an ETA)
+ * and the client hosts' telemetry of their last repetition. Warm-ups count nowhere, as in the rows' figures.
+ * Names follow Prometheus's conventions: a `benchspec_` prefix, base units (seconds, bytes), `_total` on
+ * counters; label values are escaped (spec names and host names reach them).
+ */
+import type { Histogram } from "hdr-histogram-js";
+import { decodeHistogram } from "../rows/histogram.js";
+import type { ResultRow } from "../rows/row.js";
+import type { TelemetrySummary } from "../rows/telemetry.js";
+
+/** Upper bounds of the latency buckets, seconds: 1 µs × 2^(k/4) to about 17 minutes, 4 significant digits. */
+export const LATENCY_BUCKETS: readonly number[] = Array.from({ length: 121 }, (_, k) =>
+  Number((1e-6 * 2 ** (k / 4)).toPrecision(4)),
+);
+
+/** The identity of a case's series (its labels, in this order). */
+export interface CaseLabels {
+  case: string;
+  workload: string;
+  target: string;
+  engine: string;
+  op: string;
+}
+
+interface Series {
+  labels: CaseLabels & { host: string };
+  operations: number;
+  bytes: number;
+  repetitions: { ok: number; failed: number };
+  /** Cumulative counts per LATENCY_BUCKETS bound, then +Inf; absent until a row brought a histogram. */
+  buckets?: Float64Array;
+  latencySum: number;
+  latencyCount: number;
+}
+
+export class LiveMetrics {
+  private readonly series = new Map<string, Series>();
+  private readonly telemetry = new Map<string, TelemetrySummary>();
+  private running?: CaseLabels;
+  private spec?: string;
+  private cases = 0;
+  private casesDone = 0;
+  private readonly startedAt: number;
+
+  /** `localHost`: the name of this machine's series (cases run on no host group). */
+  constructor(
+    private readonly localHost: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now();
+  }
+
+  caseStart(labels: CaseLabels, total: number): void {
+    this.running = labels;
+    this.cases = total;
+  }
+
+  caseDone(): void {
+    this.casesDone += 1;
+    this.running = undefined;
+  }
+
+  /** A repetition's row: each host's part (the row itself on one host) into its series. */
+  repetitionDone(labels: CaseLabels, row: ResultRow): void {
+    this.spec = row.spec;
+    if (row.warmup) return;
+    const parts = row.hosts?.length
+      ? row.hosts.map((part) => ({ ...part, name: part.host }))
+      : [{ ...row, name: row.host ?? this.localHost }];
+    for (const part of parts) {
+      const series = this.seriesOf(labels, part.name);
+      series.repetitions[part.ok ? "ok" : "failed"] += 1;
+      if (part.telemetry) this.telemetry.set(part.name, part.telemetry);
+      if (!part.ok) continue;
+      series.operations += part.ops;
+      series.bytes += part.bytes;
+      if (part.histograms?.latency) {
+        const histogram = decodeHistogram(part.histograms.latency);
+        addToBuckets((series.buckets ??= new Float64Array(LATENCY_BUCKETS.length + 1)), histogram);
+        series.latencyCount += histogram.totalCount;
+        series.latencySum += (histogram.mean / 1e9) * histogram.totalCount;
+      }
+    }
+    if (row.telemetry && !row.hosts) this.telemetry.set(row.host ?? this.localHost, row.telemetry);
+  }
+
+  private seriesOf(labels: CaseLabels, host: string): Series {
+    const key = JSON.stringify([labels.case, host]);
+    let series = this.series.get(key);
+    if (!series) {
+      series = {
+        labels: { ...labels, host },
+        operations: 0,
+        bytes: 0,
+        repetitions: { ok: 0, failed: 0 },
+        latencySum: 0,
+        latencyCount: 0,
+      };
+      this.series.set(key, series);
+    }
+    return series;
+  }
+
+  /** The exposition: every family with its HELP and TYPE, series in the order they appeared. */
+  render(): string {
+    const out: string[] = [];
+    const family = (name: string, type: string, help: string) =>
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    const all = [...this.series.values()];
+
+    family("benchspec_run_info", "gauge", "The run's spec, once its first row is written (always 1).");
+    if (this.spec !== undefined) out.push(`benchspec_run_info${labelText({ spec: this.spec })} 1`);
+    family("benchspec_cases", "gauge", "Cases the run has to run.");
+    out.push(`benchspec_cases ${this.cases}`);
+    family("benchspec_cases_done_total", "counter", "Cases finished (run, failed or skipped).");
+    out.push(`benchspec_cases_done_total ${this.casesDone}`);
+    family(
+      "benchspec_eta_seconds",
+      "gauge",
+      "Seconds left at the run's pace so far (elapsed ÷ cases done × cases left); absent before the first case ends.",
+    );
+    const elapsed = (this.now() - this.startedAt) / 1000;
+    if (this.casesDone > 0)
+      out.push(`benchspec_eta_seconds ${num((elapsed / this.casesDone) * (this.cases - this.casesDone))}`);
+    family("benchspec_case_running", "gauge", "1 for the case running now.");
+    if (this.running) out.push(`benchspec_case_running${labelText(this.running)} 1`);
+
+    family("benchspec_operations_total", "counter", "Successful operations of measured repetitions.");
+    for (const s of all) out.push(`benchspec_operations_total${labelText(s.labels)} ${num(s.operations)}`);
+    family("benchspec_bytes_total", "counter", "Bytes moved by measured repetitions.");
+    for (const s of all) out.push(`benchspec_bytes_total${labelText(s.labels)} ${num(s.bytes)}`);
+    family("benchspec_repetitions_total", "counter", "Measured repetitions, by result.");
+    for (const s of all)
+      for (const result of ["ok", "failed"] as const)
+        out.push(`benchspec_repetitions_total${labelText({ ...s.labels, result })} ${s.repetitions[result]}`);
+
+    family(
+      "benchspec_latency_seconds",
+      "histogram",
+      "Per-operation latency of measured repetitions (response time in an open loop), in the same buckets for every series.",
+    );
+    for (const s of all) {
+      if (!s.buckets) continue;
+      LATENCY_BUCKETS.forEach((le, i) =>
+        out.push(
+          `benchspec_latency_seconds_bucket${labelText({ ...s.labels, le: String(le) })} ${num(s.buckets![i]!)}`,
+        ),
+      );
+      const inf = s.buckets[LATENCY_BUCKETS.length]!;
+      out.push(`benchspec_latency_seconds_bucket${labelText({ ...s.labels, le: "+Inf" })} ${num(inf)}`);
+      out.push(`benchspec_latency_seconds_sum${labelText(s.labels)} ${num(s.latencySum)}`);
+      out.push(`benchspec_latency_seconds_count${labelText(s.labels)} ${num(s.latencyCount)}`);
+    }
+
+    const hosts = [...this.telemetry.entries()];
+    const gauge = (name: string, help: string, values: [Record<string, string>, number][]) => {
+      family(name, "gauge", help);
+      for (const [labels, value] of values) out.push(`${name}${labelText(labels)} ${num(value)}`);
+    };
+    gauge(
+      "benchspec_host_cpu_busy_ratio",
+      "Share of the client host's cores busy (user + system) over its last measured repetition, mean.",
+      hosts.map(([host, t]) => [{ host }, t.cpu.busy.mean]),
+    );
+    gauge(
+      "benchspec_host_cpu_iowait_ratio",
+      "Share of the client host's cores waiting for I/O over its last measured repetition, mean.",
+      hosts.map(([host, t]) => [{ host }, t.cpu.iowait.mean]),
+    );
+    type Labelled = [Record<string, string>, number];
+    /** Per host, per entry of one of its telemetry tables (interfaces, devices), a value of the entry. */
+    const perEntry = <E>(
+      label: string,
+      table: (t: TelemetrySummary) => Record<string, E>,
+      value: (e: E) => number,
+    ) =>
+      hosts.flatMap(([host, t]) =>
+        Object.entries(table(t)).map(([name, entry]): Labelled => [{ host, [label]: name }, value(entry)]),
+      );
+    for (const direction of ["receive", "transmit"] as const)
+      gauge(
+        `benchspec_host_network_${direction}_bytes_per_second`,
+        `Bytes per second the client host's interface ${direction === "receive" ? "received" : "sent"} over its last measured repetition, mean.`,
+        perEntry(
+          "interface",
+          (t) => t.net,
+          (n) => (direction === "receive" ? n.rx : n.tx).mean,
+        ),
+      );
+    gauge(
+      "benchspec_host_disk_utilization_ratio",
+      "Share of time the client host's device was busy over its last measured repetition, mean.",
+      perEntry(
+        "device",
+        (t) => t.disk,
+        (d) => d.util.mean,
+      ),
+    );
+    return `${out.join("\n")}\n`;
+  }
+}
+
+/** Each recorded value's count into the first bucket whose bound holds it (cumulative, as Prometheus's). */
+function addToBuckets(buckets: Float64Array, histogram: Histogram): void {
+  const counts = new Float64Array(buckets.length);
+  const iterator = (histogram as unknown as { recordedValuesIterator: RecordedValues })
+    .recordedValuesIterator;
+  iterator.reset();
+  while (iterator.hasNext()) {
+    const value = iterator.next();
+    // The highest value of the HDR bucket (as HdrHistogram's iterators give it): never below the true one.
+    const seconds = value.valueIteratedTo / 1e9;
+    counts[bucketOf(seconds)]! += value.countAtValueIteratedTo;
+  }
+  for (let i = 0, cumulative = 0; i < buckets.length; i += 1) {
+    cumulative += counts[i]!;
+    buckets[i]! += cumulative;
+  }
+}
+
+interface RecordedValues {
+  reset(): void;
+  hasNext(): boolean;
+  next(): { valueIteratedTo: number; countAtValueIteratedTo: number };
+}
+
+/** The index of the first bound at or above `seconds` (LATENCY_BUCKETS.length: +Inf). */
+function bucketOf(seconds: number): number {
+  let low = 0;
+  let high = LATENCY_BUCKETS.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (LATENCY_BUCKETS[mid]! >= seconds) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+/** `{name="value",…}` with values escaped as the format asks: backslash, double quote, line feed. */
+function labelText(labels: Readonly<Record<string, string>> | CaseLabels): string {
+  const pairs = Object.entries(labels).map(
+    ([name, value]) => `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`,
+  );
+  return `{${pairs.join(",")}}`;
+}
+
+/** A sample value: integers as such, others in JavaScript's shortest round-trip form. */
+const num = (value: number) => (Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : "NaN");

@@ -1,0 +1,157 @@
+/**
+ * `benchspec run --metrics`, scraped by a real Prometheus (Debian's package) started on loopback: the
+ * counters it stored add up to the run's own rows, `histogram_quantile` over the latency buckets agrees
+ * with a case's p99 within a bucket's width, and `promtool check metrics` accepts the exposition.
+ */
+import { execa, type ResultPromise } from "execa";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { ResultRow } from "../../src/rows/row.js";
+import { LATENCY_BUCKETS } from "../../src/results/live-metrics.js";
+import { freePort } from "../../src/platform/ports.js";
+import { rowsOf, startCli, tempDirs, writeSpec } from "../engines/support.js";
+
+const temps = tempDirs("benchspec-metrics-");
+let prometheus: ResultPromise | undefined;
+afterAll(async () => {
+  prometheus?.kill("SIGTERM");
+  await prometheus?.catch(() => {});
+  await temps.removeAll();
+});
+
+/** One instant query of Prometheus's HTTP API: the value of each series. */
+async function query(
+  api: string,
+  promql: string,
+): Promise<{ metric: Record<string, string>; value: number }[]> {
+  const response = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(promql)}`);
+  const body = (await response.json()) as {
+    status: string;
+    data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+  };
+  expect(body.status, promql).toBe("success");
+  return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
+}
+
+const sumOf = (rows: ResultRow[], pick: (r: ResultRow) => number) =>
+  rows.filter((r) => !r.warmup && r.ok).reduce((sum, r) => sum + pick(r), 0);
+
+describe("live metrics scraped by a real Prometheus", () => {
+  it("counts what the rows count, and histogram_quantile agrees with a case's p99", async () => {
+    const dir = await temps.make();
+    const [metricsPort, prometheusPort] = [await freePort(), await freePort()];
+    const config = join(dir, "prometheus.yml");
+    await writeFile(
+      config,
+      [
+        "global:",
+        "  scrape_interval: 1s",
+        "scrape_configs:",
+        "  - job_name: benchspec",
+        "    static_configs:",
+        `      - targets: ["127.0.0.1:${metricsPort}"]`,
+        "",
+      ].join("\n"),
+    );
+    await mkdir(join(dir, "tsdb"));
+    prometheus = execa(
+      "prometheus",
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(dir, "tsdb")}`,
+        `--web.listen-address=127.0.0.1:${prometheusPort}`,
+      ],
+      { reject: false, all: true },
+    );
+    const api = `http://127.0.0.1:${prometheusPort}`;
+    const scratch = await temps.make();
+    const spec = await writeSpec(dir, {
+      name: "metrics-live",
+      targets: { scratch: { kind: "fs", path: scratch }, store: { kind: "s3", launch: "minio" } },
+      workloads: [
+        {
+          name: "disk",
+          target: "scratch",
+          engine: "fio",
+          op: "randread",
+          size: "8MiB",
+          duration: "2s",
+          repeat: 3,
+          warmup: 1,
+        },
+        {
+          name: "objects",
+          target: "store",
+          op: "put",
+          size: { "4KiB": "80%", "64KiB": "20%" },
+          objects: 200,
+          concurrency: 4,
+          repeat: 2,
+        },
+      ],
+    });
+    const out = join(dir, "run");
+    const run = startCli([
+      "run",
+      spec,
+      "--out",
+      out,
+      "--metrics",
+      String(metricsPort),
+      "--metrics-linger",
+      "4s",
+    ]);
+    // The exposition while the run goes, checked by Prometheus's own linter.
+    let exposition = "";
+    for (let i = 0; i < 100 && !exposition.includes("benchspec_latency_seconds_bucket"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      exposition = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+        .then((r) => r.text())
+        .catch(() => "");
+    }
+    expect(exposition).toContain("benchspec_latency_seconds_bucket");
+    const lint = await execa("promtool", ["check", "metrics"], {
+      input: exposition,
+      reject: false,
+      all: true,
+    });
+    expect(lint.exitCode, lint.all).toBe(0);
+    const result = await run;
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(String(result.stderr)).toContain(`metrics: http://127.0.0.1:${metricsPort}/metrics`);
+    const rows = await rowsOf(out);
+
+    const total = async (promql: string) => (await query(api, promql)).reduce((sum, r) => sum + r.value, 0);
+    expect(await total("sum(benchspec_operations_total)")).toBe(sumOf(rows, (r) => r.ops));
+    expect(await total("sum(benchspec_bytes_total)")).toBe(sumOf(rows, (r) => r.bytes));
+    expect(await total('sum(benchspec_repetitions_total{result="ok"})')).toBe(
+      rows.filter((r) => !r.warmup && r.ok).length,
+    );
+    expect(await total("benchspec_cases_done_total")).toBe(2);
+
+    // One case's p99 from the buckets: the row's p99 (one repetition's operations pooled) lies in the
+    // bucket Prometheus interpolates in; buckets are 2^(1/4) apart.
+    const put = rows.filter((r) => r.case === "objects.store.put" && !r.warmup);
+    const [p99] = await query(
+      api,
+      'histogram_quantile(0.99, sum by (le) (benchspec_latency_seconds_bucket{case="objects.store.put"}))',
+    );
+    const rowP99s = put.map((r) => r.latency!.p99!);
+    const width = 2 ** 0.25 * 1.001;
+    expect(p99!.value).toBeGreaterThan(Math.min(...rowP99s) / width);
+    expect(p99!.value).toBeLessThan(Math.max(...rowP99s) * width);
+    expect(LATENCY_BUCKETS.length).toBeGreaterThan(100);
+    // Counts per bucket are cumulative and end at the operations.
+    const count = await total('sum(benchspec_latency_seconds_count{case="objects.store.put"})');
+    expect(count).toBe(sumOf(put, (r) => r.ops));
+    // The client host's telemetry of its last repetition: a share of its cores.
+    const [busy] = await query(api, "benchspec_host_cpu_busy_ratio");
+    expect(busy!.value).toBeGreaterThan(0);
+    expect(busy!.value).toBeLessThanOrEqual(1);
+    const running = await query(api, "benchspec_case_running");
+    expect(running).toEqual([]);
+    const [info] = await query(api, "benchspec_run_info");
+    expect(info!.metric.spec).toBe("metrics-live");
+  }, 180_000);
+});
