@@ -86,7 +86,6 @@ export class LiveMetrics {
         series.latencySum += (histogram.mean / 1e9) * histogram.totalCount;
       }
     }
-    if (row.telemetry && !row.hosts) this.telemetry.set(row.host ?? this.localHost, row.telemetry);
   }
 
   private seriesOf(labels: CaseLabels, host: string): Series {

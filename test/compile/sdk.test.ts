@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { mixSequence } from "../../src/engines/s3/sdk.js";
 import { compilePlan } from "../../src/compile/compile.js";
 import { engineFacts } from "../../src/engines/index.js";
-import { atIndex, autotuneRounds, batchIndices } from "../../src/emit/sdk-format.js";
+import { atIndex, autotuneRounds, batchIndices, objectSize } from "../../src/emit/sdk-format.js";
+import { sizeAt } from "../../src/rows/sizes.js";
 import { sdkJsonSchema, SdkDocumentSchema, type SdkDocument } from "../../src/engines/sdk-schema.js";
 import type { IpfsSdkDocument } from "../../src/engines/ipfs/sdk-schema.js";
 import type { S3SdkDocument } from "../../src/engines/s3/sdk-schema.js";
@@ -581,8 +582,12 @@ describe("docs/sdk-format.md", () => {
   it("its examples are valid documents and repetitions", async () => {
     const text = readFileSync(join(ROOT, "docs/sdk-format.md"), "utf8");
     const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
-    expect(blocks).toHaveLength(2);
+    expect(blocks).toHaveLength(3);
     SdkDocumentSchema.parse(blocks[0]);
+    // "Drawn sizes": each example is a size an entry may carry, and draws what the text says.
+    const [buckets, uniform] = (blocks[2] as unknown[]).map((size) => objectSize.parse(size));
+    expect([4096, 1048576]).toContain(sizeAt(buckets!, 0));
+    for (let i = 0; i < 100; i++) expect(sizeAt(uniform!, i)).toBeGreaterThanOrEqual(4096);
     const ipfsDoc = {
       ...blocks[0],
       engine: "ipfs",

@@ -3,36 +3,21 @@
  * counters it stored add up to the run's own rows, `histogram_quantile` over the latency buckets agrees
  * with a case's p99 within a bucket's width, and `promtool check metrics` accepts the exposition.
  */
-import { execa, type ResultPromise } from "execa";
-import { mkdir, writeFile } from "node:fs/promises";
+import { execa } from "execa";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ResultRow } from "../../src/rows/row.js";
 import { LATENCY_BUCKETS } from "../../src/results/live-metrics.js";
 import { freePort } from "../../src/platform/ports.js";
 import { rowsOf, startCli, tempDirs, writeSpec } from "../engines/support.js";
+import { startPrometheus, type Prometheus } from "../support/prometheus.js";
 
 const temps = tempDirs("benchspec-metrics-");
-let prometheus: ResultPromise | undefined;
+let prometheus: Prometheus | undefined;
 afterAll(async () => {
-  prometheus?.kill("SIGTERM");
-  await prometheus?.catch(() => {});
+  await prometheus?.stop();
   await temps.removeAll();
 });
-
-/** One instant query of Prometheus's HTTP API: the value of each series. */
-async function query(
-  api: string,
-  promql: string,
-): Promise<{ metric: Record<string, string>; value: number }[]> {
-  const response = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(promql)}`);
-  const body = (await response.json()) as {
-    status: string;
-    data: { result: { metric: Record<string, string>; value: [number, string] }[] };
-  };
-  expect(body.status, promql).toBe("success");
-  return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
-}
 
 const sumOf = (rows: ResultRow[], pick: (r: ResultRow) => number) =>
   rows.filter((r) => !r.warmup && r.ok).reduce((sum, r) => sum + pick(r), 0);
@@ -40,31 +25,9 @@ const sumOf = (rows: ResultRow[], pick: (r: ResultRow) => number) =>
 describe("live metrics scraped by a real Prometheus", () => {
   it("counts what the rows count, and histogram_quantile agrees with a case's p99", async () => {
     const dir = await temps.make();
-    const [metricsPort, prometheusPort] = [await freePort(), await freePort()];
-    const config = join(dir, "prometheus.yml");
-    await writeFile(
-      config,
-      [
-        "global:",
-        "  scrape_interval: 1s",
-        "scrape_configs:",
-        "  - job_name: benchspec",
-        "    static_configs:",
-        `      - targets: ["127.0.0.1:${metricsPort}"]`,
-        "",
-      ].join("\n"),
-    );
-    await mkdir(join(dir, "tsdb"));
-    prometheus = execa(
-      "prometheus",
-      [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${join(dir, "tsdb")}`,
-        `--web.listen-address=127.0.0.1:${prometheusPort}`,
-      ],
-      { reject: false, all: true },
-    );
-    const api = `http://127.0.0.1:${prometheusPort}`;
+    const metricsPort = await freePort();
+    prometheus = await startPrometheus(dir, [`127.0.0.1:${metricsPort}`]);
+    const { query, total } = prometheus;
     const scratch = await temps.make();
     const spec = await writeSpec(dir, {
       name: "metrics-live",
@@ -122,7 +85,6 @@ describe("live metrics scraped by a real Prometheus", () => {
     expect(String(result.stderr)).toContain(`metrics: http://127.0.0.1:${metricsPort}/metrics`);
     const rows = await rowsOf(out);
 
-    const total = async (promql: string) => (await query(api, promql)).reduce((sum, r) => sum + r.value, 0);
     expect(await total("sum(benchspec_operations_total)")).toBe(sumOf(rows, (r) => r.ops));
     expect(await total("sum(benchspec_bytes_total)")).toBe(sumOf(rows, (r) => r.bytes));
     expect(await total('sum(benchspec_repetitions_total{result="ok"})')).toBe(
@@ -134,7 +96,6 @@ describe("live metrics scraped by a real Prometheus", () => {
     // bucket Prometheus interpolates in; buckets are 2^(1/4) apart.
     const put = rows.filter((r) => r.case === "objects.store.put" && !r.warmup);
     const [p99] = await query(
-      api,
       'histogram_quantile(0.99, sum by (le) (benchspec_latency_seconds_bucket{case="objects.store.put"}))',
     );
     const rowP99s = put.map((r) => r.latency!.p99!);
@@ -146,12 +107,12 @@ describe("live metrics scraped by a real Prometheus", () => {
     const count = await total('sum(benchspec_latency_seconds_count{case="objects.store.put"})');
     expect(count).toBe(sumOf(put, (r) => r.ops));
     // The client host's telemetry of its last repetition: a share of its cores.
-    const [busy] = await query(api, "benchspec_host_cpu_busy_ratio");
+    const [busy] = await query("benchspec_host_cpu_busy_ratio");
     expect(busy!.value).toBeGreaterThan(0);
     expect(busy!.value).toBeLessThanOrEqual(1);
-    const running = await query(api, "benchspec_case_running");
+    const running = await query("benchspec_case_running");
     expect(running).toEqual([]);
-    const [info] = await query(api, "benchspec_run_info");
+    const [info] = await query("benchspec_run_info");
     expect(info!.metric.spec).toBe("metrics-live");
   }, 180_000);
 });

@@ -4,7 +4,7 @@
  * S3 cases of all three. The coordinator is the real `bin/benchspec.js run`.
  */
 import { readFileSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -19,6 +19,8 @@ import type { MinioServer } from "../../src/targets/s3/minio-server.js";
 import { minioForHosts, startHosts, type Hosts } from "../support/hosts.js";
 import { ROOT } from "../support/spec.js";
 import { expectMerged } from "../support/merged.js";
+import { startPrometheus } from "../support/prometheus.js";
+import { freePort } from "../../src/platform/ports.js";
 
 const BIN = join(ROOT, "bin", "benchspec.js");
 const SECRET_ENV = "BS_TEST_SECRET_KEY";
@@ -199,6 +201,51 @@ describe("a case from three hosts over ssh", () => {
       }
     }
   });
+
+  it("live metrics of a run from three hosts, scraped by a real Prometheus: each host's series, pooled percentiles", async () => {
+    const dir = join(work, "metrics");
+    await mkdir(dir);
+    const port = await freePort();
+    const prometheus = await startPrometheus(dir, [`127.0.0.1:${port}`]);
+    try {
+      const file = await writeSpec("metrics", spec(ALL_ENGINES));
+      const result = await run([
+        file,
+        "--out",
+        join(dir, "run"),
+        "--metrics",
+        String(port),
+        "--metrics-linger",
+        "4s",
+      ]);
+      expect(result.exitCode, result.all).toBe(0);
+      const rows = rowsOf(join(dir, "run")).filter((row) => !row.warmup);
+      // Per host: each part of the merged rows, under its host's name.
+      for (const host of ["h1", "h2", "h3"]) {
+        const parts = rows.map((row) => row.hosts!.find((part) => part.host === host)!);
+        expect(await prometheus.total(`sum(benchspec_operations_total{host="${host}"})`)).toBe(
+          parts.reduce((sum, part) => sum + part.ops, 0),
+        );
+        expect(await prometheus.total(`sum(benchspec_bytes_total{host="${host}"})`)).toBe(
+          parts.reduce((sum, part) => sum + part.bytes, 0),
+        );
+        const [busy] = await prometheus.query(`benchspec_host_cpu_busy_ratio{host="${host}"}`);
+        expect(busy!.value).toBeGreaterThan(0);
+      }
+      // The hosts' buckets pooled give the merged row's p99 (the row pools their histograms) within a bucket.
+      const s3 = rows.find((row) => row.case === "s3.store.put")!;
+      const [p99] = await prometheus.query(
+        'histogram_quantile(0.99, sum by (le) (benchspec_latency_seconds_bucket{case="s3.store.put"}))',
+      );
+      expect(p99!.value).toBeGreaterThan(s3.latency!.p99! / 2 ** 0.25 / 1.001);
+      expect(p99!.value).toBeLessThan(s3.latency!.p99! * 2 ** 0.25 * 1.001);
+      expect(await prometheus.total('sum(benchspec_latency_seconds_count{case="s3.store.put"})')).toBe(
+        s3.ops,
+      );
+    } finally {
+      await prometheus.stop();
+    }
+  }, 240_000);
 
   it("an open loop's rate is the group's: each host keeps its share of the instants, the merged row adds up", async () => {
     const file = await writeSpec(
