@@ -13,10 +13,11 @@
  *   - cases from 1 and 3 namespaced client hosts: overhead per case, aggregate throughput (hosts.ts, root)
  *   - cases from 3 pods of a Kubernetes cluster on this machine: overhead per case (kube.ts, root)
  *   - the host telemetry sampler's CPU per reading                                       (telemetry.ts)
+ *   - the live metrics endpoint's CPU per row and per scrape                              (metrics.ts)
  * and prints one table (medians of `config.rounds` interleaved rounds) with PASS/BELOW/ABOVE against the
  * targets; the figures, every round's included, go to bench/results/latest.json.
  *
- * Options: --quick (small sizes, one round: checks the harness), --only cli,s3,warp,ipfs,fs,script,memory,compile,report,compare,hosts,kube,telemetry.
+ * Options: --quick (small sizes, one round: checks the harness), --only cli,s3,warp,ipfs,fs,script,memory,compile,report,compare,hosts,kube,telemetry,metrics.
  * BENCH_BASELINE=<another checkout, built> makes the cli section a side-by-side comparison with that build.
  * BENCH_BENCHSPEC=dist|source picks how `benchspec` is started (default: dist when it is up to date).
  */
@@ -40,6 +41,7 @@ import { benchS3 } from "./s3.js";
 import { benchScript } from "./script.js";
 import { benchWarp } from "./warp.js";
 import { benchTelemetry } from "./telemetry.js";
+import { benchMetrics } from "./metrics.js";
 import { startServers, type Servers } from "./servers.js";
 import { renderTable, writeResults } from "./table.js";
 
@@ -124,7 +126,8 @@ type Section =
   | "compare"
   | "hosts"
   | "kube"
-  | "telemetry";
+  | "telemetry"
+  | "metrics";
 
 const only = (() => {
   const index = process.argv.indexOf("--only");
@@ -173,6 +176,7 @@ async function main() {
       ["hosts", "multi-host", () => benchHosts(scratch, log)],
       ["kube", "kubernetes", () => benchKube(scratch, log)],
       ["telemetry", "host telemetry", () => benchTelemetry(log)],
+      ["metrics", "live metrics", async () => benchMetrics(log)],
     ];
     for (const [key, name, run] of sections) {
       if (only && !only.has(key)) continue;

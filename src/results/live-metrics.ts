@@ -18,6 +18,21 @@ export const LATENCY_BUCKETS: readonly number[] = Array.from({ length: 121 }, (_
   Number((1e-6 * 2 ** (k / 4)).toPrecision(4)),
 );
 
+/**
+ * A series' histogram as lines, kept until its next row: rows come once a repetition, scrapes every few
+ * seconds, and these lines are most of a scrape (LE.length + 2 per series).
+ */
+function latencyLines(s: Series): string {
+  const bucket = `benchspec_latency_seconds_bucket${s.text},le="`;
+  const lines = LE.map((le, i) => `${bucket}${le}"} ${num(s.buckets![i]!)}`);
+  lines.push(`benchspec_latency_seconds_sum${s.text}} ${num(s.latencySum)}`);
+  lines.push(`benchspec_latency_seconds_count${s.text}} ${num(s.latencyCount)}`);
+  return lines.join("\n");
+}
+
+/** The buckets' `le` values as written, +Inf last. */
+const LE = [...LATENCY_BUCKETS.map(String), "+Inf"];
+
 /** The identity of a case's series (its labels, in this order). */
 export interface CaseLabels {
   case: string;
@@ -29,6 +44,8 @@ export interface CaseLabels {
 
 interface Series {
   labels: CaseLabels & { host: string };
+  /** The labels as written, without the closing brace (escaped once: a scrape only joins strings). */
+  text: string;
   operations: number;
   bytes: number;
   repetitions: { ok: number; failed: number };
@@ -36,6 +53,8 @@ interface Series {
   buckets?: Float64Array;
   latencySum: number;
   latencyCount: number;
+  /** The histogram's lines as the last scrape wrote them; undefined when a row changed them since. */
+  latencyLines?: string;
 }
 
 export class LiveMetrics {
@@ -81,9 +100,13 @@ export class LiveMetrics {
       series.bytes += part.bytes;
       if (part.histograms?.latency) {
         const histogram = decodeHistogram(part.histograms.latency);
-        addToBuckets((series.buckets ??= new Float64Array(LATENCY_BUCKETS.length + 1)), histogram);
-        series.latencyCount += histogram.totalCount;
-        series.latencySum += (histogram.mean / 1e9) * histogram.totalCount;
+        const added = addToBuckets(
+          (series.buckets ??= new Float64Array(LATENCY_BUCKETS.length + 1)),
+          histogram,
+        );
+        series.latencyCount += added.count;
+        series.latencySum += added.seconds;
+        series.latencyLines = undefined;
       }
     }
   }
@@ -92,8 +115,10 @@ export class LiveMetrics {
     const key = JSON.stringify([labels.case, host]);
     let series = this.series.get(key);
     if (!series) {
+      const text = labelText({ ...labels, host });
       series = {
         labels: { ...labels, host },
+        text: text.slice(0, -1),
         operations: 0,
         bytes: 0,
         repetitions: { ok: 0, failed: 0 },
@@ -130,31 +155,20 @@ export class LiveMetrics {
     if (this.running) out.push(`benchspec_case_running${labelText(this.running)} 1`);
 
     family("benchspec_operations_total", "counter", "Successful operations of measured repetitions.");
-    for (const s of all) out.push(`benchspec_operations_total${labelText(s.labels)} ${num(s.operations)}`);
+    for (const s of all) out.push(`benchspec_operations_total${s.text}} ${num(s.operations)}`);
     family("benchspec_bytes_total", "counter", "Bytes moved by measured repetitions.");
-    for (const s of all) out.push(`benchspec_bytes_total${labelText(s.labels)} ${num(s.bytes)}`);
+    for (const s of all) out.push(`benchspec_bytes_total${s.text}} ${num(s.bytes)}`);
     family("benchspec_repetitions_total", "counter", "Measured repetitions, by result.");
     for (const s of all)
       for (const result of ["ok", "failed"] as const)
-        out.push(`benchspec_repetitions_total${labelText({ ...s.labels, result })} ${s.repetitions[result]}`);
+        out.push(`benchspec_repetitions_total${s.text},result="${result}"} ${s.repetitions[result]}`);
 
     family(
       "benchspec_latency_seconds",
       "histogram",
       "Per-operation latency of measured repetitions (response time in an open loop), in the same buckets for every series.",
     );
-    for (const s of all) {
-      if (!s.buckets) continue;
-      LATENCY_BUCKETS.forEach((le, i) =>
-        out.push(
-          `benchspec_latency_seconds_bucket${labelText({ ...s.labels, le: String(le) })} ${num(s.buckets![i]!)}`,
-        ),
-      );
-      const inf = s.buckets[LATENCY_BUCKETS.length]!;
-      out.push(`benchspec_latency_seconds_bucket${labelText({ ...s.labels, le: "+Inf" })} ${num(inf)}`);
-      out.push(`benchspec_latency_seconds_sum${labelText(s.labels)} ${num(s.latencySum)}`);
-      out.push(`benchspec_latency_seconds_count${labelText(s.labels)} ${num(s.latencyCount)}`);
-    }
+    for (const s of all) if (s.buckets) out.push((s.latencyLines ??= latencyLines(s)));
 
     const hosts = [...this.telemetry.entries()];
     const gauge = (name: string, help: string, values: [Record<string, string>, number][]) => {
@@ -204,40 +218,39 @@ export class LiveMetrics {
   }
 }
 
-/** Each recorded value's count into the first bucket whose bound holds it (cumulative, as Prometheus's). */
-function addToBuckets(buckets: Float64Array, histogram: Histogram): void {
-  const counts = new Float64Array(buckets.length);
-  const iterator = (histogram as unknown as { recordedValuesIterator: RecordedValues })
-    .recordedValuesIterator;
-  iterator.reset();
-  while (iterator.hasNext()) {
-    const value = iterator.next();
-    // The highest value of the HDR bucket (as HdrHistogram's iterators give it): never below the true one.
-    const seconds = value.valueIteratedTo / 1e9;
-    counts[bucketOf(seconds)]! += value.countAtValueIteratedTo;
+/**
+ * Each HDR bucket's count into the first bucket whose bound holds the HDR bucket's highest value (never
+ * below a true value), accumulated as Prometheus's buckets are; the count and the sum of the values, each
+ * at its HDR bucket's middle (as HdrHistogram's mean counts them). One walk over the counts array, in
+ * value order (the histogram's own `mean` iterates it again, object by object: ten times slower).
+ */
+function addToBuckets(buckets: Float64Array, histogram: Histogram): { count: number; seconds: number } {
+  const h = histogram as unknown as IndexedHistogram;
+  let bucket = 0;
+  let cumulative = 0;
+  let sum = 0;
+  for (let index = 0; index < h.countsArrayLength; index += 1) {
+    const count = h.getCountAtIndex(index);
+    if (count === 0) continue;
+    const lowest = h.valueFromIndex(index);
+    const highest = h.highestEquivalentValue(lowest);
+    while (bucket < LATENCY_BUCKETS.length && LATENCY_BUCKETS[bucket]! < highest / 1e9) {
+      buckets[bucket]! += cumulative;
+      bucket += 1;
+    }
+    cumulative += count;
+    sum += count * ((lowest + highest) / 2);
   }
-  for (let i = 0, cumulative = 0; i < buckets.length; i += 1) {
-    cumulative += counts[i]!;
-    buckets[i]! += cumulative;
-  }
+  for (; bucket < buckets.length; bucket += 1) buckets[bucket]! += cumulative;
+  return { count: cumulative, seconds: sum / 1e9 };
 }
 
-interface RecordedValues {
-  reset(): void;
-  hasNext(): boolean;
-  next(): { valueIteratedTo: number; countAtValueIteratedTo: number };
-}
-
-/** The index of the first bound at or above `seconds` (LATENCY_BUCKETS.length: +Inf). */
-function bucketOf(seconds: number): number {
-  let low = 0;
-  let high = LATENCY_BUCKETS.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (LATENCY_BUCKETS[mid]! >= seconds) high = mid;
-    else low = mid + 1;
-  }
-  return low;
+/** What hdr-histogram-js's JS histograms (the ones rows decode to) have beyond the Histogram interface. */
+interface IndexedHistogram {
+  countsArrayLength: number;
+  getCountAtIndex(index: number): number;
+  valueFromIndex(index: number): number;
+  highestEquivalentValue(value: number): number;
 }
 
 /** `{name="value",…}` with values escaped as the format asks: backslash, double quote, line feed. */

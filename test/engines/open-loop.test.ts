@@ -7,10 +7,13 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeHistogram } from "../../src/rows/histogram.js";
+import { behindSchedule } from "../../src/rows/schedule.js";
+import type { RunSummary } from "../../src/results/summary.js";
 import { runCli } from "../support/cli.js";
 import {
   externalS3Target,
   listObjects,
+  readJson,
   rowsOf,
   s3Env,
   sleep,
@@ -44,7 +47,7 @@ function countAtLeast(encoded: string, seconds: number): number {
 }
 
 describe("open-loop load at a rate (s3, real MinIO)", () => {
-  it("rate: 200 over 3 s starts 600 operations at 200 per second (± 5 % under the suite's load), in one thread and in two; a rate one worker cannot start is warned of", async () => {
+  it("rate: 200 over 3 s starts 600 operations at 200 per second (± 5 %, or warned of as behind under the suite's load), in one thread and in two; a rate one worker cannot start is warned of", async () => {
     await withMinio(["open"], async (server) => {
       const work = await temps.make();
       const spec = await writeSpec(work, {
@@ -69,14 +72,22 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
       const result = await runCli(["run", spec, "--out", out], s3Env(server));
       expect(result.code, result.stderr).toBe(0);
       const rows = rowsOf(out).filter((r) => r.workload === "w");
+      const summary = await readJson<RunSummary>(join(out, "summary.json"));
       expect(rows.map((r) => r.client?.threads).sort()).toEqual([1, 2]);
       for (const row of rows) {
         expect(row.ok, row.error).toBe(true);
         // Operation n is due at n × 5 ms: those due within the 3 s, exactly.
         expect(row.ops).toBe(600);
         expect(row.schedule!.rate).toBe(200);
-        // 200 ± 0.1 % on an idle machine; ± 5 % under the whole suite's load on two cores (4.4 % seen).
-        expect(Math.abs(row.schedule!.achieved / 200 - 1)).toBeLessThan(0.05);
+        // The due instants are the schedule: 599 gaps of 5 ms.
+        expect(row.schedule!.scheduled).toBeCloseTo(200, 6);
+        // Never started ahead of it. Kept within 5 % (200 ± 0.1 % on an idle machine) — or, when the suite's
+        // load on two cores starved the client (16 % behind seen once), said so: the case is warned of.
+        expect(row.schedule!.achieved).toBeLessThan(200 * 1.05);
+        if (behindSchedule(row.schedule!)) {
+          const figures = summary.cases.find((c) => c.id === row.case)!;
+          expect(figures.warnings.join("\n")).toMatch(/behind schedule in 1 of 1 repetitions/);
+        } else expect(row.schedule!.achieved).toBeGreaterThan(200 * 0.95);
         // (Not iops: ops ÷ seconds ends at the last operation's end, which a loaded machine delays.)
         // Response time ≥ service time, operation by operation: so at every percentile.
         for (const p of ["p50", "p99"] as const)
@@ -87,7 +98,9 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
       expect(over!.schedule!.achieved).toBeLessThan(2000 * 0.95);
       // Said once, for that case alone.
       const said = `${result.stdout}${result.stderr}`;
-      expect(said.match(/behind schedule in 1 of 1 repetitions/g)).toHaveLength(1);
+      expect(said.match(/behind schedule in 1 of 1 repetitions/g)).toHaveLength(
+        1 + rows.filter((row) => behindSchedule(row.schedule!)).length,
+      );
       expect(said).toMatch(/over\.store\.put[^\n]*\n(\s+warning:[^\n]*\n)*\s+warning: behind schedule/);
     });
   }, 120_000);
