@@ -1,4 +1,8 @@
-/** A Prometheus of the test's own (Debian's package) on loopback, scraping given targets every second. */
+/**
+ * A Prometheus of the test's own (Debian's package) on loopback, scraping given targets every second. Once
+ * a run's endpoint is gone its series are stale: an instant query finds nothing; `last(selector)` asks for
+ * the last value scraped (the run lingers a few scrapes after its last row).
+ */
 import { execa } from "execa";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,6 +14,7 @@ export interface Prometheus {
   query(promql: string): Promise<{ metric: Record<string, string>; value: number }[]>;
   /** The sum of a query's values. */
   total(promql: string): Promise<number>;
+
   stop(): Promise<void>;
 }
 
@@ -39,6 +44,18 @@ export async function startPrometheus(dir: string, targets: readonly string[]): 
     { reject: false, all: true },
   );
   const api = `http://127.0.0.1:${port}`;
+  // Ready before the run starts: a Prometheus still opening its database scrapes nothing of a short run.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ready = await fetch(`${api}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline || server.exitCode !== null)
+      throw new Error(`prometheus did not get ready: ${String((await server).all)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   const query = async (promql: string) => {
     const response = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(promql)}`);
     const body = (await response.json()) as {
@@ -48,12 +65,16 @@ export async function startPrometheus(dir: string, targets: readonly string[]): 
     expect(body.status, promql).toBe("success");
     return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
   };
+  const total = async (promql: string) => (await query(promql)).reduce((sum, r) => sum + r.value, 0);
   return {
     query,
-    total: async (promql) => (await query(promql)).reduce((sum, r) => sum + r.value, 0),
+    total,
     async stop() {
       server.kill("SIGTERM");
       await server;
     },
   };
 }
+
+/** The last value each series had within the last 10 minutes, stale or not. */
+export const last = (selector: string) => `last_over_time(${selector}[10m])`;
