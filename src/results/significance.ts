@@ -5,7 +5,7 @@
  * from its large-sample law, so that a million rows compare in seconds).
  */
 import { Mulberry32 } from "../rows/random.js";
-import { select } from "../rows/stats.js";
+import { erfc, select } from "../rows/stats.js";
 
 /** The smallest two-sided p the exact Mann–Whitney test can give for samples of n1 and n2: 2 / C(n1+n2, n1). */
 export function smallestP(n1: number, n2: number): number {
@@ -171,28 +171,4 @@ function exactUDistribution(n1: number, n2: number): number[] {
 /** Upper tail of the standard normal distribution. */
 function normalSf(z: number): number {
   return 0.5 * erfc(z / Math.SQRT2);
-}
-
-/** Complementary error function (Numerical Recipes erfcc; relative error < 1.2e-7). */
-function erfc(x: number): number {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r =
-    t *
-    Math.exp(
-      -z * z -
-        1.26551223 +
-        t *
-          (1.00002368 +
-            t *
-              (0.37409196 +
-                t *
-                  (0.09678418 +
-                    t *
-                      (-0.18628806 +
-                        t *
-                          (0.27886807 +
-                            t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
-    );
-  return x >= 0 ? r : 2 - r;
 }
