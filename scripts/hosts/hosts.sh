@@ -83,7 +83,8 @@ in_host() {
 host_pid() { cat "$dir/hosts/$1/pid"; }
 
 # Serialises claiming, reaping and tearing down slots. The lock is on $BASE itself, so removing an empty $BASE
-# leaves no lock file behind; a process that locked a $BASE removed meanwhile retries on the new one.
+# leaves no lock file behind; a process that locked a $BASE removed meanwhile retries on the new one. $BASE is
+# only removed under the lock: removed after it, it could vanish between another process's claim and mkdir.
 lock_base() {
   while :; do
     mkdir -p "$BASE"
@@ -363,7 +364,7 @@ cmd_up() {
   echo "$config" >"$dir/config"
   unlock_base
 
-  trap 'status=$?; if ((status)); then show_logs; log "bring-up failed; tearing down slot $slot"; teardown_slot; remove_base_if_empty; fi' EXIT
+  trap 'status=$?; if ((status)); then show_logs; log "bring-up failed; tearing down slot $slot"; lock_base; teardown_slot; remove_base_if_empty; unlock_base; fi' EXIT
   names=()
   ((slurm || shared)) && names+=(head)
   local i
@@ -414,8 +415,8 @@ cmd_down() {
   else
     teardown_slot
   fi
-  unlock_base
   remove_base_if_empty
+  unlock_base
 }
 
 cmd_exec() {

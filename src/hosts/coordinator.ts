@@ -40,10 +40,13 @@ export interface CoordinatorOptions {
 export const MAX_CLOCK_ERROR_MS = 50;
 /**
  * How far ahead the start instant is set: long enough for the start message to reach every host (armed,
- * they wait on nothing else) — a few of its measured round trips, within 25–250 ms.
+ * they wait on nothing else) — a few of its measured round trips, within 100–500 ms. The floor is for relayed
+ * streams (Kubernetes' API server, Slurm's step): one quick round trip does not promise the next message is
+ * as quick on a busy machine (a start 111 ms late was seen with a 25 ms floor); the lead is idle time, never
+ * measured.
  */
 const startLeadMs = (clocks: readonly ClockReading[]) =>
-  Math.min(250, 25 + 8 * maxOf(clocks.map((clock) => clock.errorMs)));
+  Math.min(500, 100 + 8 * maxOf(clocks.map((clock) => clock.errorMs)));
 /** How long hosts get to finish a case after Ctrl-C, and to confirm their cleanup at the end. */
 const INTERRUPTED_FINISH_MS = 10_000;
 const FINISH_MS = 120_000;
