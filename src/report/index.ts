@@ -13,8 +13,10 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { PACKAGE_ROOT } from "../platform/package-root.js";
 import type { Comparison } from "../results/compare.js";
+import type { Trend } from "../results/trend.js";
 import { runPaths } from "../results/run-dir.js";
-import { buildCharts, type Chart } from "./charts/index.js";
+import { buildCharts, numberCharts, type Chart } from "./charts/index.js";
+import { trendCharts } from "./charts/trend.js";
 import { mergedLimits } from "./charts/limits.js";
 import { withTelemetryCharts } from "./charts/telemetry.js";
 import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
@@ -25,6 +27,7 @@ import { partFigures } from "./hosts.js";
 import { provenanceTable } from "./provenance-table.js";
 import { caseTable, compareTable, expectTable, hostTable, limitTable } from "./tables.js";
 import { summaryCsv } from "./csv.js";
+import { trendCaseTable, trendRegressionTable } from "./trend-tables.js";
 import { workloadViews, type WorkloadView } from "./view.js";
 
 export { loadInputs } from "./load.js";
@@ -35,6 +38,8 @@ export interface ReportOptions {
   version: string;
   title?: string;
   comparison?: Comparison;
+  /** Runs of one spec over time: drawn first, above the latest run's report (`runs` is then that run). */
+  trend?: Trend;
   /** Fixed for reproducible output in tests; default now. */
   generatedAt?: Date;
 }
@@ -63,11 +68,13 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
   });
   const { notes } = built;
   // The host telemetry under each time series: its samples are read now, for the cases drawn.
-  const charts = await withTelemetryCharts(built.charts, runs);
+  const runCharts = await withTelemetryCharts(built.charts, runs);
+  const trendChartList = options.trend ? trendCharts(options.trend, () => "") : [];
+  const charts = options.trend ? numberCharts([...trendChartList, ...runCharts]) : runCharts;
   const warnings: string[] = [];
   const svgs = new Map<string, string>();
   for (const chart of charts) {
-    const rendered = await renderSvg(chart.spec);
+    const rendered = await renderSvg(chart.image ?? chart.spec);
     warnings.push(...rendered.warnings.map((w) => `${chart.id} (${chart.title}): ${w}`));
     svgs.set(chart.id, rendered.svg);
   }
@@ -84,6 +91,7 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
     if (chart.workload) byWorkload.set(chart.workload, [...(byWorkload.get(chart.workload) ?? []), chart]);
 
   const sections: { id: string; title: string; html: string }[] = [];
+  if (options.trend) sections.push(...trendSections(options.trend, trendChartList.map(chartHtml), runs[0]!));
   if (options.comparison) {
     const chart = charts.find((c) => c.kind === "compare");
     sections.push({
@@ -177,6 +185,27 @@ export async function buildReport(runs: readonly RunData[], options: ReportOptio
       .join("\n"),
   });
   return { html, charts, warnings };
+}
+
+/** Runs over time, then the regressions; the latest run's own sections follow. */
+function trendSections(trend: Trend, charts: readonly string[], latest: RunData) {
+  const [first, last] = [trend.runs[0]!, trend.runs.at(-1)!];
+  const span = first.start && last.start ? ` from ${first.start} to ${last.start}` : "";
+  return [
+    {
+      id: "trend",
+      title: "Runs over time",
+      html: [
+        `<p class="description">${escapeHtml(
+          `${trend.runs.length} runs of ${trend.spec}${span}, ordered by their start. Below the trend and its regressions, the latest run (${latest.label}) in full.`,
+        )}</p>`,
+        ...charts,
+        `<h3>Cases</h3>`,
+        trendCaseTable(trend),
+      ].join("\n"),
+    },
+    { id: "regressions", title: "Regressions", html: trendRegressionTable(trend) },
+  ];
 }
 
 /** The hosts (or targets) table of a workload whose cases ran on several at once, with what its figures are. */

@@ -77,7 +77,7 @@ export async function loadInput(path: string, options: LoadOptions = {}): Promis
 export async function loadInputs(paths: readonly string[], options: LoadOptions = {}): Promise<RunData[]> {
   const loaded: LoadedRun[] = [];
   const fioFiles: string[] = [];
-  for (const path of paths) {
+  for (const path of await expandRunsDirs(paths)) {
     const full = resolve(path);
     if (existsSync(full) && statSync(full).isFile() && isFioJson(await readHead(full, 64 * 1024)))
       fioFiles.push(full);
@@ -85,6 +85,27 @@ export async function loadInputs(paths: readonly string[], options: LoadOptions 
   }
   if (fioFiles.length > 0) loaded.push(await loadFio(fioFiles));
   return labelRuns(loaded);
+}
+
+/**
+ * A directory that is not a run but holds runs (`runs/`, where `benchspec run` leaves them) stands for the
+ * runs in it, in name order (`run` names them by their start).
+ */
+export async function expandRunsDirs(paths: readonly string[]): Promise<string[]> {
+  const expanded: string[] = [];
+  for (const path of paths) {
+    const full = resolve(path);
+    if (!existsSync(full) || !statSync(full).isDirectory() || existsSync(runPaths(full).results)) {
+      expanded.push(path);
+      continue;
+    }
+    const runs = (await readdir(full, { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory() && existsSync(runPaths(join(full, entry.name)).results))
+      .map((entry) => join(path, entry.name))
+      .sort();
+    expanded.push(...(runs.length > 0 ? runs : [path]));
+  }
+  return expanded;
 }
 
 /** Unique labels: the run directory's (or file's) name, numbered when two are the same. */

@@ -27,6 +27,7 @@ export const CHART_KINDS = [
   "autotune",
   "rounds",
   "compare",
+  "trend",
 ] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];
 
@@ -39,6 +40,8 @@ export interface Chart {
   caption: string[];
   /** A Vega-Lite spec with its data inline. */
   spec: VlSpec;
+  /** What the pre-rendered image draws, when lighter than the live chart (default: `spec`). */
+  image?: VlSpec;
   /** Number of data rows drawn (for the size budget). */
   points: number;
   /** A time-series chart's cases, each with its label: the host telemetry under it is theirs. */

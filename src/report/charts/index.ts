@@ -46,6 +46,7 @@ export function numberCharts(charts: Chart[]): Chart[] {
   charts.forEach((chart, index) => {
     chart.id = `chart-${index + 1}`;
     chart.spec = expressionSafe(chart.spec) as VlSpec;
+    if (chart.image) chart.image = expressionSafe(chart.image) as VlSpec;
   });
   return charts;
 }
