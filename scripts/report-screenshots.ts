@@ -7,7 +7,7 @@
  *
  * A value with a comma is a comparison (base,new). A name ending in `@telemetry` saves the first time-series
  * chart and the host telemetry under it instead of the top of the page; one ending in `@id1+id2…` saves the
- * charts with those figure ids (from the first one's top to the last one's bottom). The runs behind the committed
+ * charts or sections with those ids (from the first one's top to the last one's bottom). The runs behind the committed
  * screenshots:
  *   quickstart         benchspec run specs/quickstart.yaml
  *   shared-storage-dd  benchspec run specs/shared-storage-dd.yaml --set count=4 --set 'parallel=[2, 4]' --set repeat=2
@@ -15,6 +15,9 @@
  *   (and @chart-5+chart-6 as cloud-disk-pts-rounds, @chart-19 as -wsat, @chart-24 as -hir)
  *                      the command in docs/scenarios.md, scenario 2
  *   compare            two runs of the quickstart
+ *   trend@trend+regressions
+ *                      six runs of a spec in a git repository, committed between runs, the fourth beside a
+ *                      CPU hog: the command in docs/scenarios.md, scenario 7 (a directory of runs)
  *   object-upload-telemetry@telemetry
  *                      benchspec run specs/object-upload-download.yaml --set size=1GiB \
  *                        --set 'multipart={partSize: 64MiB, queue: 4}' --set 'concurrency=[1, 4]' \
@@ -28,7 +31,8 @@ import { chromium } from "playwright-core";
 import { compareRuns, DEFAULT_COMPARE } from "../src/results/compare.js";
 import { VERSION } from "../src/cli/context.js";
 import { buildReport } from "../src/report/index.js";
-import { loadInputs } from "../src/report/load.js";
+import { expandRunsDirs, loadInputs } from "../src/report/load.js";
+import { latestRun, trendOfRuns } from "../src/report/trend-runs.js";
 
 const OUT = join(import.meta.dirname, "..", "docs", "screenshots");
 const WIDTH = 1280;
@@ -65,9 +69,15 @@ const context = await chromium.launchPersistentContext(join(work, "profile"), {
 try {
   await mkdir(OUT, { recursive: true });
   for (const job of jobs) {
-    const runs = await loadInputs(job.inputs);
+    const runs = await loadInputs(await expandRunsDirs(job.inputs));
     const comparison = runs.length === 2 ? compareRuns(runs[0]!, runs[1]!, DEFAULT_COMPARE) : undefined;
-    const { html } = await buildReport(runs, { version: VERSION, ...(comparison && { comparison }) });
+    // As `benchspec report` does: three or more runs of one spec over time, the latest in full.
+    const trend = trendOfRuns(runs, DEFAULT_COMPARE);
+    const { html } = await buildReport(trend ? [latestRun(runs, trend)] : runs, {
+      version: VERSION,
+      ...(comparison && { comparison }),
+      ...(trend && { trend }),
+    });
     const file = join(work, `${job.name}.html`);
     await writeFile(file, html);
     const page = await context.newPage();
@@ -90,9 +100,9 @@ try {
       const clip = { x: 0, y: top.y - 8, width: WIDTH, height: bottom.y + bottom.height - top.y + 16 };
       await page.screenshot({ path: out, clip, fullPage: true });
     } else if (job.figures.length > 0) {
-      // The named charts (their figure ids), from the first one's top to the last one's bottom.
+      // The named charts or sections (their ids), from the first one's top to the last one's bottom.
       const boxes = await Promise.all(
-        job.figures.map((id) => page.locator(`figure[id="${id}"]`).first().boundingBox()),
+        job.figures.map((id) => page.locator(`[id="${id}"]`).first().boundingBox()),
       );
       if (boxes.some((box) => !box))
         throw new Error(`${job.name}: no chart with id ${job.figures.join(" / ")}`);

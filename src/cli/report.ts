@@ -4,8 +4,7 @@ import { BenchspecError } from "../platform/errors.js";
 import { expandRunsDirs, loadInputs } from "../report/load.js";
 import { compareRuns, DEFAULT_COMPARE, parseThreshold } from "../results/compare.js";
 import { RUN_FILES } from "../results/run-dir.js";
-import { trendOf, type TrendRunInput } from "../results/trend.js";
-import type { RunData } from "../report/model.js";
+import { latestRun, TREND_MIN_RUNS, trendOfRuns } from "../report/trend-runs.js";
 import { checkOutputApart, EXIT, nonEmptyPath, VERSION, writeOutputFile, type Io } from "./context.js";
 import { parseAlpha, parseMetrics, parseOption } from "./results-input.js";
 
@@ -18,9 +17,6 @@ interface ReportOptions {
   metric: string;
   trend: boolean;
 }
-
-/** From this many runs of one spec, the report draws them over time (fewer: side by side). */
-const TREND_MIN_RUNS = 3;
 
 const RUN_FILE_NAMES: ReadonlySet<string> = new Set(Object.values(RUN_FILES).map((file) => file.name));
 
@@ -76,14 +72,10 @@ The page needs no network: the chart libraries and data are inside it, and every
         metrics: parseOption(() => parseMetrics(options.metric)),
       };
       const comparison = options.compare ? compareRuns(runs[0]!, runs[1]!, rule) : undefined;
-      const specs = new Set(runs.map((run) => run.plan.name));
-      const trend =
-        !options.compare && options.trend && runs.length >= TREND_MIN_RUNS && specs.size === 1
-          ? trendOf([...specs][0]!, runs.map(trendInput), rule)
-          : undefined;
+      const trend = !options.compare && options.trend ? trendOfRuns(runs, rule) : undefined;
       // Loaded on use: the charting libraries take a while to import, and other commands never need them.
       const { buildReport } = await import("../report/index.js");
-      const latest = trend && runs.find((run) => run.label === trend.runs.at(-1)!.label)!;
+      const latest = trend && latestRun(runs, trend);
       const { html } = await buildReport(latest ? [latest] : runs, {
         version: VERSION,
         ...(options.title && { title: options.title }),
@@ -95,14 +87,3 @@ The page needs no network: the chart libraries and data are inside it, and every
       setExit(EXIT.ok);
     });
 }
-
-const trendInput = (run: RunData): TrendRunInput => {
-  const start = run.provenance?.start ?? run.state?.start;
-  const git = run.provenance?.spec.git;
-  return {
-    label: run.label,
-    ...(start && { start }),
-    ...(git && { git: { commit: git.commit, dirty: git.dirty } }),
-    cases: run.cases,
-  };
-};

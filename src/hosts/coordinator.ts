@@ -88,6 +88,7 @@ export class HostCoordinator {
     else {
       for (const { rep, warmup } of steps) {
         if (signal.aborted) break;
+        this.options.observer.repetitionStart?.(c, rep, warmup);
         const measurement = await this.repetition(session, c, rep, warmup);
         // Cut short by Ctrl-C: not recorded, so --resume runs it again.
         if (signal.aborted) break;

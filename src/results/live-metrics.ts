@@ -61,6 +61,8 @@ export class LiveMetrics {
   private readonly series = new Map<string, Series>();
   private readonly telemetry = new Map<string, TelemetrySummary>();
   private running?: CaseLabels;
+  private repetition?: { repetition: number; warmup: boolean };
+  private round?: { workload: string; round: number; max: number };
   private spec?: string;
   private cases = 0;
   private casesDone = 0;
@@ -76,12 +78,25 @@ export class LiveMetrics {
 
   caseStart(labels: CaseLabels, total: number): void {
     this.running = labels;
+    this.repetition = undefined;
+    if (this.round?.workload !== labels.workload) this.round = undefined;
     this.cases = total;
+  }
+
+  /** The running case's repetition about to run. */
+  repetitionStart(repetition: number, warmup: boolean): void {
+    this.repetition = { repetition, warmup };
+  }
+
+  /** A workload in rounds starts a round: it stands until a case of another workload starts. */
+  roundStart(workload: string, round: number, max: number): void {
+    this.round = { workload, round, max };
   }
 
   caseDone(): void {
     this.casesDone += 1;
     this.running = undefined;
+    this.repetition = undefined;
   }
 
   /** A repetition's row: each host's part (the row itself on one host) into its series. */
@@ -153,6 +168,21 @@ export class LiveMetrics {
       out.push(`benchspec_eta_seconds ${num((elapsed / this.casesDone) * (this.cases - this.casesDone))}`);
     family("benchspec_case_running", "gauge", "1 for the case running now.");
     if (this.running) out.push(`benchspec_case_running${labelText(this.running)} 1`);
+    family(
+      "benchspec_repetition",
+      "gauge",
+      "The running case's repetition (a warm-up's number among the warm-ups, warmup=\"true\").",
+    );
+    if (this.running && this.repetition)
+      out.push(
+        `benchspec_repetition${labelText({ ...this.running, warmup: String(this.repetition.warmup) })} ${this.repetition.repetition}`,
+      );
+    family("benchspec_round", "gauge", "The round a workload run in rounds to steady state is in.");
+    if (this.round)
+      out.push(`benchspec_round${labelText({ workload: this.round.workload })} ${this.round.round}`);
+    family("benchspec_rounds_max", "gauge", "The most rounds that workload may run.");
+    if (this.round)
+      out.push(`benchspec_rounds_max${labelText({ workload: this.round.workload })} ${this.round.max}`);
 
     family("benchspec_operations_total", "counter", "Successful operations of measured repetitions.");
     for (const s of all) out.push(`benchspec_operations_total${s.text}} ${num(s.operations)}`);

@@ -77,6 +77,8 @@ export async function startMetricsEndpoint(address: string): Promise<MetricsEndp
     url: `http://${hostPart}:${shown.port}${METRICS_PATH}`,
     observer: {
       caseStart: (c, _position, total) => metrics.caseStart(labelsOf(c), total),
+      repetitionStart: (c, repetition, warmup) => metrics.repetitionStart(repetition, warmup),
+      roundStart: (workload, round, max) => metrics.roundStart(workload, round, max),
       repetitionDone: (c, row) => metrics.repetitionDone(labelsOf(c), row),
       caseDone: () => metrics.caseDone(),
       message: () => {},
@@ -92,6 +94,8 @@ export async function startMetricsEndpoint(address: string): Promise<MetricsEndp
 /** Both observers hear everything. */
 export const bothObservers = (a: RunObserver, b: RunObserver): RunObserver => ({
   caseStart: (...args) => (a.caseStart(...args), b.caseStart(...args)),
+  repetitionStart: (...args) => (a.repetitionStart?.(...args), b.repetitionStart?.(...args)),
+  roundStart: (...args) => (a.roundStart?.(...args), b.roundStart?.(...args)),
   repetitionDone: (...args) => (a.repetitionDone(...args), b.repetitionDone(...args)),
   caseDone: (...args) => (a.caseDone(...args), b.caseDone(...args)),
   message: (...args) => (a.message(...args), b.message(...args)),

@@ -192,6 +192,7 @@ function localRunner(
       await idleBefore(c, signal);
       // Ctrl-C during the idle: the repetition is not run.
       if (signal.aborted) return;
+      options.observer.repetitionStart?.(c, rep, warmup);
       const deadSince = dead.get(c.target);
       const measurement = await measureRepetition(
         open,

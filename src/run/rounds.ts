@@ -80,7 +80,10 @@ export async function runRounds(
         const open = opened.get(c.id) ?? (await openWithWarmups(c, runner, signal));
         opened.set(c.id, open);
         if (signal.aborted) break;
-        if (!announced) observer.message(`${name}: round ${round} (at most ${rounds.max})`);
+        if (!announced) {
+          observer.message(`${name}: round ${round} (at most ${rounds.max})`);
+          observer.roundStart?.(name, round, rounds.max);
+        }
         announced = true;
         observer.caseStart(c, c.index + 1, options.total);
         await runner.repetition(open, c, round, false);

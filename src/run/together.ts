@@ -102,6 +102,7 @@ export async function runTogether(
     if (signal.aborted) break;
     await idleBefore(c, signal);
     if (signal.aborted) break;
+    ctx.options.observer.repetitionStart?.(c, rep, warmup);
     const armed: ArmedRepetition[] = [];
     for (const member of opened) {
       const deadSince = ctx.dead.get(member.target);

@@ -110,6 +110,11 @@ describe("live metrics scraped by a real Prometheus", () => {
     const [busy] = await query(last("benchspec_host_cpu_busy_ratio"));
     expect(busy!.value).toBeGreaterThan(0);
     expect(busy!.value).toBeLessThanOrEqual(1);
+    // The repetition running was a gauge while each ran: the fio case's last warm-up and measured ones.
+    const highest = (warmup: boolean) =>
+      total(`max_over_time(benchspec_repetition{case="disk.scratch.randread",warmup="${warmup}"}[10m])`);
+    expect(await highest(true)).toBe(1);
+    expect(await highest(false)).toBe(3);
     const [info] = await query(last("benchspec_run_info"));
     expect(info!.metric.spec).toBe("metrics-live");
   }, 180_000);

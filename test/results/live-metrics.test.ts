@@ -14,6 +14,32 @@ const valueOf = (text: string, prefix: string) => {
 };
 
 describe("live metrics", () => {
+  it("says the running case's repetition, and the round of a workload in rounds until another workload runs", () => {
+    const metrics = new LiveMetrics("here");
+    const running = (text: string, name: string) =>
+      text.split("\n").filter((line) => line.startsWith(`${name}{`));
+    metrics.caseStart(labels, 2);
+    expect(running(metrics.render(), "benchspec_repetition")).toEqual([]);
+    metrics.repetitionStart(1, true);
+    expect(running(metrics.render(), "benchspec_repetition")).toEqual([
+      'benchspec_repetition{case="w\\"1\\\\x\\ny",workload="w",target="t",engine="s3",op="put",warmup="true"} 1',
+    ]);
+    metrics.roundStart("w", 4, 25);
+    metrics.repetitionStart(4, false);
+    let text = metrics.render();
+    expect(running(text, "benchspec_repetition")[0]).toMatch(/warmup="false"\} 4$/);
+    expect(running(text, "benchspec_round")).toEqual(['benchspec_round{workload="w"} 4']);
+    expect(running(text, "benchspec_rounds_max")).toEqual(['benchspec_rounds_max{workload="w"} 25']);
+    // The round's next case keeps it; a case of another workload ends it, and a finished case has no repetition.
+    metrics.caseDone();
+    metrics.caseStart({ ...labels, case: "other" }, 2);
+    expect(running(metrics.render(), "benchspec_round")).toHaveLength(1);
+    metrics.caseStart({ ...labels, workload: "v" }, 2);
+    text = metrics.render();
+    expect(running(text, "benchspec_round")).toEqual([]);
+    expect(running(text, "benchspec_repetition")).toEqual([]);
+  });
+
   it("counts measured repetitions per host, escapes label values, and keeps cumulative buckets", () => {
     let now = 0;
     const metrics = new LiveMetrics("here", () => now);

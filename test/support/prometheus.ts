@@ -46,11 +46,19 @@ export async function startPrometheus(dir: string, targets: readonly string[]): 
   const api = `http://127.0.0.1:${port}`;
   // Ready before the run starts: a Prometheus still opening its database scrapes nothing of a short run.
   const deadline = Date.now() + 60_000;
+  // And scraping every target (down until the run listens): Prometheus applies its targets a few seconds
+  // after it is ready, which missed a run's first repetitions.
+  const scraping = async () => {
+    const response = await fetch(`${api}/api/v1/targets`);
+    if (!response.ok) return false;
+    const body = (await response.json()) as { data: { activeTargets: { lastScrape: string }[] } };
+    const active = body.data.activeTargets;
+    return active.length === targets.length && active.every((t) => !t.lastScrape.startsWith("0001-"));
+  };
   for (;;) {
-    const ready = await fetch(`${api}/-/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
+    const ready = await fetch(`${api}/-/ready`)
+      .then((r) => r.ok && scraping())
+      .catch(() => false);
     if (ready) break;
     if (Date.now() > deadline || server.exitCode !== null)
       throw new Error(`prometheus did not get ready: ${String((await server).all)}`);

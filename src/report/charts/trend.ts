@@ -132,7 +132,23 @@ function layers(metric: Metric, unit: DisplayUnit, by: "date" | "commit", drawn:
           field: "t",
           type: "temporal",
           title: "run start (UTC)",
-          axis: { format: "%Y-%m-%d", labelAngle: -30 },
+          // The runs' instants are UTC; the page shows them so on any reader's clock.
+          scale: { type: "utc" },
+          // 24-hour labels at whatever scale the runs span (Vega's own default reads 10:45 for 22:45).
+          axis: {
+            labelAngle: -30,
+            format: {
+              year: "%Y",
+              quarter: "%Y-%m",
+              month: "%Y-%m",
+              week: "%Y-%m-%d",
+              date: "%Y-%m-%d",
+              hours: "%m-%d %H:%M",
+              minutes: "%H:%M",
+              seconds: "%H:%M:%S",
+              milliseconds: "%H:%M:%S.%L",
+            },
+          },
         }
       : {
           field: "c",
@@ -178,7 +194,7 @@ function layers(metric: Metric, unit: DisplayUnit, by: "date" | "commit", drawn:
         },
         tooltip: [
           { field: "r", title: "run" },
-          { field: "t", type: "temporal", title: "start", format: "%Y-%m-%d %H:%M" },
+          { field: "t", title: "start (UTC)" },
           { field: "c", title: "commit" },
           { field: "m", title: METRIC_INFO[metric].title },
           { field: "v", title: "against the run before" },
