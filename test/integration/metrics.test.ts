@@ -1,5 +1,5 @@
 /**
- * `benchspec run --metrics`, scraped by a real Prometheus (Debian's package) started on loopback: the
+ * `benchspec run --metrics`, a two-minute run scraped by a real Prometheus (Debian's package) started on loopback: the
  * counters it stored add up to the run's own rows, `histogram_quantile` over the latency buckets agrees
  * with a case's p99 within a bucket's width, and `promtool check metrics` accepts the exposition.
  */
@@ -33,13 +33,16 @@ describe("live metrics scraped by a real Prometheus", () => {
       name: "metrics-live",
       targets: { scratch: { kind: "fs", path: scratch }, store: { kind: "s3", launch: "minio" } },
       workloads: [
+        // A run of two minutes at a light load (rates, not closed loops): many scrapes of each counter
+        // and of the running repetition, without starving the tests beside it.
         {
           name: "disk",
           target: "scratch",
           engine: "fio",
           op: "randread",
           size: "8MiB",
-          duration: "2s",
+          rate: 500,
+          duration: "20s",
           repeat: 3,
           warmup: 1,
         },
@@ -48,8 +51,10 @@ describe("live metrics scraped by a real Prometheus", () => {
           target: "store",
           op: "put",
           size: { "4KiB": "80%", "64KiB": "20%" },
-          objects: 200,
+          objects: 2000,
           concurrency: 4,
+          rate: 100,
+          duration: "15s",
           repeat: 2,
         },
       ],
@@ -67,7 +72,8 @@ describe("live metrics scraped by a real Prometheus", () => {
     ]);
     // The exposition while the run goes, checked by Prometheus's own linter.
     let exposition = "";
-    for (let i = 0; i < 100 && !exposition.includes("benchspec_latency_seconds_bucket"); i++) {
+    // The first measured row comes after the warm-up and a repetition: some 45 s.
+    for (let i = 0; i < 600 && !exposition.includes("benchspec_latency_seconds_bucket"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       exposition = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
         .then((r) => r.text())
@@ -117,5 +123,5 @@ describe("live metrics scraped by a real Prometheus", () => {
     expect(await highest(false)).toBe(3);
     const [info] = await query(last("benchspec_run_info"));
     expect(info!.metric.spec).toBe("metrics-live");
-  }, 180_000);
+  }, 300_000);
 });
