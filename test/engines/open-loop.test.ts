@@ -82,8 +82,11 @@ describe("open-loop load at a rate (s3, real MinIO)", () => {
         // The due instants are the schedule: 599 gaps of 5 ms.
         expect(row.schedule!.scheduled).toBeCloseTo(200, 6);
         // Never started ahead of it. Kept within 5 % (200 ± 0.1 % on an idle machine) — or, when the suite's
-        // load on two cores starved the client (16 % behind seen once), said so: the case is warned of.
-        expect(row.schedule!.achieved).toBeLessThan(200 * 1.05);
+        // load on two cores starved the client (16 % behind seen once), said so: the case is warned of. A
+        // client held up early that caught up (its lateness says so) started faster than 200/s meanwhile
+        // (214/s over the run seen once in CI): its pace is not bounded by the rate, its lateness is.
+        expect(row.schedule!.late.p50).toBeGreaterThanOrEqual(0);
+        if (row.schedule!.late.p99 < 0.05) expect(row.schedule!.achieved).toBeLessThan(200 * 1.05);
         if (behindSchedule(row.schedule!)) {
           const figures = summary.cases.find((c) => c.id === row.case)!;
           expect(figures.warnings.join("\n")).toMatch(/behind schedule in 1 of 1 repetitions/);

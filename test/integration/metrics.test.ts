@@ -1,5 +1,5 @@
 /**
- * `benchspec run --metrics`, a two-minute run scraped by a real Prometheus (Debian's package) started on loopback: the
+ * `benchspec run --metrics`, a run of nearly two minutes scraped by a real Prometheus (Debian's package) started on loopback: the
  * counters it stored add up to the run's own rows, `histogram_quantile` over the latency buckets agrees
  * with a case's p99 within a bucket's width, and `promtool check metrics` accepts the exposition.
  */
@@ -33,7 +33,7 @@ describe("live metrics scraped by a real Prometheus", () => {
       name: "metrics-live",
       targets: { scratch: { kind: "fs", path: scratch }, store: { kind: "s3", launch: "minio" } },
       workloads: [
-        // A run of two minutes at a light load (rates, not closed loops): many scrapes of each counter
+        // A run of nearly two minutes at a light load (rates, not closed loops): many scrapes of each counter
         // and of the running repetition, without starving the tests beside it.
         {
           name: "disk",
@@ -42,7 +42,7 @@ describe("live metrics scraped by a real Prometheus", () => {
           op: "randread",
           size: "8MiB",
           rate: 500,
-          duration: "20s",
+          duration: "15s",
           repeat: 3,
           warmup: 1,
         },
@@ -72,7 +72,7 @@ describe("live metrics scraped by a real Prometheus", () => {
     ]);
     // The exposition while the run goes, checked by Prometheus's own linter.
     let exposition = "";
-    // The first measured row comes after the warm-up and a repetition: some 45 s.
+    // The first measured row comes after the warm-up and a repetition: some 35 s.
     for (let i = 0; i < 600 && !exposition.includes("benchspec_latency_seconds_bucket"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       exposition = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
