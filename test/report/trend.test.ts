@@ -15,6 +15,10 @@ import { validateText } from "../../src/engines/language.js";
 import type { Plan } from "../../src/plan/types.js";
 import { trendOf, type TrendRunInput } from "../../src/results/trend.js";
 import { trendCharts, TREND_MAX_POINTS } from "../../src/report/charts/trend.js";
+import { VERSION } from "../../src/cli/context.js";
+import { buildReport } from "../../src/report/index.js";
+import { runFromRows } from "../../src/report/load.js";
+import { latestRun, trendOfRuns } from "../../src/report/trend-runs.js";
 import { summarize } from "../../src/rows/stats.js";
 import { ROOT } from "../support/spec.js";
 import { noise, random, synthRows, writeRunDir } from "./support.js";
@@ -134,6 +138,24 @@ describe("runs over time", () => {
     expect(chart!.caption.join(" ")).toContain(
       `Only the first ${Math.floor(TREND_MAX_POINTS / 500)} of 30 cases are drawn`,
     );
+  });
+
+  it("runs that say neither when nor from which commit (results files) are drawn in the order given", async () => {
+    // The last of one repetition each: no interval, no band, and still no empty scale in any panel.
+    const runs = ["first", "second", "third"].map((name, k) =>
+      runFromRows(name, plan, synthRows(plan, { seed: k + 1, ...(k === 2 && { reps: 1 }) })),
+    );
+    const trend = trendOfRuns(runs, { threshold: 0.05, alpha: 0.05, metrics: ["throughput"] })!;
+    expect(trend.runs.map((run) => run.label)).toEqual(["first", "second", "third"]);
+    const { charts, warnings } = await buildReport([latestRun(runs, trend)], {
+      version: VERSION,
+      generatedAt: new Date(0),
+      trend,
+    });
+    expect(warnings).toEqual([]);
+    const [chart] = charts.filter((c) => c.kind === "trend");
+    expect(chart!.title).toBe("disk: throughput by run");
+    expect(chart!.caption[0]).toContain("in the order the runs were given");
   });
 
   it("a directory of runs is its runs: three of one spec make a trend (not with --no-trend), and none is written over", async () => {

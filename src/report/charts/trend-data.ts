@@ -17,29 +17,29 @@ export const commitLabel = (point: Pick<TrendPoint, "commit" | "dirty">) =>
 export function trendRows(cases: readonly CaseTrend[], unit: DisplayUnit): VlSpec[] {
   return cases.flatMap((c) => {
     const { family } = METRIC_INFO[c.metric];
-    return c.points
-      .filter((point) => point.stats)
-      .map((point) => {
-        const { stats } = point;
-        const mark = (TREND_MARKS as readonly string[]).includes(point.verdict ?? "")
-          ? point.verdict!
-          : "measured";
-        return {
-          f: c.case,
-          ...(point.start && { t: point.start }),
-          c: commitLabel(point),
-          r: point.run,
-          y: round(stats!.mean / unit.factor),
-          ...(stats!.ci95 && {
-            lo: round(stats!.ci95[0] / unit.factor),
-            hi: round(stats!.ci95[1] / unit.factor),
-          }),
-          st: mark,
-          m: `${formatMetric(family, stats!.mean)}${stats!.ci95 ? ` ± ${formatMetric(family, (stats!.ci95[1] - stats!.ci95[0]) / 2)}` : ""} (median ${formatMetric(family, stats!.median)}, n = ${stats!.n})`,
-          v: point.previous
-            ? `${point.verdict ?? "not compared"}${point.change !== undefined ? ` ${formatSignedPercent(point.change)}` : ""}${point.p !== undefined ? `, p = ${formatNumber(point.p)}` : ""} vs ${point.previous}`
-            : "first run",
-        };
-      });
+    const measured = c.points.filter((point) => point.stats);
+    return measured.map((point, index) => {
+      const { stats } = point;
+      const mark = (TREND_MARKS as readonly string[]).includes(point.verdict ?? "")
+        ? point.verdict!
+        : "measured";
+      return {
+        f: c.case,
+        ...(point.start && { t: point.start }),
+        c: commitLabel(point),
+        r: point.run,
+        y: round(stats!.mean / unit.factor),
+        // No interval (one repetition): the band is the line, so every panel has a band's extent.
+        lo: round((stats!.ci95?.[0] ?? stats!.mean) / unit.factor),
+        hi: round((stats!.ci95?.[1] ?? stats!.mean) / unit.factor),
+        st: mark,
+        // Drawn in the image too: the marked runs, and each case's first and last.
+        ...((mark !== "measured" || index === 0 || index === measured.length - 1) && { e: 1 }),
+        m: `${formatMetric(family, stats!.mean)}${stats!.ci95 ? ` ± ${formatMetric(family, (stats!.ci95[1] - stats!.ci95[0]) / 2)}` : ""} (median ${formatMetric(family, stats!.median)}, n = ${stats!.n})`,
+        v: point.previous
+          ? `${point.verdict ?? "not compared"}${point.change !== undefined ? ` ${formatSignedPercent(point.change)}` : ""}${point.p !== undefined ? `, p = ${formatNumber(point.p)}` : ""} vs ${point.previous}`
+          : "first run",
+      };
+    });
   });
 }

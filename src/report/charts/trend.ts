@@ -69,14 +69,18 @@ function chart(trend: Trend, all: readonly CaseTrend[], share: number, chartId: 
   const commitOrder = new Map<string, number>();
   for (const point of trend.runs)
     commitOrder.set(commitLabel(point), commitOrder.get(commitLabel(point)) ?? commitOrder.size);
+  const runOrder = new Map(trend.runs.map((run, index) => [run.label, index]));
   const rows: VlSpec[] = trendRows(cases, unit).map((row) => ({
     ...row,
     o: commitOrder.get(row.c as string) ?? 0,
+    i: runOrder.get(row.r as string) ?? 0,
   }));
-  const views = (["date", "commit"] as const).filter((by) =>
+  const dated = (["date", "commit"] as const).filter((by) =>
     rows.some((row) => (by === "date" ? row.t !== undefined : row.c !== "–")),
   );
-  const title = `${workload}: ${METRIC_INFO[metric].title} ${views.map((by) => (by === "date" ? "over time" : "by commit")).join(" and ")}`;
+  // Results files (a compiled script's) say neither when nor from which commit: the runs in the order given.
+  const views: View[] = dated.length > 0 ? dated : ["run"];
+  const title = `${workload}: ${METRIC_INFO[metric].title} ${views.map((by) => VIEW_TITLES[by]).join(" and ")}`;
   const order = cases.map((c) => c.case);
   const spec = (drawn: Drawn): VlSpec => {
     const panels = views.map((by) => {
@@ -97,13 +101,7 @@ function chart(trend: Trend, all: readonly CaseTrend[], share: number, chartId: 
       ...(panels.length === 1 ? panels[0] : { vconcat: panels }),
     };
   };
-  const where = views
-    .map((by) =>
-      by === "date"
-        ? "at the run's start"
-        : "at the commit of the spec's repository the run was made from (* the spec differed from it)",
-    )
-    .join(", and below ");
+  const where = views.map((by) => VIEW_PLACES[by]).join(", and below ");
   return {
     id: chartId,
     kind: "trend",
@@ -125,38 +123,55 @@ function chart(trend: Trend, all: readonly CaseTrend[], share: number, chartId: 
 /** What a spec is drawn as: live in the page (every run a point), or the pre-rendered image. */
 type Drawn = "live" | "image";
 
-function layers(metric: Metric, unit: DisplayUnit, by: "date" | "commit", drawn: Drawn): VlSpec[] {
+/** What x is: the run's start, the spec's commit, or (neither known) the run in the order given. */
+type View = "date" | "commit" | "run";
+const VIEW_TITLES: Record<View, string> = { date: "over time", commit: "by commit", run: "by run" };
+const VIEW_PLACES: Record<View, string> = {
+  date: "at the run's start",
+  commit: "at the commit of the spec's repository the run was made from (* the spec differed from it)",
+  run: "in the order the runs were given (they say neither when they ran nor from which commit)",
+};
+
+function layers(metric: Metric, unit: DisplayUnit, by: View, drawn: Drawn): VlSpec[] {
   const x: VlSpec =
-    by === "date"
+    by === "run"
       ? {
-          field: "t",
-          type: "temporal",
-          title: "run start (UTC)",
-          // The runs' instants are UTC; the page shows them so on any reader's clock.
-          scale: { type: "utc" },
-          // 24-hour labels at whatever scale the runs span (Vega's own default reads 10:45 for 22:45).
-          axis: {
-            labelAngle: -30,
-            format: {
-              year: "%Y",
-              quarter: "%Y-%m",
-              month: "%Y-%m",
-              week: "%Y-%m-%d",
-              date: "%Y-%m-%d",
-              hours: "%m-%d %H:%M",
-              minutes: "%H:%M",
-              seconds: "%H:%M:%S",
-              milliseconds: "%H:%M:%S.%L",
-            },
-          },
-        }
-      : {
-          field: "c",
+          field: "r",
           type: "ordinal",
-          title: "commit of the spec's repository",
-          sort: { field: "o", op: "min" },
+          title: "run",
+          sort: { field: "i", op: "min" },
           axis: { labelAngle: -60, labelOverlap: true, ticks: false },
-        };
+        }
+      : by === "date"
+        ? {
+            field: "t",
+            type: "temporal",
+            title: "run start (UTC)",
+            // The runs' instants are UTC; the page shows them so on any reader's clock.
+            scale: { type: "utc" },
+            // 24-hour labels at whatever scale the runs span (Vega's own default reads 10:45 for 22:45).
+            axis: {
+              labelAngle: -30,
+              format: {
+                year: "%Y",
+                quarter: "%Y-%m",
+                month: "%Y-%m",
+                week: "%Y-%m-%d",
+                date: "%Y-%m-%d",
+                hours: "%m-%d %H:%M",
+                minutes: "%H:%M",
+                seconds: "%H:%M:%S",
+                milliseconds: "%H:%M:%S.%L",
+              },
+            },
+          }
+        : {
+            field: "c",
+            type: "ordinal",
+            title: "commit of the spec's repository",
+            sort: { field: "o", op: "min" },
+            axis: { labelAngle: -60, labelOverlap: true, ticks: false },
+          };
   const y: VlSpec = {
     field: "y",
     type: "quantitative",
@@ -165,10 +180,10 @@ function layers(metric: Metric, unit: DisplayUnit, by: "date" | "commit", drawn:
   };
   const domain = [...TREND_MARKS];
   // One path for the band and one for the line, whatever the number of runs; a point per run only where
-  // it can be pointed at (in the image, only the runs marked): a thousand runs of points made images of MBs.
+  // it can be pointed at (in the image, the runs marked and each case's ends): a thousand runs of points
+  // made images of MBs.
   return [
     {
-      transform: [{ filter: { field: "lo", valid: true } }],
       mark: { type: "area", color: "#4c78a8", opacity: 0.2 },
       encoding: {
         x,
@@ -181,7 +196,7 @@ function layers(metric: Metric, unit: DisplayUnit, by: "date" | "commit", drawn:
       encoding: { x, y },
     },
     {
-      ...(drawn === "image" && { transform: [{ filter: { field: "st", oneOf: domain.slice(1) } }] }),
+      ...(drawn === "image" && { transform: [{ filter: { field: "e", equal: 1 } }] }),
       mark: { type: "point", filled: true, size: drawn === "image" ? 40 : 20 },
       encoding: {
         x,
