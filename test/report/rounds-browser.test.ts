@@ -7,9 +7,9 @@ import { execa } from "execa";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { launchChromium, openReport } from "../support/chromium.js";
 import { ROOT } from "../support/spec.js";
 
 let work = "";
@@ -54,22 +54,9 @@ describe("report of a workload in rounds (Chromium)", () => {
     const reported = await cli(["report", join(work, "run"), "-o", html]);
     expect(reported.exitCode, reported.all).toBe(0);
 
-    const context = await chromium.launchPersistentContext(join(work, "profile"), {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-    });
+    const context = await launchChromium(join(work, "profile"));
     try {
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-      page.on("pageerror", (e) => errors.push(e.message));
-      await page.goto(`file://${html}`);
-      await page.waitForFunction(
-        `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
-        null,
-        { timeout: 30_000 },
-      );
+      const { page, errors } = await openReport(context, html);
       const rounds = await page.evaluate<{ failed: boolean; marks: number; text: string }[]>(
         `[...document.querySelectorAll('figure[data-kind="rounds"]')].map((f) => ({ failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length, text: f.textContent }))`,
       );

@@ -9,15 +9,15 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { VERSION } from "../../src/cli/context.js";
 import { CATEGORY_COLORS } from "../../src/report/charts/limits.js";
 import { buildReport, loadInputs } from "../../src/report/index.js";
+import { CHROMIUM, launchChromium, openReport } from "../support/chromium.js";
 import { ROOT } from "../support/spec.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const FORMULA = "min(50 + 0.1 * capacityGiB, 80) * 1MB/s";
 
 let work: string;
@@ -75,12 +75,7 @@ beforeAll(async () => {
   html = join(work, "report.html");
   const report = await cli(["report", join(work, "run"), "-o", html]);
   if (report.exitCode !== 0) throw new Error(`benchspec report failed:\n${report.all}`);
-  context = await chromium.launchPersistentContext(join(work, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-    viewport: { width: 1280, height: 900 },
-  });
+  context = await launchChromium(join(work, "profile"));
 }, 300_000);
 
 afterAll(async () => {
@@ -114,16 +109,7 @@ describe("the workload's clocks and per-target limits in Chromium (a real fio ru
   });
 
   it("x: written and x: elapsed draw, with each target's limit rule in its colour", async () => {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`file://${html}`);
-    await page.waitForFunction(
-      `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
-      null,
-      { timeout: 30_000 },
-    );
+    const { page, errors } = await openReport(context, html);
     expect(errors).toEqual([]);
     const series = page.locator('figure[data-kind="timeseries"]');
     expect(await series.count()).toBe(2);

@@ -8,7 +8,6 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { validateText } from "../../src/engines/language.js";
@@ -20,6 +19,7 @@ import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
 import { latestRun, trendOfRuns } from "../../src/report/trend-runs.js";
 import { summarize } from "../../src/rows/stats.js";
+import { launchChromium, openReport } from "../support/chromium.js";
 import { ROOT } from "../support/spec.js";
 import { noise, random, synthRows, writeRunDir } from "./support.js";
 
@@ -219,22 +219,9 @@ describe("runs over time", () => {
     // Below: the latest run in full.
     expect(page.includes("the latest run (run-0999) in full")).toBe(true);
 
-    const context = await chromium.launchPersistentContext(join(work, "profile"), {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-    });
+    const context = await launchChromium(join(work, "profile"));
     try {
-      const tab = await context.newPage();
-      const errors: string[] = [];
-      tab.on("pageerror", (error) => errors.push(error.message));
-      tab.on("console", (message) => message.type() === "error" && errors.push(message.text()));
-      await tab.goto(`file://${html}`);
-      await tab.waitForFunction(
-        `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
-        undefined,
-        { timeout: 120_000 },
-      );
+      const { page: tab, errors } = await openReport(context, html, 120_000);
       expect(errors).toEqual([]);
       const trends = await tab.evaluate<{ failed: boolean; marks: number }[]>(
         `[...document.querySelectorAll('figure[data-kind="trend"]')].map((f) => ({ failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length }))`,
