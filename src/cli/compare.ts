@@ -69,8 +69,8 @@ Exit codes: 0 the gate passes, 1 a case regressed, failed in the new run or is m
       // Each on its own (two fio JSON files are two runs here, not repetitions of one import), both at
       // once: one's parsing overlaps the other's single-threaded parts. The base's error is the one told.
       const loads = await Promise.allSettled([
-        loadInput(basePath, { strict: true }),
-        loadInput(newPath, { strict: true }),
+        loadInput(basePath, { strict: true, series: false, together: 2 }),
+        loadInput(newPath, { strict: true, series: false, together: 2 }),
       ]);
       for (const load of loads) if (load.status === "rejected") throw load.reason;
       const [base, next] = labelRuns(loads.map((load) => (load as PromiseFulfilledResult<LoadedRun>).value));

@@ -29,7 +29,7 @@ import {
   type Provenance,
   type RunState,
 } from "../results/run-dir.js";
-import { RunModel, type RowLike } from "../results/model/accumulator.js";
+import { RunModel, type ModelOptions, type RowLike } from "../results/model/accumulator.js";
 import type { PlanCase } from "../results/model/types.js";
 import type { InputKind, PlanLike, RunData } from "./model.js";
 import { scanRowsThreaded, type RowThreadOptions } from "./rows-threads.js";
@@ -41,9 +41,10 @@ export type LoadedRun = Omit<RunData, "label"> & { name: string };
 /**
  * How results files are read: threads/threadsFrom (rows-threads.ts) are for large ones. `strict` (compare:
  * a gate must not pass on damaged input): a line that is not a result row, a cut-off last line or rows of
- * several specs are errors instead of notes.
+ * several specs are errors instead of notes. `series: false` (compare): the cases' figures only, no time
+ * series read.
  */
-export type LoadOptions = RowThreadOptions & { strict?: boolean };
+export type LoadOptions = RowThreadOptions & ModelOptions & { strict?: boolean };
 
 export async function loadInput(path: string, options: LoadOptions = {}): Promise<LoadedRun> {
   const full = resolve(path);
@@ -208,7 +209,7 @@ function strictRows(file: string, scan: NdjsonScan, pass: RowsPass): void {
 }
 
 async function streamSeries(file: string, acc: RunModel) {
-  if (!existsSync(file)) return;
+  if (acc.options.series === false || !existsSync(file)) return;
   await readNdjson(file, (value) => {
     const point = value as TimeseriesRow;
     if (typeof point.case !== "string" || typeof point.t !== "number") return;
@@ -222,7 +223,7 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   const plan = await readPlan(dir);
   const state = await findRunState(dir);
   const provenance = await readRunJson(dir, "provenance");
-  const acc = new RunModel(plan ?? { cases: [] });
+  const acc = new RunModel(plan ?? { cases: [] }, { series: options.series });
   // Series points and rows are apart in the model: the series is read while threads parse the rows.
   const seriesRead = streamSeries(paths.timeseries, acc);
   const rows = await streamRows(paths.results, acc, notes, options, seriesRead);
@@ -260,7 +261,7 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
   const notes: string[] = [];
   // A plan.json beside the file (compile writes one next to the shell script) is used if it is the same spec.
   const siblingPlan = await readPlan(dirname(file));
-  const acc = new RunModel(siblingPlan ?? { cases: [] });
+  const acc = new RunModel(siblingPlan ?? { cases: [] }, { series: options.series });
   const rows = await streamRows(file, acc, notes, options);
   const hashes = rows.hashes;
   const usePlan =
@@ -271,7 +272,7 @@ async function loadResultsFile(file: string, options: LoadOptions): Promise<Load
   let run = acc;
   if (siblingPlan && !usePlan) {
     // The plan.json beside the file is another spec's: aggregate again without its cases.
-    run = new RunModel();
+    run = new RunModel({ cases: [] }, { series: options.series });
     await streamRows(file, run, [], options);
   }
   // A compiled script's time series, kept beside its rows (BENCHSPEC_TIMESERIES=timeseries.ndjson).

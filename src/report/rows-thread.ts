@@ -4,7 +4,7 @@ import { RunModel } from "../results/model/accumulator.js";
 import type { RangeResult, RangeTask } from "./rows-threads.js";
 import { scanRows } from "./rows.js";
 
-const { file, range, plan } = workerData as RangeTask;
-const { pass, scan } = await scanRows(file, new RunModel(plan), range);
+const { file, range, plan, model } = workerData as RangeTask;
+const { pass, scan } = await scanRows(file, new RunModel(plan, model), range);
 const { partial, transfer } = pass.partial();
 parentPort!.postMessage({ partial, scan } satisfies RangeResult, transfer);

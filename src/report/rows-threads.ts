@@ -11,14 +11,21 @@ import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { nextMessage, startWorker } from "../platform/worker-thread.js";
 import { joinScans, lineRanges, type ByteRange, type NdjsonScan } from "../results/ndjson.js";
-import type { ModelPlan, RunModel } from "../results/model/accumulator.js";
+import type { ModelOptions, ModelPlan, RunModel } from "../results/model/accumulator.js";
 import { RowsPass, scanRows, type RowsPartial } from "./rows.js";
 
 export interface RowThreadOptions {
   /**
-   * Threads for a large results file (default: one per core, each with 16 MB of the file at least); 1: none.
+   * Threads for a large results file (default: the cores shared among `together`, each with 16 MB of the
+   * file at least); 1: none, unless `together`.
    */
   threads?: number;
+  /**
+   * How many large files are read at once (compare's two runs): the cores are shared among them, and each
+   * has a thread of its own at least, so that they are parsed side by side — more threads than cores cost
+   * a third more time than one per core.
+   */
+  together?: number;
   /** The size (bytes) from which a results file is parsed on several threads (default 64 MB). */
   threadsFrom?: number;
 }
@@ -31,6 +38,7 @@ export interface RangeTask {
   file: string;
   range: ByteRange;
   plan: ModelPlan;
+  model: ModelOptions;
 }
 
 /** Posted by a thread: its pass over the range, line numbers counted from the range's start. */
@@ -50,16 +58,23 @@ export async function scanRowsThreaded(
   options: RowThreadOptions = {},
 ): Promise<{ pass: RowsPass; scan: NdjsonScan; threads: number }> {
   const single = async () => ({ ...(await scanRows(file, acc)), threads: 0 });
-  const threads = options.threads ?? availableParallelism();
-  if (threads < 2) return single();
+  const together = options.together ?? 1;
+  const threads = options.threads ?? Math.max(1, Math.floor(availableParallelism() / together));
+  // A thread of its own even alone: the other files are parsed meanwhile.
+  const fewest = together > 1 ? 1 : 2;
+  if (threads < fewest) return single();
   const { size } = await stat(file);
   if (size < (options.threadsFrom ?? THREADS_FROM)) return single();
   // By default no range under 16 MB: a thread's start must stay small next to its work.
   const count =
-    options.threads === undefined ? Math.min(threads, Math.max(2, Math.floor(size / MIN_RANGE))) : threads;
+    options.threads === undefined
+      ? Math.min(threads, Math.max(fewest, Math.floor(size / MIN_RANGE)))
+      : threads;
   const ranges = await lineRanges(file, size, count);
-  if (ranges.length < 2) return single();
-  const results = await runThreads(ranges.map((range) => ({ file, range, plan: acc.plan })));
+  if (ranges.length < fewest) return single();
+  const results = await runThreads(
+    ranges.map((range) => ({ file, range, plan: acc.plan, model: acc.options })),
+  );
   // A case outside the plan whose rows disagree on its autotuned parameter: the first row decides.
   if (!acc.canMerge(results.map((r) => r.partial.acc))) return single();
   const pass = new RowsPass(acc);

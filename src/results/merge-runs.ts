@@ -15,13 +15,12 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { cp, mkdir, readdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Measurement } from "../engines/types.js";
-import { writeFileAtomic } from "../platform/atomic-write.js";
 import { BenchspecError } from "../platform/errors.js";
 import { loadSpec } from "../engines/language.js";
 import type { Plan } from "../plan/types.js";
 import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
-import { readRows } from "./ndjson.js";
-import { readStandingRows, repetitionKey } from "./standing-rows.js";
+import { NdjsonWriter, readRows } from "./ndjson.js";
+import { repetitionKey, StandingRowIndex } from "./standing-rows.js";
 import type { ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { TelemetryRow } from "../rows/telemetry.js";
 import {
@@ -36,7 +35,8 @@ import {
   type RunFile,
   type RunState,
 } from "./run-dir.js";
-import { buildSummary } from "./summary.js";
+import { summaryOfModel } from "./summary.js";
+import { RunModel } from "./model/accumulator.js";
 import {
   fioClientRows,
   isFioClientOutput,
@@ -71,10 +71,16 @@ interface Input {
   planFile?: string;
   provenance?: Provenance;
   /** The row that stands per case × repetition × warm-up (a retried failure's last). */
-  rows: Map<string, ResultRow>;
+  rows: Rows;
   series: Map<string, TimeseriesRow[]>;
   telemetry: Map<string, TelemetryRow[]>;
 }
+
+/**
+ * An input's standing rows by repetition key, in the order they stand: a run's are read back from its file
+ * one at a time (StandingRowIndex: a million rows do not fit in memory), a fio-client output's are few.
+ */
+type Rows = Pick<Map<string, ResultRow>, "keys" | "has" | "get" | "size"> & { close?(): void };
 
 /** plan.json, the compiled index (compile's Plan, written as JSON): the spec's name is its `spec`. */
 type PlanJson = Pick<Plan, "specHash" | "cases" | "expect" | "report" | "workloads"> & { spec: string };
@@ -94,6 +100,22 @@ const IDENTITY = [
   "repetition",
   "warmup",
 ] as const;
+
+/** A row's identity fields (IDENTITY: the type ties them), one literal: Object.fromEntries spread again cost 50 µs a row. */
+const identityOf = (row: ResultRow): Pick<ResultRow, (typeof IDENTITY)[number]> => ({
+  v: row.v,
+  source: row.source,
+  spec: row.spec,
+  specHash: row.specHash,
+  case: row.case,
+  workload: row.workload,
+  target: row.target,
+  engine: row.engine,
+  op: row.op,
+  params: row.params,
+  repetition: row.repetition,
+  warmup: row.warmup,
+});
 
 /** The run files that are a run's own measurements, not the spec's (the rest is copied from the first input). */
 const MEASURED: readonly RunFile[] = [
@@ -122,7 +144,6 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   checkHostNames(runs);
   await checkMergeOutput(out);
 
-  const { rows, notes, incomplete } = mergeRows(runs);
   const paths = runPaths(out);
   const first = runs[0]!;
   if (first.planFile) await cp(first.planFile, paths.plan);
@@ -132,23 +153,33 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
       await cp(join(first.dir, entry), join(out, entry), { recursive: true });
     }
   }
-  await writeRows(
-    paths.results,
-    rows.map((r) => r.row),
-  );
-  await writeRows(
-    paths.timeseries,
-    rows.flatMap((r) => r.series),
-  );
-  await writeRows(
-    paths.telemetry,
-    rows.flatMap((r) => r.telemetry),
-  );
-  const summary = buildSummary(
-    // A script's copies have no spec file: compile's plan.json holds what the figures are decided by.
-    first.kind === "script" ? first.plan : await runPlan(first),
-    rows.map((r) => r.row),
-  );
+  // A script's copies have no spec file: compile's plan.json holds what the figures are decided by.
+  const plan = first.kind === "script" ? first.plan : await runPlan(first);
+  // Row by row: written, and folded into the summary's model, as they are merged.
+  const model = new RunModel(plan, { series: false });
+  const cases = new Set<string>();
+  let count = 0;
+  const writers = {
+    results: new NdjsonWriter(paths.results),
+    timeseries: new NdjsonWriter(paths.timeseries),
+    telemetry: new NdjsonWriter(paths.telemetry),
+  };
+  let merged: { notes: string[]; incomplete: boolean };
+  try {
+    merged = mergeRows(runs, ({ row, series, telemetry }) => {
+      writers.results.write(row);
+      for (const point of series) writers.timeseries.write(point);
+      for (const sample of telemetry) writers.telemetry.write(sample);
+      model.addRow(row);
+      cases.add(row.case);
+      count += 1;
+    });
+  } finally {
+    for (const writer of Object.values(writers)) writer.close();
+    for (const run of runs) run.rows.close?.();
+  }
+  const { notes, incomplete } = merged;
+  const summary = summaryOfModel(plan, model);
   const skipped = await Promise.all(
     runs.map(async (run) =>
       ((await readRunJson(run.dir, "summary"))?.skipped ?? []).map((s) => ({
@@ -162,7 +193,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   const ends = runs.flatMap((r) => (r.state.end ? [r.state.end] : []));
   const end = ends.length === runs.length ? latest(ends) : undefined;
   const base = first.provenance;
-  const merged: MergedRun[] = runs.map((r) => ({
+  const mergedRuns: MergedRun[] = runs.map((r) => ({
     host: r.host,
     dir: r.dir,
     runId: r.state.runId,
@@ -178,7 +209,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
       targets: {},
       start,
       end,
-      merged: { runs: merged, notes },
+      merged: { runs: mergedRuns, notes },
     });
   }
   await writeRunJson(out, "state", {
@@ -191,9 +222,9 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
     start,
     ...(end && { end }),
     // Where the report finds them when there is no provenance (the script's copies record none).
-    ...(!base && { merged: { runs: merged, notes } }),
+    ...(!base && { merged: { runs: mergedRuns, notes } }),
   });
-  return { dir: out, rows: rows.length, cases: new Set(rows.map((r) => r.row.case)).size, notes };
+  return { dir: out, rows: count, cases: cases.size, notes };
 }
 
 /** An input's hosts: one for a run or a script copy's output, every host of a fio-client script's output. */
@@ -268,7 +299,7 @@ function readFioClientInput(given: string, dir: string): Input[] {
       kind: "script",
       dir,
       host,
-      state: scriptState(`fio-client-${hosts.group}`, plan.specHash, rows),
+      state: scriptState(`fio-client-${hosts.group}`, plan.specHash, Span.of(rows)),
       plan,
       planFile,
       rows: new Map(rows.map((row) => [repetitionKey(row), row])),
@@ -293,7 +324,9 @@ async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean)
     );
   let specHash: string | undefined;
   const hosts = new Set<string>();
+  const span = new Span();
   const rows = await readInputRows(given, file, (row) => {
+    span.add(row);
     if (row.source !== "shell")
       return `a row of ${row.source === "run" ? "benchspec run" : row.source}: merge takes run directories for those, and the compiled script's rows as its output files`;
     specHash ??= row.specHash;
@@ -326,7 +359,7 @@ async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean)
     kind: "script",
     dir: path,
     host: name,
-    state: scriptState(`script-${name}`, specHash!, [...rows.values()]),
+    state: scriptState(`script-${name}`, specHash!, span),
     plan: readPlanJson(planFile)!,
     planFile,
     rows,
@@ -335,8 +368,25 @@ async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean)
   };
 }
 
+/** The earliest start and the latest end of rows (ISO instants: their text orders them). */
+class Span {
+  start = "";
+  end = "";
+
+  static of(rows: readonly ResultRow[]): Span {
+    const span = new Span();
+    for (const row of rows) span.add(row);
+    return span;
+  }
+
+  add(row: Pick<ResultRow, "start" | "end">): void {
+    if (this.start === "" || row.start < this.start) this.start = row.start;
+    if (row.end > this.end) this.end = row.end;
+  }
+}
+
 /** The run state of rows that came without one (a script's output): complete, over the rows' span. */
-function scriptState(runId: string, specHash: string, rows: readonly ResultRow[]): RunState {
+function scriptState(runId: string, specHash: string, span: Span): RunState {
   return {
     format: RUN_FORMAT,
     status: "complete",
@@ -344,8 +394,8 @@ function scriptState(runId: string, specHash: string, rows: readonly ResultRow[]
     specFile: "",
     specHash,
     sets: [],
-    start: earliest(rows.map((row) => row.start)),
-    end: latest(rows.map((row) => row.end)),
+    start: span.start,
+    end: span.end,
   };
 }
 
@@ -374,10 +424,10 @@ async function readInputRows(
   given: string,
   file: string,
   accept: (row: ResultRow) => string | undefined,
-): Promise<Map<string, ResultRow>> {
+): Promise<StandingRowIndex> {
   if (!existsSync(file))
     throw new BenchspecError("invalid-input", `${given}: no ${RUN_FILES.results.name}, so no rows to merge`);
-  const rows = await readStandingRows(file, {
+  return StandingRowIndex.build(file, {
     strict: {
       accept: (row) =>
         row.hosts
@@ -385,7 +435,6 @@ async function readInputRows(
           : accept(row),
     },
   });
-  return new Map(rows.map((row) => [repetitionKey(row), row]));
 }
 
 /** The run's plan, from the spec it keeps (spec.yaml) and its --set: what its figures are decided by. */
@@ -462,16 +511,19 @@ interface MergedRow {
  * name the measured repetitions some host lacks, and those whose hosts' starts lie further apart than the
  * shortest host's repetition (they did not run together, or their clocks disagree).
  */
-function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]; incomplete: boolean } {
-  const keys = [...new Set(runs.flatMap((run) => [...run.rows.keys()]))];
+function mergeRows(
+  runs: readonly Input[],
+  use: (merged: MergedRow) => void,
+): { notes: string[]; incomplete: boolean } {
   const missing = new CaseNotes();
   const apart = new Map<string, { reps: number[]; spread: number; shortest: number }>();
-  const rows = keys.map((key): MergedRow => {
+  const mergeKey = (key: string): MergedRow => {
     const present = runs.filter((run) => run.rows.has(key));
-    const first = present[0]!.rows.get(key)!;
-    const parts: HostMeasurement[] = present.map((run) => ({
+    const rows = present.map((run) => run.rows.get(key)!);
+    const first = rows[0]!;
+    const parts: HostMeasurement[] = present.map((run, i) => ({
       host: run.host,
-      measurement: measurementOf(run.rows.get(key)!, run.series.get(key), run.telemetry.get(key)),
+      measurement: measurementOf(rows[i]!, run.series.get(key), run.telemetry.get(key)),
     }));
     const sample = first.params.sample;
     // errorCode is for a runner, not the row.
@@ -479,12 +531,11 @@ function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]
       parts,
       typeof sample === "number" ? sample : undefined,
     );
-    const identity = Object.fromEntries(IDENTITY.map((field) => [field, first[field]]));
-    const row = { ...identity, ...merged } as ResultRow;
+    const row: ResultRow = { ...identityOf(first), ...merged };
     if (!first.warmup) {
       const absent = runs.filter((run) => !present.includes(run)).map((run) => run.host);
       if (absent.length > 0) missing.add(row.case, row.repetition, `not on ${absent.join(", ")}`);
-      const shortest = minOf(present.map((run) => run.rows.get(key)!.seconds));
+      const shortest = minOf(rows.map((r) => r.seconds));
       const spread = merged.startSpread ?? 0;
       if (present.length > 1 && spread > shortest) {
         const seen = apart.get(row.case) ?? { reps: [], spread, shortest };
@@ -510,9 +561,12 @@ function mergeRows(runs: readonly Input[]): { rows: MergedRow[]; notes: string[]
       t: (sample.t - origin) / 1000,
     }));
     return { row, series, telemetry };
-  });
+  };
+  // In the order the inputs list them: the first input's keys, then the keys only later inputs have.
+  for (const [k, run] of runs.entries())
+    for (const key of run.rows.keys())
+      if (runs.every((earlier, j) => j >= k || !earlier.rows.has(key))) use(mergeKey(key));
   return {
-    rows,
     incomplete: !missing.empty,
     notes: [
       ...missing.lines("merged from the hosts that have it"),
@@ -584,8 +638,3 @@ const repetitions = (reps: readonly number[]) => `repetition${reps.length > 1 ? 
 const formatSeconds = (seconds: number) => `${Number(seconds.toPrecision(3))} s`;
 const earliest = (times: readonly string[]) => [...times].sort()[0]!;
 const latest = (times: readonly string[]) => [...times].sort().at(-1)!;
-
-/** A whole NDJSON file, as a run appends it row by row. */
-async function writeRows(file: string, rows: readonly unknown[]): Promise<void> {
-  await writeFileAtomic(file, rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
-}

@@ -12,7 +12,17 @@
  * size), `scanNdjson` (a byte range of a file, reporting a broken line instead of throwing, so that the
  * ranges `lineRanges` cuts can be scanned on several threads and put together with `joinScans`).
  */
-import { appendFileSync, createReadStream, existsSync, readFileSync, truncateSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  createReadStream,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { BenchspecError } from "../platform/errors.js";
 
@@ -64,7 +74,8 @@ export interface ByteRange {
   end?: number;
 }
 
-type OnRow = (row: unknown, line: number) => void;
+/** A row, its line number and where its line is in the file: the byte offset and length (without "\n"). */
+type OnRow = (row: unknown, line: number, offset: number, bytes: number) => void;
 type Parse = (text: string) => unknown;
 
 export function ndjsonError(file: string, broken: BrokenLine): BenchspecError {
@@ -103,8 +114,8 @@ export async function scanNdjson(
   parse: Parse = JSON.parse,
   range: ByteRange = {},
 ): Promise<NdjsonScan> {
-  const scanner = new LineScanner(onRow, parse);
   const start = range.start ?? 0;
+  const scanner = new LineScanner(onRow, parse, start);
   if (range.end !== undefined && range.end <= start) return scanner.finish();
   const stream = createReadStream(file, {
     highWaterMark: 1 << 20,
@@ -123,31 +134,43 @@ class LineScanner {
   private readonly scan: NdjsonScan = { rows: 0, skipped: 0, lines: 0, nonBlank: false };
   /** The start of a line that goes on in the next chunk (several chunks for a very long line). */
   private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private stopped = false;
 
+  /** `offset`: where in the file the first chunk starts. */
   constructor(
     private readonly onRow: OnRow,
     private readonly parse: Parse,
+    private offset = 0,
   ) {}
 
   push(chunk: Buffer): boolean {
     let from = 0;
     for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, from)) {
       let text: string;
+      let start = this.offset + from;
+      let bytes = newline - from;
       if (this.pending.length > 0) {
         this.pending.push(chunk.subarray(0, newline));
         text = Buffer.concat(this.pending).toString("utf8");
+        start -= this.pendingBytes;
+        bytes += this.pendingBytes;
         this.pending = [];
+        this.pendingBytes = 0;
       } else {
         text = chunk.toString("utf8", from, newline);
       }
       from = newline + 1;
-      if (!this.line(text)) {
+      if (!this.line(text, start, bytes)) {
         this.stopped = true;
         return false;
       }
     }
-    if (from < chunk.length) this.pending.push(chunk.subarray(from));
+    if (from < chunk.length) {
+      this.pending.push(chunk.subarray(from));
+      this.pendingBytes += chunk.length - from;
+    }
+    this.offset += chunk.length;
     return true;
   }
 
@@ -155,14 +178,14 @@ class LineScanner {
   finish(): NdjsonScan {
     if (!this.stopped && this.pending.length > 0) {
       const text = Buffer.concat(this.pending).toString("utf8");
-      if (text.trim() !== "") this.line(text);
+      if (text.trim() !== "") this.line(text, this.offset - this.pendingBytes, this.pendingBytes);
     }
     this.pending = [];
     return this.scan;
   }
 
   /** False once a broken line is followed by another non-blank line: the scan ends. */
-  private line(text: string): boolean {
+  private line(text: string, offset: number, bytes: number): boolean {
     const scan = this.scan;
     scan.lines += 1;
     const trimmed = text.trim();
@@ -186,7 +209,7 @@ class LineScanner {
       return true;
     }
     scan.rows += 1;
-    this.onRow(row, scan.lines);
+    this.onRow(row, scan.lines, offset, bytes);
     return true;
   }
 }
@@ -249,4 +272,80 @@ export function joinScans(
     if (part.broken) scan.broken = { line: part.broken.line + offset, message: part.broken.message };
   }
   return scan;
+}
+
+/**
+ * Lines read back by their place (scanNdjson's offset and length), for files too large to keep in memory:
+ * going forward, a window of the file is read at once (lines read in about file order cost one read per
+ * window); a jump elsewhere reads a little only.
+ */
+export class PlacedLines {
+  private readonly fd: number;
+  private buffer = Buffer.alloc(0);
+  private window = Buffer.alloc(0);
+  private windowStart = 0;
+
+  constructor(
+    readonly file: string,
+    private readonly windowBytes = 4 << 20,
+  ) {
+    this.fd = openSync(file, "r");
+  }
+
+  text(offset: number, bytes: number): string {
+    const at = offset - this.windowStart;
+    if (at < 0 || at + bytes > this.window.length) {
+      const end = this.windowStart + this.window.length;
+      const forward = offset >= end && offset - end < this.windowBytes;
+      const size = Math.max(bytes, forward ? this.windowBytes : 64 << 10);
+      // One buffer, read into again (lines leave it as strings): a new one per window piled up unfreed.
+      if (this.buffer.length < size) this.buffer = Buffer.allocUnsafe(size);
+      const read = readSync(this.fd, this.buffer, 0, size, offset);
+      this.window = this.buffer.subarray(0, read);
+      this.windowStart = offset;
+      if (read < bytes) throw new BenchspecError("invalid-input", `${this.file} changed while it was read`);
+      return this.window.toString("utf8", 0, bytes);
+    }
+    return this.window.toString("utf8", at, at + bytes);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** An NDJSON file written row by row, in writes of a megabyte or so. */
+export class NdjsonWriter {
+  private readonly fd: number;
+  private buffered: string[] = [];
+  private size = 0;
+  /** Reused for every write. */
+  private bytes = Buffer.alloc(0);
+
+  constructor(file: string) {
+    this.fd = openSync(file, "w");
+  }
+
+  write(row: unknown): void {
+    const line = `${JSON.stringify(row)}\n`;
+    this.buffered.push(line);
+    this.size += line.length;
+    if (this.size >= 1 << 20) this.flush();
+  }
+
+  /** Writes what is buffered and closes the file. */
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+
+  private flush(): void {
+    const text = this.buffered.join("");
+    const length = Buffer.byteLength(text);
+    if (this.bytes.length < length) this.bytes = Buffer.allocUnsafe(Math.max(length, 2 << 20));
+    this.bytes.write(text);
+    for (let at = 0; at < length;) at += writeSync(this.fd, this.bytes, at, length - at);
+    this.buffered = [];
+    this.size = 0;
+  }
 }

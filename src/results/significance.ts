@@ -23,6 +23,24 @@ export function smallestP(n1: number, n2: number): number {
  */
 const RESAMPLE_MAX_SAMPLE = 30;
 
+/** Box–Muller: a standard normal from two uniforms (1 − u keeps the logarithm finite). */
+const normal = (random: Mulberry32) =>
+  Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+
+/**
+ * The normals a seed's stream gives, in order: when both sides are large, each resample draws one for each
+ * side and nothing else, so every case compared with the same seed draws the same ones (10,000 cases drew
+ * them again each: most of a large comparison's time). The last seed's are kept.
+ */
+let lastNormals: { seed: number; values: Float64Array } | undefined;
+function normalsOf(seed: number, count: number): Float64Array {
+  if (lastNormals?.seed !== seed || lastNormals.values.length < count) {
+    const random = new Mulberry32(seed);
+    lastNormals = { seed, values: Float64Array.from({ length: count }, () => normal(random)) };
+  }
+  return lastNormals.values;
+}
+
 /** Draws bootstrap medians of one side. */
 class MedianSampler {
   private readonly sorted: Float64Array;
@@ -60,8 +78,12 @@ class MedianSampler {
       while ((seen += counts[j]!) <= k) j += 1;
       return sorted[j]!;
     }
-    // Box–Muller: a standard normal from two uniforms (1 − u keeps the logarithm finite).
-    const z = Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    return this.atNormal(normal(random));
+  }
+
+  /** A large sample's bootstrap median for the standard normal `z` (its large-sample law). */
+  atNormal(z: number): number {
+    const { sorted, n } = this;
     const at = Math.min(n - 1, Math.max(0, (0.5 + z * this.spread) * n - 0.5));
     const low = Math.floor(at);
     const high = Math.min(n - 1, low + 1);
@@ -87,9 +109,11 @@ export function bootstrapRatioCi(
   const nextMedian = new MedianSampler(next);
   const ratios = new Float64Array(resamples);
   let count = 0;
+  const large = base.length > RESAMPLE_MAX_SAMPLE && next.length > RESAMPLE_MAX_SAMPLE;
+  const normals = large ? normalsOf(seed, 2 * resamples) : undefined;
   for (let r = 0; r < resamples; r += 1) {
-    const mb = baseMedian.draw(random);
-    const mn = nextMedian.draw(random);
+    const mb = normals ? baseMedian.atNormal(normals[2 * r]!) : baseMedian.draw(random);
+    const mn = normals ? nextMedian.atNormal(normals[2 * r + 1]!) : nextMedian.draw(random);
     if (mb === 0) continue;
     ratios[count++] = mn / mb - 1;
   }

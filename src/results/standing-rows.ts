@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { BenchspecError } from "../platform/errors.js";
 import { ResultRowSchema, type ResultRow } from "../rows/row.js";
-import { ndjsonError, scanNdjson } from "./ndjson.js";
+import { ndjsonError, PlacedLines, scanNdjson } from "./ndjson.js";
 
 /** One repetition of a case (a warm-up apart from the measured repetition of the same number). */
 export const repetitionKey = (row: { case: string; repetition: number; warmup?: boolean }) =>
@@ -28,14 +28,88 @@ export async function readStandingRows(
   file: string,
   options: StandingRowsOptions = {},
 ): Promise<ResultRow[]> {
+  const rows = new Map<string, ResultRow>();
+  await scanResultRows(file, options, (row, key) => {
+    // Deleted first, so that the map's order is that of the rows that stand.
+    rows.delete(key);
+    rows.set(key, row);
+  });
+  return [...rows.values()];
+}
+
+/**
+ * The rows that stand in a file too large to hold (merge's inputs, a million rows each): one pass checks
+ * them all and keeps where each standing row's line is; a row is parsed again when it is asked for.
+ * Map-like, in the order the rows stand.
+ */
+export class StandingRowIndex {
+  /** Per repetition key, its standing line's slot in `places`. */
+  private readonly slots = new Map<string, number>();
+  /** Per slot: the line's byte offset and length. */
+  private places = new Float64Array(2 * 1024);
+  private count = 0;
+  private lines?: PlacedLines;
+
+  private constructor(readonly file: string) {}
+
+  static async build(file: string, options: StandingRowsOptions = {}): Promise<StandingRowIndex> {
+    const index = new StandingRowIndex(file);
+    await scanResultRows(file, options, (_row, key, offset, bytes) => index.place(key, offset, bytes));
+    return index;
+  }
+
+  private place(key: string, offset: number, bytes: number): void {
+    if (2 * this.count + 2 > this.places.length) {
+      const grown = new Float64Array(this.places.length * 2);
+      grown.set(this.places);
+      this.places = grown;
+    }
+    this.places[2 * this.count] = offset;
+    this.places[2 * this.count + 1] = bytes;
+    this.slots.delete(key);
+    this.slots.set(key, this.count++);
+  }
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.slots.keys();
+  }
+
+  has(key: string): boolean {
+    return this.slots.has(key);
+  }
+
+  /** The standing row of `key` (checked when the index was built), read from the file again. */
+  get(key: string): ResultRow | undefined {
+    const slot = this.slots.get(key);
+    if (slot === undefined) return undefined;
+    this.lines ??= new PlacedLines(this.file);
+    return JSON.parse(this.lines.text(this.places[2 * slot]!, this.places[2 * slot + 1]!)) as ResultRow;
+  }
+
+  close(): void {
+    this.lines?.close();
+    this.lines = undefined;
+  }
+}
+
+/** Every row of a file with its repetition key and where its line is, checked as `options` say. */
+async function scanResultRows(
+  file: string,
+  options: StandingRowsOptions,
+  visit: (row: ResultRow, key: string, offset: number, bytes: number) => void,
+): Promise<void> {
   const { strict } = options;
   if (!existsSync(file)) {
     if (strict) throw new BenchspecError("invalid-input", `${file}: no such results file`);
-    return [];
+    return;
   }
-  const rows = new Map<string, ResultRow>();
   let problem: string | undefined;
-  const scan = await scanNdjson(file, (value, line) => {
+  let rows = 0;
+  const scan = await scanNdjson(file, (value, line, offset, bytes) => {
     if (problem) return;
     let row = value as ResultRow;
     if (strict) {
@@ -52,10 +126,8 @@ export async function readStandingRows(
         return;
       }
     }
-    const key = repetitionKey(row);
-    // Deleted first, so that the map's order is that of the rows that stand.
-    rows.delete(key);
-    rows.set(key, row);
+    rows += 1;
+    visit(row, repetitionKey(row), offset, bytes);
   });
   if (scan.error) throw ndjsonError(file, scan.error);
   if (strict) {
@@ -64,7 +136,6 @@ export async function readStandingRows(
     if (scan.skipped > 0)
       throw new BenchspecError("invalid-input", `${file}:${scan.firstSkipped}: not a JSON row`);
     if (problem) throw new BenchspecError("invalid-input", problem);
-    if (rows.size === 0) throw new BenchspecError("invalid-input", `${file}: no result rows`);
+    if (rows === 0) throw new BenchspecError("invalid-input", `${file}: no result rows`);
   }
-  return [...rows.values()];
 }

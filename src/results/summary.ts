@@ -55,8 +55,16 @@ export function buildSummary(
   plan: ModelPlan & Pick<Plan, "expect" | "report">,
   rows: Iterable<RowLike>,
 ): RunSummary {
-  const model = new RunModel(plan);
+  const model = new RunModel(plan, { series: false });
   for (const row of rows) model.addRow(row);
+  return summaryOfModel(plan, model);
+}
+
+/** summary.json of the rows `model`, made with `plan`, folded in. */
+export function summaryOfModel(
+  plan: ModelPlan & Pick<Plan, "expect" | "report">,
+  model: RunModel,
+): RunSummary {
   const figures = model.finish(plan.expect, nicLimits(plan));
   const planned = new Set(plan.cases.map((c) => c.id));
   return summaryOf({ ...figures, cases: figures.cases.filter((c) => planned.has(c.id)) });

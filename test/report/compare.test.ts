@@ -269,6 +269,20 @@ describe("the statistics of compare", () => {
     expect(parseThreshold("7.5")).toBe(0.075);
     expect(parseThreshold("0.1")).toBe(0.1);
   });
+
+  it("large samples draw one seed's normals once for every case: the interval is the seed's, whatever came before", () => {
+    const draw = (n: number, scale: number) =>
+      Array.from({ length: n }, (_, i) => scale * (100 + 8 * Math.sin(i * 12.9898)));
+    const [a, b] = [draw(200, 1), draw(300, 1.05)];
+    const first = bootstrapRatioCi(a, b, 1000, 5)!;
+    // Other seeds and longer draws in between (the kept normals are replaced, or reused as a prefix).
+    bootstrapRatioCi(a, b, 1000, 6);
+    bootstrapRatioCi(a, b, 4000, 5);
+    expect(bootstrapRatioCi(a, b, 1000, 5)).toEqual(first);
+    expect(bootstrapRatioCi(a, b, 1000, 6)).not.toEqual(first);
+    expect(first[0]).toBeLessThan(0.05 + 1e-9);
+    expect(first[1]).toBeGreaterThan(0.05 - 1e-9);
+  });
 });
 
 describe("compare refuses to decide on too little or broken input", async () => {

@@ -71,6 +71,14 @@ export type RowLike = Pick<
     >
   >;
 
+/**
+ * `series: false`: the cases' figures only (compare), without what places time series on a workload's
+ * clock — each repetition's start, a Date.parse and a map entry per row, a sixth of a row's cost.
+ */
+export interface ModelOptions {
+  series?: boolean;
+}
+
 /** What the model needs of a plan: its cases, and the criteria of the workloads run in rounds. */
 export interface ModelPlan {
   cases: readonly PlanCase[];
@@ -206,7 +214,10 @@ export class RunModel {
    * Cases of the plan, in plan order (rows for unknown cases are added after them). Partials given to
    * merge() must come from models made with the same plan: they refer to its cases by index.
    */
-  constructor(readonly plan: ModelPlan = { cases: [] }) {
+  constructor(
+    readonly plan: ModelPlan = { cases: [] },
+    readonly options: ModelOptions = {},
+  ) {
     for (const c of plan.cases) {
       this.cases.set(c.id, newCase(c));
       if (plan.workloads?.[c.workload]?.rounds) this.inRounds.add(c.id);
@@ -221,7 +232,7 @@ export class RunModel {
       return;
     }
     if (!row.ok) this.rowsFailed += 1;
-    this.starts.add(row.case, row.repetition, row.start);
+    if (this.options.series !== false) this.starts.add(row.case, row.repetition, row.start);
     if (this.inRounds.has(row.case)) {
       this.roundRows.push(row);
       return;
@@ -359,12 +370,12 @@ export class RunModel {
       infos,
       errors,
       roundRows: this.roundRows,
-      ...(hosts && { hosts }),
+      ...(hosts && { hosts: hosts.partial }),
       ...(telemetry && { telemetry }),
       ...(starts && { starts }),
       ...(sizes.length > 0 && { sizes }),
     };
-    return { partial, transfer: [flat.buffer, values.buffer] };
+    return { partial, transfer: [flat.buffer, values.buffer, ...(hosts?.transfer ?? [])] };
   }
 
   /**

@@ -28,82 +28,176 @@ interface HostRep {
   p99?: number;
 }
 
-interface RepHosts {
+/**
+ * A repetition's record in a case's `records`: its repetition, start spread (NaN: none) and number of
+ * parts, then per part its name's index, ok (1 or 0), throughput, iops, seconds, offset, p50 and p99
+ * (NaN: none). Flat numbers, not an object per host and repetition: a million merged rows' worth of those
+ * took gigabytes.
+ */
+const REP_HEADER = 3;
+const PART_SIZE = 8;
+
+/** Per case, its repetitions' parts: the records, and the errors of failed parts by their record offset. */
+interface CaseParts {
   by: PartAxis;
-  spread?: number;
-  hosts: HostRep[];
+  records: Float64Array;
+  length: number;
+  /** Per repetition, its standing record's offset (a retried failure's replacement stands), in that order. */
+  standing: Map<number, number>;
+  errors: Map<number, string>;
 }
 
-/** Per case, its repetitions' hosts, as plain data for another thread (rows-threads.ts). */
-export type HostsPartial = [caseId: string, repetitions: [repetition: number, hosts: RepHosts][]][];
+/** Plain data for another thread (rows-threads.ts): the names the records index, and per case its records. */
+export interface HostsPartial {
+  names: string[];
+  cases: [caseId: string, by: PartAxis, records: Float64Array, errors: [at: number, error: string][]][];
+}
 
 export class HostAccumulator {
-  /** Per case, per repetition: the last row of a repetition stands (a retried failure's replacement). */
-  private readonly cases = new Map<string, Map<number, RepHosts>>();
+  private readonly cases = new Map<string, CaseParts>();
+  private readonly names: string[] = [];
+  private readonly nameIndex = new Map<string, number>();
 
   add(row: HostsRow): void {
     const by: PartAxis = row.hosts ? "host" : "target";
-    const hosts =
+    const parts =
       row.hosts?.map((h) => ({ ...h, name: h.host })) ?? row.targets?.map((t) => ({ ...t, name: t.target }));
-    if (!hosts || hosts.length === 0) return;
+    if (!parts || parts.length === 0) return;
     // The row's start is the earliest part's (merge-hosts.ts); taken from the parts, rows made elsewhere agree.
-    const start = minOf(hosts.map((h) => Date.parse(h.start)));
-    let reps = this.cases.get(row.case);
-    if (!reps) {
-      reps = new Map();
-      this.cases.set(row.case, reps);
-    }
-    reps.delete(row.repetition);
-    reps.set(row.repetition, {
-      by,
-      ...(row.startSpread !== undefined && { spread: row.startSpread }),
-      hosts: hosts.map((h) => ({
-        host: h.name,
-        ok: h.ok,
-        ...(h.error !== undefined && { error: h.error }),
-        throughput: h.throughput,
-        iops: h.iops,
-        seconds: h.seconds,
-        offset: (Date.parse(h.start) - start) / 1000,
-        ...(h.latency?.p50 !== undefined && { p50: h.latency.p50 }),
-        ...(h.latency?.p99 !== undefined && { p99: h.latency.p99 }),
-      })),
+    const starts = parts.map((h) => Date.parse(h.start));
+    const start = minOf(starts);
+    const record = [row.repetition, row.startSpread ?? NaN, parts.length];
+    const errors: [number, string][] = [];
+    parts.forEach((h, i) => {
+      if (h.error !== undefined) errors.push([REP_HEADER + i * PART_SIZE, h.error]);
+      record.push(
+        this.nameOf(h.name),
+        h.ok ? 1 : 0,
+        h.throughput,
+        h.iops,
+        h.seconds,
+        (starts[i]! - start) / 1000,
+        h.latency?.p50 ?? NaN,
+        h.latency?.p99 ?? NaN,
+      );
     });
+    this.append(row.case, by, record, errors);
   }
 
-  /** Undefined when no row had several hosts (nothing to send). */
-  partial(): HostsPartial | undefined {
+  /** Undefined when no row had several hosts (nothing to send); the records' buffers to transfer. */
+  partial(): { partial: HostsPartial; transfer: ArrayBuffer[] } | undefined {
     if (this.cases.size === 0) return undefined;
-    return [...this.cases].map(([id, reps]) => [id, [...reps]]);
+    const cases = [...this.cases].map(([id, c]): HostsPartial["cases"][number] => {
+      // Only the standing records, in their order: the same as folding the rows again.
+      const records: number[] = [];
+      const errors: [number, string][] = [];
+      for (const at of c.standing.values()) {
+        const end = at + REP_HEADER + c.records[at + 2]! * PART_SIZE;
+        for (let i = at; i < end; i += 1) {
+          const error = c.errors.get(i);
+          if (error !== undefined) errors.push([records.length, error]);
+          records.push(c.records[i]!);
+        }
+      }
+      return [id, c.by, Float64Array.from(records), errors];
+    });
+    return {
+      partial: { names: [...this.names], cases },
+      transfer: cases.map((c) => c[2].buffer as ArrayBuffer),
+    };
   }
 
   /** Adds a partial of the rows that follow those folded in so far. */
   merge(partial: HostsPartial): void {
-    for (const [id, reps] of partial) {
-      let mine = this.cases.get(id);
-      if (!mine) {
-        mine = new Map();
-        this.cases.set(id, mine);
-      }
-      for (const [rep, hosts] of reps) {
-        mine.delete(rep);
-        mine.set(rep, hosts);
+    const names = partial.names.map((name) => this.nameOf(name));
+    for (const [id, by, records, errors] of partial.cases) {
+      const errorAt = new Map(errors);
+      for (let at = 0; at < records.length;) {
+        const end = at + REP_HEADER + records[at + 2]! * PART_SIZE;
+        const record = Array.from(records.subarray(at, end));
+        for (let part = REP_HEADER; part < record.length; part += PART_SIZE)
+          record[part] = names[record[part]!]!;
+        const recordErrors: [number, string][] = [];
+        for (let i = at; i < end; i += 1) {
+          const error = errorAt.get(i);
+          if (error !== undefined) recordErrors.push([i - at, error]);
+        }
+        this.append(id, by, record, recordErrors);
+        at = end;
       }
     }
   }
 
   finish(caseId: string): CaseHosts | undefined {
-    const reps = this.cases.get(caseId);
-    if (!reps) return undefined;
+    const c = this.cases.get(caseId);
+    if (!c) return undefined;
     const byHost = new Map<string, HostRep[]>();
-    for (const { hosts } of reps.values())
-      for (const h of hosts) byHost.set(h.host, [...(byHost.get(h.host) ?? []), h]);
-    const spreads = [...reps.values()].flatMap((r) => (r.spread === undefined ? [] : [r.spread]));
+    const spreads: number[] = [];
+    for (const at of c.standing.values()) {
+      const spread = c.records[at + 1]!;
+      if (!Number.isNaN(spread)) spreads.push(spread);
+      for (let part = at + REP_HEADER, n = 0; n < c.records[at + 2]!; n += 1, part += PART_SIZE) {
+        const host = this.names[c.records[part]!]!;
+        const known = (value: number) => (Number.isNaN(value) ? undefined : value);
+        const error = c.errors.get(part);
+        const p50 = known(c.records[part + 6]!);
+        const p99 = known(c.records[part + 7]!);
+        const rep: HostRep = {
+          host,
+          ok: c.records[part + 1] === 1,
+          ...(error !== undefined && { error }),
+          throughput: c.records[part + 2]!,
+          iops: c.records[part + 3]!,
+          seconds: c.records[part + 4]!,
+          offset: c.records[part + 5]!,
+          ...(p50 !== undefined && { p50 }),
+          ...(p99 !== undefined && { p99 }),
+        };
+        const list = byHost.get(host);
+        if (list) list.push(rep);
+        else byHost.set(host, [rep]);
+      }
+    }
     return {
-      by: [...reps.values()][0]!.by,
+      by: c.by,
       hosts: [...byHost].map(([host, list]) => hostAgg(host, list)),
       ...(spreads.length > 0 && { startSpread: { median: median(spreads), max: maxOf(spreads) } }),
     };
+  }
+
+  private nameOf(name: string): number {
+    let index = this.nameIndex.get(name);
+    if (index === undefined) {
+      index = this.names.push(name) - 1;
+      this.nameIndex.set(name, index);
+    }
+    return index;
+  }
+
+  /** A repetition's record (`errors` by offset within it): it stands for its repetition from now on. */
+  private append(
+    caseId: string,
+    by: PartAxis,
+    record: readonly number[],
+    errors: readonly [number, string][],
+  ) {
+    let c = this.cases.get(caseId);
+    if (!c) {
+      c = { by, records: new Float64Array(64), length: 0, standing: new Map(), errors: new Map() };
+      this.cases.set(caseId, c);
+    }
+    if (c.length + record.length > c.records.length) {
+      const grown = new Float64Array(Math.max(2 * c.records.length, c.length + record.length));
+      grown.set(c.records.subarray(0, c.length));
+      c.records = grown;
+    }
+    const at = c.length;
+    c.records.set(record, at);
+    c.length += record.length;
+    for (const [offset, error] of errors) c.errors.set(at + offset, error);
+    const repetition = record[0]!;
+    c.standing.delete(repetition);
+    c.standing.set(repetition, at);
   }
 }
 
