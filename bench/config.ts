@@ -27,6 +27,11 @@ export const config = {
   warp: {
     // 7: a client-CPU ratio moves by up to 20 % from one 5 s round to the next on this VM.
     rounds: quick ? 1 : 7,
+    /**
+     * The first rounds also run both sides against the null S3 server (null-s3.ts), for each client's
+     * ceiling on this machine: fewer, as its figures only frame the others.
+     */
+    nullRounds: quick ? 1 : 3,
     seconds: 5,
     // More objects than the engine writes in the window here (~1 GB/s of 64 MiB, ~4,000 4 KiB PUTs a second
     // on this VM, with room above): warp's PUTs are all new keys, and a second pass over the same keys would

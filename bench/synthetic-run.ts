@@ -22,7 +22,14 @@ async function writeLines(file: string, count: number, line: (i: number) => stri
 }
 
 /** A run directory of `rows` synthetic result rows (repetition by repetition over the plan's cases). */
-export async function writeRun(dir: string, plan: Plan, rows: number, seriesPoints: number, seed = 1) {
+export async function writeRun(
+  dir: string,
+  { specText, ...plan }: Plan & { specText?: string },
+  rows: number,
+  seriesPoints: number,
+  seed = 1,
+) {
+  if (specText !== undefined) await writeFile(join(dir, "spec.yaml"), specText);
   await writeFile(
     join(dir, "plan.json"),
     JSON.stringify({ format: "benchspec-plan/1", spec: plan.name, ...plan }),
@@ -93,17 +100,18 @@ export async function writeRun(dir: string, plan: Plan, rows: number, seriesPoin
   );
 }
 
-/** The plan of a spec with one fio workload whose matrix is `matrix` (cases: the product of its lists). */
-export function fioMatrixPlan(name: string, matrix: Record<string, unknown[]>): Plan {
-  const checked = validateText(
-    `${name}.yaml`,
-    stringify({
-      benchspec: 1,
-      name,
-      targets: { scratch: { kind: "fs" } },
-      workloads: [{ name: "grid", engine: "fio", op: "randrw", matrix }],
-    }),
-  );
+/**
+ * The plan of a spec with one fio workload whose matrix is `matrix` (cases: the product of its lists), and
+ * the spec's text (a run directory keeps it as spec.yaml: merge reads it).
+ */
+export function fioMatrixPlan(name: string, matrix: Record<string, unknown[]>): Plan & { specText: string } {
+  const specText = stringify({
+    benchspec: 1,
+    name,
+    targets: { scratch: { kind: "fs" } },
+    workloads: [{ name: "grid", engine: "fio", op: "randrw", matrix }],
+  });
+  const checked = validateText(`${name}.yaml`, specText);
   if (!checked.plan) throw new Error(checked.diagnostics.map((d) => d.message).join("\n"));
-  return checked.plan;
+  return { ...checked.plan, specText };
 }

@@ -15,6 +15,11 @@
  * pays first-touch page faults (MinIO's trash is emptied after every side, too). The warm-up's figures are
  * logged beside the counted ones to show it.
  *
+ * The first `nullRounds` rounds also run both sides, the same way, against a null S3 server (null-s3.ts: it
+ * drops PUT bodies, serves GETs from one static buffer, in a process of its own), for each client's
+ * ceiling on this machine: INFO lines give both sides' figures there, and each side's MinIO figure as a
+ * share of its own.
+ *
  *   npm run bench -- --only warp
  */
 import { execa } from "execa";
@@ -24,7 +29,8 @@ import { join } from "node:path";
 import { runBenchspec, rowsOf } from "./benchspec.js";
 import { config, GiB, MiB } from "./config.js";
 import { failedLine, ratioLine, type BenchLine } from "./lines.js";
-import { s5cmdBinary, scratchParent, warpBinary, WARP_VERSION } from "./paths.js";
+import { launchNullS3 } from "./null-s3.js";
+import { ROOT, s5cmdBinary, scratchParent, warpBinary, WARP_VERSION } from "./paths.js";
 import { cpuWithin, timed } from "./proc.js";
 import { MINIO_TARGET_YAML, type Servers } from "./servers.js";
 import { emptySamples, figureOf, type Op, type Sample, type Samples, type Size } from "./s3-samples.js";
@@ -39,49 +45,72 @@ export async function benchWarp(
   scratch: string,
   log: (line: string) => void,
 ): Promise<BenchLine[]> {
-  const { rounds, seconds } = config.warp;
+  const { rounds, seconds, nullRounds } = config.warp;
   const shared = `server and clients on the same ${availableParallelism()} CPUs, over loopback; MinIO's data on tmpfs (${scratchParent()})`;
-  log(`warp: ${shared}; ${seconds} s per op, ${rounds} rounds after a warm-up round`);
+  log(
+    `warp: ${shared}; ${seconds} s per op, ${rounds} rounds after a warm-up round, the first ${nullRounds} also against the null S3 server`,
+  );
+  const minio = minioStore(servers);
   const engine = emptySamples();
   const warp = emptySamples();
+  const ceiling = { engine: emptySamples(), warp: emptySamples() };
+  const nullServer = nullRounds > 0 ? await launchNullS3(ROOT) : undefined;
   let failed = 0;
-  // Round 0 is the warm-up: same work, figures logged, not counted.
-  for (let round = 0; round <= rounds; round++) {
-    for (const size of ["large", "small"] as const) {
-      // A side that fails (a timeout on an overloaded machine) drops the pair: rounds stay paired.
-      const these = { engine: emptySamples(), warp: emptySamples() };
-      const sides = [
-        () => engineRound(servers, scratch, size, these.engine),
-        () => warpRound(servers, scratch, size, these.warp),
-      ];
-      if (round % 2 === 0) sides.reverse();
-      const name = round === 0 ? "warm-up" : `round ${round}`;
-      try {
-        for (const side of sides) {
-          await side();
-          await servers.emptyTrash();
+  try {
+    const nullStore = nullServer && {
+      ...minio,
+      endpoint: nullServer.endpoint,
+      env: { ...servers.env, BENCH_S3_ENDPOINT: nullServer.endpoint },
+      afterSide: async () => {},
+    };
+    // Round 0 is the warm-up: same work, figures logged, not counted.
+    for (let round = 0; round <= rounds; round++) {
+      for (const size of ["large", "small"] as const) {
+        const stores: [string, Store, { engine: Samples; warp: Samples }][] = [["", minio, { engine, warp }]];
+        if (nullStore && round >= 1 && round <= nullRounds) stores.push([" null server", nullStore, ceiling]);
+        for (const [where, store, into] of stores) {
+          const name = `${round === 0 ? "warm-up" : `round ${round}`} ${size}${where}`;
+          // A side that fails (a timeout on an overloaded machine) drops the pair: rounds stay paired.
+          const these = { engine: emptySamples(), warp: emptySamples() };
+          const sides = [
+            () => engineRound(store, scratch, size, these.engine),
+            () => warpRound(store, scratch, size, these.warp),
+          ];
+          if (round % 2 === 0) sides.reverse();
+          try {
+            for (const side of sides) {
+              await side();
+              await store.afterSide();
+            }
+          } catch (error) {
+            log(`warp ${name} failed, not counted: ${(error as Error).message.split("\n")[0]}`);
+            if (++failed > rounds) throw error;
+            continue;
+          }
+          const figure = (s: Sample | undefined) =>
+            !s
+              ? "—"
+              : (size === "large"
+                  ? `${(s.throughput / MB).toFixed(0)} MB/s`
+                  : `${s.opsPerSecond.toFixed(0)} ops/s`) + ` (${s.cpuPerGiB.toFixed(3)} CPU-s/GiB)`;
+          const [e, w] = [these.engine[size], these.warp[size]];
+          log(
+            `warp ${name}: engine PUT ${figure(e.put[0])} GET ${figure(e.get[0])}, warp PUT ${figure(w.put[0])} GET ${figure(w.get[0])}`,
+          );
+          if (round === 0) continue;
+          for (const op of ["put", "get"] as const) {
+            into.engine[size][op].push(...e[op]);
+            into.warp[size][op].push(...w[op]);
+          }
         }
-      } catch (error) {
-        log(`warp ${name} ${size} failed, not counted: ${(error as Error).message.split("\n")[0]}`);
-        if (++failed > rounds) throw error;
-        continue;
-      }
-      const figure = (s: Sample | undefined) =>
-        !s
-          ? "—"
-          : (size === "large"
-              ? `${(s.throughput / MB).toFixed(0)} MB/s`
-              : `${s.opsPerSecond.toFixed(0)} ops/s`) + ` (${s.cpuPerGiB.toFixed(3)} CPU-s/GiB)`;
-      const [e, w] = [these.engine[size], these.warp[size]];
-      log(
-        `warp ${name} ${size}: engine PUT ${figure(e.put[0])} GET ${figure(e.get[0])}, warp PUT ${figure(w.put[0])} GET ${figure(w.get[0])}`,
-      );
-      if (round === 0) continue;
-      for (const op of ["put", "get"] as const) {
-        engine[size][op].push(...e[op]);
-        warp[size][op].push(...w[op]);
       }
     }
+  } finally {
+    const totals = await nullServer?.stop();
+    if (totals)
+      log(
+        `warp null server: ${totals.cpu.toFixed(1)} CPU-s (start-up included) for ${totals.requests} requests, ${(totals.in / GiB).toFixed(1)} GiB in, ${(totals.out / GiB).toFixed(1)} GiB out: ${(totals.cpu / ((totals.in + totals.out) / GiB)).toFixed(3)} CPU-s/GiB`,
+      );
   }
 
   const { large, small } = config.warp;
@@ -105,7 +134,7 @@ export async function benchWarp(
             detail: { engine: e, warp: w },
             note: `per round ${spread(e, w, of)}`,
           },
-          { atLeast: 1.0 },
+          { atLeast: 1.1 },
         ),
       );
     }
@@ -124,12 +153,13 @@ export async function benchWarp(
             reference: medianOf(w, of),
             note: `per round ${spread(e, w, of)}`,
           },
-          { atMost: 1.0 },
+          { atMost: 0.8 },
         ),
       );
     }
   }
-  lines.push(...(await openLoop(servers, scratch, log)));
+  if (nullServer) lines.push(...ceilingLines({ engine, warp }, ceiling, describe));
+  lines.push(...(await openLoop(minio, scratch, log)));
   lines.push({
     section: SECTION,
     metric: "what both sides share",
@@ -140,6 +170,66 @@ export async function benchWarp(
   });
   return lines;
 }
+
+/**
+ * The client-only ceiling: each side against the null S3 server (its figure, median of the null rounds), and
+ * each side's MinIO figure as a share of its own null-server figure — how much of what this machine allows
+ * the client alone it keeps with MinIO beside it.
+ */
+function ceilingLines(
+  minio: { engine: Samples; warp: Samples },
+  ceiling: { engine: Samples; warp: Samples },
+  describe: Record<Size, string>,
+): BenchLine[] {
+  const lines: BenchLine[] = [];
+  for (const size of ["large", "small"] as const) {
+    for (const op of ["put", "get"] as const) {
+      const [e, w] = [ceiling.engine[size][op], ceiling.warp[size][op]];
+      const [unit, of] = figureOf(size);
+      const [engineCeiling, warpCeiling] = [medianOf(e, of), medianOf(w, of)];
+      const cpu = (samples: Sample[]) => medianOf(samples, (s) => s.cpuPerGiB).toFixed(3);
+      const info = { section: SECTION, target: "", verdict: "INFO" as const };
+      lines.push({
+        ...info,
+        metric: `null server: ${op.toUpperCase()} ${describe[size]}`,
+        unit,
+        engine: engineCeiling,
+        reference: warpCeiling,
+        ratio: engineCeiling / warpCeiling,
+        detail: { engine: e, warp: w },
+        note: `client only (the server stores nothing); client CPU engine ${cpu(e)}, warp ${cpu(w)} CPU-s/GiB; per round ${spread(e, w, of)}`,
+      });
+      lines.push({
+        ...info,
+        metric: `MinIO / null server: ${op.toUpperCase()} ${describe[size]}`,
+        unit: "%",
+        engine: (100 * medianOf(minio.engine[size][op], of)) / engineCeiling,
+        reference: (100 * medianOf(minio.warp[size][op], of)) / warpCeiling,
+        note: "each side's MinIO figure over its own null-server figure",
+      });
+    }
+  }
+  return lines;
+}
+
+/** Where a round runs: the bench's MinIO, or the null S3 server. */
+interface Store {
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  /** The engine's and s5cmd's environment (Servers.env), its endpoint this store's. */
+  env: Record<string, string>;
+  /** After each side: MinIO's trash is emptied (see Servers.emptyTrash). */
+  afterSide(): Promise<void>;
+}
+
+const minioStore = ({ minio, env, emptyTrash }: Servers): Store => ({
+  endpoint: minio.endpoint,
+  accessKey: minio.accessKey,
+  secretKey: minio.secretKey,
+  env,
+  afterSide: emptyTrash,
+});
 
 /** Each round's engine/warp ratio (rounds are interleaved: a round's two figures are comparable), and their range. */
 function spread(engine: Sample[], warp: Sample[], of: (s: Sample) => number): string {
@@ -162,8 +252,8 @@ ${MINIO_TARGET_YAML}workloads:
 `;
 }
 
-async function engineRound(servers: Servers, scratch: string, size: Size, into: Samples) {
-  const run = await runBenchspec(scratch, `warp-${size}`, engineSpec(size), servers.env);
+async function engineRound(store: Store, scratch: string, size: Size, into: Samples) {
+  const run = await runBenchspec(scratch, `warp-${size}`, engineSpec(size), store.env);
   for (const op of ["put", "get"] as const) {
     for (const row of rowsOf(run, size, op)) {
       into[size][op].push({
@@ -190,11 +280,7 @@ interface OpenLoopSample {
  * instants: its latency is the response time, its serviceTime beside it). Lines: the rate each kept, and
  * p99 side by side.
  */
-async function openLoop(
-  servers: Servers,
-  scratch: string,
-  log: (line: string) => void,
-): Promise<BenchLine[]> {
+async function openLoop(store: Store, scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
   const o = config.warp.openLoop;
   const { seconds } = config.warp;
   const engine: OpenLoopSample[] = [];
@@ -213,7 +299,7 @@ ${MINIO_TARGET_YAML}workloads:
 `;
   const sides = [
     async () => {
-      const run = await runBenchspec(scratch, "warp-open-loop", spec, servers.env);
+      const run = await runBenchspec(scratch, "warp-open-loop", spec, store.env);
       const [row] = rowsOf(run, "open", "put");
       if (!row?.schedule || !row.serviceTime?.p99 || !row.latency?.p99) throw new Error("no open-loop row");
       engine.push({
@@ -224,7 +310,7 @@ ${MINIO_TARGET_YAML}workloads:
       await rm(run.dir, { recursive: true, force: true });
     },
     async () => {
-      const { total } = await warpRun(servers, scratch, "put", [
+      const { total } = await warpRun(store, scratch, "put", [
         ...["--concurrent", String(o.concurrency), "--duration", `${seconds}s`, "--obj.size", String(o.size)],
         ...["--rps-limit", String(o.rate), "--disable-multipart", "--disable-sha256-payload"],
       ]);
@@ -239,7 +325,7 @@ ${MINIO_TARGET_YAML}workloads:
     try {
       for (const side of round % 2 === 0 ? [...sides].reverse() : sides) {
         await side();
-        await servers.emptyTrash();
+        await store.afterSide();
       }
       log(
         `warp open loop round ${round}: engine ${engine.at(-1)!.achieved.toFixed(0)}/s p99 ${(engine.at(-1)!.serviceP99 * 1000).toFixed(2)} ms (response ${(engine.at(-1)!.responseP99! * 1000).toFixed(2)} ms), warp ${warp.at(-1)!.achieved.toFixed(0)}/s p99 ${(warp.at(-1)!.serviceP99 * 1000).toFixed(2)} ms`,
@@ -247,10 +333,7 @@ ${MINIO_TARGET_YAML}workloads:
     } catch (error) {
       return [failedLine(SECTION, "open loop", error)];
     } finally {
-      await timed(s5cmdBinary(), ["--endpoint-url", servers.minio.endpoint, "rm", `s3://${WARP_BUCKET}/*`], {
-        env: servers.env,
-        discardStdout: true,
-      });
+      await emptyWarpBucket(store);
     }
   }
   const what = `PUT 4 KiB at ${o.rate}/s, c=${o.concurrency}, ${seconds} s`;
@@ -295,13 +378,12 @@ interface WarpTotal {
 
 let warpRuns = 0;
 
-/** One warp run on the bench's MinIO and warp's bucket: its --benchdata total and its CPU samples. */
-async function warpRun(servers: Servers, scratch: string, op: Op, args: string[]) {
-  const { minio } = servers;
+/** One warp run on a store and warp's bucket: its --benchdata total and its CPU samples. */
+async function warpRun(store: Store, scratch: string, op: Op, args: string[]) {
   const data = join(scratch, `warp-${++warpRuns}`);
-  const where = ["--host", new URL(minio.endpoint).host, "--bucket", WARP_BUCKET, "--noclear", "--no-color"];
+  const where = ["--host", new URL(store.endpoint).host, "--bucket", WARP_BUCKET, "--noclear", "--no-color"];
   // Credentials through warp's environment variables: argv is world-readable in /proc.
-  const env = { WARP_ACCESS_KEY: minio.accessKey, WARP_SECRET_KEY: minio.secretKey };
+  const env = { WARP_ACCESS_KEY: store.accessKey, WARP_SECRET_KEY: store.secretKey };
   const t = await timed(warpBinary(), [op, ...where, ...args, "--benchdata", data], { env, sampleCpu: 20 });
   const json = await execa("zstd", ["-dc", `${data}.json.zst`]);
   await rm(`${data}.json.zst`, { force: true });
@@ -310,12 +392,11 @@ async function warpRun(servers: Servers, scratch: string, op: Op, args: string[]
   return { total, cpuSamples: t.cpuSamples! };
 }
 
-async function warpRound(servers: Servers, scratch: string, size: Size, into: Samples) {
+async function warpRound(store: Store, scratch: string, size: Size, into: Samples) {
   const { size: bytes, concurrency } = config.warp[size];
-  const { minio } = servers;
   const common = ["--concurrent", String(concurrency), "--duration", `${config.warp.seconds}s`];
   const run = async (op: Op, args: string[]) => {
-    const { total, cpuSamples } = await warpRun(servers, scratch, op, [...common, ...args]);
+    const { total, cpuSamples } = await warpRun(store, scratch, op, [...common, ...args]);
     const window = total.throughput.measure_duration_millis / 1000;
     into[size][op].push({
       throughput: total.throughput.bytes / window,
@@ -329,9 +410,12 @@ async function warpRound(servers: Servers, scratch: string, size: Size, into: Sa
     await run("put", ["--obj.size", String(bytes), "--disable-multipart", "--disable-sha256-payload"]);
     await run("get", ["--list-existing"]);
   } finally {
-    await timed(s5cmdBinary(), ["--endpoint-url", minio.endpoint, "rm", `s3://${WARP_BUCKET}/*`], {
-      env: servers.env,
-      discardStdout: true,
-    });
+    await emptyWarpBucket(store);
   }
 }
+
+const emptyWarpBucket = (store: Store) =>
+  timed(s5cmdBinary(), ["--endpoint-url", store.endpoint, "rm", `s3://${WARP_BUCKET}/*`], {
+    env: store.env,
+    discardStdout: true,
+  });
