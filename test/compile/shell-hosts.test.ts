@@ -103,7 +103,9 @@ describe("the script as two copies on one barrier directory", () => {
     for (const [k, row] of rows[0]!.entries()) {
       const other = rows[1]![k]!;
       expect([other.case, other.repetition]).toEqual([row.case, row.repetition]);
-      expect(Math.abs(Date.parse(row.start) - Date.parse(other.start)), row.case).toBeLessThan(100);
+      // Without the barrier the second copy would start 2 s late. Both release their I/O at one instant; the
+      // stamp after it waits for a core, which a loaded CI gave one copy 119 ms late once.
+      expect(Math.abs(Date.parse(row.start) - Date.parse(other.start)), row.case).toBeLessThan(500);
     }
     // Each copy kept its own directory (the run id gets the copy's index).
     expect(await readFile(join(work, "out", "c1", "log"), "utf8")).toMatch(/run \S+-h1\b/);
