@@ -29,7 +29,8 @@ export async function readStandingRows(
   options: StandingRowsOptions = {},
 ): Promise<ResultRow[]> {
   const rows = new Map<string, ResultRow>();
-  await scanResultRows(file, options, (row, key) => {
+  await scanResultRows(file, options, (row) => {
+    const key = repetitionKey(row);
     // Deleted first, so that the map's order is that of the rows that stand.
     rows.delete(key);
     rows.set(key, row);
@@ -58,7 +59,7 @@ export class StandingRowIndex {
 
   static async build(file: string, options: StandingRowsOptions = {}): Promise<StandingRowIndex> {
     const index = new StandingRowIndex(file);
-    await scanResultRows(file, options, (row, _key, offset, bytes) => index.place(row, offset, bytes));
+    await scanResultRows(file, options, (row, offset, bytes) => index.place(row, offset, bytes));
     return index;
   }
 
@@ -132,11 +133,11 @@ export class StandingRowIndex {
   }
 }
 
-/** Every row of a file with its repetition key and where its line is, checked as `options` say. */
+/** Every row of a file and where its line is, checked as `options` say. */
 async function scanResultRows(
   file: string,
   options: StandingRowsOptions,
-  visit: (row: ResultRow, key: string, offset: number, bytes: number) => void,
+  visit: (row: ResultRow, offset: number, bytes: number) => void,
 ): Promise<void> {
   const { strict } = options;
   if (!existsSync(file)) {
@@ -163,7 +164,7 @@ async function scanResultRows(
       }
     }
     rows += 1;
-    visit(row, repetitionKey(row), offset, bytes);
+    visit(row, offset, bytes);
   });
   if (scan.error) throw ndjsonError(file, scan.error);
   if (strict) {
