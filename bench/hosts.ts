@@ -3,9 +3,10 @@
  * test/support/hosts.ts, which claims a free slot and tears it down again; needs root), reached over ssh by
  * `benchspec run` itself, rounds interleaved.
  *   (a) Coordination overhead per case: (wall time of `benchspec run` − the rows' measured seconds) ÷ cases,
- *       for the same short dd cases (one repetition each) on 1 host and on 3 hosts, beside the same cases on
- *       this machine. What a group adds (ssh, the workers' start, arming, clock readings, the start instant a
- *       few round trips ahead, merging) is the difference.
+ *       for the same short dd cases (one repetition each) on 1 host and on 3 hosts over ssh and on the same 3
+ *       hosts as the nodes of a Slurm cluster (one `srun` places the workers), beside the same cases on this
+ *       machine. What a group adds (ssh or srun, the workers' start, arming, clock readings, the start instant
+ *       a few round trips ahead, merging) is the difference.
  *   (b) Aggregate throughput of one dd writer per host, 3 hosts against 1 (bytes of all hosts over the common
  *       window, the merged row's figure). INFO: the hosts are namespaces sharing this machine's two cores, so
  *       this shows the coordination scales, not what three real clients would deliver.
@@ -41,8 +42,10 @@ export const SHORT_WORKLOAD = {
 /** The throughput case: one dd writer per host. */
 const SCALE = { count: config.quick ? 64 : 256, repeat: config.quick ? 1 : 3 };
 
-/** Where a run's cases go: this machine, or the first n test hosts. */
-type Placement = "local" | (typeof HOST_COUNTS)[number];
+/** Where a run's cases go: this machine, the first n test hosts over ssh, or every host as a Slurm node. */
+type Placement = "local" | (typeof HOST_COUNTS)[number] | "slurm";
+/** The Slurm placement's nodes: every test host. */
+const SLURM_NODES = maxOf(HOST_COUNTS);
 
 interface Round {
   placement: Placement;
@@ -59,13 +62,13 @@ interface Round {
 export async function benchHosts(scratch: string, log: (line: string) => void): Promise<BenchLine[]> {
   if (process.getuid?.() !== 0)
     return [failedLine(SECTION, "hosts", new Error("needs root: its hosts are made of namespaces"))];
-  const hosts = await startHosts({ count: maxOf(HOST_COUNTS), size: HOST_TMPFS });
+  const hosts = await startHosts({ count: SLURM_NODES, size: HOST_TMPFS, slurm: true });
   try {
     log(`hosts ${hosts.hosts.map((host) => host.name).join(", ")} up in ${hosts.dir}`);
     const rounds: Round[] = [];
     for (let r = 1; r <= config.rounds; r++) {
       // Rotated per round, so no placement always runs on a warmer (or busier) machine.
-      const order: Placement[] = ["local", ...HOST_COUNTS];
+      const order: Placement[] = ["local", ...HOST_COUNTS, "slurm"];
       for (let i = 1; i < r; i++) order.push(order.shift()!);
       for (const placement of order) {
         rounds.push(await measure(scratch, hosts, placement));
@@ -82,7 +85,11 @@ export async function benchHosts(scratch: string, log: (line: string) => void): 
 }
 
 const placed = (placement: Placement) =>
-  placement === "local" ? "this machine" : `${placement} host${placement > 1 ? "s" : ""}`;
+  placement === "local"
+    ? "this machine"
+    : placement === "slurm"
+      ? `${SLURM_NODES} Slurm nodes`
+      : `${placement} host${placement > 1 ? "s" : ""}`;
 
 async function measure(scratch: string, hosts: Hosts, placement: Placement): Promise<Round> {
   const bs = `${BS}B`;
@@ -91,6 +98,11 @@ async function measure(scratch: string, hosts: Hosts, placement: Placement): Pro
   if (placement === "local") {
     // The scratch directory is on tmpfs, as each host's storage is.
     const run = await runBenchspec(scratch, "hosts-local", specOf([short]), { BENCH_HOSTS_DIR: scratch });
+    return { placement, ...overheadOf(run), throughput: [], perHost: {} };
+  }
+  if (placement === "slurm") {
+    const env = { ...hosts.env, BENCH_HOSTS_DIR: hosts.privatePath };
+    const run = await runBenchspec(scratch, "hosts-slurm", specOf([short], hosts), env);
     return { placement, ...overheadOf(run), throughput: [], perHost: {} };
   }
   const names = hosts.hosts.slice(0, placement).map((host) => host.name);
@@ -103,27 +115,30 @@ async function measure(scratch: string, hosts: Hosts, placement: Placement): Pro
   return { placement, ...overheadOf(run), throughput: scaled.rows.map((row) => row.throughput), perHost };
 }
 
-/** A spec of these workloads on BENCH_HOSTS_DIR, run from the named test hosts when given. */
+/**
+ * A spec of these workloads on BENCH_HOSTS_DIR, run from the named test hosts over ssh when given, or from
+ * every test host as a Slurm node when only `hosts` is.
+ */
 function specOf(workloads: object[], hosts?: Hosts, names?: string[]): string {
   const { file, args } = benchspecCommand();
+  const command = [file, ...args].map(shQuote).join(" ");
+  const group = names
+    ? {
+        transport: "ssh",
+        hosts: names,
+        sshConfig: hosts!.sshConfig,
+        // From the checkout, where tsx resolves when benchspec runs from source.
+        command: `cd ${shQuote(ROOT)} && exec ${command}`,
+        connectTimeout: "5s",
+      }
+    : // srun starts each task in the run's working directory (the checkout, under npm run bench).
+      { transport: "slurm", nodes: SLURM_NODES, command };
   return stringify({
     benchspec: 1,
     name: "bench-hosts",
     // On hosts: each one's own tmpfs, at the same path on every host.
     targets: { scratch: { kind: "fs", path: "${env:BENCH_HOSTS_DIR}" } },
-    ...(hosts && {
-      hosts: {
-        clients: {
-          transport: "ssh",
-          hosts: names,
-          sshConfig: hosts.sshConfig,
-          // From the checkout, where tsx resolves when benchspec runs from source.
-          command: `cd ${shQuote(ROOT)} && exec ${[file, ...args].map(shQuote).join(" ")}`,
-          connectTimeout: "5s",
-        },
-      },
-      defaults: { hosts: "clients" },
-    }),
+    ...(hosts && { hosts: { clients: group }, defaults: { hosts: "clients" } }),
     workloads,
   });
 }
@@ -149,7 +164,7 @@ function overheadLines(rounds: Round[]): BenchLine[] {
   const of = (placement: Placement) => rounds.filter((round) => round.placement === placement);
   const local = medianOf(of("local"), perCase);
   const part = (placement: Placement, f: (round: Round) => number) => medianOf(of(placement), f).toFixed(2);
-  return HOST_COUNTS.map((count) => {
+  return [...HOST_COUNTS, "slurm" as const].map((count) => {
     const engine = medianOf(of(count), perCase);
     return {
       section: SECTION,
@@ -163,7 +178,7 @@ function overheadLines(rounds: Round[]): BenchLine[] {
         `reference: the same cases on this machine (${part("local", (r) => r.wall)} s − measured ${part("local", (r) => r.measured)} s, ` +
         `start → first repetition ${part("local", (r) => r.beforeFirst)} s). ` +
         `benchspec run ${part(count, (r) => r.wall)} s − measured ${part(count, (r) => r.measured)} s; ` +
-        `start → first repetition ${part(count, (r) => r.beforeFirst)} s (process start, validate, ssh, the workers' start and compile, arming, clock readings, the start instant a few round trips ahead), ` +
+        `start → first repetition ${part(count, (r) => r.beforeFirst)} s (process start, validate, ${count === "slurm" ? "srun" : "ssh"}, the workers' start and compile, arming, clock readings, the start instant a few round trips ahead), ` +
         `after the last ${part(count, (r) => r.afterLast)} s`,
       detail: { rounds: of(count), local: of("local") },
     };

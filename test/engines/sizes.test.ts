@@ -62,6 +62,9 @@ describe("sizes drawn from a distribution", () => {
     expect(Math.abs(sizes.reduce((a, b) => a + b, 0) / N - meanSize(d))).toBeLessThan(10);
     expect(sizeClassOf(d, 1500)).toBe(2048);
     expect(sizeClassOf(d, 1024)).toBe(1024);
+    // The same for its seed, another for another seed.
+    expect(draws(d)).toEqual(sizes);
+    expect(draws({ ...d, seed: 4 })).not.toEqual(sizes);
   });
 
   it("lognormal sizes pass a Kolmogorov–Smirnov test against the truncated distribution; their mean is meanSize's", () => {
@@ -84,6 +87,9 @@ describe("sizes drawn from a distribution", () => {
     expect(Math.abs(cdf(sizes[N / 2]!) - 0.5)).toBeLessThan(0.02);
     const mean = sizes.reduce((a, b) => a + b, 0) / N;
     expect(Math.abs(mean / meanSize(d) - 1)).toBeLessThan(0.05);
+    // The same for its seed (in draw order), another for another seed.
+    expect(draws(d, 1000)).toEqual(draws(d, 1000));
+    expect(draws({ ...d, seed: 9 }, 1000)).not.toEqual(draws(d, 1000));
   });
 
   it("the normal distribution's function and quantile invert each other", () => {

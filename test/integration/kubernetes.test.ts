@@ -335,6 +335,10 @@ describe("a case from three pods", () => {
     expect(names).toHaveLength(3);
     expectOnePerNode(names);
     for (const row of rows) expectMerged(row, names);
+    // What each pod did: dd's 16 blocks of 1 MiB, every pod its own 48 objects of 64 KiB.
+    const part = (index: number) => rows[index]!.hosts!;
+    for (const index of [0, 1]) expect(part(index).map((p) => p.bytes)).toEqual(Array(3).fill(16 * 2 ** 20));
+    expect(part(3).map((p) => [p.ops, p.bytes])).toEqual(Array(3).fill([48, 48 * 64 * 1024]));
     expect(await cluster.leftBehind()).toEqual([]);
   }, 300_000);
 });

@@ -14,6 +14,7 @@ import { validateText } from "../../src/engines/language.js";
 import type { Plan } from "../../src/plan/types.js";
 import { trendOf, type TrendRunInput } from "../../src/results/trend.js";
 import { trendCharts, TREND_MAX_POINTS } from "../../src/report/charts/trend.js";
+import { FAIL_COLOR } from "../../src/report/charts/common.js";
 import { VERSION } from "../../src/cli/context.js";
 import { buildReport } from "../../src/report/index.js";
 import { runFromRows } from "../../src/report/load.js";
@@ -221,8 +222,10 @@ describe("runs over time", () => {
 
     const context = await launchChromium(join(work, "profile"));
     try {
-      const { page: tab, errors } = await openReport(context, html, 120_000);
+      const { page: tab, errors, requests } = await openReport(context, html, 120_000);
       expect(errors).toEqual([]);
+      // Offline: the page itself and nothing from the network.
+      expect(requests.filter((url) => !/^(data|blob):/.test(url))).toEqual([`file://${html}`]);
       const trends = await tab.evaluate<{ failed: boolean; marks: number }[]>(
         `[...document.querySelectorAll('figure[data-kind="trend"]')].map((f) => ({ failed: f.classList.contains("failed"), marks: f.querySelectorAll(".live svg g.role-mark > *").length }))`,
       );
@@ -236,6 +239,11 @@ describe("runs over time", () => {
       );
       expect(marked.points).toBe(4000);
       expect(marked.regressions).toEqual([`${plan.cases[0]!.id} run-0${planted}`]);
+      // And drawn red: its point in the chart by date and in the one by commit.
+      const red = await tab.evaluate<number>(
+        `document.querySelectorAll('figure[data-kind="trend"] .live svg g.role-mark > path[fill="${FAIL_COLOR}"]').length`,
+      );
+      expect(red).toBe(2);
     } finally {
       await context.close();
     }

@@ -20,6 +20,10 @@ describe("live metrics", () => {
       text.split("\n").filter((line) => line.startsWith(`${name}{`));
     metrics.caseStart(labels, 2);
     expect(running(metrics.render(), "benchspec_repetition")).toEqual([]);
+    expect(running(metrics.render(), "benchspec_case_running")).toEqual([
+      'benchspec_case_running{case="w\\"1\\\\x\\ny",workload="w",target="t",engine="s3",op="put"} 1',
+    ]);
+    expect(metrics.render()).toMatch(/^benchspec_cases 2$/m);
     metrics.repetitionStart(1, true);
     expect(running(metrics.render(), "benchspec_repetition")).toEqual([
       'benchspec_repetition{case="w\\"1\\\\x\\ny",workload="w",target="t",engine="s3",op="put",warmup="true"} 1',

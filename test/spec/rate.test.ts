@@ -103,3 +103,75 @@ describe("rate", () => {
     ]);
   });
 });
+
+describe("what compile says of an open loop and drawn sizes", () => {
+  it("the script runs a closed loop for s3 and ipfs, cannot draw sizes, and skips the bound search: each said", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "gaps",
+      targets: { store: { kind: "s3", launch: "minio" }, node: { kind: "ipfs", launch: "kubo" } },
+      workloads: [
+        { name: "rated", target: "store", op: "put", size: "4KiB", objects: 4, rate: 200, concurrency: 4 },
+        { name: "drawn", target: "node", op: "put", size: { "4KiB": "70%", "1MiB": "30%" }, objects: 4 },
+        {
+          name: "knee",
+          target: "store",
+          op: "put",
+          size: "4KiB",
+          objects: 4,
+          concurrency: 2,
+          autotune: {
+            param: "rate",
+            start: 100,
+            factor: 2,
+            max: 800,
+            bound: { metric: "p99", atMost: "20ms" },
+          },
+        },
+      ],
+    });
+    const { leftOut } = await compilePlan(plan, ["shell"], VERSION);
+    const said = leftOut.join("\n");
+    expect(said).toMatch(
+      /workload "rated" in benchspec\.sh: its open loop at rate 200\/s is not run: .*closed loop of concurrency 4\), so its latencies are service times/,
+    );
+    expect(said).toMatch(
+      /workload "drawn" in benchspec\.sh: its object sizes drawn from a distribution are not run/,
+    );
+    expect(said).toMatch(
+      /workload "knee" in benchspec\.sh: its search for the highest rate that keeps p99 ≤ 20ms is not run: the script measures a closed loop of concurrency 2/,
+    );
+  });
+
+  it("fio draws the sizes itself: uniform as bsrange, lognormal as the bssplit of its power-of-two classes", async () => {
+    const plan = planOf({
+      benchspec: 1,
+      name: "fiosizes",
+      targets: { d: { kind: "fs", path: "/tmp/benchspec-fiosizes" } },
+      workloads: [
+        { name: "u", engine: "fio", op: "randread", size: "8MiB", bs: { uniform: ["4KiB", "64KiB"] } },
+        {
+          name: "l",
+          engine: "fio",
+          op: "randread",
+          size: "8MiB",
+          bs: { lognormal: { median: "12KiB", spread: 2, min: "4KiB", max: "256KiB" } },
+        },
+      ],
+    });
+    const { artifacts, leftOut } = await compilePlan(plan, ["fio"], VERSION);
+    expect(leftOut).toEqual([]);
+    const jobfile = (name: string) => artifacts.find((a) => a.path === `fio/${name}.fio`)!.content;
+    expect(jobfile("u")).toMatch(/^bsrange=4096-65536$/m);
+    const split = /^bssplit=(.*)$/m
+      .exec(jobfile("l"))![1]!
+      .split(":")
+      .map((s) => s.split("/").map(Number));
+    // Power-of-two classes within the clip, whole percentages summing to 100, the median's class the largest.
+    for (const [size] of split) expect(Math.log2(size!) % 1).toBe(0);
+    expect(split.every(([size]) => size! >= 4096 && size! <= 256 * 1024)).toBe(true);
+    expect(split.reduce((total, [, share]) => total + share!, 0)).toBe(100);
+    const largest = split.reduce((a, b) => (b[1]! > a[1]! ? b : a));
+    expect(largest[0]).toBe(16 * 1024);
+  });
+});

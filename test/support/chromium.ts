@@ -17,16 +17,18 @@ export async function openReport(
   context: BrowserContext,
   html: string,
   timeout = 30_000,
-): Promise<{ page: Page; errors: string[] }> {
+): Promise<{ page: Page; errors: string[]; requests: string[] }> {
   const page = await context.newPage();
   const errors: string[] = [];
+  const requests: string[] = [];
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.on("pageerror", (e) => errors.push(e.message));
+  page.on("request", (r) => requests.push(r.url()));
   await page.goto(`file://${html}`);
   await page.waitForFunction(
     `[...document.querySelectorAll("figure.chart")].every((f) => f.classList.contains("rendered") || f.classList.contains("failed"))`,
     null,
     { timeout },
   );
-  return { page, errors };
+  return { page, errors, requests };
 }

@@ -5,7 +5,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { encodeBins, latencyOfHistogram, mergeHistograms } from "../../src/rows/histogram.js";
+import {
+  decodeHistogram,
+  encodeBins,
+  latencyOfHistogram,
+  mergeHistograms,
+} from "../../src/rows/histogram.js";
 import type { ResultRow } from "../../src/rows/row.js";
 
 const rowsOfFile = (file: string) =>
@@ -57,6 +62,14 @@ export function expectMerged(row: ResultRow, names: readonly string[]) {
     const p99s = parts.map((part) => part.latency!.p99!);
     expect(row.latency!.p99).toBeGreaterThanOrEqual(Math.min(...p99s) * 0.999);
     expect(row.latency!.p99).toBeLessThanOrEqual(Math.max(...p99s) * 1.001);
+    // Each host timed every operation it counted, in the histogram it sent.
+    for (const part of parts)
+      expect(decodeHistogram(part.histograms!.latency!).totalCount, part.host).toBe(part.ops);
+  }
+  if (row.latency) {
+    // Percentiles of all the hosts' operations: those of their histograms pooled, not of their own figures.
+    const pooled = latencyOfHistogram(mergeHistograms(parts.map((part) => part.histograms!.latency!)))!;
+    expect(row.latency, row.case).toMatchObject({ p50: pooled.p50, p90: pooled.p90, p99: pooled.p99 });
   }
 }
 
