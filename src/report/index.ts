@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { writeFileAtomic } from "../platform/atomic-write.js";
 import { PACKAGE_ROOT } from "../platform/package-root.js";
 import type { Comparison } from "../results/compare.js";
@@ -311,9 +311,16 @@ function comparisonSummary(c: Comparison): string {
   )}</p>`;
 }
 
-/** Writes a run directory's report.html and returns its path (called at the end of `benchspec run`). */
-export async function writeRunReport(runDir: string, version: string): Promise<string> {
-  const runs = await loadInputs([runDir]);
+/**
+ * Writes a run directory's report.html and returns its path (called at the end of `benchspec run`).
+ * `shownAs`: the directory the report names, when it is written into one that is moved there afterwards.
+ */
+export async function writeRunReport(runDir: string, version: string, shownAs = runDir): Promise<string> {
+  const runs = (await loadInputs([runDir])).map((run) => ({
+    ...run,
+    label: basename(shownAs),
+    path: shownAs,
+  }));
   const { html } = await buildReport(runs, { version });
   const file = runPaths(runDir).report;
   await writeFileAtomic(file, html);

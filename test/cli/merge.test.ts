@@ -142,6 +142,10 @@ describe("benchspec merge", () => {
       expect(html).toContain('data-kind="hosts"');
       expect(html).toContain("<dt>host h1</dt>");
     }
+    // Written once, into the directory before it was moved into place: it names the run as moved.
+    const written = await readFile(join(out, "report.html"), "utf8");
+    expect(written).not.toMatch(/\.tmp\b/);
+    expect(written).toContain(`run directory: ${out}`);
   }, 60_000);
 
   it("merges a case only some hosts ran from those that did, and says so", async () => {
