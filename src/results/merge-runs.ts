@@ -86,23 +86,22 @@ type Rows = Pick<Map<string, ResultRow>, "keys" | "has" | "get" | "size"> & { cl
 type PlanJson = Pick<Plan, "specHash" | "cases" | "expect" | "report" | "workloads"> & { spec: string };
 
 /** The fields that name a row's case and repetition; the rest is what was measured. */
-const IDENTITY = [
-  "v",
-  "source",
-  "spec",
-  "specHash",
-  "case",
-  "workload",
-  "target",
-  "engine",
-  "op",
-  "params",
-  "repetition",
-  "warmup",
-] as const;
+type IdentityField =
+  | "v"
+  | "source"
+  | "spec"
+  | "specHash"
+  | "case"
+  | "workload"
+  | "target"
+  | "engine"
+  | "op"
+  | "params"
+  | "repetition"
+  | "warmup";
 
-/** A row's identity fields (IDENTITY: the type ties them), one literal: Object.fromEntries spread again cost 50 µs a row. */
-const identityOf = (row: ResultRow): Pick<ResultRow, (typeof IDENTITY)[number]> => ({
+/** A row's identity fields (IdentityField: the type ties them), one literal: Object.fromEntries spread again cost 50 µs a row. */
+const identityOf = (row: ResultRow): Pick<ResultRow, IdentityField> => ({
   v: row.v,
   source: row.source,
   spec: row.spec,
@@ -116,6 +115,13 @@ const identityOf = (row: ResultRow): Pick<ResultRow, (typeof IDENTITY)[number]> 
   repetition: row.repetition,
   warmup: row.warmup,
 });
+
+/** A merged measurement's fields that are not the row's. */
+const APART_FROM_ROW = new Set<string>([
+  "timeseries",
+  "samples",
+  "errorCode",
+] satisfies (keyof Measurement)[]);
 
 /** The run files that are a run's own measurements, not the spec's (the rest is copied from the first input). */
 const MEASURED: readonly RunFile[] = [
@@ -526,12 +532,14 @@ function mergeRows(
       measurement: measurementOf(rows[i]!, run.series.get(key), run.telemetry.get(key)),
     }));
     const sample = first.params.sample;
-    // errorCode is for a runner, not the row.
-    const { timeseries, samples, errorCode, ...merged } = mergeHostMeasurements(
-      parts,
-      typeof sample === "number" ? sample : undefined,
-    );
-    const row: ResultRow = { ...identityOf(first), ...merged };
+    const merged = mergeHostMeasurements(parts, typeof sample === "number" ? sample : undefined);
+    const { timeseries, samples } = merged;
+    // The identity, then what was measured, less what is written apart (series, samples) and errorCode (for
+    // a runner, not the row): field by field, not a rest and a spread (two copies of the row).
+    const row = identityOf(first) as ResultRow;
+    for (const field in merged)
+      if (!APART_FROM_ROW.has(field))
+        (row as unknown as Record<string, unknown>)[field] = merged[field as keyof Measurement];
     if (!first.warmup) {
       const absent = runs.filter((run) => !present.includes(run)).map((run) => run.host);
       if (absent.length > 0) missing.add(row.case, row.repetition, `not on ${absent.join(", ")}`);
@@ -583,10 +591,28 @@ function measurementOf(
   series: readonly TimeseriesRow[] | undefined,
   telemetry: readonly TelemetryRow[] | undefined,
 ): Measurement {
-  const { latencyBins, host: _host, ...rest } = row;
-  const measured = Object.fromEntries(
-    Object.entries(rest).filter(([field]) => !(IDENTITY as readonly string[]).includes(field)),
-  ) as Measurement;
+  // Rest destructuring, not a filter over entries: 5 µs a row less over a million rows.
+  const {
+    v: _v,
+    source: _source,
+    spec: _spec,
+    specHash: _specHash,
+    case: _case,
+    workload: _workload,
+    target: _target,
+    engine: _engine,
+    op: _op,
+    params: _params,
+    repetition: _repetition,
+    warmup: _warmup,
+    latencyBins,
+    host: _host,
+    ...rest
+  } = row;
+  // Every IdentityField is left out above (this fails to compile if one is added there and not here).
+  const everyIdentityLeftOut: [keyof typeof rest & IdentityField] extends [never] ? true : never = true;
+  void everyIdentityLeftOut;
+  const measured = rest as Measurement;
   const origin = Date.parse(row.start);
   return {
     ...measured,

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { BenchspecError } from "../platform/errors.js";
 import { ResultRowSchema, type ResultRow } from "../rows/row.js";
 import { ndjsonError, PlacedLines, scanNdjson } from "./ndjson.js";
+import { RowTextParser } from "./row-text.js";
 
 /** One repetition of a case (a warm-up apart from the measured repetition of the same number). */
 export const repetitionKey = (row: { case: string; repetition: number; warmup?: boolean }) =>
@@ -54,6 +55,8 @@ export class StandingRowIndex {
   private count = 0;
   private standing = 0;
   private lines?: PlacedLines;
+  /** Rows read back share their case's identity and params (parsed once per case). */
+  private readonly rowText = new RowTextParser();
 
   private constructor(readonly file: string) {}
 
@@ -107,12 +110,17 @@ export class StandingRowIndex {
     return this.slotOf(key) !== undefined;
   }
 
-  /** The standing row of `key` (checked when the index was built), read from the file again. */
+  /**
+   * The standing row of `key` (checked when the index was built), read from the file again; the rows of a
+   * case share their identity's values (its params object): read them, do not change them.
+   */
   get(key: string): ResultRow | undefined {
     const slot = this.slotOf(key);
     if (slot === undefined) return undefined;
     this.lines ??= new PlacedLines(this.file);
-    return JSON.parse(this.lines.text(this.places[4 * slot]!, this.places[4 * slot + 1]!)) as ResultRow;
+    return this.rowText.parse(
+      this.lines.text(this.places[4 * slot]!, this.places[4 * slot + 1]!),
+    ) as ResultRow;
   }
 
   close(): void {
