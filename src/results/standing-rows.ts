@@ -55,6 +55,8 @@ export class StandingRowIndex {
   private count = 0;
   private standing = 0;
   private lines?: PlacedLines;
+  private lastKey: string | undefined;
+  private lastSlot: number | undefined;
   /** Rows read back share their case's identity and params (parsed once per case). */
   private readonly rowText = new RowTextParser();
 
@@ -130,6 +132,14 @@ export class StandingRowIndex {
 
   /** repetitionKey's parts back (a case id may hold "#": the last two are the key's). */
   private slotOf(key: string): number | undefined {
+    // A key is asked for twice in a row (has, then get): its slot is kept for the second.
+    if (key === this.lastKey) return this.lastSlot;
+    this.lastKey = key;
+    this.lastSlot = this.findSlot(key);
+    return this.lastSlot;
+  }
+
+  private findSlot(key: string): number | undefined {
     const warmupAt = key.lastIndexOf("#");
     const repetitionAt = key.lastIndexOf("#", warmupAt - 1);
     if (repetitionAt < 0) return undefined;
