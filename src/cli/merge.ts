@@ -54,7 +54,7 @@ Exit codes: 0 merged (notes on stderr), 2 a missing directory, runs of different
       // Whole or not at all: a full disk or Ctrl-C leaves no half-written run directory.
       const result = await makeDirectoryAtomic(out, async (staging) => {
         const merged = await mergeRuns(inputs, staging);
-        await writeRunReport(staging, VERSION, out);
+        await writeRunReport(staging, VERSION, out, merged.model);
         return merged;
       }).catch((error: unknown) => {
         if (error instanceof BenchspecError || typeof (error as NodeJS.ErrnoException).code !== "string")

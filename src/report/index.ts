@@ -20,7 +20,8 @@ import { trendCharts } from "./charts/trend.js";
 import { mergedLimits } from "./charts/limits.js";
 import { withTelemetryCharts } from "./charts/telemetry.js";
 import { dataUri, escapeHtml, fileName, jsonForScript } from "./escape.js";
-import { loadInputs } from "./load.js";
+import { labelRuns, loadInputs, loadRunDirOfModel } from "./load.js";
+import type { RunModel } from "../results/model/accumulator.js";
 import type { RunData } from "./model.js";
 import { loadLibraries, renderSvg } from "./render.js";
 import { partFigures } from "./hosts.js";
@@ -314,9 +315,16 @@ function comparisonSummary(c: Comparison): string {
 /**
  * Writes a run directory's report.html and returns its path (called at the end of `benchspec run`).
  * `shownAs`: the directory the report names, when it is written into one that is moved there afterwards.
+ * `model`: the run's rows and series already folded in (merge's), so they are not read back.
  */
-export async function writeRunReport(runDir: string, version: string, shownAs = runDir): Promise<string> {
-  const runs = (await loadInputs([runDir])).map((run) => ({
+export async function writeRunReport(
+  runDir: string,
+  version: string,
+  shownAs = runDir,
+  model?: RunModel,
+): Promise<string> {
+  const loaded = model ? labelRuns([await loadRunDirOfModel(runDir, model)]) : await loadInputs([runDir]);
+  const runs = loaded.map((run) => ({
     ...run,
     label: basename(shownAs),
     path: shownAs,

@@ -221,15 +221,37 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
   const notes: string[] = [];
   const paths = runPaths(dir);
   const plan = await readPlan(dir);
-  const state = await findRunState(dir);
-  const provenance = await readRunJson(dir, "provenance");
   const acc = new RunModel(plan ?? { cases: [] }, { series: options.series });
   // Series points and rows are apart in the model: the series is read while threads parse the rows.
   const seriesRead = streamSeries(paths.timeseries, acc);
   const rows = await streamRows(paths.results, acc, notes, options, seriesRead);
   const steady = await steadyFromRaw(paths.raw, rows.steadyRows, acc);
-  const finalPlan = plan ?? rows.derived.plan();
-  const { cases, expect, series, rounds } = acc.finish(finalPlan.expect, nicLimits(finalPlan));
+  return runDirData(dir, acc, plan ?? rows.derived.plan(), !plan, steady, notes);
+}
+
+/**
+ * A run directory whose rows and series are already in `model` (merge folds them in as it writes them):
+ * its report without reading them back. Its plan.json is the plan (merge copies one); a merged run has no
+ * fio outputs of its own (raw/), so no steady-state windows from them.
+ */
+export async function loadRunDirOfModel(dir: string, model: RunModel): Promise<LoadedRun> {
+  const plan = await readPlan(dir);
+  if (!plan) throw new BenchspecError("invalid-input", `${dir}: no ${RUN_FILES.plan.name}`);
+  return runDirData(dir, model, plan, false, [], []);
+}
+
+async function runDirData(
+  dir: string,
+  acc: RunModel,
+  plan: PlanLike,
+  planDerived: boolean,
+  steady: SteadyWindow[],
+  notes: string[],
+): Promise<LoadedRun> {
+  const paths = runPaths(dir);
+  const state = await findRunState(dir);
+  const provenance = await readRunJson(dir, "provenance");
+  const { cases, expect, series, rounds } = acc.finish(plan.expect, nicLimits(plan));
   if (state?.status && state.status !== "complete")
     notes.push(`the run is ${state.status}: some cases may be missing`);
   // What `benchspec merge` noted: cases some host lacks, hosts that did not run together.
@@ -238,8 +260,8 @@ async function loadRunDir(dir: string, options: LoadOptions): Promise<LoadedRun>
     name: basename(dir),
     path: dir,
     kind: "run",
-    plan: finalPlan,
-    planDerived: !plan,
+    plan,
+    planDerived,
     ...(provenance && { provenance }),
     ...(state && { state }),
     rows: rowCounts(acc),

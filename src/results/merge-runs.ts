@@ -20,7 +20,13 @@ import { loadSpec } from "../engines/language.js";
 import type { Plan } from "../plan/types.js";
 import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
 import { NdjsonWriter, readRows } from "./ndjson.js";
-import { repetitionKey, StandingRowIndex } from "./standing-rows.js";
+import {
+  repetitionKey,
+  RowsInMemory,
+  StandingRowIndex,
+  type RepetitionRef,
+  type StandingRows,
+} from "./standing-rows.js";
 import type { ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { TelemetryRow } from "../rows/telemetry.js";
 import {
@@ -58,6 +64,8 @@ export interface MergeResult {
   cases: number;
   /** Cases some host lacks, and repetitions whose hosts did not run together: also in provenance.json. */
   notes: string[];
+  /** The merged rows and series, folded in (the report is made from it, not from the rows read back). */
+  model: RunModel;
 }
 
 interface Input {
@@ -70,17 +78,15 @@ interface Input {
   /** A script input's plan.json (a run's is among the files copied from its directory). */
   planFile?: string;
   provenance?: Provenance;
-  /** The row that stands per case × repetition × warm-up (a retried failure's last). */
-  rows: Rows;
+  /**
+   * The row that stands per case × repetition × warm-up (a retried failure's last): a run's are read back
+   * from its file one at a time (StandingRowIndex: a million rows do not fit in memory), a fio-client
+   * output's are few.
+   */
+  rows: StandingRows;
   series: Map<string, TimeseriesRow[]>;
   telemetry: Map<string, TelemetryRow[]>;
 }
-
-/**
- * An input's standing rows by repetition key, in the order they stand: a run's are read back from its file
- * one at a time (StandingRowIndex: a million rows do not fit in memory), a fio-client output's are few.
- */
-type Rows = Pick<Map<string, ResultRow>, "keys" | "has" | "get" | "size"> & { close?(): void };
 
 /** plan.json, the compiled index (compile's Plan, written as JSON): the spec's name is its `spec`. */
 type PlanJson = Pick<Plan, "specHash" | "cases" | "expect" | "report" | "workloads"> & { spec: string };
@@ -161,8 +167,8 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   }
   // A script's copies have no spec file: compile's plan.json holds what the figures are decided by.
   const plan = first.kind === "script" ? first.plan : await runPlan(first);
-  // Row by row: written, and folded into the summary's model, as they are merged.
-  const model = new RunModel(plan, { series: false });
+  // Row by row: written, and folded into the model as they are merged: the summary's and the report's.
+  const model = new RunModel(plan);
   const cases = new Set<string>();
   let count = 0;
   const writers = {
@@ -174,7 +180,10 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   try {
     merged = mergeRows(runs, ({ row, series, telemetry }) => {
       writers.results.write(row);
-      for (const point of series) writers.timeseries.write(point);
+      for (const point of series) {
+        writers.timeseries.write(point);
+        model.addPoint(point);
+      }
       for (const sample of telemetry) writers.telemetry.write(sample);
       model.addRow(row);
       cases.add(row.case);
@@ -230,7 +239,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
     // Where the report finds them when there is no provenance (the script's copies record none).
     ...(!base && { merged: { runs: mergedRuns, notes } }),
   });
-  return { dir: out, rows: count, cases: cases.size, notes };
+  return { dir: out, rows: count, cases: cases.size, notes, model };
 }
 
 /** An input's hosts: one for a run or a script copy's output, every host of a fio-client script's output. */
@@ -308,7 +317,7 @@ function readFioClientInput(given: string, dir: string): Input[] {
       state: scriptState(`fio-client-${hosts.group}`, plan.specHash, Span.of(rows)),
       plan,
       planFile,
-      rows: new Map(rows.map((row) => [repetitionKey(row), row])),
+      rows: new RowsInMemory(rows),
       series: new Map(),
       telemetry: new Map(),
     };
@@ -523,10 +532,12 @@ function mergeRows(
 ): { notes: string[]; incomplete: boolean } {
   const missing = new CaseNotes();
   const apart = new Map<string, { reps: number[]; spread: number; shortest: number }>();
-  const mergeKey = (key: string): MergedRow => {
-    const present = runs.filter((run) => run.rows.has(key));
-    const rows = present.map((run) => run.rows.get(key)!);
+  const mergeRepetition = (ref: RepetitionRef): MergedRow => {
+    const present = runs.filter((run) => run.rows.has(ref));
+    const rows = present.map((run) => run.rows.get(ref)!);
     const first = rows[0]!;
+    // The series and telemetry by key string, built only when an input has any (most have neither).
+    const key = runs.some((run) => run.series.size + run.telemetry.size > 0) ? repetitionKey(ref) : "";
     const parts: HostMeasurement[] = present.map((run, i) => ({
       host: run.host,
       measurement: measurementOf(rows[i]!, run.series.get(key), run.telemetry.get(key)),
@@ -570,10 +581,10 @@ function mergeRows(
     }));
     return { row, series, telemetry };
   };
-  // In the order the inputs list them: the first input's keys, then the keys only later inputs have.
+  // In the order the inputs list them: the first input's repetitions, then those only later inputs have.
   for (const [k, run] of runs.entries())
-    for (const key of run.rows.keys())
-      if (runs.every((earlier, j) => j >= k || !earlier.rows.has(key))) use(mergeKey(key));
+    for (const ref of run.rows.refs())
+      if (runs.every((earlier, j) => j >= k || !earlier.rows.has(ref))) use(mergeRepetition(ref));
   return {
     incomplete: !missing.empty,
     notes: [

@@ -14,6 +14,48 @@ import { RowTextParser } from "./row-text.js";
 export const repetitionKey = (row: { case: string; repetition: number; warmup?: boolean }) =>
   `${row.case}#${row.repetition}#${row.warmup === true}`;
 
+/** A repetition of a case by its parts, where a key string per row would be built and parsed back. */
+export interface RepetitionRef {
+  case: string;
+  repetition: number;
+  warmup: boolean;
+}
+
+/** The standing rows of an input by repetition, in the order they stand: its rows as a Map or an index. */
+export interface StandingRows {
+  readonly size: number;
+  refs(): Iterable<RepetitionRef>;
+  has(ref: RepetitionRef): boolean;
+  get(ref: RepetitionRef): ResultRow | undefined;
+  close?(): void;
+}
+
+/** Rows held in memory (a few: what a fio-client script printed), the last of a repetition standing. */
+export class RowsInMemory implements StandingRows {
+  private readonly rows = new Map<string, ResultRow>();
+
+  constructor(rows: Iterable<ResultRow>) {
+    for (const row of rows) this.rows.set(repetitionKey(row), row);
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  *refs(): IterableIterator<RepetitionRef> {
+    for (const row of this.rows.values())
+      yield { case: row.case, repetition: row.repetition, warmup: row.warmup === true };
+  }
+
+  has(ref: RepetitionRef): boolean {
+    return this.rows.has(repetitionKey(ref));
+  }
+
+  get(ref: RepetitionRef): ResultRow | undefined {
+    return this.rows.get(repetitionKey(ref));
+  }
+}
+
 export interface StandingRowsOptions {
   /**
    * Every line must be a result row (checked against the row schema), the last line whole, and each row
@@ -45,7 +87,7 @@ export async function readStandingRows(
  * Map-like by repetitionKey, in the order the rows stand. Per row it keeps numbers only: a key string per
  * row took more than twice the heap (at 300,000 rows a side, 115 MB against 43 MB and 16 MB more of arrays).
  */
-export class StandingRowIndex {
+export class StandingRowIndex implements StandingRows {
   private readonly caseIds: string[] = [];
   private readonly caseIndex = new Map<string, number>();
   /** Per case (by index), per 2 × repetition + warm-up, its standing line's slot. */
@@ -55,7 +97,7 @@ export class StandingRowIndex {
   private count = 0;
   private standing = 0;
   private lines?: PlacedLines;
-  private lastKey: string | undefined;
+  private lastRef: RepetitionRef | undefined;
   private lastSlot: number | undefined;
   /** Rows read back share their case's identity and params (parsed once per case). */
   private readonly rowText = new RowTextParser();
@@ -95,29 +137,29 @@ export class StandingRowIndex {
     return this.standing;
   }
 
-  /** The standing rows' keys: a row stands where its key's last line is. */
-  *keys(): IterableIterator<string> {
+  /** The standing rows' repetitions: a row stands where its repetition's last line is. */
+  *refs(): IterableIterator<RepetitionRef> {
     for (let slot = 0; slot < this.count; slot += 1) {
       const [caseIndex, repetition] = [this.places[4 * slot + 2]!, this.places[4 * slot + 3]!];
       if (this.byCase[caseIndex]!.get(repetition) === slot)
-        yield repetitionKey({
+        yield {
           case: this.caseIds[caseIndex]!,
           repetition: repetition >> 1,
           warmup: (repetition & 1) === 1,
-        });
+        };
     }
   }
 
-  has(key: string): boolean {
-    return this.slotOf(key) !== undefined;
+  has(ref: RepetitionRef): boolean {
+    return this.slotOf(ref) !== undefined;
   }
 
   /**
-   * The standing row of `key` (checked when the index was built), read from the file again; the rows of a
+   * The standing row of `ref` (checked when the index was built), read from the file again; the rows of a
    * case share their identity's values (its params object): read them, do not change them.
    */
-  get(key: string): ResultRow | undefined {
-    const slot = this.slotOf(key);
+  get(ref: RepetitionRef): ResultRow | undefined {
+    const slot = this.slotOf(ref);
     if (slot === undefined) return undefined;
     this.lines ??= new PlacedLines(this.file);
     return this.rowText.parse(
@@ -130,24 +172,16 @@ export class StandingRowIndex {
     this.lines = undefined;
   }
 
-  /** repetitionKey's parts back (a case id may hold "#": the last two are the key's). */
-  private slotOf(key: string): number | undefined {
-    // A key is asked for twice in a row (has, then get): its slot is kept for the second.
-    if (key === this.lastKey) return this.lastSlot;
-    this.lastKey = key;
-    this.lastSlot = this.findSlot(key);
+  private slotOf(ref: RepetitionRef): number | undefined {
+    // A repetition is asked for twice in a row (has, then get): its slot is kept for the second.
+    if (ref === this.lastRef) return this.lastSlot;
+    this.lastRef = ref;
+    const caseIndex = this.caseIndex.get(ref.case);
+    this.lastSlot =
+      caseIndex === undefined
+        ? undefined
+        : this.byCase[caseIndex]!.get(2 * ref.repetition + (ref.warmup ? 1 : 0));
     return this.lastSlot;
-  }
-
-  private findSlot(key: string): number | undefined {
-    const warmupAt = key.lastIndexOf("#");
-    const repetitionAt = key.lastIndexOf("#", warmupAt - 1);
-    if (repetitionAt < 0) return undefined;
-    const caseIndex = this.caseIndex.get(key.slice(0, repetitionAt));
-    if (caseIndex === undefined) return undefined;
-    const repetition =
-      2 * Number(key.slice(repetitionAt + 1, warmupAt)) + (key.slice(warmupAt + 1) === "true" ? 1 : 0);
-    return this.byCase[caseIndex]!.get(repetition);
   }
 }
 

@@ -114,13 +114,28 @@ describe("StandingRowIndex", () => {
     const index = await StandingRowIndex.build(file, { strict: {} });
     try {
       expect(index.size).toBe(standing.length);
-      expect([...index.keys()]).toEqual(standing.map(repetitionKey));
-      for (const expected of standing) {
-        const got = index.get(repetitionKey(expected))!;
-        expect(got).toEqual(expected);
-        expect(ResultRowSchema.parse(got)).toEqual(got);
+      const refs = [...index.refs()];
+      expect(refs.map(repetitionKey)).toEqual(standing.map(repetitionKey));
+      for (const [i, expected] of standing.entries()) {
+        // By the ref it listed, and by a ref of the same parts made anew.
+        for (const ref of [
+          refs[i]!,
+          { case: expected.case, repetition: expected.repetition, warmup: false },
+        ]) {
+          expect(index.has(ref)).toBe(true);
+          const got = index.get(ref)!;
+          expect(got).toEqual(expected);
+          expect(ResultRowSchema.parse(got)).toEqual(got);
+        }
       }
-      expect(index.get("no such key")).toBeUndefined();
+      for (const absent of [
+        { case: "no such case", repetition: 1, warmup: false },
+        { case: "case-1", repetition: 99, warmup: false },
+        { case: standing[0]!.case, repetition: standing[0]!.repetition, warmup: true },
+      ]) {
+        expect(index.has(absent)).toBe(false);
+        expect(index.get(absent)).toBeUndefined();
+      }
     } finally {
       index.close();
     }
