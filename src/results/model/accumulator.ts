@@ -453,24 +453,29 @@ export class RunModel {
   /** One case's figures as they stand (the console's line after each case). */
   figures(caseId: string, nics: readonly NicLimit[] = []): CaseFigures | undefined {
     if (!this.cases.has(caseId)) return undefined;
-    return this.caseFiguresOf(caseId, nics, this.inRounds.has(caseId) ? this.windowed() : undefined);
+    return this.caseFiguresOf(
+      caseId,
+      nics,
+      this.inRounds.has(caseId) ? this.windowed(this.rounds()) : undefined,
+    );
   }
 
   /** Everything decided for the run: `nics` are the interfaces whose capacity the plan declares. */
   finish(expect: readonly PlannedExpect[], nics: readonly NicLimit[] = []): RunFigures {
-    const windowed = this.inRounds.size > 0 ? this.windowed() : undefined;
+    const rounds = this.rounds();
+    const windowed = this.inRounds.size > 0 ? this.windowed(rounds) : undefined;
     const cases = [...this.cases.keys()].map((id) => this.caseFiguresOf(id, nics, windowed));
     const series = this.series.finish(
       (id) => this.cases.get(id)?.info,
       (id) => this.starts.of(id),
     );
-    return { cases, expect: evaluateExpectations(expect, cases), series, rounds: this.rounds() };
+    return { cases, expect: evaluateExpectations(expect, cases), series, rounds };
   }
 
   /** The cases of workloads in rounds, folded from their measurement windows' rows only. */
-  private windowed(): RunModel {
+  private windowed(rounds: RoundsByWorkload): RunModel {
     const model = new RunModel({ cases: this.plan.cases.filter((c) => this.inRounds.has(c.id)) });
-    for (const [workload, byTarget] of Object.entries(this.rounds()))
+    for (const [workload, byTarget] of Object.entries(rounds))
       for (const [target, summary] of Object.entries(byTarget))
         for (const row of windowRows(summary, this.roundRowsOf(workload, target))) model.fold(row);
     return model;
