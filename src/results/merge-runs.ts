@@ -168,7 +168,8 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   // A script's copies have no spec file: compile's plan.json holds what the figures are decided by.
   const plan = first.kind === "script" ? first.plan : await runPlan(first);
   // Row by row: written, and folded into the model as they are merged: the summary's and the report's.
-  const model = new RunModel(plan);
+  // Without time series there is nothing to place on the repetitions' clocks: their starts are not kept.
+  const model = new RunModel(plan, { series: runs.some((run) => run.series.size > 0) });
   const cases = new Set<string>();
   let count = 0;
   const writers = {
