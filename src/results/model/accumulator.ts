@@ -33,6 +33,7 @@ import {
 import { HostAccumulator, type HostsPartial } from "./hosts.js";
 import { SeriesAccumulator } from "./series.js";
 import { RepetitionStarts, type StartsPartial } from "./starts.js";
+import { packRoundRows, unpackRoundRows, type PackedRoundRows } from "./round-rows.js";
 import { clientBoundWarnings, TelemetryAccumulator, type TelemetryPartial } from "./telemetry.js";
 import type { CaseFigures, PlanCase, SeriesAgg } from "./types.js";
 
@@ -164,8 +165,8 @@ export interface ModelPartial {
   values: Float64Array;
   infos: PlanCase[];
   errors: string[];
-  /** The measured rows of workloads run in rounds, kept whole until their window is known. */
-  roundRows: RowLike[];
+  /** The measured rows of workloads run in rounds, kept until their window is known (round-rows.ts). */
+  roundRows: PackedRoundRows<RowLike>;
   /** The hosts of rows run on several hosts at once (absent when there were none). */
   hosts?: HostsPartial;
   /** The telemetry of the rows, per case and host (absent when they had none). */
@@ -369,13 +370,23 @@ export class RunModel {
       values,
       infos,
       errors,
-      roundRows: this.roundRows,
+      roundRows: packRoundRows(this.roundRows),
       ...(hosts && { hosts: hosts.partial }),
       ...(telemetry && { telemetry }),
       ...(starts && { starts }),
       ...(sizes.length > 0 && { sizes }),
     };
-    return { partial, transfer: [flat.buffer, values.buffer, ...(hosts?.transfer ?? [])] };
+    const { packed, numbers } = partial.roundRows;
+    return {
+      partial,
+      transfer: [
+        flat.buffer,
+        values.buffer,
+        packed.buffer as ArrayBuffer,
+        numbers.buffer as ArrayBuffer,
+        ...(hosts?.transfer ?? []),
+      ],
+    };
   }
 
   /**
@@ -402,7 +413,7 @@ export class RunModel {
     this.rowsWarmup += partial.rowsWarmup;
     this.rowsFailed += partial.rowsFailed;
     for (const source of partial.sources) this.sources.add(source);
-    for (const row of partial.roundRows) this.roundRows.push(row);
+    for (const row of unpackRoundRows(partial.roundRows)) this.roundRows.push(row);
     if (partial.hosts) this.hosts.merge(partial.hosts);
     if (partial.telemetry) this.telemetry.merge(partial.telemetry);
     if (partial.starts) this.starts.merge(partial.starts);
