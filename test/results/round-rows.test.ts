@@ -77,7 +77,9 @@ describe("round rows packed for another thread", () => {
     expect(packed.identities).toHaveLength(4);
     expect(packed.whole).toEqual([failed, withJobs]);
     // What another thread receives: a structured clone, its buffers transferred.
-    const received = structuredClone(packed, { transfer: [packed.packed.buffer, packed.numbers.buffer] });
+    const received = structuredClone(packed, {
+      transfer: [packed.packed.buffer as ArrayBuffer, packed.numbers.buffer as ArrayBuffer],
+    });
     const back = unpackRoundRows(received);
     expect(back.map((r) => read(r as RowLike))).toEqual(rows.map(read));
     expect(back[2]).toEqual(failed);
