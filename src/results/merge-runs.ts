@@ -27,7 +27,7 @@ import {
   type RepetitionRef,
   type StandingRows,
 } from "./standing-rows.js";
-import type { ResultRow, TimeseriesRow } from "../rows/row.js";
+import type { CaseIdentityField, ResultRow, TimeseriesRow } from "../rows/row.js";
 import type { TelemetryRow } from "../rows/telemetry.js";
 import {
   readRunJson,
@@ -92,19 +92,7 @@ interface Input {
 type PlanJson = Pick<Plan, "specHash" | "cases" | "expect" | "report" | "workloads"> & { spec: string };
 
 /** The fields that name a row's case and repetition; the rest is what was measured. */
-type IdentityField =
-  | "v"
-  | "source"
-  | "spec"
-  | "specHash"
-  | "case"
-  | "workload"
-  | "target"
-  | "engine"
-  | "op"
-  | "params"
-  | "repetition"
-  | "warmup";
+type IdentityField = "v" | CaseIdentityField | "repetition" | "warmup";
 
 /** A row's identity fields (IdentityField: the type ties them), one literal: Object.fromEntries spread again cost 50 µs a row. */
 const identityOf = (row: ResultRow): Pick<ResultRow, IdentityField> => ({
@@ -533,12 +521,13 @@ function mergeRows(
 ): { notes: string[]; incomplete: boolean } {
   const missing = new CaseNotes();
   const apart = new Map<string, { reps: number[]; spread: number; shortest: number }>();
+  // The series and telemetry by key string, built only when an input has any (most have neither).
+  const keyed = runs.some((run) => run.series.size + run.telemetry.size > 0);
   const mergeRepetition = (ref: RepetitionRef): MergedRow => {
     const present = runs.filter((run) => run.rows.has(ref));
     const rows = present.map((run) => run.rows.get(ref)!);
     const first = rows[0]!;
-    // The series and telemetry by key string, built only when an input has any (most have neither).
-    const key = runs.some((run) => run.series.size + run.telemetry.size > 0) ? repetitionKey(ref) : "";
+    const key = keyed ? repetitionKey(ref) : "";
     const parts: HostMeasurement[] = present.map((run, i) => ({
       host: run.host,
       measurement: measurementOf(rows[i]!, run.series.get(key), run.telemetry.get(key)),

@@ -196,6 +196,20 @@ export const ResultRowSchema = z.object({
 
 export type ResultRow = z.infer<typeof ResultRowSchema>;
 
+/** The fields that name a row's case: every row of a case has the same values in them. */
+export const CASE_IDENTITY = [
+  "source",
+  "spec",
+  "specHash",
+  "case",
+  "workload",
+  "target",
+  "engine",
+  "op",
+  "params",
+] as const satisfies readonly (keyof ResultRow)[];
+export type CaseIdentityField = (typeof CASE_IDENTITY)[number];
+
 /** One point of a throughput/IOPS time series (timeseries.ndjson). */
 export const TimeseriesRowSchema = z.object({
   case: z.string(),

@@ -15,7 +15,7 @@ import { METRICS } from "../../rows/metric-names.js";
 import { behindSchedule } from "../../rows/schedule.js";
 import type { NicLimit } from "../../telemetry/verdict.js";
 import { summarizeAllRounds, windowRows, type RoundsByWorkload } from "../rounds-summary.js";
-import type { Latency, ResultRow, TimeseriesRow } from "../../rows/row.js";
+import type { Latency, TimeseriesRow } from "../../rows/row.js";
 import { evaluateExpectations, type ExpectResult } from "./expect.js";
 import {
   addSizeClasses,
@@ -35,42 +35,9 @@ import { SeriesAccumulator } from "./series.js";
 import { RepetitionStarts, type StartsPartial } from "./starts.js";
 import { packRoundRows, unpackRoundRows, type PackedRoundRows } from "./round-rows.js";
 import { clientBoundWarnings, TelemetryAccumulator, type TelemetryPartial } from "./telemetry.js";
-import type { CaseFigures, PlanCase, SeriesAgg } from "./types.js";
+import type { CaseFigures, PlanCase, RowLike, SeriesAgg } from "./types.js";
 
-/**
- * The fields of a result row the model reads (benchspec rows, shell rows and imported fio rows alike);
- * where it came from is optional: rows made in memory may not say.
- */
-export type RowLike = Pick<
-  ResultRow,
-  | "case"
-  | "workload"
-  | "target"
-  | "engine"
-  | "op"
-  | "params"
-  | "repetition"
-  | "warmup"
-  | "ok"
-  | "error"
-  | "seconds"
-  | "throughput"
-  | "iops"
-  | "latency"
-  | "ttfb"
-  | "client"
-  | "steady"
-  | "autotune"
-  | "jobs"
-  | "telemetry"
-  | "bySize"
-> &
-  Partial<
-    Pick<
-      ResultRow,
-      "source" | "spec" | "specHash" | "hosts" | "targets" | "startSpread" | "start" | "schedule"
-    >
-  >;
+export type { RowLike } from "./types.js";
 
 /**
  * `series: false`: the cases' figures only (compare), without what places time series on a workload's
@@ -166,7 +133,7 @@ export interface ModelPartial {
   infos: PlanCase[];
   errors: string[];
   /** The measured rows of workloads run in rounds, kept until their window is known (round-rows.ts). */
-  roundRows: PackedRoundRows<RowLike>;
+  roundRows: PackedRoundRows;
   /** The hosts of rows run on several hosts at once (absent when there were none). */
   hosts?: HostsPartial;
   /** The telemetry of the rows, per case and host (absent when they had none). */

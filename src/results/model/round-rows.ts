@@ -5,45 +5,14 @@
  * identity once; any other row goes whole. Sent whole, a million rows took seconds to receive, most of it
  * their identity's strings, cloned again for every row.
  */
-import type { Latency, ResultRow } from "../../rows/row.js";
+import { CASE_IDENTITY, type CaseIdentityField, type Latency } from "../../rows/row.js";
+import type { RowLike } from "./types.js";
 
-/** What the model reads of a row in rounds (accumulator.ts's RowLike has these and more). */
-type RoundRow = Pick<
-  ResultRow,
-  | "case"
-  | "workload"
-  | "target"
-  | "engine"
-  | "op"
-  | "params"
-  | "repetition"
-  | "warmup"
-  | "ok"
-  | "seconds"
-  | "throughput"
-  | "iops"
-> &
-  Partial<Pick<ResultRow, "source" | "spec" | "specHash" | "latency">>;
+type Identity = Pick<RowLike, CaseIdentityField>;
 
-type Identity = Pick<
-  RoundRow,
-  "source" | "spec" | "specHash" | "case" | "workload" | "target" | "engine" | "op" | "params"
->;
-
-const IDENTITY = [
-  "source",
-  "spec",
-  "specHash",
-  "case",
-  "workload",
-  "target",
-  "engine",
-  "op",
-  "params",
-] as const;
-/** The keys a packed row may have: those above, what is packed, and what the model does not read. */
+/** The keys a packed row may have: its case's identity, what is packed, and what the model does not read. */
 const PACKABLE = new Set<string>([
-  ...IDENTITY,
+  ...CASE_IDENTITY,
   "v",
   "repetition",
   "warmup",
@@ -62,15 +31,15 @@ const LATENCY_KEYS = new Set<string>(LATENCY);
 /** Per packed row: its identity, repetition, seconds, throughput, iops, which latency fields it has, them. */
 const WIDTH = 6 + LATENCY.length;
 
-export interface PackedRoundRows<R> {
+export interface PackedRoundRows {
   /** Per row, in order: packed (1) or whole (0). */
   packed: Uint8Array;
   identities: Identity[];
   numbers: Float64Array;
-  whole: R[];
+  whole: RowLike[];
 }
 
-function packable(row: RoundRow): boolean {
+function packable(row: RowLike): boolean {
   if (row.ok !== true || row.warmup === true) return false;
   for (const key in row) if (!PACKABLE.has(key)) return false;
   for (const field of ["repetition", "seconds", "throughput", "iops"] as const)
@@ -83,12 +52,12 @@ function packable(row: RoundRow): boolean {
   return true;
 }
 
-export function packRoundRows<R extends RoundRow>(rows: readonly R[]): PackedRoundRows<R> {
+export function packRoundRows(rows: readonly RowLike[]): PackedRoundRows {
   const packed = new Uint8Array(rows.length);
   const identities: Identity[] = [];
   const current = new Map<string, number>();
   const numbers: number[] = [];
-  const whole: R[] = [];
+  const whole: RowLike[] = [];
   rows.forEach((row, i) => {
     if (!packable(row)) {
       whole.push(row);
@@ -97,8 +66,8 @@ export function packRoundRows<R extends RoundRow>(rows: readonly R[]): PackedRou
     packed[i] = 1;
     // The case's identity, new when a field differs (a row parsed whole has its own params object).
     let at = current.get(row.case);
-    if (at === undefined || IDENTITY.some((field) => identities[at!]![field] !== row[field])) {
-      at = identities.push(Object.fromEntries(IDENTITY.map((f) => [f, row[f]])) as Identity) - 1;
+    if (at === undefined || CASE_IDENTITY.some((field) => identities[at!]![field] !== row[field])) {
+      at = identities.push(Object.fromEntries(CASE_IDENTITY.map((f) => [f, row[f]])) as Identity) - 1;
       current.set(row.case, at);
     }
     const latency = row.latency;
@@ -111,9 +80,9 @@ export function packRoundRows<R extends RoundRow>(rows: readonly R[]): PackedRou
 }
 
 /** The rows packRoundRows packed, in their order: a packed one as the fields the model reads. */
-export function unpackRoundRows<R extends RoundRow>(rows: PackedRoundRows<R>): (R | RoundRow)[] {
+export function unpackRoundRows(rows: PackedRoundRows): RowLike[] {
   const { packed, identities, numbers, whole } = rows;
-  const out: (R | RoundRow)[] = [];
+  const out: RowLike[] = [];
   let w = 0;
   let at = 0;
   for (const isPacked of packed) {

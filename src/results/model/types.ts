@@ -6,6 +6,7 @@ import type { LatencyBound } from "../../engines/autotune.js";
 import type { Metric } from "../../rows/metric-names.js";
 import type { TelemetrySummary } from "../../rows/telemetry.js";
 import type { Stats } from "../../rows/stats.js";
+import type { ResultRow } from "../../rows/row.js";
 
 /** A case as plan.json lists it (or as derived from result rows when there is no plan). */
 export interface PlanCase {
@@ -150,3 +151,38 @@ export interface HostTelemetry {
   /** One line per saturated resource (verdict.ts); empty when the host had room on every one measured. */
   saturated: string[];
 }
+
+/**
+ * The fields of a result row the model reads (benchspec rows, shell rows and imported fio rows alike);
+ * where it came from is optional: rows made in memory may not say.
+ */
+export type RowLike = Pick<
+  ResultRow,
+  | "case"
+  | "workload"
+  | "target"
+  | "engine"
+  | "op"
+  | "params"
+  | "repetition"
+  | "warmup"
+  | "ok"
+  | "error"
+  | "seconds"
+  | "throughput"
+  | "iops"
+  | "latency"
+  | "ttfb"
+  | "client"
+  | "steady"
+  | "autotune"
+  | "jobs"
+  | "telemetry"
+  | "bySize"
+> &
+  Partial<
+    Pick<
+      ResultRow,
+      "source" | "spec" | "specHash" | "hosts" | "targets" | "startSpread" | "start" | "schedule"
+    >
+  >;
