@@ -6,29 +6,23 @@
  * compiled script printed (its results file, or a directory holding it as results.ndjson, with the
  * timeseries.ndjson it kept) with compile's plan.json beside it or one directory up.
  *
- *   1. read   each input: its state, plan.json, provenance.json, every row (a broken one refuses the input)
+ *   1. read   each input: its state, plan.json, provenance.json, the index of its rows that stand
  *   2. check  one spec (the spec hash, which covers --set), one kind of input, host names told apart
- *   3. merge  per case × repetition (× warm-up): the hosts that have it, their series with them
+ *   3. merge  per case × repetition (× warm-up): the hosts that have it, their series with them; each row
+ *             parsed and checked as it is read (merge-rows.ts), the replaced ones apart — a broken row
+ *             refuses the input, naming its line
  *   4. write  the run directory: rows, series, summary, provenance (with the runs merged and the notes)
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { cp, mkdir, readdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { Measurement } from "../engines/types.js";
 import { BenchspecError } from "../platform/errors.js";
 import { loadSpec } from "../engines/language.js";
 import type { Plan } from "../plan/types.js";
-import { mergeHostMeasurements, type HostMeasurement } from "./merge-hosts.js";
-import { NdjsonWriter, readRows } from "./ndjson.js";
-import {
-  repetitionKey,
-  RowsInMemory,
-  StandingRowIndex,
-  type RepetitionRef,
-  type StandingRows,
-} from "./standing-rows.js";
-import type { CaseIdentityField, ResultRow, TimeseriesRow } from "../rows/row.js";
-import type { TelemetryRow } from "../rows/telemetry.js";
+import { checkedRow, mergeRows, PLACE, type MergedRows, type RowInput, type RowRule } from "./merge-rows.js";
+import { RowTextParser } from "./row-text.js";
+import { RowsInMemory, StandingRowIndex } from "./standing-rows.js";
+import { PlacedLines } from "./ndjson.js";
 import {
   readRunJson,
   readRunState,
@@ -49,8 +43,6 @@ import {
   readFioClientHosts,
   type FioClientHosts,
 } from "./fio-client-input.js";
-import { minOf } from "../rows/stats.js";
-import { encodeBins } from "../rows/histogram.js";
 
 export interface MergeInput {
   dir: string;
@@ -79,43 +71,20 @@ interface Input {
   planFile?: string;
   provenance?: Provenance;
   /**
-   * The row that stands per case × repetition × warm-up (a retried failure's last): a run's are read back
-   * from its file one at a time (StandingRowIndex: a million rows do not fit in memory), a fio-client
-   * output's are few.
+   * The row that stands per case × repetition × warm-up (a retried failure's last): a run's are indexed
+   * and read back from its file by their places (StandingRowIndex: a million rows do not fit in memory),
+   * a fio-client output's are few.
    */
-  rows: StandingRows;
-  series: Map<string, TimeseriesRow[]>;
-  telemetry: Map<string, TelemetryRow[]>;
+  rows: StandingRowIndex | RowsInMemory;
+  /** What every row must be besides a result row of one host. */
+  rule: RowRule;
+  /** Its time series and telemetry files, when it kept any. */
+  timeseries?: string;
+  telemetry?: string;
 }
 
 /** plan.json, the compiled index (compile's Plan, written as JSON): the spec's name is its `spec`. */
 type PlanJson = Pick<Plan, "specHash" | "cases" | "expect" | "report" | "workloads"> & { spec: string };
-
-/** The fields that name a row's case and repetition; the rest is what was measured. */
-type IdentityField = "v" | CaseIdentityField | "repetition" | "warmup";
-
-/** A row's identity fields (IdentityField: the type ties them), one literal: Object.fromEntries spread again cost 50 µs a row. */
-const identityOf = (row: ResultRow): Pick<ResultRow, IdentityField> => ({
-  v: row.v,
-  source: row.source,
-  spec: row.spec,
-  specHash: row.specHash,
-  case: row.case,
-  workload: row.workload,
-  target: row.target,
-  engine: row.engine,
-  op: row.op,
-  params: row.params,
-  repetition: row.repetition,
-  warmup: row.warmup,
-});
-
-/** A merged measurement's fields that are not the row's. */
-const APART_FROM_ROW = new Set<string>([
-  "timeseries",
-  "samples",
-  "errorCode",
-] satisfies (keyof Measurement)[]);
 
 /** The run files that are a run's own measurements, not the spec's (the rest is copied from the first input). */
 const MEASURED: readonly RunFile[] = [
@@ -157,32 +126,8 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
   const plan = first.kind === "script" ? first.plan : await runPlan(first);
   // Row by row: written, and folded into the model as they are merged: the summary's and the report's.
   // Without time series there is nothing to place on the repetitions' clocks: their starts are not kept.
-  const model = new RunModel(plan, { series: runs.some((run) => run.series.size > 0) });
-  const cases = new Set<string>();
-  let count = 0;
-  const writers = {
-    results: new NdjsonWriter(paths.results),
-    timeseries: new NdjsonWriter(paths.timeseries),
-    telemetry: new NdjsonWriter(paths.telemetry),
-  };
-  let merged: { notes: string[]; incomplete: boolean };
-  try {
-    merged = mergeRows(runs, ({ row, series, telemetry }) => {
-      writers.results.write(row);
-      for (const point of series) {
-        writers.timeseries.write(point);
-        model.addPoint(point);
-      }
-      for (const sample of telemetry) writers.telemetry.write(sample);
-      model.addRow(row);
-      cases.add(row.case);
-      count += 1;
-    });
-  } finally {
-    for (const writer of Object.values(writers)) writer.close();
-    for (const run of runs) run.rows.close?.();
-  }
-  const { notes, incomplete } = merged;
+  const model = new RunModel(plan, { series: runs.some((run) => run.timeseries !== undefined) });
+  const { notes, incomplete, count, cases } = mergeInputs(runs, model, paths);
   const summary = summaryOfModel(plan, model);
   const skipped = await Promise.all(
     runs.map(async (run) =>
@@ -228,7 +173,7 @@ export async function mergeRuns(inputs: readonly MergeInput[], out: string): Pro
     // Where the report finds them when there is no provenance (the script's copies record none).
     ...(!base && { merged: { runs: mergedRuns, notes } }),
   });
-  return { dir: out, rows: count, cases: cases.size, notes, model };
+  return { dir: out, rows: count, cases, notes, model };
 }
 
 /** An input's hosts: one for a run or a script copy's output, every host of a fio-client script's output. */
@@ -254,13 +199,9 @@ async function readInput(input: MergeInput): Promise<Input[]> {
       "invalid-input",
       `${given}: no provenance.json naming its host; name it on the command line (${given}=<host>)`,
     );
-  const rows = await readInputRows(given, runPaths(dir).results, (row) =>
-    row.specHash !== state.specHash
-      ? `a row of another spec (hash ${row.specHash}, the run's is ${state.specHash})`
-      : undefined,
-  );
-  const series = byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries));
-  const telemetry = byRepetition(readRows<TelemetryRow>(runPaths(dir).telemetry));
+  const rows = await readInputRows(given, runPaths(dir).results);
+  const series = keptFile(runPaths(dir).timeseries);
+  const telemetry = keptFile(runPaths(dir).telemetry);
   return [
     {
       kind: "run",
@@ -270,8 +211,9 @@ async function readInput(input: MergeInput): Promise<Input[]> {
       plan,
       ...(provenance && { provenance }),
       rows,
-      series,
-      telemetry,
+      rule: { kind: "run", specHash: state.specHash },
+      ...(series && { timeseries: series }),
+      ...(telemetry && { telemetry }),
     },
   ];
 }
@@ -303,12 +245,12 @@ function readFioClientInput(given: string, dir: string): Input[] {
       kind: "script",
       dir,
       host,
-      state: scriptState(`fio-client-${hosts.group}`, plan.specHash, Span.of(rows)),
+      state: scriptState(`fio-client-${hosts.group}`, plan.specHash),
       plan,
       planFile,
       rows: new RowsInMemory(rows),
-      series: new Map(),
-      telemetry: new Map(),
+      // Made here from fio's output, as the script's copy would have printed them.
+      rule: { kind: "script", specHash: plan.specHash, host: undefined },
     };
   });
 }
@@ -326,26 +268,27 @@ async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean)
       "invalid-input",
       `${given}: not a run directory (no ${RUN_FILES.state.name}) and no ${RUN_FILES.results.name} of a compiled script in it`,
     );
-  let specHash: string | undefined;
-  const hosts = new Set<string>();
-  const span = new Span();
-  const rows = await readInputRows(given, file, (row) => {
-    span.add(row);
-    if (row.source !== "shell")
-      return `a row of ${row.source === "run" ? "benchspec run" : row.source}: merge takes run directories for those, and the compiled script's rows as its output files`;
-    specHash ??= row.specHash;
-    if (row.specHash !== specHash)
-      return `rows of two specs (hashes ${specHash} and ${row.specHash}): each input is one copy's output`;
-    if (row.host !== undefined) hosts.add(row.host);
-    return undefined;
-  });
-  if (rows.size === 0) throw new BenchspecError("invalid-input", `${given}: no result rows to merge`);
-  if (hosts.size > 1)
-    throw new BenchspecError(
-      "invalid-input",
-      `${given}: rows of ${hosts.size} hosts (${[...hosts].join(", ")}): each input is one copy's output`,
-    );
-  const name = host ?? [...hosts][0];
+  const rows = await readInputRows(given, file);
+  // The first row says the spec and the host that every other row must share (checked as they are read).
+  const first = rows.place(rows.first())!;
+  const lines = new PlacedLines(file);
+  const text = lines.text(first.offset, first.bytes);
+  lines.close();
+  const probe = parseOr(text);
+  const rule: RowRule = {
+    kind: "script",
+    specHash: typeof probe.specHash === "string" ? probe.specHash : "",
+    host: typeof probe.host === "string" ? probe.host : undefined,
+  };
+  const checked = checkedRow(
+    { host: "", source: { file, lines: rows.lines, torn: rows.torn }, rule },
+    text,
+    first.line,
+    new RowTextParser(),
+  );
+  if (typeof checked === "string") throw new BenchspecError("invalid-input", checked);
+  const { specHash } = rule;
+  const name = host ?? rule.host;
   if (!name)
     throw new BenchspecError(
       "invalid-input",
@@ -357,40 +300,37 @@ async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean)
   if (!planFile)
     throw new BenchspecError(
       "invalid-input",
-      `${given}: no ${RUN_FILES.plan.name} of its spec (hash ${specHash!.slice(0, 12)}) beside it or one directory up; compile writes one next to benchspec.sh: copy it there`,
+      `${given}: no ${RUN_FILES.plan.name} of its spec (hash ${specHash.slice(0, 12)}) beside it or one directory up; compile writes one next to benchspec.sh: copy it there`,
     );
+  const series = keptFile(runPaths(dir).timeseries);
   return {
     kind: "script",
     dir: path,
     host: name,
-    state: scriptState(`script-${name}`, specHash!, span),
+    state: scriptState(`script-${name}`, specHash),
     plan: readPlanJson(planFile)!,
     planFile,
     rows,
-    series: byRepetition(readRows<TimeseriesRow>(runPaths(dir).timeseries)),
-    telemetry: new Map(),
+    rule,
+    ...(series && { timeseries: series }),
   };
 }
 
-/** The earliest start and the latest end of rows (ISO instants: their text orders them). */
-class Span {
-  start = "";
-  end = "";
+/** The file, if it is there with something in it. */
+const keptFile = (file: string) => (existsSync(file) && statSync(file).size > 0 ? file : undefined);
 
-  static of(rows: readonly ResultRow[]): Span {
-    const span = new Span();
-    for (const row of rows) span.add(row);
-    return span;
-  }
-
-  add(row: Pick<ResultRow, "start" | "end">): void {
-    if (this.start === "" || row.start < this.start) this.start = row.start;
-    if (row.end > this.end) this.end = row.end;
+/** A line's JSON object, or an empty one (what is wrong with it is said when it is checked). */
+function parseOr(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }
 
-/** The run state of rows that came without one (a script's output): complete, over the rows' span. */
-function scriptState(runId: string, specHash: string, span: Span): RunState {
+/** The run state of rows that came without one (a script's output): complete; its span, the rows' (mergeRows). */
+function scriptState(runId: string, specHash: string): RunState {
   return {
     format: RUN_FORMAT,
     status: "complete",
@@ -398,8 +338,8 @@ function scriptState(runId: string, specHash: string, span: Span): RunState {
     specFile: "",
     specHash,
     sets: [],
-    start: span.start,
-    end: span.end,
+    start: "",
+    end: "",
   };
 }
 
@@ -412,33 +352,11 @@ function readPlanJson(file: string): PlanJson | undefined {
   }
 }
 
-function byRepetition<T extends { case: string; repetition: number; warmup?: boolean }>(
-  rows: Iterable<T>,
-): Map<string, T[]> {
-  const grouped = new Map<string, T[]>();
-  for (const row of rows) {
-    const key = repetitionKey(row);
-    grouped.set(key, [...(grouped.get(key) ?? []), row]);
-  }
-  return grouped;
-}
-
-/** Every line a result row that `accept`s, measured on one host: anything else refuses the input. */
-async function readInputRows(
-  given: string,
-  file: string,
-  accept: (row: ResultRow) => string | undefined,
-): Promise<StandingRowIndex> {
+/** The input's rows, indexed (each is checked when it is read). */
+async function readInputRows(given: string, file: string): Promise<StandingRowIndex> {
   if (!existsSync(file))
     throw new BenchspecError("invalid-input", `${given}: no ${RUN_FILES.results.name}, so no rows to merge`);
-  return StandingRowIndex.build(file, {
-    strict: {
-      accept: (row) =>
-        row.hosts
-          ? `already a row of several hosts (${row.hosts.map((h) => h.host).join(", ")}); merge takes runs of one host each`
-          : accept(row),
-    },
-  });
+  return StandingRowIndex.build(file);
 }
 
 /** The run's plan, from the spec it keeps (spec.yaml) and its --set: what its figures are decided by. */
@@ -504,164 +422,93 @@ export async function checkMergeOutput(out: string): Promise<void> {
   }
 }
 
-interface MergedRow {
-  row: ResultRow;
-  series: TimeseriesRow[];
-  telemetry: TelemetryRow[];
+/**
+ * Per case × repetition × warm-up, in the order the inputs list them (the first input's repetitions, then
+ * those only later inputs have): the hosts that have it, merged (merge-rows.ts) into the run's files and
+ * `model`.
+ */
+function mergeInputs(
+  runs: readonly Input[],
+  model: RunModel,
+  paths: ReturnType<typeof runPaths>,
+): Omit<MergedRows, "spans"> {
+  const inputs = runs.map(rowInput);
+  checkSuperseded(runs, inputs);
+  const places = placesInOrder(runs);
+  // What the merge needs of the indexes is in `places` now: their memory is the merge's.
+  for (const run of runs) if (run.rows instanceof StandingRowIndex) run.rows.release();
+  const { spans, ...merged } = mergeRows(inputs, places, model, paths);
+  // A script's rows say when they ran: its state's span is theirs.
+  for (const [i, run] of runs.entries()) {
+    if (run.kind !== "script") continue;
+    run.state.start = spans[i]!.start;
+    run.state.end = spans[i]!.end;
+  }
+  return merged;
 }
 
-/**
- * Per case × repetition × warm-up, in the order the inputs list them: the hosts that have it, merged. Notes
- * name the measured repetitions some host lacks, and those whose hosts' starts lie further apart than the
- * shortest host's repetition (they did not run together, or their clocks disagree).
- */
-function mergeRows(
-  runs: readonly Input[],
-  use: (merged: MergedRow) => void,
-): { notes: string[]; incomplete: boolean } {
-  const missing = new CaseNotes();
-  const apart = new Map<string, { reps: number[]; spread: number; shortest: number }>();
-  // The series and telemetry by key string, built only when an input has any (most have neither).
-  const keyed = runs.some((run) => run.series.size + run.telemetry.size > 0);
-  const mergeRepetition = (ref: RepetitionRef): MergedRow => {
-    const present = runs.filter((run) => run.rows.has(ref));
-    const rows = present.map((run) => run.rows.get(ref)!);
-    const first = rows[0]!;
-    const key = keyed ? repetitionKey(ref) : "";
-    const parts: HostMeasurement[] = present.map((run, i) => ({
-      host: run.host,
-      measurement: measurementOf(rows[i]!, run.series.get(key), run.telemetry.get(key)),
-    }));
-    const sample = first.params.sample;
-    const merged = mergeHostMeasurements(parts, typeof sample === "number" ? sample : undefined);
-    const { timeseries, samples } = merged;
-    // The identity, then what was measured, less what is written apart (series, samples) and errorCode (for
-    // a runner, not the row): field by field, not a rest and a spread (two copies of the row).
-    const row = identityOf(first) as ResultRow;
-    for (const field in merged)
-      if (!APART_FROM_ROW.has(field))
-        (row as unknown as Record<string, unknown>)[field] = merged[field as keyof Measurement];
-    if (!first.warmup) {
-      const absent = runs.filter((run) => !present.includes(run)).map((run) => run.host);
-      if (absent.length > 0) missing.add(row.case, row.repetition, `not on ${absent.join(", ")}`);
-      const shortest = minOf(rows.map((r) => r.seconds));
-      const spread = merged.startSpread ?? 0;
-      if (present.length > 1 && spread > shortest) {
-        const seen = apart.get(row.case) ?? { reps: [], spread, shortest };
-        apart.set(row.case, {
-          reps: [...seen.reps, row.repetition],
-          spread: Math.max(seen.spread, spread),
-          shortest: Math.min(seen.shortest, shortest),
-        });
+function rowInput(run: Input): RowInput {
+  const { rows } = run;
+  return {
+    host: run.host,
+    source:
+      rows instanceof StandingRowIndex
+        ? { file: rows.file, lines: rows.lines, torn: rows.torn }
+        : { rows: rows.standing() },
+    rule: run.rule,
+    ...(run.timeseries && { timeseries: run.timeseries }),
+    ...(run.telemetry && { telemetry: run.telemetry }),
+  };
+}
+
+/** The rows a later row of their repetition replaced are not merged, but checked as the merged ones are. */
+function checkSuperseded(runs: readonly Input[], inputs: readonly RowInput[]): void {
+  for (const [i, run] of runs.entries()) {
+    if (!(run.rows instanceof StandingRowIndex)) continue;
+    const lines = new PlacedLines(run.rows.file);
+    const parser = new RowTextParser();
+    try {
+      for (const { offset, bytes, line } of run.rows.superseded()) {
+        const row = checkedRow(inputs[i]!, lines.text(offset, bytes), line, parser);
+        if (typeof row === "string") throw new BenchspecError("invalid-input", row);
+      }
+    } finally {
+      lines.close();
+    }
+  }
+}
+
+/** Per merged row, in order, where each input's row of its repetition is (MergeTask.places). */
+function placesInOrder(runs: readonly Input[]): Float64Array {
+  const width = runs.length * PLACE;
+  // The first input's repetitions, then those only later inputs have: counted, then placed.
+  const merged = function* () {
+    for (const [k, run] of runs.entries())
+      for (const ref of run.rows.refs())
+        if (runs.every((earlier, j) => j >= k || !earlier.rows.has(ref))) yield ref;
+  };
+  let count = 0;
+  for (const ref of merged()) if (ref) count += 1;
+  const places = new Float64Array(count * width);
+  const memoryIndex = runs.map((run) =>
+    run.rows instanceof RowsInMemory ? new Map(run.rows.standing().map((row, i) => [row, i])) : undefined,
+  );
+  let at = 0;
+  for (const ref of merged()) {
+    for (const [i, run] of runs.entries()) {
+      if (run.rows instanceof StandingRowIndex) {
+        const place = run.rows.place(ref);
+        if (place) places.set([place.offset, place.bytes, place.line], at + i * PLACE);
+      } else {
+        const row = run.rows.get(ref);
+        const index = row && memoryIndex[i]!.get(row)!;
+        if (index !== undefined) places.set([index, 0, index + 1], at + i * PLACE);
       }
     }
-    const series = (timeseries ?? []).map((point) => ({
-      case: row.case,
-      repetition: row.repetition,
-      warmup: row.warmup,
-      ...point,
-    }));
-    const origin = Date.parse(row.start);
-    const telemetry = (samples ?? []).map((sample): TelemetryRow => ({
-      case: row.case,
-      repetition: row.repetition,
-      warmup: row.warmup,
-      ...sample,
-      t: (sample.t - origin) / 1000,
-    }));
-    return { row, series, telemetry };
-  };
-  // In the order the inputs list them: the first input's repetitions, then those only later inputs have.
-  for (const [k, run] of runs.entries())
-    for (const ref of run.rows.refs())
-      if (runs.every((earlier, j) => j >= k || !earlier.rows.has(ref))) use(mergeRepetition(ref));
-  return {
-    incomplete: !missing.empty,
-    notes: [
-      ...missing.lines("merged from the hosts that have it"),
-      ...[...apart].map(
-        ([caseId, { reps, spread, shortest }]) =>
-          `${caseId}, ${repetitions(reps)}: the hosts' starts are up to ${formatSeconds(spread)} apart, longer than the shortest host's repetition (${formatSeconds(shortest)}); the common window spans hosts that did not run together (or whose clocks disagree: they must be synchronised, e.g. by NTP), so its throughput is not that of concurrent load`,
-      ),
-    ],
-  };
+    at += width;
+  }
+  return places;
 }
 
-function measurementOf(
-  row: ResultRow,
-  series: readonly TimeseriesRow[] | undefined,
-  telemetry: readonly TelemetryRow[] | undefined,
-): Measurement {
-  // Rest destructuring, not a filter over entries: 5.6 s → 1.9 s of its own time over two million rows.
-  const {
-    v: _v,
-    source: _source,
-    spec: _spec,
-    specHash: _specHash,
-    case: _case,
-    workload: _workload,
-    target: _target,
-    engine: _engine,
-    op: _op,
-    params: _params,
-    repetition: _repetition,
-    warmup: _warmup,
-    latencyBins,
-    host: _host,
-    ...rest
-  } = row;
-  // Every IdentityField is left out above (this fails to compile if one is added there and not here).
-  const everyIdentityLeftOut: [keyof typeof rest & IdentityField] extends [never] ? true : never = true;
-  void everyIdentityLeftOut;
-  const measured = rest as Measurement;
-  const origin = Date.parse(row.start);
-  return {
-    ...measured,
-    // The script's latencies as the histogram benchspec run would have kept, so the hosts' pool.
-    ...(latencyBins &&
-      !measured.histograms?.latency && {
-        histograms: {
-          ...measured.histograms,
-          latency: encodeBins(Object.entries(latencyBins).map(([ns, n]) => [Number(ns), n] as const)),
-        },
-      }),
-    ...(series?.length && { timeseries: series.map(({ t, throughput, iops }) => ({ t, throughput, iops })) }),
-    // Back on the run's clock: a stored sample's t counts from its repetition's start.
-    ...(telemetry?.length && {
-      samples: telemetry.map(({ t, seconds, cpu, net, disk, procs }) => ({
-        t: origin + t * 1000,
-        seconds,
-        cpu,
-        net,
-        disk,
-        procs,
-      })),
-    }),
-  };
-}
-
-/** Per case, the repetitions that share a note; one line per case and note. */
-class CaseNotes {
-  private readonly cases = new Map<string, Map<string, number[]>>();
-
-  add(caseId: string, repetition: number, note: string): void {
-    const notes = this.cases.get(caseId) ?? new Map<string, number[]>();
-    notes.set(note, [...(notes.get(note) ?? []), repetition]);
-    this.cases.set(caseId, notes);
-  }
-
-  get empty(): boolean {
-    return this.cases.size === 0;
-  }
-
-  lines(consequence: string): string[] {
-    return [...this.cases].flatMap(([caseId, notes]) =>
-      [...notes].map(([note, reps]) => `${caseId}, ${repetitions(reps)}: ${note}; ${consequence}`),
-    );
-  }
-}
-
-const repetitions = (reps: readonly number[]) => `repetition${reps.length > 1 ? "s" : ""} ${reps.join(", ")}`;
-const formatSeconds = (seconds: number) => `${Number(seconds.toPrecision(3))} s`;
 const earliest = (times: readonly string[]) => [...times].sort()[0]!;
 const latest = (times: readonly string[]) => [...times].sort().at(-1)!;

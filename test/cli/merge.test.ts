@@ -210,7 +210,7 @@ describe("benchspec merge", () => {
     expect(result.stderr).toContain("synchronised, e.g. by NTP");
   }, 60_000);
 
-  it("refuses a missing directory, runs of another spec, a broken row and one host twice (exit 2, naming the input)", async () => {
+  it("refuses a missing directory, runs of another spec, a broken row and one host twice (exit 2, naming the input and line)", async () => {
     const a = join(work, "a");
     const missing = await cli(["merge", a, join(work, "nowhere"), "-o", join(work, "m1")]);
     expect(missing.exitCode).toBe(2);
@@ -231,6 +231,30 @@ describe("benchspec merge", () => {
     const bad = await cli(["merge", `${a}=h1`, `${broken}=h2`, "-o", join(work, "m3")]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain(`${join(broken, "results.ndjson")}:2: not a JSON row`);
+
+    // Each row is checked as it is read, once: a measured field of the wrong type in a case's later row
+    // (read without its identity parsed again), a last line cut off, a broken row a retry replaced.
+    const rows = (await readFile(join(work, "b", "results.ndjson"), "utf8")).split("\n").filter(Boolean);
+    const later = rows.findLastIndex((line) => (JSON.parse(line) as ResultRow).case === FIO);
+    const inputs: [string, string[], string][] = [
+      [
+        "wrong-type",
+        rows.map((line, i) => (i === later ? line.replace(/"bytes":[^,]+/, '"bytes":"many"') : line)),
+        `:${later + 1}: not a result row (bytes: `,
+      ],
+      ["torn", [...rows, rows[0]!.slice(0, -30)], `:${rows.length + 1}: the last line is cut off`],
+      ["retried", [rows[0]!.replace('"ok":true', '"ok":"yes"'), ...rows], ":1: not a result row (ok: "],
+    ];
+    for (const [name, text, message] of inputs) {
+      const input = join(work, `b-${name}`);
+      await cp(join(work, "b"), input, { recursive: true });
+      await writeFile(join(input, "results.ndjson"), `${text.join("\n")}${name === "torn" ? "" : "\n"}`);
+      const out = join(work, `m-${name}`);
+      const refused = await cli(["merge", `${a}=h1`, `${input}=h2`, "-o", out]);
+      expect(refused.exitCode, name).toBe(2);
+      expect(refused.stderr, name).toContain(`${join(input, "results.ndjson")}${message}`);
+      await expect(readdir(out), name).rejects.toThrow("ENOENT");
+    }
 
     const twice = await cli(["merge", a, join(work, "b"), "-o", join(work, "m4")]);
     expect(twice.exitCode).toBe(2);

@@ -5,7 +5,7 @@
  * here, so single-host runs cost nothing and their reports do not change.
  */
 import type { ResultRow } from "../../rows/row.js";
-import { maxOf, median, minOf } from "../../rows/stats.js";
+import { maxOf, median } from "../../rows/stats.js";
 import type { CaseHosts, HostAgg } from "./types.js";
 
 /** The parts of a merged row: the client hosts of a case, or the targets of a case over several at once. */
@@ -13,6 +13,9 @@ export type PartAxis = "host" | "target";
 
 /** The fields of a row this module reads. */
 export type HostsRow = Pick<ResultRow, "case" | "repetition" | "hosts" | "targets" | "startSpread">;
+
+/** A part of a merged row: one host's figures, or one target's. */
+type Part = NonNullable<ResultRow["hosts"]>[number] | NonNullable<ResultRow["targets"]>[number];
 
 /** One host's figures in one repetition. */
 interface HostRep {
@@ -60,28 +63,30 @@ export class HostAccumulator {
 
   add(row: HostsRow): void {
     const by: PartAxis = row.hosts ? "host" : "target";
-    const parts =
-      row.hosts?.map((h) => ({ ...h, name: h.host })) ?? row.targets?.map((t) => ({ ...t, name: t.target }));
+    const parts: readonly Part[] | undefined = row.hosts ?? row.targets;
     if (!parts || parts.length === 0) return;
     // The row's start is the earliest part's (merge-hosts.ts); taken from the parts, rows made elsewhere agree.
-    const starts = parts.map((h) => Date.parse(h.start));
-    const start = minOf(starts);
-    const record = [row.repetition, row.startSpread ?? NaN, parts.length];
-    const errors: [number, string][] = [];
-    parts.forEach((h, i) => {
-      if (h.error !== undefined) errors.push([REP_HEADER + i * PART_SIZE, h.error]);
-      record.push(
-        this.nameOf(h.name),
-        h.ok ? 1 : 0,
-        h.throughput,
-        h.iops,
-        h.seconds,
-        (starts[i]! - start) / 1000,
-        h.latency?.p50 ?? NaN,
-        h.latency?.p99 ?? NaN,
-      );
-    });
-    this.append(row.case, by, record, errors);
+    let start = Infinity;
+    for (const part of parts) start = Math.min(start, Date.parse(part.start));
+    const c = this.caseParts(row.case, by);
+    const at = this.reserve(c, REP_HEADER + parts.length * PART_SIZE);
+    const records = c.records;
+    records[at] = row.repetition;
+    records[at + 1] = row.startSpread ?? NaN;
+    records[at + 2] = parts.length;
+    for (let i = 0, to = at + REP_HEADER; i < parts.length; i += 1, to += PART_SIZE) {
+      const h = parts[i]!;
+      if (h.error !== undefined) c.errors.set(to, h.error);
+      records[to] = this.nameOf("host" in h ? h.host : h.target);
+      records[to + 1] = h.ok ? 1 : 0;
+      records[to + 2] = h.throughput;
+      records[to + 3] = h.iops;
+      records[to + 4] = h.seconds;
+      records[to + 5] = (Date.parse(h.start) - start) / 1000;
+      records[to + 6] = h.latency?.p50 ?? NaN;
+      records[to + 7] = h.latency?.p99 ?? NaN;
+    }
+    this.stand(c, at);
   }
 
   /** Undefined when no row had several hosts (nothing to send); the records' buffers to transfer. */
@@ -181,21 +186,37 @@ export class HostAccumulator {
     record: readonly number[],
     errors: readonly [number, string][],
   ) {
+    const c = this.caseParts(caseId, by);
+    const at = this.reserve(c, record.length);
+    c.records.set(record, at);
+    for (const [offset, error] of errors) c.errors.set(at + offset, error);
+    this.stand(c, at);
+  }
+
+  private caseParts(caseId: string, by: PartAxis): CaseParts {
     let c = this.cases.get(caseId);
     if (!c) {
       c = { by, records: new Float64Array(64), length: 0, standing: new Map(), errors: new Map() };
       this.cases.set(caseId, c);
     }
-    if (c.length + record.length > c.records.length) {
-      const grown = new Float64Array(Math.max(2 * c.records.length, c.length + record.length));
+    return c;
+  }
+
+  /** Room for a record of `size` numbers at the end of the case's records: where it starts. */
+  private reserve(c: CaseParts, size: number): number {
+    if (c.length + size > c.records.length) {
+      const grown = new Float64Array(Math.max(2 * c.records.length, c.length + size));
       grown.set(c.records.subarray(0, c.length));
       c.records = grown;
     }
     const at = c.length;
-    c.records.set(record, at);
-    c.length += record.length;
-    for (const [offset, error] of errors) c.errors.set(at + offset, error);
-    const repetition = record[0]!;
+    c.length += size;
+    return at;
+  }
+
+  /** The record at `at` stands for its repetition from now on (a retried failure's replacement stands). */
+  private stand(c: CaseParts, at: number): void {
+    const repetition = c.records[at]!;
     c.standing.delete(repetition);
     c.standing.set(repetition, at);
   }
