@@ -55,66 +55,73 @@ describe("autotune's bound rule on a tc tbf-shaped link (real MinIO)", () => {
     await temps.removeAll();
   });
 
-  it("finds the highest rate that keeps p99 ≤ 300 ms within one step of the link's capacity", async () => {
-    const h1 = hosts.host("h1");
-    const work = await temps.make();
-    // The bytes one PUT puts on the link (payload, HTTP, TCP/IP and Ethernet headers, its cleanup's share):
-    // measured with a closed loop of one in flight, as the link's counter saw them.
-    const calibration = await writeSpec(work, {
-      name: "wire",
-      targets: { store: externalS3Target("knee") },
-      workloads: [{ name: "w", op: "put", size: "64KiB", objects: 20, concurrency: 1 }],
-    });
-    const before = await txBytes(h1);
-    await runOn(h1, minio, calibration, join(work, "wire"));
-    const perPut = ((await txBytes(h1)) - before) / 20;
-    expect(perPut).toBeGreaterThan(SIZE);
-    const capacity = RATE_BITS / 8 / perPut;
+  // One retry: a round's p99 is about its slowest of 48 PUTs, so a stall of the two cores the whole suite
+  // shares (a round of 8/s at 0.57 s once, under the Node 24 run's load) can fail a round the link allows.
+  // A broken bound rule or ramp fails both tries.
+  it(
+    "finds the highest rate that keeps p99 ≤ 300 ms within one step of the link's capacity",
+    { retry: 1, timeout: 300_000 },
+    async () => {
+      const h1 = hosts.host("h1");
+      const work = await temps.make();
+      // The bytes one PUT puts on the link (payload, HTTP, TCP/IP and Ethernet headers, its cleanup's share):
+      // measured with a closed loop of one in flight, as the link's counter saw them.
+      const calibration = await writeSpec(work, {
+        name: "wire",
+        targets: { store: externalS3Target("knee") },
+        workloads: [{ name: "w", op: "put", size: "64KiB", objects: 20, concurrency: 1 }],
+      });
+      const before = await txBytes(h1);
+      await runOn(h1, minio, calibration, join(work, "wire"));
+      const perPut = ((await txBytes(h1)) - before) / 20;
+      expect(perPut).toBeGreaterThan(SIZE);
+      const capacity = RATE_BITS / 8 / perPut;
 
-    const spec = await writeSpec(work, {
-      name: "knee",
-      targets: { store: externalS3Target("knee") },
-      workloads: [
-        {
-          name: "w",
-          op: "put",
-          size: "64KiB",
-          objects: 8,
-          concurrency: 64,
-          duration: "6s",
-          autotune: {
-            param: "rate",
-            start: 4,
-            factor: 2,
-            max: 64,
-            bound: { metric: "p99", atMost: "300ms" },
-            resolution: `${RESOLUTION}%`,
+      const spec = await writeSpec(work, {
+        name: "knee",
+        targets: { store: externalS3Target("knee") },
+        workloads: [
+          {
+            name: "w",
+            op: "put",
+            size: "64KiB",
+            objects: 8,
+            concurrency: 64,
+            duration: "6s",
+            autotune: {
+              param: "rate",
+              start: 4,
+              factor: 2,
+              max: 64,
+              bound: { metric: "p99", atMost: "300ms" },
+              resolution: `${RESOLUTION}%`,
+            },
           },
-        },
-      ],
-    });
-    const [row] = await runOn(h1, minio, spec, join(work, "knee"));
-    const tune = row!.autotune!;
-    const tried = tune.rounds.map(
-      (r) => `${r.value}/s: p99 ${r.latency?.p99?.toFixed(3)} s ${r.met ? "met" : "missed"}`,
-    );
-    const context = `capacity ${capacity.toFixed(2)}/s (${perPut.toFixed(0)} B per PUT); ${tried.join("; ")}`;
-    // The ramp 4, 8, 16: the first two met, 16 (above the capacity) missed; then bisection.
-    expect(
-      tune.rounds.slice(0, 3).map((r) => [r.value, r.met]),
-      context,
-    ).toEqual([
-      [4, true],
-      [8, true],
-      [16, false],
-    ]);
-    const missed = Math.min(...tune.rounds.filter((r) => !r.met).map((r) => r.value));
-    // The bisection ended with the rate chosen and the lowest rate that missed at most one step apart ...
-    expect(missed / tune.chosen <= 1 + RESOLUTION / 100 || missed - tune.chosen <= 1, context).toBe(true);
-    // ... and the capacity computed from the shaping lies within one step of the rate chosen.
-    const step = 1 + RESOLUTION / 100;
-    expect(tune.chosen, context).toBeGreaterThanOrEqual(Math.floor(capacity / step));
-    expect(tune.chosen, context).toBeLessThanOrEqual(Math.ceil(capacity * step));
-    expect(row!.params.rate).toEqual({ opsPerSecond: tune.chosen });
-  }, 300_000);
+        ],
+      });
+      const [row] = await runOn(h1, minio, spec, join(work, "knee"));
+      const tune = row!.autotune!;
+      const tried = tune.rounds.map(
+        (r) => `${r.value}/s: p99 ${r.latency?.p99?.toFixed(3)} s ${r.met ? "met" : "missed"}`,
+      );
+      const context = `capacity ${capacity.toFixed(2)}/s (${perPut.toFixed(0)} B per PUT); ${tried.join("; ")}`;
+      // The ramp 4, 8, 16: the first two met, 16 (above the capacity) missed; then bisection.
+      expect(
+        tune.rounds.slice(0, 3).map((r) => [r.value, r.met]),
+        context,
+      ).toEqual([
+        [4, true],
+        [8, true],
+        [16, false],
+      ]);
+      const missed = Math.min(...tune.rounds.filter((r) => !r.met).map((r) => r.value));
+      // The bisection ended with the rate chosen and the lowest rate that missed at most one step apart ...
+      expect(missed / tune.chosen <= 1 + RESOLUTION / 100 || missed - tune.chosen <= 1, context).toBe(true);
+      // ... and the capacity computed from the shaping lies within one step of the rate chosen.
+      const step = 1 + RESOLUTION / 100;
+      expect(tune.chosen, context).toBeGreaterThanOrEqual(Math.floor(capacity / step));
+      expect(tune.chosen, context).toBeLessThanOrEqual(Math.ceil(capacity * step));
+      expect(row!.params.rate).toEqual({ opsPerSecond: tune.chosen });
+    },
+  );
 });
