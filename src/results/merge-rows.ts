@@ -13,7 +13,13 @@ import { NdjsonWriter, PlacedLines, readRows } from "./ndjson.js";
 import { RowTextParser } from "./row-text.js";
 import { repetitionKey } from "./standing-rows.js";
 import type { z } from "zod";
-import { ResultRowSchema, type CaseIdentityField, type ResultRow, type TimeseriesRow } from "../rows/row.js";
+import {
+  firstIssue,
+  ResultRowSchema,
+  type CaseIdentityField,
+  type ResultRow,
+  type TimeseriesRow,
+} from "../rows/row.js";
 import type { TelemetryRow } from "../rows/telemetry.js";
 import { minOf } from "../rows/stats.js";
 import { encodeBins } from "../rows/histogram.js";
@@ -24,11 +30,18 @@ export type RowRule =
   /** A copy of the compiled script's output: its rows all of one spec and one host (the first row's). */
   | { kind: "script"; specHash: string; host: string | undefined };
 
+/** A results file as its rows are read: its lines, and whether its last has no "\n" (cut off). */
+export interface RowFile {
+  file: string;
+  lines: number;
+  torn: boolean;
+}
+
 /** An input as its rows are read. */
 export interface RowInput {
   host: string;
   /** Its results file, read by the places, or its standing rows (a few: what a fio-client script printed). */
-  source: { file: string; lines: number; torn: boolean } | { rows: ResultRow[] };
+  source: RowFile | { rows: ResultRow[] };
   rule: RowRule;
   /** Its time series and telemetry files, if it kept any. */
   timeseries?: string;
@@ -97,11 +110,11 @@ class InputRows {
 
   /** The row at a place, checked; a string says why it is refused. */
   row(offset: number, bytes: number, line: number): ResultRow | string {
-    const { source } = this.input;
+    const { source, rule } = this.input;
     const row =
       "rows" in source
         ? source.rows[offset]!
-        : checkedRow(this.input, this.lines!.text(offset, bytes), line, this.parser);
+        : checkedRow(source, rule, this.lines!.text(offset, bytes), line, this.parser);
     if (typeof row === "string") return row;
     if (this.span.start === "" || row.start < this.span.start) this.span.start = row.start;
     if (row.end > this.span.end) this.span.end = row.end;
@@ -118,13 +131,12 @@ class InputRows {
  * rule; else why not, naming the file and line.
  */
 export function checkedRow(
-  input: RowInput,
+  { file, lines, torn }: RowFile,
+  rule: RowRule,
   text: string,
   line: number,
   parser: RowTextParser,
 ): ResultRow | string {
-  if (!("file" in input.source)) throw new Error("rows in memory are not read from lines");
-  const { file, lines, torn } = input.source;
   let parts: ReturnType<RowTextParser["parseParts"]>;
   try {
     parts = parser.parseParts(text);
@@ -138,15 +150,13 @@ export function checkedRow(
   const value = parts.head ? Object.assign(parts.rest, parts.head) : parts.rest;
   // The row as parsed (its case's rows share their identity's values), not the schema's copy of it.
   const row = value as ResultRow;
-  const refused = refusal(input.rule, row);
+  const refused = refusal(rule, row);
   return refused ? `${file}:${line}: ${refused}` : row;
 }
 
-const describeIssue = (issue: z.core.$ZodIssue) => `${issue.path.join(".") || "row"}: ${issue.message}`;
-
 function wholeIssue(value: unknown): string | undefined {
   const checked = ResultRowSchema.safeParse(value);
-  return checked.success ? undefined : describeIssue(checked.error.issues[0]!);
+  return checked.success ? undefined : firstIssue(checked.error);
 }
 
 /**
@@ -174,12 +184,12 @@ function splitIssue(head: Record<string, unknown>, rest: Record<string, unknown>
       restSchema = ResultRowSchema.omit(picked);
       restSchemas.set(restKey, restSchema);
     }
-    check = { ...(!checked.success && { issue: describeIssue(checked.error.issues[0]!) }), rest: restSchema };
+    check = { ...(!checked.success && { issue: firstIssue(checked.error) }), rest: restSchema };
     headChecks.set(head, check);
   }
   if (check.issue) return check.issue;
   const checked = check.rest.safeParse(rest);
-  return checked.success ? undefined : describeIssue(checked.error.issues[0]!);
+  return checked.success ? undefined : firstIssue(checked.error);
 }
 
 function refusal(rule: RowRule, row: ResultRow): string | undefined {

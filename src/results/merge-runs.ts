@@ -280,12 +280,7 @@ async function readScriptInput({ dir: given, host }: MergeInput, isDir: boolean)
     specHash: typeof probe.specHash === "string" ? probe.specHash : "",
     host: typeof probe.host === "string" ? probe.host : undefined,
   };
-  const checked = checkedRow(
-    { host: "", source: { file, lines: rows.lines, torn: rows.torn }, rule },
-    text,
-    first.line,
-    new RowTextParser(),
-  );
+  const checked = checkedRow(rows, rule, text, first.line, new RowTextParser());
   if (typeof checked === "string") throw new BenchspecError("invalid-input", checked);
   const { specHash } = rule;
   const name = host ?? rule.host;
@@ -433,7 +428,7 @@ function mergeInputs(
   paths: ReturnType<typeof runPaths>,
 ): Omit<MergedRows, "spans"> {
   const inputs = runs.map(rowInput);
-  checkSuperseded(runs, inputs);
+  checkSuperseded(runs);
   const places = placesInOrder(runs);
   // What the merge needs of the indexes is in `places` now: their memory is the merge's.
   for (const run of runs) if (run.rows instanceof StandingRowIndex) run.rows.release();
@@ -462,14 +457,14 @@ function rowInput(run: Input): RowInput {
 }
 
 /** The rows a later row of their repetition replaced are not merged, but checked as the merged ones are. */
-function checkSuperseded(runs: readonly Input[], inputs: readonly RowInput[]): void {
-  for (const [i, run] of runs.entries()) {
+function checkSuperseded(runs: readonly Input[]): void {
+  for (const run of runs) {
     if (!(run.rows instanceof StandingRowIndex)) continue;
     const lines = new PlacedLines(run.rows.file);
     const parser = new RowTextParser();
     try {
       for (const { offset, bytes, line } of run.rows.superseded()) {
-        const row = checkedRow(inputs[i]!, lines.text(offset, bytes), line, parser);
+        const row = checkedRow(run.rows, run.rule, lines.text(offset, bytes), line, parser);
         if (typeof row === "string") throw new BenchspecError("invalid-input", row);
       }
     } finally {
@@ -478,7 +473,7 @@ function checkSuperseded(runs: readonly Input[], inputs: readonly RowInput[]): v
   }
 }
 
-/** Per merged row, in order, where each input's row of its repetition is (MergeTask.places). */
+/** Per merged row, in order, where each input's row of its repetition is (as mergeRows takes them). */
 function placesInOrder(runs: readonly Input[]): Float64Array {
   const width = runs.length * PLACE;
   // The first input's repetitions, then those only later inputs have: counted, then placed.

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { BenchspecError } from "../platform/errors.js";
-import { ResultRowSchema, type ResultRow } from "../rows/row.js";
+import { firstIssue, ResultRowSchema, type ResultRow } from "../rows/row.js";
 import { ndjsonError, scanNdjson } from "./ndjson.js";
 import { RowTextParser, type RowIdentity } from "./row-text.js";
 
@@ -125,8 +125,8 @@ export class StandingRowIndex implements StandingRows {
         if (problem) return;
         const identity = value as Partial<RowIdentity>;
         if (typeof identity.case !== "string" || typeof identity.repetition !== "number") {
-          const issue = ResultRowSchema.safeParse(value).error?.issues[0];
-          problem = `${file}:${line}: not a result row (${issue ? `${issue.path.join(".") || "row"}: ${issue.message}` : "no case or repetition"})`;
+          const checked = ResultRowSchema.safeParse(value);
+          problem = `${file}:${line}: not a result row (${checked.success ? "no case or repetition" : firstIssue(checked.error)})`;
           return;
         }
         index.add(identity as RowIdentity, offset, bytes, line);

@@ -210,6 +210,12 @@ export const CASE_IDENTITY = [
 ] as const satisfies readonly (keyof ResultRow)[];
 export type CaseIdentityField = (typeof CASE_IDENTITY)[number];
 
+/** The first thing wrong with a value checked against a row schema: "field: what is wrong". */
+export const firstIssue = (error: z.ZodError) => {
+  const issue = error.issues[0]!;
+  return `${issue.path.join(".") || "row"}: ${issue.message}`;
+};
+
 /** One point of a throughput/IOPS time series (timeseries.ndjson). */
 export const TimeseriesRowSchema = z.object({
   case: z.string(),
