@@ -8,17 +8,19 @@ import { setMaxListeners } from "node:events";
 
 export const INTERRUPTED_CLEANUP_MS = 5_000;
 
-/** Per run signal: the signal that aborts INTERRUPTED_CLEANUP_MS after it (one timer per run, not per call). */
-const deadlines = new WeakMap<AbortSignal, AbortSignal>();
+/** Per run signal and wait: the signal that aborts that long after it (one timer per run, not per call). */
+const deadlines = new WeakMap<AbortSignal, Map<number, AbortSignal>>();
 
-function afterInterrupt(interrupt: AbortSignal): AbortSignal {
-  let deadline = deadlines.get(interrupt);
+function afterInterrupt(interrupt: AbortSignal, ms = INTERRUPTED_CLEANUP_MS): AbortSignal {
+  let byWait = deadlines.get(interrupt);
+  if (!byWait) deadlines.set(interrupt, (byWait = new Map()));
+  let deadline = byWait.get(ms);
   if (!deadline) {
     const controller = new AbortController();
     const start = () => {
       setTimeout(
-        () => controller.abort(new Error(`given up ${INTERRUPTED_CLEANUP_MS / 1000} s after the interrupt`)),
-        INTERRUPTED_CLEANUP_MS,
+        () => controller.abort(new Error(`given up ${ms / 1000} s after the interrupt`)),
+        ms,
       ).unref();
     };
     if (interrupt.aborted) start();
@@ -26,10 +28,17 @@ function afterInterrupt(interrupt: AbortSignal): AbortSignal {
     deadline = controller.signal;
     // Every clean-up of the run listens to it.
     setMaxListeners(0, deadline);
-    deadlines.set(interrupt, deadline);
+    byWait.set(ms, deadline);
   }
   return deadline;
 }
+
+/**
+ * For work an interrupt lets end by itself, briefly (a request whose end tells more than its abort would):
+ * aborts `graceMs` after the interrupt, within the run's clean-up deadline.
+ */
+export const graceAfter = (interrupt: AbortSignal, graceMs: number): AbortSignal =>
+  afterInterrupt(interrupt, Math.min(graceMs, INTERRUPTED_CLEANUP_MS));
 
 /**
  * The signal for a clean-up: aborted after timeoutMs, or at the interrupt's deadline if that comes first.

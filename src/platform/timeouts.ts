@@ -23,6 +23,13 @@ export const NETWORK_TIMEOUTS: NetworkTimeouts = {
  */
 export const SETUP_CHECK_MS = Number(process.env.BENCHSPEC_SETUP_CHECK_MS) || 10_000;
 
+/**
+ * How long an IPFS add in flight at Ctrl-C on a node benchspec did not launch may take to end by itself,
+ * within the run's clean-up time after the interrupt (cleanup-bound.ts). BENCHSPEC_ADD_GRACE_MS sets it
+ * (the tests cut adds off with 0).
+ */
+export const ADD_GRACE_MS = Number(process.env.BENCHSPEC_ADD_GRACE_MS ?? 3_000);
+
 /** A setup check given up on after SETUP_CHECK_MS: its message says so, the server's own error is its cause. */
 export class SetupTimeout extends Error {
   override name = "SetupTimeout";

@@ -27,6 +27,13 @@ export interface AddOptions {
   onlyHash?: boolean;
 }
 
+/** An entry of Kubo's request log (`ipfs diag cmds`). */
+interface RequestLogEntry {
+  Active: boolean;
+  Command: string;
+  Options?: Record<string, unknown>;
+}
+
 /** What an add returned: the root's CID and the DAG's cumulative size (`Size`). */
 export interface Added {
   cid: string;
@@ -97,6 +104,31 @@ export class KuboRpc {
     return response.bodyBytes;
   }
 
+  /**
+   * Whether the node holds the block itself (offline: never fetched from elsewhere). Over this client's
+   * keep-alive connections: a cut-off add's relook asks for hundreds of blocks within the clean-up time.
+   */
+  async has(cid: string, signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.call("block/stat", { arg: cid, offline: true }, signal, { keepBody: () => true });
+      return true;
+    } catch (error) {
+      // Kubo's "block was not found locally (offline)"; any other refusal is not an answer.
+      if (signal.aborted || !(error instanceof KuboError && /not found/i.test(error.message))) throw error;
+      return false;
+    }
+  }
+
+  /**
+   * How many adds that store data the node is running (its request log, `diag/cmds`): an add that ended has
+   * no more than its batches in flight left to commit.
+   */
+  async addsRunning(signal: AbortSignal): Promise<number> {
+    const response = await this.call("diag/cmds", {}, signal, { keepBody: () => true });
+    const log = JSON.parse(response.body!.toString("utf8")) as RequestLogEntry[] | null;
+    return (log ?? []).filter((c) => c.Active && c.Command === "add" && !c.Options?.["only-hash"]).length;
+  }
+
   /** Opens `count` connections for the timed calls (ConnectionPool.warm), each with a `version` call. */
   warm(count: number, signal: AbortSignal): Promise<void> {
     return this.pool.warm(
@@ -144,6 +176,9 @@ export class KuboRpc {
         return text.slice(0, 4096);
       }
     })();
-    throw new Error(`ipfs ${command}: ${message || "failed"} (HTTP ${response.status})`);
+    throw new KuboError(`ipfs ${command}: ${message || "failed"} (HTTP ${response.status})`);
   }
 }
+
+/** The node answered, and refused the call (not a network failure). */
+class KuboError extends Error {}

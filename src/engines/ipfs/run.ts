@@ -23,6 +23,8 @@ import type { IpfsConnection } from "../../targets/ipfs/connection.js";
 import { preparedAs } from "../../targets/index.js";
 import { maxOf } from "../../rows/stats.js";
 import { redactUrls } from "../../platform/redact.js";
+import { graceAfter } from "../../platform/cleanup-bound.js";
+import { ADD_GRACE_MS } from "../../platform/timeouts.js";
 
 type IpfsOp = IpfsRepetition["measured"]["ops"][number];
 type CleanupStep = IpfsRepetition["cleanup"][number];
@@ -69,6 +71,15 @@ class AddRecorder {
     const key = `${op.seed}\0${op.from}\0${pass}`;
     if (this.planned.has(key)) return;
     this.planned.add(key);
+    this.record(op, pass);
+  }
+
+  /** An add Ctrl-C cut off, on record of its own: `clean` looks at its every leaf (late commits). */
+  cutOff(op: AddOp, index: number, pass: number): void {
+    this.record({ ...op, from: index, count: 1 }, pass, true);
+  }
+
+  private record(op: AddOp, pass: number, cutOff?: true): void {
     const record: PlannedAdds = {
       runId: this.runId,
       seed: op.seed,
@@ -81,12 +92,14 @@ class AddRecorder {
       rawLeaves: op.rawLeaves,
       pin: op.pin,
       data: this.data,
+      ...(cutOff && { cutOff }),
     };
     const last = op.from + op.count - 1;
+    const seeds = op.seed.replace("{i}", op.count === 1 ? `${op.from}` : `{${op.from}…${last}}`);
     this.created({
       kind: "engine",
       engine: "ipfs",
-      what: `what the adds ${op.seed.replace("{i}", `{${op.from}…${last}}`)}${pass > 0 ? ` (pass ${pass})` : ""} stored, had they not returned`,
+      what: `what the ${op.count === 1 ? "add" : "adds"} ${seeds}${pass > 0 ? ` (pass ${pass})` : ""} stored, ${cutOff ? "cut off by Ctrl-C" : "had they not returned"}`,
       record,
     });
   }
@@ -182,6 +195,9 @@ export const ipfsExecutor: Executor = {
 
 function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
   const { doc } = session;
+  // On an external node an add in flight at Ctrl-C is let end (briefly): an add that returned has committed
+  // every block, and its DAG is removed exactly; one aborted may commit blocks after its request ended.
+  const addSignal = session.connection.launched ? ctx.signal : graceAfter(ctx.signal, ADD_GRACE_MS);
   return async (item, _worker, mark) => {
     const { op } = item;
     if (op.op === "add") {
@@ -189,10 +205,14 @@ function executor(session: Session, ctx: ExecContext): Execute<IpfsOp> {
       const payload = makePayload(addIdentity(ctx.runId, op.seed, item.index, item.pass), size, doc.data);
       session.recorder?.plan(op, item.pass);
       const added = await session.rpc
-        .add(payload, op, ctx.signal, { onBodyBytes: mark.moved })
+        .add(payload, op, addSignal, { onBodyBytes: mark.moved })
         .catch((error: unknown) => {
-          if (ctx.signal.aborted && !session.connection.launched)
+          // Only content cleanup removes block by block (the recorder's): a cut-off add of zero data may
+          // have the very blocks of the user's own zeros.
+          if (ctx.signal.aborted && session.recorder) {
             session.cutOff.push({ payload, options: op });
+            session.recorder.cutOff(op, item.index, item.pass);
+          }
           throw error;
         });
       if (!session.pinnedBefore.has(added.cid)) session.recorder?.add(added);
@@ -238,41 +258,52 @@ type AddOp = Extract<IpfsOp, { op: "add" }>;
 const isAdd = (op: IpfsOp): op is AddOp => op.op === "add";
 
 /**
- * Removes what the adds Ctrl-C cut off stored (unfinished.ts). Kubo may still commit an aborted add's blocks
- * after its request ended — also of an add that had stored nothing yet at the first look — so every cut-off
- * add is looked at again, every leaf, each LATE_COMMIT_MS, until QUIET_LOOKS looks in a row find nothing (or
- * the wait runs out, which is said). What cannot be computed is said, with the node's own remedy.
+ * Removes what the adds Ctrl-C cut off stored (unfinished.ts): adds that did not end within ADD_GRACE_MS.
+ * Kubo may still commit an aborted add's blocks after its request ended (its batches in flight) — also of an
+ * add that had stored nothing yet at the first look — so every cut-off add is looked at again, every leaf,
+ * each LATE_COMMIT_MS once Kubo's request log shows no add storing data, until QUIET_LOOKS looks in a row find
+ * nothing. The run's clean-up deadline after Ctrl-C bounds it: what may be left then is said (each cut-off
+ * add is on record for `clean`), and so is what cannot be computed, with the node's own remedy.
  */
 async function removeCutOff(session: Session, signal: AbortSignal): Promise<void> {
   const problems: string[] = [];
   const look = (relook: boolean) =>
     removeUnfinished(session.client, session.rpc, session.cutOff, signal, problems, relook);
-  const { unknown } = await look(false);
+  const node = `the IPFS node at ${redactUrls(session.connection.api)}`;
+  let unknown = 0;
   let quiet = 0;
-  let storing = 0;
-  for (let waited = 0; quiet < QUIET_LOOKS && waited < LATE_COMMIT_LIMIT_MS; waited += LATE_COMMIT_MS) {
-    await setTimeout(LATE_COMMIT_MS, undefined, { signal });
-    storing = (await look(true)).found.length;
-    quiet = storing > 0 ? 0 : quiet + 1;
+  let storing = session.cutOff.length;
+  try {
+    ({ unknown } = await look(false));
+    while ((await session.rpc.addsRunning(signal)) > 0)
+      await setTimeout(ADDS_RUNNING_POLL_MS, undefined, { signal });
+    while (quiet < QUIET_LOOKS) {
+      await setTimeout(LATE_COMMIT_MS, undefined, { signal });
+      storing = (await look(true)).found.length;
+      quiet = storing > 0 ? 0 : quiet + 1;
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
   }
   if (quiet < QUIET_LOOKS)
     problems.push(
-      `the IPFS node at ${redactUrls(session.connection.api)} was still storing blocks of ${storing === 1 ? "an add" : `${storing} adds`} cut off by Ctrl-C ${LATE_COMMIT_LIMIT_MS / 1000} s later; \`ipfs repo gc\` there removes them`,
+      `${node} may still have been storing blocks of ${storing === 1 ? "an add" : `${storing} adds`} cut off by Ctrl-C when the run's clean-up time ran out (${(signal.reason as Error | undefined)?.message ?? "aborted"}); \`benchspec clean\` of this run removes them once the node is done`,
     );
   if (unknown > 0)
     problems.push(
-      `${unknown === 1 ? "an add" : `${unknown} adds`} cut off by Ctrl-C may have left part of ${unknown === 1 ? "its" : "their"} data on the IPFS node at ${redactUrls(session.connection.api)}, unpinned and under no CID benchspec could compute (a content-defined chunker, dag-pb leaves or a DAG's inner nodes); \`ipfs repo gc\` there removes it (benchspec never collects garbage on a node it did not launch)`,
+      `${unknown === 1 ? "an add" : `${unknown} adds`} cut off by Ctrl-C may have left part of ${unknown === 1 ? "its" : "their"} data on ${node}, unpinned and under no CID benchspec could compute (a content-defined chunker, dag-pb leaves or a DAG's inner nodes); \`ipfs repo gc\` there removes it (benchspec never collects garbage on a node it did not launch)`,
     );
   throwProblems(problems);
 }
-/** How often, and how long at most, an aborted add's late blocks are looked for. */
-const LATE_COMMIT_MS = 500;
+/** How often an aborted add's late blocks are looked for. */
+const LATE_COMMIT_MS = 250;
+/** How often Kubo's request log is asked whether the adds cut off have ended. */
+const ADDS_RUNNING_POLL_MS = 100;
 /**
- * Looks in a row that find nothing before the node is taken to be done: 2 s of quiet (under the whole
- * suite's load, a block was committed after 1 s of it).
+ * Looks in a row that find nothing, once the adds ended, before the node is taken to be done (the batches
+ * an add had in flight commit after it ended).
  */
-const QUIET_LOOKS = 4;
-const LATE_COMMIT_LIMIT_MS = 10_000;
+const QUIET_LOOKS = 2;
 /** A few of the payload's 1 MiB pieces and of Kubo's chunks. */
 const WARM_UP_BYTES = 4 * 2 ** 20;
 

@@ -20,7 +20,7 @@ import type { Target } from "../../spec/schema.js";
 import { resolveEnvRefs } from "../../spec/strings.js";
 import { makePayload, type Payload } from "../load/payload.js";
 import { BLOCK } from "../load/payload-kernel.js";
-import { KuboRpc } from "./rpc.js";
+import { KuboRpc, type Added } from "./rpc.js";
 
 export const PlannedAddsSchema = z.object({
   runId: z.string(),
@@ -35,6 +35,11 @@ export const PlannedAddsSchema = z.object({
   rawLeaves: z.boolean(),
   pin: z.boolean(),
   data: SdkDataSchema,
+  /**
+   * Adds Ctrl-C cut off: Kubo may have committed their blocks after the run's last look, and removed
+   * leaves say nothing of the rest, so every leaf is looked at.
+   */
+  cutOff: z.boolean().optional(),
 });
 export type PlannedAdds = z.output<typeof PlannedAddsSchema>;
 
@@ -141,8 +146,9 @@ export interface Removal {
 /**
  * Removes what these adds stored, each either never begun (nothing), cut off (its first leaves) or finished
  * unrecorded (its whole DAG and pin). An add whose first leaf is absent stored nothing — unless its blocks
- * were removed once already and Kubo committed more of them late: `relook` then looks at every leaf.
- * Problems are collected, not thrown.
+ * were removed once already and Kubo committed more of them late: `relook` then looks at every leaf (the
+ * CIDs an add's looks compute are computed once: a relook only asks the node). Problems are collected, not
+ * thrown.
  */
 export async function removeUnfinished(
   client: KuboRPCClient,
@@ -156,21 +162,26 @@ export async function removeUnfinished(
   for (const add of adds) {
     const { payload, options } = add;
     const chunk = fixedChunk(options.chunker);
-    const leafCids = chunk !== undefined && options.rawLeaves ? rawLeaves(payload, chunk) : undefined;
-    const first = leafCids?.next();
-    if (first && !first.done && !relook && !(await stored(client, first.value, signal))) continue;
+    const byLeaves = chunk !== undefined && options.rawLeaves;
+    if (byLeaves && !relook && !(await stored(client, rawLeaves(payload, chunk).next().value!, signal)))
+      continue;
+    const known = computed(add);
     // The same root and cumulative size a real add returns (the directory block is computed from both).
-    const root = await rpc.add(payload, { ...options, pin: false, onlyHash: true }, signal);
-    if (await stored(client, root.cid, signal)) {
-      const blocks = await blocksOf(client, [root], signal, problems);
-      if (options.pin) await unpin(client, [root.cid], signal, problems);
+    known.root ??= await rpc.add(payload, { ...options, pin: false, onlyHash: true }, signal);
+    if (await stored(client, known.root.cid, signal)) {
+      const blocks = await blocksOf(client, [known.root], signal, problems);
+      if (options.pin) await unpin(client, [known.root.cid], signal, problems);
       await removeBlocks(client, blocks, signal, problems);
       removal.found.push(add);
-    } else if (leafCids && first && !first.done) {
-      const leaves = [first.value, ...leafCids];
-      const inner = await innerNodes(client, rpc, payload, options, chunk!, leaves, signal, relook);
+    } else if (byLeaves) {
+      const leaves = (known.leaves ??= [...rawLeaves(payload, chunk)]);
+      // A relook's inner nodes are every full one, the same each time; a first look's, those whose last
+      // leaf is stored.
+      const inner = relook
+        ? (known.innerNodes ??= await innerNodes(client, rpc, payload, options, chunk, leaves, signal, true))
+        : await innerNodes(client, rpc, payload, options, chunk, leaves, signal, false);
       if (inner === undefined) removal.unknown += 1;
-      const present = relook ? await storedOf(client, [...(inner ?? []), ...leaves], signal) : undefined;
+      const present = relook ? await storedOf(rpc, [...(inner ?? []), ...leaves], signal) : undefined;
       if (present?.length === 0) continue;
       await removeBlocks(client, present ?? [...(inner ?? []), ...leaves], signal, problems);
       removal.found.push(add);
@@ -179,11 +190,31 @@ export async function removeUnfinished(
   return removal;
 }
 
-async function storedOf(client: KuboRPCClient, cids: readonly string[], signal: AbortSignal) {
+/** What an add's looks computed of its blocks: its root, its leaves, every full inner node (a relook's). */
+interface Computed {
+  root?: Added;
+  leaves?: string[];
+  innerNodes?: string[] | undefined;
+}
+const computedOf = new WeakMap<UnfinishedAdd, Computed>();
+
+function computed(add: UnfinishedAdd): Computed {
+  let known = computedOf.get(add);
+  if (!known) computedOf.set(add, (known = {}));
+  return known;
+}
+
+/** The CIDs of these that the node holds, asked STATS_IN_FLIGHT at a time (a relook must be quick). */
+async function storedOf(rpc: KuboRpc, cids: readonly string[], signal: AbortSignal) {
   const present: string[] = [];
-  for (const cid of cids) if (await stored(client, cid, signal)) present.push(cid);
+  for (let i = 0; i < cids.length; i += STATS_IN_FLIGHT) {
+    const batch = cids.slice(i, i + STATS_IN_FLIGHT);
+    const held = await Promise.all(batch.map((cid) => rpc.has(cid, signal)));
+    present.push(...batch.filter((_, j) => held[j]));
+  }
   return present;
 }
+const STATS_IN_FLIGHT = 8;
 
 /** Engine.removeLeftover: what planned adds on an external node stored, if they never returned (clean). */
 export async function removePlannedAdds(
@@ -201,7 +232,8 @@ export async function removePlannedAdds(
   const problems: string[] = [];
   try {
     const signal = AbortSignal.timeout(REMOVE_TIMEOUT_MS);
-    const { found, unknown } = await removeUnfinished(client, rpc, plannedAdds(planned), signal, problems);
+    const adds = plannedAdds(planned);
+    const { found, unknown } = await removeUnfinished(client, rpc, adds, signal, problems, planned.cutOff);
     if (unknown > 0)
       problems.push(
         `${unknown} of these adds may have left blocks benchspec cannot compute (a content-defined chunker, dag-pb leaves or a DAG's inner nodes); \`ipfs repo gc\` on the node removes them`,
