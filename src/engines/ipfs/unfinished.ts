@@ -71,7 +71,6 @@ export function plannedAdds(planned: PlannedAdds): UnfinishedAdd[] {
 const LINKS_PER_NODE = 174;
 const RAW = 0x55;
 const SHA2_256 = 0x12;
-const OFFLINE = new URLSearchParams({ offline: "true" });
 
 /** The fixed chunk size of a `size-N` chunker; undefined for content-defined ones (rabin, buzhash). */
 const fixedChunk = (chunker: string) => {
@@ -88,16 +87,6 @@ function* rawLeaves(payload: Payload, chunk: number): Generator<string> {
   }
 }
 
-async function stored(client: KuboRPCClient, cid: string, signal: AbortSignal): Promise<boolean> {
-  try {
-    await client.block.stat(CID.parse(cid), { signal, searchParams: OFFLINE });
-    return true;
-  } catch (error) {
-    if (signal.aborted) throw error;
-    return false;
-  }
-}
-
 /**
  * The inner nodes a cut-off add of more leaves than one node links stored: Kubo's balanced layout stores
  * the node over leaves 174·j … 174·j + 173 once it fills, and that node is the root of a file of just those
@@ -105,7 +94,6 @@ async function stored(client: KuboRPCClient, cid: string, signal: AbortSignal): 
  * last leaf is stored (on a relook, each full one: its leaves were removed before it was committed). Undefined when the DAG is deeper (more than 174² leaves: over 7 GiB at 256 KiB).
  */
 async function innerNodes(
-  client: KuboRPCClient,
   rpc: KuboRpc,
   payload: Payload,
   options: UnfinishedAdd["options"],
@@ -119,7 +107,7 @@ async function innerNodes(
   if (leaves.length > LINKS_PER_NODE ** 2 || (LINKS_PER_NODE * chunk) % BLOCK !== 0) return undefined;
   const nodes: string[] = [];
   for (let j = 0; (j + 1) * LINKS_PER_NODE <= leaves.length; j++) {
-    if (!relook && !(await stored(client, leaves[(j + 1) * LINKS_PER_NODE - 1]!, signal))) break;
+    if (!relook && !(await rpc.has(leaves[(j + 1) * LINKS_PER_NODE - 1]!, signal))) break;
     const span = subPayload(payload, j * LINKS_PER_NODE * chunk, LINKS_PER_NODE * chunk);
     nodes.push((await rpc.add(span, { ...options, pin: false, onlyHash: true }, signal)).cid);
   }
@@ -163,12 +151,11 @@ export async function removeUnfinished(
     const { payload, options } = add;
     const chunk = fixedChunk(options.chunker);
     const byLeaves = chunk !== undefined && options.rawLeaves;
-    if (byLeaves && !relook && !(await stored(client, rawLeaves(payload, chunk).next().value!, signal)))
-      continue;
+    if (byLeaves && !relook && !(await rpc.has(rawLeaves(payload, chunk).next().value!, signal))) continue;
     const known = computed(add);
     // The same root and cumulative size a real add returns (the directory block is computed from both).
     known.root ??= await rpc.add(payload, { ...options, pin: false, onlyHash: true }, signal);
-    if (await stored(client, known.root.cid, signal)) {
+    if (await rpc.has(known.root.cid, signal)) {
       const blocks = await blocksOf(client, [known.root], signal, problems);
       if (options.pin) await unpin(client, [known.root.cid], signal, problems);
       await removeBlocks(client, blocks, signal, problems);
@@ -178,8 +165,8 @@ export async function removeUnfinished(
       // A relook's inner nodes are every full one, the same each time; a first look's, those whose last
       // leaf is stored.
       const inner = relook
-        ? (known.innerNodes ??= await innerNodes(client, rpc, payload, options, chunk, leaves, signal, true))
-        : await innerNodes(client, rpc, payload, options, chunk, leaves, signal, false);
+        ? (known.innerNodes ??= await innerNodes(rpc, payload, options, chunk, leaves, signal, true))
+        : await innerNodes(rpc, payload, options, chunk, leaves, signal, false);
       if (inner === undefined) removal.unknown += 1;
       const present = relook ? await storedOf(rpc, [...(inner ?? []), ...leaves], signal) : undefined;
       if (present?.length === 0) continue;
