@@ -32,6 +32,15 @@ describe("statistics", () => {
     );
   });
 
+  it("samples larger than the reused selection buffer, then smaller ones, are each their own", () => {
+    const large = Array.from({ length: 5000 }, (_, i) => (i * 7919) % 5000);
+    expect(median(large)).toBe(2499.5);
+    expect(summarize(large)!.median).toBe(2499.5);
+    // What the large sample left in the buffer past a small one's length must not count.
+    expect(median([3, 1, 2])).toBe(2);
+    expect(summarize([4, 1])!.median).toBe(2.5);
+  });
+
   it("mean, spread and the 95% confidence interval of a known sample", () => {
     const stats = summarize([10, 12, 11, 13, 9])!;
     expect(stats.mean).toBe(11);
