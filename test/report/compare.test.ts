@@ -283,6 +283,18 @@ describe("the statistics of compare", () => {
     expect(first[0]).toBeLessThan(0.05 + 1e-9);
     expect(first[1]).toBeGreaterThan(0.05 - 1e-9);
   });
+
+  it("an interval after a longer one is its own: the resampled ratios' reused buffer holds the longer one's past its end", () => {
+    const [a, b] = [
+      [10, 11, 9, 10.5, 9.8, 10.2, 10.1],
+      [11, 12, 10.4, 11.3, 10.9, 11.6, 11.1],
+    ];
+    const first = bootstrapRatioCi(a, b, 300, 3)!;
+    bootstrapRatioCi([30, 40, 50], [1, 2, 3], 5000, 3); // ratios near −0.95: below any of the first
+    expect(bootstrapRatioCi(a, b, 300, 3)).toEqual(first);
+    expect(first[0]).toBeGreaterThan(0);
+    expect(first[1]).toBeLessThan(0.3);
+  });
 });
 
 describe("compare refuses to decide on too little or broken input", async () => {
